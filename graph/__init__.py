@@ -1,0 +1,2 @@
+"""The CRAG LangGraph: state (``graph.state``), configuration (``graph.context``) and wiring
+(``graph.graph``, which exports the compiled ``graph``)."""

@@ -1,0 +1,148 @@
+"""Runtime configuration of the CRAG graph: LangGraph's ``context_schema``.
+
+Every field has a description (LangGraph Studio renders them as a form), a default that runs
+offline, and an environment-variable fallback ``CRAG_<FIELD>`` that applies when the field is
+left at its default. Pass a ``Context`` (or a dict of its fields) as ``context=`` to
+``graph.invoke`` / ``graph.stream``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal, get_args
+
+from crag.errors import ConfigError
+
+WebSearchProvider = Literal["auto", "tavily", "encyclopedia", "off"]
+
+
+@dataclass(kw_only=True)
+class Context:
+    """How one run of the CRAG graph is configured."""
+
+    model: str = field(
+        default="local",
+        metadata={
+            "description": (
+                "Chat model as 'provider:model'. 'local' (embedded Qwen2.5-Coder-1.5B, offline), "
+                "'local:qwen2.5-0.5b' (faster, smaller), 'openai:<model>' (needs OPENAI_API_KEY), "
+                "or 'openai-compatible:<model>' with base_url (Ollama, vLLM, llama.cpp server)."
+            )
+        },
+    )
+    base_url: str = field(
+        default="",
+        metadata={"description": "Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1."},
+    )
+    temperature: float = field(
+        default=0.0, metadata={"description": "Sampling temperature of every LLM call."}
+    )
+    max_tokens: int = field(
+        default=384, metadata={"description": "Upper bound on tokens generated per LLM call."}
+    )
+    llm_timeout_s: float = field(
+        default=120.0, metadata={"description": "Timeout in seconds of one LLM HTTP request."}
+    )
+    llm_max_retries: int = field(
+        default=2,
+        metadata={"description": "Retries (with backoff) of a failed LLM request: 5xx, 429, timeout."},
+    )
+    collection: str = field(
+        default="crag", metadata={"description": "Knowledge-base (Chroma) collection to search."}
+    )
+    top_k: int = field(
+        default=4, metadata={"description": "Documents retrieved from the knowledge base."}
+    )
+    min_relevant_docs: int = field(
+        default=1,
+        metadata={
+            "description": (
+                "Relevance threshold: how many retrieved documents the grader must judge relevant "
+                "for the retrieval to count as correct (no web search)."
+            )
+        },
+    )
+    web_search: WebSearchProvider = field(
+        default="auto",
+        metadata={
+            "description": (
+                "Web-search fallback: 'tavily' (needs TAVILY_API_KEY), 'encyclopedia' (offline, "
+                "10,033 Wikipedia summaries), 'auto' (tavily if a key is set, else encyclopedia), "
+                "or 'off'."
+            )
+        },
+    )
+    web_results: int = field(
+        default=3, metadata={"description": "Web results added when the graph searches the web."}
+    )
+    web_timeout_s: float = field(
+        default=15.0, metadata={"description": "Timeout in seconds of one web-search request."}
+    )
+    max_retries: int = field(
+        default=2,
+        metadata={
+            "description": (
+                "Retries after a failed hallucination or relevance check. When reached, the run "
+                "ends with its best answer and a warning."
+            )
+        },
+    )
+    prompt_versions: dict[str, str] = field(
+        default_factory=dict,
+        metadata={
+            "description": (
+                "Prompt version per prompt name, e.g. {'generate': 'v1'}; unnamed prompts use "
+                "their latest version. Env: CRAG_PROMPT_VERSIONS='generate=v1,rewrite_query=v1'."
+            )
+        },
+    )
+
+    def __post_init__(self) -> None:
+        """Apply ``CRAG_<FIELD>`` env fallbacks to fields left at their default, then validate."""
+        for f in fields(self):
+            env = os.environ.get(f"CRAG_{f.name.upper()}")
+            if env is None or getattr(self, f.name) != _default(f):
+                continue
+            setattr(self, f.name, _parse_env(f.name, env, _default(f)))
+        self._validate()
+
+    def _validate(self) -> None:
+        for name in ("top_k", "max_tokens", "web_results"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name} must be at least 1, got {getattr(self, name)}.")
+        for name in ("max_retries", "llm_max_retries", "min_relevant_docs"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"{name} must not be negative, got {getattr(self, name)}.")
+        for name in ("llm_timeout_s", "web_timeout_s"):
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"{name} must be positive, got {getattr(self, name)}.")
+        if self.web_search not in get_args(WebSearchProvider):
+            choices = ", ".join(get_args(WebSearchProvider))
+            raise ConfigError(f"web_search must be one of {choices}; got {self.web_search!r}.")
+        if self.max_retries > 10:
+            raise ConfigError("max_retries above 10 is refused: each retry costs several LLM calls.")
+
+    def prompt_version(self, name: str) -> str | None:
+        """Return the configured version of prompt ``name`` (``None``: its latest)."""
+        return self.prompt_versions.get(name)
+
+
+def _default(f: Any) -> Any:
+    return f.default_factory() if callable(f.default_factory) else f.default
+
+
+def _parse_env(name: str, raw: str, default: Any) -> Any:
+    try:
+        if isinstance(default, bool):
+            return raw.strip().lower() in {"1", "true", "yes", "on"}
+        if isinstance(default, int):
+            return int(raw)
+        if isinstance(default, float):
+            return float(raw)
+        if isinstance(default, dict):
+            pairs = (item.split("=", 1) for item in raw.split(",") if item.strip())
+            return {k.strip(): v.strip() for k, v in pairs}
+    except ValueError as exc:
+        raise ConfigError(f"CRAG_{name.upper()}={raw!r} is not valid: {exc}") from exc
+    return raw.strip()

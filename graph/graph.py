@@ -1,0 +1,107 @@
+"""The Corrective-RAG graph: nodes, edges and routers, wired in one place.
+
+    rewrite_query -> retrieve -> grade_documents
+    grade_documents --correct--> generate
+                    --ambiguous / incorrect / retry without web yet--> web_search -> generate
+    generate -> check_hallucination
+    check_hallucination --grounded--> check_relevance
+                        --not grounded--> increment_retry (or finalize when out of retries)
+    check_relevance --answers--> finalize
+                    --does not--> increment_retry (or finalize when out of retries)
+    increment_retry -> rewrite_query
+    finalize -> END
+
+Every loop passes through ``increment_retry``, which bumps ``retry_count``; both checks' routers
+send the run to ``finalize`` once ``retry_count`` reaches ``max_retries``, so every run ends
+after at most ``max_retries + 1`` passes. ``graph`` is compiled without a checkpointer (as
+``langgraph dev`` requires); ``build_graph(checkpointer=...)`` gives callers threads.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import Checkpointer
+
+from graph.context import Context
+from graph.state import InputState, OutputState, RAGState
+from nodes import (
+    check_hallucination,
+    check_relevance,
+    finalize,
+    generate,
+    grade_documents,
+    increment_retry,
+    retrieve,
+    rewrite_query,
+    web_search,
+)
+from nodes.common import context_of
+
+
+def route_after_grading(state: RAGState) -> Literal["generate", "web_search"]:
+    """Generate from the knowledge base when retrieval was correct, else search the web.
+
+    A retry that has not used the web yet searches it too: a retry must bring new knowledge,
+    not re-send the prompt that just failed.
+    """
+    retry_without_web = state.get("retry_count", 0) > 0 and not state.get("web_search_used")
+    if state.get("retrieval_verdict") == "correct" and not retry_without_web:
+        return "generate"
+    return "web_search"
+
+
+def _can_retry(state: RAGState, runtime: Runtime[Context]) -> bool:
+    return state.get("retry_count", 0) < context_of(runtime).max_retries
+
+
+def route_after_hallucination(
+    state: RAGState, runtime: Runtime[Context]
+) -> Literal["check_relevance", "increment_retry", "finalize"]:
+    """Grounded (or unknown) answers go on to the relevance check; others retry or end."""
+    if state.get("grounded") != "no":
+        return "check_relevance"
+    return "increment_retry" if _can_retry(state, runtime) else "finalize"
+
+
+def route_after_relevance(
+    state: RAGState, runtime: Runtime[Context]
+) -> Literal["finalize", "increment_retry"]:
+    """Relevant (or unknown) answers end the run; others retry while retries remain."""
+    if state.get("answers_question") != "no":
+        return "finalize"
+    return "increment_retry" if _can_retry(state, runtime) else "finalize"
+
+
+def build_graph(checkpointer: Checkpointer = None) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """Wire and compile the CRAG graph."""
+    builder = StateGraph(
+        RAGState, context_schema=Context, input_schema=InputState, output_schema=OutputState
+    )
+    builder.add_node(rewrite_query)
+    builder.add_node(retrieve)
+    builder.add_node(grade_documents)
+    builder.add_node(web_search)
+    builder.add_node(generate)
+    builder.add_node(check_hallucination)
+    builder.add_node(check_relevance)
+    builder.add_node(increment_retry)
+    builder.add_node(finalize)
+
+    builder.add_edge(START, "rewrite_query")
+    builder.add_edge("rewrite_query", "retrieve")
+    builder.add_edge("retrieve", "grade_documents")
+    builder.add_conditional_edges("grade_documents", route_after_grading)
+    builder.add_edge("web_search", "generate")
+    builder.add_edge("generate", "check_hallucination")
+    builder.add_conditional_edges("check_hallucination", route_after_hallucination)
+    builder.add_conditional_edges("check_relevance", route_after_relevance)
+    builder.add_edge("increment_retry", "rewrite_query")
+    builder.add_edge("finalize", END)
+    return builder.compile(checkpointer=checkpointer, name="crag")
+
+
+graph = build_graph()

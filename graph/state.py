@@ -1,0 +1,92 @@
+"""State of the CRAG graph: what callers give, what they get back, and what flows between nodes.
+
+The graph runs one node at a time (no parallel branches), so no field needs a reducer: every
+node returns whole new values for the keys it changes, e.g. ``warnings`` is returned as the
+old list plus the new warning. That keeps each update readable on its own in a trace.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypedDict
+
+from langchain_core.documents import Document
+
+Verdict = Literal["yes", "no", "unknown"]
+"""A check's outcome; ``unknown`` means the judge's reply could not be parsed."""
+
+RetrievalVerdict = Literal["correct", "ambiguous", "incorrect"]
+"""CRAG's three-way judgement of the retrieval (see ``nodes.grade_documents``)."""
+
+
+class Source(TypedDict):
+    """A document an answer was generated from."""
+
+    id: str
+    """Chunk id (``<doc_id>__c0000``) or web result id (``web:...``)."""
+    source: str
+    """File path of the knowledge-base document, or URL of the web result."""
+
+
+class Attempt(TypedDict):
+    """One generate-and-check pass, kept so the run can end with its best answer."""
+
+    query: str
+    """The search query used for this pass."""
+    generation: str
+    """The answer produced."""
+    sources: list[Source]
+    """The documents the answer was generated from."""
+    grounded: Verdict
+    """Hallucination check verdict."""
+    answers_question: Verdict | None
+    """Answer-relevance verdict (``None`` when the grounding check already failed)."""
+
+
+class InputState(TypedDict):
+    """What a caller gives the graph."""
+
+    question: str
+    """The user's question, answered and graded as asked (never replaced by the rewrite)."""
+
+
+class OutputState(TypedDict, total=False):
+    """What a caller gets back."""
+
+    answer: str
+    """The final answer (the best attempt's answer when checks kept failing)."""
+    sources: list[Source]
+    """Documents the answer was generated from."""
+    warnings: list[str]
+    """Anything the caller should know: retries exhausted, web search failed, unparsable judge."""
+    web_search_used: bool
+    """Whether web results were fetched during the run."""
+    retry_count: int
+    """How many retries ran (0 when the first answer passed both checks)."""
+    prompt_versions: dict[str, str]
+    """Prompt name -> version of every prompt that ran."""
+
+
+class RAGState(InputState, OutputState, total=False):
+    """Everything that flows between the nodes."""
+
+    rewritten_query: str
+    """Search query written from the question (and, on a retry, the checks' feedback)."""
+    documents: list[Document]
+    """Documents retrieved from the knowledge base for this pass, best first."""
+    relevant_documents: list[Document]
+    """The retrieved documents the grader kept."""
+    retrieval_verdict: RetrievalVerdict
+    """correct: enough relevant documents; ambiguous: only partly relevant ones;
+    incorrect: nothing relevant."""
+    web_results: list[Document]
+    """Web-search results added to the context (empty when web search was not needed)."""
+    generation: str
+    """The answer generated in this pass."""
+    grounded: Verdict
+    """Hallucination check: is the generation supported by the documents?"""
+    answers_question: Verdict
+    """Answer-relevance check: does the generation answer the question?"""
+    feedback: str
+    """Why the last pass failed its checks; fed to the next rewrite and generation."""
+    attempts: list[Attempt]
+    """Every failed pass so far, for choosing the best answer when retries run out."""

@@ -1,0 +1,27 @@
+"""The CRAG graph's nodes, one module each.
+
+Every node is a short function of ``(state, runtime)`` that returns only the keys it changes.
+Clients come from ``crag.services.services_for(context)``; nodes never build them.
+"""
+
+from nodes.check_hallucination import check_hallucination
+from nodes.check_relevance import check_relevance
+from nodes.finalize import finalize
+from nodes.generate import generate
+from nodes.grade_documents import grade_documents
+from nodes.increment_retry import increment_retry
+from nodes.retrieve import retrieve
+from nodes.rewrite_query import rewrite_query
+from nodes.web_search import web_search
+
+__all__ = [
+    "check_hallucination",
+    "check_relevance",
+    "finalize",
+    "generate",
+    "grade_documents",
+    "increment_retry",
+    "retrieve",
+    "rewrite_query",
+    "web_search",
+]

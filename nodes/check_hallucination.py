@@ -1,0 +1,59 @@
+"""check_hallucination: is the generation supported by the documents it was generated from?"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from langgraph.runtime import Runtime
+from pydantic import BaseModel, ConfigDict, Field
+
+from crag.documents import format_documents, normalize
+from crag.llm import judge
+from crag.services import services_for
+from graph.context import Context
+from graph.state import RAGState
+from nodes.common import context_documents, context_of, is_no_answer, render, with_warning
+
+UNPARSABLE_WARNING = (
+    "The hallucination check's reply could not be parsed; the answer was not verified "
+    "against its documents."
+)
+
+
+class GroundingVerdict(BaseModel):
+    """The hallucination judge's reply."""
+
+    model_config = ConfigDict(extra="forbid")
+    grounded: Literal["yes", "no"] = Field(
+        description="yes if every claim in the answer is supported by the documents"
+    )
+    unsupported: str = Field(description="the first unsupported claim, or an empty string")
+
+
+def check_hallucination(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Judge whether the answer is grounded in the context documents.
+
+    Decided without the model when the answer declines ("I don't know" claims nothing) or
+    when the whole answer appears verbatim in the documents (a copied span is grounded by
+    definition: small judges were measured rejecting such correct short answers).
+    Unparsable judge reply: ``unknown`` plus a warning, and the run goes on.
+    """
+    ctx = context_of(runtime)
+    answer = state.get("generation", "")
+    docs = context_documents(state)
+    if is_no_answer(answer):
+        return {"grounded": "yes"}
+    span = normalize(answer)
+    if span and any(span in normalize(d.page_content) for d in docs):
+        return {"grounded": "yes"}
+    prompt, recorded = render(
+        state, ctx, "check_hallucination", documents=format_documents(docs), answer=answer
+    )
+    verdict = judge(services_for(ctx).llm, prompt, GroundingVerdict)
+    if verdict is None:
+        return {"grounded": "unknown", "warnings": with_warning(state, UNPARSABLE_WARNING), **recorded}
+    update: dict[str, Any] = {"grounded": verdict.grounded, **recorded}
+    if verdict.grounded == "no":
+        claim = verdict.unsupported.strip() or "part of the answer"
+        update["feedback"] = f"the answer was not supported by the documents ({claim[:300]})."
+    return update

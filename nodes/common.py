@@ -1,0 +1,64 @@
+"""Small helpers shared by several nodes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.documents import Document
+from langgraph.runtime import Runtime
+
+import prompts
+from crag.documents import dedupe, doc_id, doc_source, normalize
+from graph.context import Context
+from graph.state import Attempt, RAGState, Source, Verdict
+
+NO_ANSWER = "I don't know."
+"""What the generator says when the documents do not contain the answer."""
+
+
+def context_of(runtime: Runtime[Context] | None) -> Context:
+    """The run's context (defaults when the caller passed none)."""
+    ctx = getattr(runtime, "context", None)
+    if ctx is None:
+        return Context()
+    return ctx if isinstance(ctx, Context) else Context(**ctx)
+
+
+def render(state: RAGState, ctx: Context, name: str, **values: str) -> tuple[prompts.RenderedPrompt, dict[str, Any]]:
+    """Render prompt ``name`` at its configured version; also return the state update recording it."""
+    rendered = prompts.load(name, ctx.prompt_version(name)).render(**values)
+    versions = dict(state.get("prompt_versions") or {}) | {rendered.name: rendered.version}
+    return rendered, {"prompt_versions": versions}
+
+
+def with_warning(state: RAGState, warning: str) -> list[str]:
+    """The state's warnings plus ``warning`` (once)."""
+    warnings = list(state.get("warnings") or [])
+    return warnings if warning in warnings else [*warnings, warning]
+
+
+def context_documents(state: RAGState) -> list[Document]:
+    """The documents an answer is generated from: kept knowledge-base documents, then web results."""
+    return dedupe(list(state.get("relevant_documents") or []) + list(state.get("web_results") or []))
+
+
+def sources_of(docs: list[Document]) -> list[Source]:
+    """Sources (id and origin) of ``docs``."""
+    return [Source(id=doc_id(d), source=doc_source(d)) for d in docs]
+
+
+def is_no_answer(text: str) -> bool:
+    """Whether a generation declines to answer."""
+    return not text.strip() or normalize(text).startswith(normalize(NO_ANSWER))
+
+
+def current_attempt(state: RAGState) -> Attempt:
+    """The pass that just ran, as an ``Attempt``."""
+    grounded: Verdict = state.get("grounded", "unknown")
+    return Attempt(
+        query=state.get("rewritten_query", ""),
+        generation=state.get("generation", ""),
+        sources=sources_of(context_documents(state)),
+        grounded=grounded,
+        answers_question=state.get("answers_question") if grounded != "no" else None,
+    )

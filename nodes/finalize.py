@@ -1,0 +1,51 @@
+"""finalize: choose the answer to return and fill the output keys."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from graph.context import Context
+from graph.state import Attempt, RAGState
+from nodes.common import current_attempt, is_no_answer, with_warning
+
+
+def passed(attempt: Attempt) -> bool:
+    """Whether a pass cleared both checks (``unknown`` does not block)."""
+    return attempt["grounded"] != "no" and attempt["answers_question"] != "no"
+
+
+def score(attempt: Attempt) -> int:
+    """How good a failed pass is: grounded counts most, then relevant, then saying anything."""
+    return (
+        2 * (attempt["grounded"] != "no")
+        + 2 * (attempt["answers_question"] not in ("no", None))
+        + (not is_no_answer(attempt["generation"]))
+    )
+
+
+def finalize(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Return the current answer if it passed its checks, else the best pass, with a warning."""
+    current = current_attempt(state)
+    warnings = list(state.get("warnings") or [])
+    best = current
+    if not passed(current):
+        # Latest first, so among equally good passes the one with the most context wins.
+        candidates = [current, *reversed(state.get("attempts") or [])]
+        best = max(candidates, key=score)
+        retries = state.get("retry_count", 0)
+        warnings = with_warning(
+            state,
+            f"No answer passed both checks after {retries} "
+            f"{'retry' if retries == 1 else 'retries'}; this is the best attempt. "
+            f"Last feedback: {state.get('feedback') or 'none'}",
+        )
+    return {
+        "answer": best["generation"],
+        "sources": [] if is_no_answer(best["generation"]) else best["sources"],
+        "warnings": warnings,
+        "retry_count": state.get("retry_count", 0),
+        "web_search_used": bool(state.get("web_search_used")),
+        "prompt_versions": dict(state.get("prompt_versions") or {}),
+    }

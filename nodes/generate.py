@@ -1,0 +1,38 @@
+"""generate: answer the user's question from the kept documents and web results."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from crag.documents import format_documents
+from crag.llm import complete
+from crag.services import services_for
+from graph.context import Context
+from graph.state import RAGState
+from nodes.common import NO_ANSWER, context_documents, context_of, render
+
+
+def generate(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Answer the original question (not the rewrite) from the context documents.
+
+    With no documents at all there is nothing to ground an answer in, so the node says so
+    without calling the model. On a retry the checks' feedback is part of the prompt.
+    """
+    ctx = context_of(runtime)
+    docs = context_documents(state)
+    if not docs:
+        return {"generation": NO_ANSWER}
+    feedback = state.get("feedback")
+    prompt, recorded = render(
+        state,
+        ctx,
+        "generate",
+        documents=format_documents(docs),
+        question=state["question"],
+        feedback=f"A previous answer was rejected: {feedback}" if feedback else "",
+        no_answer=NO_ANSWER,
+    )
+    answer = complete(services_for(ctx).llm, prompt)
+    return {"generation": answer or NO_ANSWER, **recorded}

@@ -1,0 +1,26 @@
+"""retrieve: search the knowledge base with the question and the rewritten query."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from crag.documents import reciprocal_rank_fusion
+from crag.services import services_for
+from graph.context import Context
+from graph.state import RAGState
+from nodes.common import context_of
+
+
+def retrieve(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Top ``top_k`` chunks for the question and the rewritten query, fused by reciprocal rank.
+
+    Searching with both means a rewrite that drifts from the question cannot lose the
+    documents the question itself finds.
+    """
+    ctx = context_of(runtime)
+    retriever = services_for(ctx).retriever
+    queries = list(dict.fromkeys(q for q in (state["question"], state.get("rewritten_query")) if q))
+    rankings = [retriever.search(q, ctx.top_k) for q in queries]
+    return {"documents": reciprocal_rank_fusion(rankings)[: ctx.top_k]}

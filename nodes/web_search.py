@@ -1,0 +1,33 @@
+"""web_search: add web results when the knowledge base was not enough."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from crag.errors import WebSearchError
+from crag.services import services_for
+from graph.context import Context
+from graph.state import RAGState
+from nodes.common import context_of, with_warning
+
+OFF_WARNING = "Web search is off; the answer uses the knowledge base only."
+
+
+def web_search(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Search the web with the rewritten query; a failure becomes a warning, never a document.
+
+    Results replace those of an earlier pass; on failure the earlier ones stay.
+    """
+    ctx = context_of(runtime)
+    provider = services_for(ctx).web_search
+    if provider is None:
+        return {"warnings": with_warning(state, OFF_WARNING)}
+    query = state.get("rewritten_query") or state["question"]
+    try:
+        results = provider.search(query, ctx.web_results)
+    except WebSearchError as exc:
+        warning = f"Web search failed, so the answer uses the knowledge base only: {exc}"
+        return {"warnings": with_warning(state, warning)}
+    return {"web_results": results, "web_search_used": True}
