@@ -11,7 +11,7 @@ export LANGGRAPH_CLI_NO_ANALYTICS := 1
 export LANGGRAPH_NO_VERSION_CHECK := true
 
 DEMO_KB_QUESTION := Which team won Super Bowl 50, and what was the final score?
-DEMO_WEB_QUESTION := What is the largest planet in the Solar System?
+DEMO_WEB_QUESTION := Who painted the Mona Lisa?
 
 .PHONY: setup model model-small demo test test-unit test-integration lint graph-diagram clean
 

@@ -9,6 +9,7 @@ embedding function would try to download a model).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
@@ -47,15 +48,28 @@ def _client(path: str) -> Any:
 class KnowledgeBase:
     """One Chroma collection plus the embedding model that fills and queries it."""
 
-    def __init__(self, store_dir: Path, collection: str, embeddings: Embeddings):
+    def __init__(
+        self,
+        store_dir: Path,
+        collection: str,
+        embeddings: Embeddings | Callable[[], Embeddings],
+    ):
         if len(collection) < 3 or not collection.replace("-", "").replace("_", "").isalnum():
             raise KnowledgeBaseError(
                 f"Collection name {collection!r} is invalid: use 3+ letters, digits, '-' or '_'."
             )
         self.name = collection
-        self.embeddings = embeddings
+        # A factory is called on first use: counting or opening the store needs no model.
+        self._embeddings = embeddings
         self._store_dir = str(store_dir)
         self._collection: Any = None
+
+    @property
+    def embeddings(self) -> Embeddings:
+        """The embedding model (loaded on first use when given as a factory)."""
+        if not isinstance(self._embeddings, Embeddings):
+            self._embeddings = self._embeddings()
+        return self._embeddings
 
     @property
     def collection(self) -> Any:
@@ -85,9 +99,14 @@ class KnowledgeBase:
             include=["documents", "metadatas", "distances"],
         )
         docs = []
-        for cid, text, meta, dist in zip(
-            result["ids"][0], result["documents"][0], result["metadatas"][0], result["distances"][0]
-        ):
+        rows = zip(
+            result["ids"][0],
+            result["documents"][0],
+            result["metadatas"][0],
+            result["distances"][0],
+            strict=True,
+        )
+        for cid, text, meta, dist in rows:
             metadata = dict(meta or {}) | {"id": cid, "score": round(1.0 - float(dist), 4)}
             docs.append(Document(id=cid, page_content=text or "", metadata=metadata))
         return docs

@@ -11,6 +11,7 @@ it is a context variable, so concurrent runs in other threads or tasks are not a
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -62,7 +63,7 @@ def knowledge_base(collection: str) -> KnowledgeBase:
 
     return _cached(  # type: ignore[no-any-return]
         ("kb", str(data_dir()), collection),
-        lambda: KnowledgeBase(data_dir() / "chroma", collection, default_embeddings()),
+        lambda: KnowledgeBase(data_dir() / "chroma", collection, default_embeddings),
     )
 
 
@@ -75,12 +76,20 @@ def services_for(ctx: Context) -> Services:
     from crag.web_search import build_web_search
 
     llm = _cached(
-        ("llm", ctx.model, ctx.base_url, ctx.temperature, ctx.max_tokens, ctx.llm_timeout_s,
-         ctx.llm_max_retries),
+        (
+            "llm",
+            ctx.model,
+            ctx.base_url,
+            ctx.temperature,
+            ctx.max_tokens,
+            ctx.llm_timeout_s,
+            ctx.llm_max_retries,
+        ),
         lambda: build_chat_model(ctx),
     )
+    has_tavily_key = bool(os.environ.get("TAVILY_API_KEY"))
     web = _cached(
-        ("web", ctx.web_search, ctx.web_timeout_s),
+        ("web", ctx.web_search, ctx.web_timeout_s, has_tavily_key),
         lambda: build_web_search(ctx.web_search, timeout_s=ctx.web_timeout_s),
     )
     return Services(llm=llm, retriever=knowledge_base(ctx.collection), web_search=web)  # type: ignore[arg-type]

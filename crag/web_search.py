@@ -84,8 +84,9 @@ class EncyclopediaSearch:
             self.articles = [json.loads(line) for line in lines if line.strip()]
         corpus = [f"{a['title']} {a.get('description', '')} {a['text']}" for a in self.articles]
         self._index = bm25s.BM25()
-        self._index.index(bm25s.tokenize(corpus, stopwords="en", show_progress=False),
-                          show_progress=False)
+        self._index.index(
+            bm25s.tokenize(corpus, stopwords="en", show_progress=False), show_progress=False
+        )
         self._lock = threading.Lock()
 
     def search(self, query: str, k: int) -> list[Document]:
@@ -94,20 +95,26 @@ class EncyclopediaSearch:
         if not tokens.vocab:
             return []
         with self._lock:
-            ids, scores = self._index.retrieve(tokens, k=min(k, len(self.articles)),
-                                               show_progress=False)
+            ids, scores = self._index.retrieve(
+                tokens, k=min(k, len(self.articles)), show_progress=False
+            )
         docs = []
-        for idx, score in zip(ids[0], scores[0]):
+        for idx, score in zip(ids[0], scores[0], strict=True):
             if score <= 0:
                 continue
             article = self.articles[int(idx)]
             title = article["title"]
             url = "https://en.wikipedia.org/wiki/" + quote(title.replace(" ", "_"))
             slug = re.sub(r"[^A-Za-z0-9]+", "_", title).strip("_")
-            metadata = {"id": f"web:{slug}", "source": url, "title": title,
-                        "score": round(float(score), 3)}
-            docs.append(Document(id=metadata["id"], page_content=article["text"],
-                                 metadata=metadata))
+            metadata = {
+                "id": f"web:{slug}",
+                "source": url,
+                "title": title,
+                "score": round(float(score), 3),
+            }
+            docs.append(
+                Document(id=metadata["id"], page_content=article["text"], metadata=metadata)
+            )
         return docs
 
 

@@ -33,7 +33,9 @@ class Context:
     )
     base_url: str = field(
         default="",
-        metadata={"description": "Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1."},
+        metadata={
+            "description": "Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1."
+        },
     )
     temperature: float = field(
         default=0.0, metadata={"description": "Sampling temperature of every LLM call."}
@@ -46,13 +48,24 @@ class Context:
     )
     llm_max_retries: int = field(
         default=2,
-        metadata={"description": "Retries (with backoff) of a failed LLM request: 5xx, 429, timeout."},
+        metadata={
+            "description": "Retries (with backoff) of a failed LLM request: 5xx, 429, timeout."
+        },
     )
     collection: str = field(
         default="crag", metadata={"description": "Knowledge-base (Chroma) collection to search."}
     )
     top_k: int = field(
         default=4, metadata={"description": "Documents retrieved from the knowledge base."}
+    )
+    min_similarity: float = field(
+        default=0.3,
+        metadata={
+            "description": (
+                "Cosine similarity below which a retrieved chunk is dropped before grading "
+                "(CRAG's lower threshold: nothing above it means the retrieval was incorrect)."
+            )
+        },
     )
     min_relevant_docs: int = field(
         default=1,
@@ -108,10 +121,12 @@ class Context:
         self._validate()
 
     def _validate(self) -> None:
-        for name in ("top_k", "max_tokens", "web_results"):
+        for name in ("top_k", "max_tokens", "web_results", "min_relevant_docs"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1, got {getattr(self, name)}.")
-        for name in ("max_retries", "llm_max_retries", "min_relevant_docs"):
+        if not -1.0 <= self.min_similarity <= 1.0:
+            raise ConfigError(f"min_similarity must be in [-1, 1], got {self.min_similarity}.")
+        for name in ("max_retries", "llm_max_retries"):
             if getattr(self, name) < 0:
                 raise ConfigError(f"{name} must not be negative, got {getattr(self, name)}.")
         for name in ("llm_timeout_s", "web_timeout_s"):
@@ -121,7 +136,9 @@ class Context:
             choices = ", ".join(get_args(WebSearchProvider))
             raise ConfigError(f"web_search must be one of {choices}; got {self.web_search!r}.")
         if self.max_retries > 10:
-            raise ConfigError("max_retries above 10 is refused: each retry costs several LLM calls.")
+            raise ConfigError(
+                "max_retries above 10 is refused: each retry costs several LLM calls."
+            )
 
     def prompt_version(self, name: str) -> str | None:
         """Return the configured version of prompt ``name`` (``None``: its latest)."""

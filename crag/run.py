@@ -1,0 +1,77 @@
+"""Run one question through the graph, node by node, and collect what callers report."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from graph.context import Context
+
+
+@dataclass
+class Step:
+    """One node that ran: its name, the keys it returned, and how long it took."""
+
+    node: str
+    update: dict[str, Any]
+    seconds: float
+
+
+@dataclass
+class RunResult:
+    """The outcome of one question."""
+
+    question: str
+    state: dict[str, Any] = field(default_factory=dict)
+    steps: list[Step] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def path(self) -> list[str]:
+        """Node names in the order they ran."""
+        return [s.node for s in self.steps]
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``crag ask --json`` object."""
+        return {
+            "question": self.question,
+            "answer": self.state.get("answer", ""),
+            "sources": self.state.get("sources", []),
+            "path": self.path,
+            "retries": self.state.get("retry_count", 0),
+            "web_search_used": bool(self.state.get("web_search_used")),
+            "warnings": self.state.get("warnings", []),
+            "prompt_versions": self.state.get("prompt_versions", {}),
+            "seconds": round(self.seconds, 2),
+        }
+
+
+def run_question(
+    question: str,
+    ctx: Context,
+    on_step: Callable[[Step], None] | None = None,
+    graph: Any = None,
+    config: dict[str, Any] | None = None,
+) -> RunResult:
+    """Stream ``question`` through the graph; call ``on_step`` as each node finishes."""
+    if graph is None:
+        from graph.graph import graph as default_graph
+
+        graph = default_graph
+    result = RunResult(question=question)
+    started = last = time.perf_counter()
+    for chunk in graph.stream(
+        {"question": question}, config=config, context=ctx, stream_mode="updates"
+    ):
+        for node, update in chunk.items():
+            now = time.perf_counter()
+            step = Step(node=node, update=dict(update or {}), seconds=now - last)
+            last = now
+            result.steps.append(step)
+            result.state.update(step.update)
+            if on_step:
+                on_step(step)
+    result.seconds = time.perf_counter() - started
+    return result

@@ -1,0 +1,149 @@
+"""Shared fixtures: fake chat model, retriever and web search; an isolated data dir."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from langchain_core.documents import Document
+from langchain_core.language_models.chat_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+
+from crag.errors import WebSearchError
+from crag.services import Services, use_services
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+for _var in list(os.environ):
+    # Tests decide their own configuration; a developer's CRAG_* or keys must not leak in.
+    if _var.startswith("CRAG_") or _var in {"TAVILY_API_KEY", "OPENAI_API_KEY"}:
+        del os.environ[_var]
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Every test gets its own data dir."""
+    path = tmp_path_factory.mktemp("data")
+    monkeypatch.setenv("CRAG_DATA_DIR", str(path))
+    return path
+
+
+Responder = Callable[[str, str], Any]
+"""(prompt name, prompt text) -> reply: a str, or a dict sent as JSON."""
+
+
+class FakeChatModel(BaseChatModel):
+    """Answers by prompt name (from the call's metadata) and records every call."""
+
+    responder: Any
+    calls: list[dict[str, Any]] = []
+
+    @property
+    def _llm_type(self) -> str:
+        return "fake-crag"
+
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
+    ) -> ChatResult:
+        prompt = (run_manager.metadata or {}).get("prompt", "") if run_manager else ""
+        text = "\n".join(str(m.content) for m in messages)
+        self.calls.append({"prompt": prompt, "text": text, "kwargs": kw})
+        reply = self.responder(prompt, text)
+        content = reply if isinstance(reply, str) else json.dumps(reply)
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=content))])
+
+    def prompts_called(self) -> list[str]:
+        return [c["prompt"] for c in self.calls]
+
+
+def make_llm(responder: Responder) -> FakeChatModel:
+    return FakeChatModel(responder=responder, calls=[])
+
+
+def doc(doc_id: str, text: str, score: float = 0.8, source: str | None = None) -> Document:
+    return Document(
+        id=doc_id,
+        page_content=text,
+        metadata={"id": doc_id, "source": source or f"/kb/{doc_id}.md", "score": score},
+    )
+
+
+class FakeRetriever:
+    """Returns fixed documents for every query and records the queries."""
+
+    def __init__(self, docs: list[Document]):
+        self.docs = docs
+        self.queries: list[str] = []
+
+    def search(self, query: str, k: int) -> list[Document]:
+        self.queries.append(query)
+        return self.docs[:k]
+
+
+class FakeWebSearch:
+    name = "fake-web"
+
+    def __init__(self, docs: list[Document] | None = None, error: str | None = None):
+        self.docs = docs or []
+        self.error = error
+        self.queries: list[str] = []
+
+    def search(self, query: str, k: int) -> list[Document]:
+        self.queries.append(query)
+        if self.error:
+            raise WebSearchError(self.error)
+        return self.docs[:k]
+
+
+KB_DOCS = [
+    doc("sb50__c0000", "Super Bowl 50: the Denver Broncos defeated the Carolina Panthers 24–10."),
+    doc("sb50__c0001", "The Panthers defeated the Arizona Cardinals 49–15 earlier.", score=0.6),
+]
+WEB_DOCS = [
+    doc("web:Mona_Lisa", "The Mona Lisa is a portrait painting by Leonardo da Vinci.",
+        source="https://en.wikipedia.org/wiki/Mona_Lisa"),
+]
+
+
+def happy_responder(prompt: str, text: str) -> Any:
+    """A model that grades, answers and judges like a good one would."""
+    if prompt == "rewrite_query":
+        return "Super Bowl 50 winner"
+    if prompt == "grade_documents":
+        return {"contains_answer": "yes" if "Broncos" in text else "no"}
+    if prompt == "generate":
+        return "The Denver Broncos won, 24–10."
+    if prompt == "check_hallucination":
+        return {"grounded": "yes", "unsupported": ""}
+    if prompt == "check_relevance":
+        return {"answers_question": "yes", "reason": "names the winner"}
+    raise AssertionError(f"unexpected prompt {prompt!r}")
+
+
+@pytest.fixture
+def fake_services() -> Iterator[Callable[..., Services]]:
+    """Install fake services: ``fake_services(llm=..., retriever=..., web=...)``."""
+    stack: list[Any] = []
+
+    def install(
+        llm: BaseChatModel | None = None,
+        retriever: Any = None,
+        web: Any = "default",
+    ) -> Services:
+        services = Services(
+            llm=llm or make_llm(happy_responder),
+            retriever=retriever or FakeRetriever(KB_DOCS),
+            web_search=FakeWebSearch(WEB_DOCS) if web == "default" else web,
+        )
+        cm = use_services(services)
+        cm.__enter__()
+        stack.append(cm)
+        return services
+
+    yield install
+    for cm in reversed(stack):
+        cm.__exit__(None, None, None)

@@ -1,0 +1,186 @@
+"""The compiled graph: topology, routers, whole runs with fakes, and termination."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langgraph.runtime import Runtime
+
+from crag.run import run_question
+from graph.context import Context
+from graph.graph import (
+    build_graph,
+    graph,
+    route_after_grading,
+    route_after_hallucination,
+    route_after_relevance,
+)
+from tests.conftest import FakeRetriever, happy_responder, make_llm
+
+NODES = {
+    "rewrite_query", "retrieve", "grade_documents", "web_search", "generate",
+    "check_hallucination", "check_relevance", "increment_retry", "finalize",
+}
+
+
+def edges() -> set[tuple[str, str, bool]]:
+    return {(e.source, e.target, e.conditional) for e in graph.get_graph().edges}
+
+
+def test_topology_matches_the_crag_diagram():
+    assert set(graph.get_graph().nodes) == NODES | {"__start__", "__end__"}
+    assert edges() == {
+        ("__start__", "rewrite_query", False),
+        ("rewrite_query", "retrieve", False),
+        ("retrieve", "grade_documents", False),
+        ("grade_documents", "generate", True),
+        ("grade_documents", "web_search", True),
+        ("web_search", "generate", False),
+        ("generate", "check_hallucination", False),
+        ("check_hallucination", "check_relevance", True),
+        ("check_hallucination", "increment_retry", True),
+        ("check_hallucination", "finalize", True),
+        ("check_relevance", "finalize", True),
+        ("check_relevance", "increment_retry", True),
+        ("increment_retry", "rewrite_query", False),
+        ("finalize", "__end__", False),
+    }
+
+
+def test_exported_graph_has_no_checkpointer_and_narrow_schemas():
+    assert graph.checkpointer is None
+    assert graph.name == "crag"
+    assert set(graph.get_input_jsonschema()["properties"]) == {"question"}
+    assert set(graph.get_output_jsonschema()["properties"]) == {
+        "answer", "sources", "warnings", "web_search_used", "retry_count", "prompt_versions",
+    }
+    ctx_schema = graph.get_context_jsonschema()["properties"]
+    assert all(p.get("description") for p in ctx_schema.values())
+
+
+def rt(**ctx: Any) -> Runtime[Context]:
+    return Runtime(context=Context(**ctx))
+
+
+@pytest.mark.parametrize(
+    ("state", "expected"),
+    [
+        ({"retrieval_verdict": "correct"}, "generate"),
+        ({"retrieval_verdict": "ambiguous"}, "web_search"),
+        ({"retrieval_verdict": "incorrect"}, "web_search"),
+        ({"retrieval_verdict": "correct", "retry_count": 1}, "web_search"),
+        ({"retrieval_verdict": "correct", "retry_count": 1, "web_search_used": True}, "generate"),
+    ],
+)
+def test_route_after_grading(state, expected):
+    assert route_after_grading(state) == expected
+
+
+def test_route_after_hallucination():
+    assert route_after_hallucination({"grounded": "yes"}, rt()) == "check_relevance"
+    assert route_after_hallucination({"grounded": "unknown"}, rt()) == "check_relevance"
+    assert route_after_hallucination({"grounded": "no", "retry_count": 1}, rt()) == "increment_retry"
+    assert route_after_hallucination({"grounded": "no", "retry_count": 2}, rt()) == "finalize"
+    assert route_after_hallucination({"grounded": "no"}, rt(max_retries=0)) == "finalize"
+
+
+def test_route_after_relevance():
+    assert route_after_relevance({"answers_question": "yes"}, rt()) == "finalize"
+    assert route_after_relevance({"answers_question": "unknown"}, rt()) == "finalize"
+    assert route_after_relevance({"answers_question": "no"}, rt()) == "increment_retry"
+    assert route_after_relevance({"answers_question": "no", "retry_count": 2}, rt()) == "finalize"
+
+
+def test_happy_path_answers_from_the_knowledge_base(fake_services):
+    fake_services()
+    result = run_question("Which team won Super Bowl 50?", Context())
+    assert result.path == [
+        "rewrite_query", "retrieve", "grade_documents", "generate",
+        "check_hallucination", "check_relevance", "finalize",
+    ]
+    out = result.to_json()
+    assert out["answer"] == "The Denver Broncos won, 24–10."
+    assert [s["id"] for s in out["sources"]] == ["sb50__c0000"]
+    assert out["retries"] == 0 and out["web_search_used"] is False and out["warnings"] == []
+    assert out["prompt_versions"] == {
+        "rewrite_query": "v1", "grade_documents": "v1", "generate": "v1",
+        "check_hallucination": "v1", "check_relevance": "v1",
+    }
+
+
+def test_incorrect_retrieval_falls_back_to_web(fake_services):
+    def responder(prompt: str, text: str) -> Any:
+        if prompt == "generate":
+            return "Leonardo da Vinci"
+        return happy_responder(prompt, text)
+
+    fake_services(llm=make_llm(responder), retriever=FakeRetriever([]))
+    result = run_question("Who painted the Mona Lisa?", Context())
+    assert "web_search" in result.path
+    assert result.state["answer"] == "Leonardo da Vinci"
+    assert result.state["sources"][0]["source"] == "https://en.wikipedia.org/wiki/Mona_Lisa"
+    assert result.state["web_search_used"] is True
+
+
+def test_output_of_invoke_is_the_output_schema(fake_services):
+    fake_services()
+    out = graph.invoke({"question": "Which team won Super Bowl 50?"})
+    assert set(out) == {
+        "answer", "sources", "warnings", "web_search_used", "retry_count", "prompt_versions",
+    }
+
+
+def always_no(prompt: str, text: str) -> Any:
+    return {
+        "rewrite_query": "some query",
+        "grade_documents": {"contains_answer": "no"},
+        "generate": "The Broncos did something unverifiable.",
+        "check_hallucination": {"grounded": "no", "unsupported": "everything"},
+        "check_relevance": {"answers_question": "no", "reason": "no"},
+    }[prompt]
+
+
+@pytest.mark.parametrize("max_retries", [0, 1, 2, 5])
+def test_every_path_terminates_when_every_grader_says_no(fake_services, max_retries):
+    fake_services(llm=make_llm(always_no))
+    result = run_question("Which team won Super Bowl 50?", Context(max_retries=max_retries))
+    assert result.path[-1] == "finalize"
+    assert result.path.count("increment_retry") == max_retries
+    assert result.path.count("rewrite_query") == max_retries + 1
+    assert result.state["retry_count"] == max_retries
+    assert any("No answer passed both checks" in w for w in result.state["warnings"])
+    assert result.state["answer"]  # the best attempt, not nothing
+
+
+def test_relevance_failures_also_terminate(fake_services):
+    def grounded_but_off_topic(prompt: str, text: str) -> Any:
+        if prompt == "check_relevance":
+            return {"answers_question": "no", "reason": "does not say who won"}
+        return happy_responder(prompt, text)
+
+    fake_services(llm=make_llm(grounded_but_off_topic))
+    result = run_question("Which team won Super Bowl 50?", Context(max_retries=2))
+    assert result.path.count("check_relevance") == 3
+    assert result.state["retry_count"] == 2
+    assert "web_search" in result.path  # the first retry brings in new knowledge
+
+
+def test_retry_changes_the_prompt(fake_services):
+    llm = make_llm(always_no)
+    fake_services(llm=llm)
+    run_question("Which team won Super Bowl 50?", Context(max_retries=1))
+    rewrites = [c["text"] for c in llm.calls if c["prompt"] == "rewrite_query"]
+    assert len(rewrites) == 2 and rewrites[0] != rewrites[1]
+    assert "which no document contains" in rewrites[1]  # the check's feedback reaches the retry
+
+
+def test_build_graph_accepts_a_checkpointer(fake_services):
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    fake_services()
+    threaded = build_graph(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t1"}}
+    out = threaded.invoke({"question": "Which team won Super Bowl 50?"}, config=config)
+    assert out["answer"]
+    assert threaded.get_state(config).values["question"] == "Which team won Super Bowl 50?"

@@ -1,0 +1,265 @@
+"""Every node, alone, with fake clients."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from graph.context import Context
+from nodes import (
+    check_hallucination,
+    check_relevance,
+    finalize,
+    generate,
+    grade_documents,
+    increment_retry,
+    retrieve,
+    rewrite_query,
+    web_search,
+)
+from nodes.common import NO_ANSWER
+from tests.conftest import KB_DOCS, WEB_DOCS, FakeRetriever, FakeWebSearch, doc, make_llm
+
+
+def rt(**ctx: Any) -> Runtime[Context]:
+    return Runtime(context=Context(**ctx))
+
+
+Q = "Which team won Super Bowl 50?"
+
+
+# rewrite_query ---------------------------------------------------------------------------
+
+
+def test_rewrite_query_cleans_reply_and_records_prompt_version(fake_services):
+    llm = make_llm(lambda p, t: 'Query: "Super Bowl 50 champion"\nextra line')
+    fake_services(llm=llm)
+    update = rewrite_query({"question": Q}, rt())
+    assert update["rewritten_query"] == "Super Bowl 50 champion"
+    assert update["prompt_versions"] == {"rewrite_query": "v1"}
+
+
+def test_rewrite_query_falls_back_to_question_on_empty_reply(fake_services):
+    fake_services(llm=make_llm(lambda p, t: "   \n"))
+    assert rewrite_query({"question": Q}, rt())["rewritten_query"] == Q
+
+
+def test_rewrite_query_on_retry_sees_feedback_and_previous_queries(fake_services):
+    llm = make_llm(lambda p, t: "new query")
+    fake_services(llm=llm)
+    state = {
+        "question": Q,
+        "feedback": "the answer named the wrong team.",
+        "attempts": [{"query": "old query", "generation": "x", "sources": [],
+                      "grounded": "no", "answers_question": None}],
+    }
+    rewrite_query(state, rt())
+    text = llm.calls[0]["text"]
+    assert "the answer named the wrong team." in text and "- old query" in text
+
+
+# retrieve --------------------------------------------------------------------------------
+
+
+def test_retrieve_searches_question_and_rewrite_and_fuses(fake_services):
+    retriever = FakeRetriever(KB_DOCS)
+    fake_services(retriever=retriever)
+    update = retrieve({"question": Q, "rewritten_query": "sb50 winner"}, rt(top_k=2))
+    assert retriever.queries == [Q, "sb50 winner"]
+    assert [d.metadata["id"] for d in update["documents"]] == ["sb50__c0000", "sb50__c0001"]
+
+
+def test_retrieve_drops_chunks_below_min_similarity_and_caps_top_k(fake_services):
+    docs = [doc("a", "x", 0.9), doc("b", "y", 0.1), doc("c", "z", 0.5), doc("d", "w", 0.4)]
+    fake_services(retriever=FakeRetriever(docs))
+    update = retrieve({"question": Q}, rt(top_k=4, min_similarity=0.3))
+    assert [d.metadata["id"] for d in update["documents"]] == ["a", "c", "d"]
+    update = retrieve({"question": Q}, rt(top_k=2, min_similarity=0.3))
+    assert len(update["documents"]) == 1  # top_k bounds the search, then the floor applies
+
+
+# grade_documents -------------------------------------------------------------------------
+
+
+def test_grade_documents_keeps_relevant_and_says_correct(fake_services):
+    llm = fake_services().llm
+    update = grade_documents({"question": Q, "documents": KB_DOCS}, rt())
+    assert update["retrieval_verdict"] == "correct"
+    assert [d.metadata["id"] for d in update["relevant_documents"]] == ["sb50__c0000"]
+    assert [d.metadata["relevant"] for d in update["documents"]] == ["yes", "no"]
+    assert llm.prompts_called() == ["grade_documents", "grade_documents"]  # one call per doc
+
+
+def test_grade_documents_incorrect_when_nothing_relevant(fake_services):
+    fake_services(llm=make_llm(lambda p, t: {"contains_answer": "no"}))
+    update = grade_documents({"question": Q, "documents": KB_DOCS}, rt())
+    assert update["retrieval_verdict"] == "incorrect"
+    assert update["relevant_documents"] == []
+
+
+def test_grade_documents_ambiguous_below_threshold(fake_services):
+    fake_services()
+    update = grade_documents({"question": Q, "documents": KB_DOCS}, rt(min_relevant_docs=2))
+    assert update["retrieval_verdict"] == "ambiguous"
+    assert len(update["relevant_documents"]) == 1
+
+
+def test_grade_documents_with_no_documents_calls_no_model(fake_services):
+    llm = fake_services().llm
+    update = grade_documents({"question": Q, "documents": []}, rt())
+    assert update["retrieval_verdict"] == "incorrect" and llm.calls == []
+
+
+def test_grade_documents_unparsable_reply_keeps_document_with_warning(fake_services):
+    fake_services(llm=make_llm(lambda p, t: "Sure! The document is great."))
+    update = grade_documents({"question": Q, "documents": KB_DOCS[:1]}, rt())
+    assert update["retrieval_verdict"] == "correct"
+    assert "could not be parsed" in update["warnings"][0]
+
+
+def test_grade_documents_sends_json_schema_response_format(fake_services):
+    llm = fake_services().llm
+    grade_documents({"question": Q, "documents": KB_DOCS[:1]}, rt())
+    fmt = llm.calls[0]["kwargs"]["response_format"]
+    assert fmt["type"] == "json_schema"
+    assert fmt["json_schema"]["schema"]["properties"]["contains_answer"]["enum"] == ["yes", "no"]
+
+
+# web_search ------------------------------------------------------------------------------
+
+
+def test_web_search_adds_results(fake_services):
+    web = FakeWebSearch(WEB_DOCS)
+    fake_services(web=web)
+    update = web_search({"question": Q, "rewritten_query": "mona lisa painter"}, rt())
+    assert update["web_results"] == WEB_DOCS and update["web_search_used"] is True
+    assert web.queries == ["mona lisa painter"]
+
+
+def test_web_search_failure_is_a_warning_not_a_document(fake_services):
+    fake_services(web=FakeWebSearch(error="HTTP 429 Too Many Requests"))
+    update = web_search({"question": Q, "web_results": WEB_DOCS}, rt())
+    assert "web_results" not in update  # earlier results stay; the error text is no document
+    assert "429" in update["warnings"][0]
+
+
+def test_web_search_off(fake_services):
+    fake_services(web=None)
+    update = web_search({"question": Q}, rt())
+    assert update == {"warnings": ["Web search is off; the answer uses the knowledge base only."]}
+
+
+# generate --------------------------------------------------------------------------------
+
+
+def test_generate_answers_original_question_from_kept_and_web_docs(fake_services):
+    llm = fake_services().llm
+    state = {"question": Q, "rewritten_query": "REWRITE", "relevant_documents": KB_DOCS[:1],
+             "web_results": WEB_DOCS}
+    update = generate(state, rt())
+    assert update["generation"] == "The Denver Broncos won, 24–10."
+    text = llm.calls[0]["text"]
+    assert Q in text and "REWRITE" not in text
+    assert "sb50__c0000" in text and "web:Mona_Lisa" in text
+
+
+def test_generate_without_documents_declines_without_model(fake_services):
+    llm = fake_services().llm
+    assert generate({"question": Q}, rt())["generation"] == NO_ANSWER
+    assert llm.calls == []
+
+
+def test_generate_includes_feedback_on_retry(fake_services):
+    llm = fake_services().llm
+    generate({"question": Q, "relevant_documents": KB_DOCS, "feedback": "it was wrong."}, rt())
+    assert "A previous answer was rejected: it was wrong." in llm.calls[0]["text"]
+
+
+# check_hallucination ---------------------------------------------------------------------
+
+
+def test_check_hallucination_verbatim_span_needs_no_model(fake_services):
+    llm = fake_services().llm
+    state = {"question": Q, "generation": "the Denver Broncos", "relevant_documents": KB_DOCS}
+    assert check_hallucination(state, rt())["grounded"] == "yes"
+    assert llm.calls == []
+
+
+def test_check_hallucination_rejects_names_and_numbers_absent_from_documents(fake_services):
+    llm = fake_services().llm
+    state = {"question": Q, "generation": "The Panthers won 31–7.", "relevant_documents": KB_DOCS}
+    update = check_hallucination(state, rt())
+    assert update["grounded"] == "no" and "31" in update["feedback"]
+    state["generation"] = "Jupiter is the answer."
+    assert check_hallucination(state, rt())["grounded"] == "no"
+    assert llm.calls == []
+
+
+def test_check_hallucination_asks_judge_otherwise(fake_services):
+    llm = make_llm(lambda p, t: {"grounded": "no", "unsupported": "they won easily"})
+    fake_services(llm=llm)
+    state = {"question": Q, "generation": "The Broncos won easily.", "relevant_documents": KB_DOCS}
+    update = check_hallucination(state, rt())
+    assert update["grounded"] == "no" and "they won easily" in update["feedback"]
+    assert update["prompt_versions"] == {"check_hallucination": "v1"}
+
+
+def test_check_hallucination_unparsable_is_unknown_with_warning(fake_services):
+    fake_services(llm=make_llm(lambda p, t: '{"grounded": "maybe"'))
+    state = {"question": Q, "generation": "The Broncos won easily.", "relevant_documents": KB_DOCS}
+    update = check_hallucination(state, rt())
+    assert update["grounded"] == "unknown" and update["warnings"]
+
+
+# check_relevance -------------------------------------------------------------------------
+
+
+def test_check_relevance_declined_answer_fails_without_model(fake_services):
+    llm = fake_services().llm
+    update = check_relevance({"question": Q, "generation": NO_ANSWER}, rt())
+    assert update["answers_question"] == "no" and llm.calls == []
+
+
+def test_check_relevance_uses_judge(fake_services):
+    fake_services(llm=make_llm(lambda p, t: {"answers_question": "no", "reason": "off topic"}))
+    update = check_relevance({"question": Q, "generation": "Paris is nice."}, rt())
+    assert update["answers_question"] == "no" and "off topic" in update["feedback"]
+
+
+def test_check_relevance_unparsable_is_unknown(fake_services):
+    fake_services(llm=make_llm(lambda p, t: "yes!"))
+    update = check_relevance({"question": Q, "generation": "The Broncos."}, rt())
+    assert update["answers_question"] == "unknown" and update["warnings"]
+
+
+# increment_retry and finalize ------------------------------------------------------------
+
+
+def test_increment_retry_counts_and_keeps_the_attempt():
+    state = {"question": Q, "retry_count": 1, "rewritten_query": "q", "generation": "g",
+             "grounded": "no", "relevant_documents": KB_DOCS[:1], "attempts": []}
+    update = increment_retry(state, rt())
+    assert update["retry_count"] == 2
+    assert update["attempts"][0]["query"] == "q"
+    assert update["attempts"][0]["answers_question"] is None
+    assert update["attempts"][0]["sources"][0]["id"] == "sb50__c0000"
+
+
+def test_finalize_returns_passing_answer_and_its_sources():
+    state = {"question": Q, "generation": "Broncos", "grounded": "yes", "answers_question": "yes",
+             "relevant_documents": KB_DOCS[:1], "web_results": WEB_DOCS}
+    update = finalize(state, rt())
+    assert update["answer"] == "Broncos" and update["warnings"] == []
+    assert [s["id"] for s in update["sources"]] == ["sb50__c0000", "web:Mona_Lisa"]
+    assert update["retry_count"] == 0 and update["web_search_used"] is False
+
+
+def test_finalize_falls_back_to_best_attempt_with_warning():
+    good = {"query": "q1", "generation": "Broncos", "sources": [{"id": "a", "source": "s"}],
+            "grounded": "yes", "answers_question": "no"}
+    state = {"question": Q, "generation": "Panthers 9-9", "grounded": "no", "retry_count": 2,
+             "attempts": [good], "feedback": "the answer states 9, which no document contains."}
+    update = finalize(state, rt())
+    assert update["answer"] == "Broncos" and update["sources"] == good["sources"]
+    assert "after 2 retries" in update["warnings"][0]
