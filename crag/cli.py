@@ -28,8 +28,8 @@ from rich.markup import escape  # noqa: E402
 from crag.errors import ConfigError, CragError  # noqa: E402
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
-out = Console()
-err = Console(stderr=True)
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
 
 MAX_QUESTION_CHARS = 4000
 

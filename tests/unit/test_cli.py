@@ -1,0 +1,92 @@
+"""The command line: clear errors and exit codes, --json output, ingest reporting."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+import crag.services
+from crag.cli import app
+from crag.knowledge_base import KnowledgeBase
+from tests.unit.test_ingest import HashEmbeddings
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def hash_kb(monkeypatch, tmp_path):
+    """Knowledge bases with a fast embedding, so CLI tests need no torch model."""
+    made: dict[str, KnowledgeBase] = {}
+
+    def factory(collection: str) -> KnowledgeBase:
+        if collection not in made:
+            made[collection] = KnowledgeBase(tmp_path / "chroma", collection, HashEmbeddings())
+        return made[collection]
+
+    monkeypatch.setattr(crag.services, "knowledge_base", factory)
+    return factory
+
+
+def test_empty_question_is_refused():
+    result = runner.invoke(app, ["ask", "   "])
+    assert result.exit_code == 2 and "question is empty" in result.output
+
+
+def test_huge_question_is_refused():
+    result = runner.invoke(app, ["ask", "x" * 100_000])
+    assert result.exit_code == 2 and "limit" in result.output
+
+
+def test_nothing_ingested_is_a_clear_error(hash_kb):
+    result = runner.invoke(app, ["ask", "Who won?", "--collection", "empty-one"])
+    assert result.exit_code == 2 and "crag ingest" in result.output
+
+
+def test_bad_configuration_is_a_clear_error(hash_kb, fake_services):
+    result = runner.invoke(app, ["ask", "Who won?", "--web-search", "bing"])
+    assert result.exit_code == 2 and "web_search must be one of" in result.output
+
+
+def test_ingest_reports_failures_and_exits_1(hash_kb, tmp_path):
+    (tmp_path / "ok.md").write_text("Some text.")
+    result = runner.invoke(app, ["ingest", str(tmp_path / "ok.md"), str(tmp_path / "nope.md")])
+    assert result.exit_code == 1
+    assert "1 added" in result.output and "no such file or directory" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_ask_json_prints_one_object(hash_kb, fake_services, tmp_path):
+    (tmp_path / "kb.md").write_text("The Denver Broncos won Super Bowl 50.")
+    assert runner.invoke(app, ["ingest", str(tmp_path)]).exit_code == 0
+    fake_services()
+    result = runner.invoke(app, ["ask", "Which team won Super Bowl 50?", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert set(out) >= {"answer", "sources", "path", "retries", "web_search_used", "warnings",
+                        "prompt_versions"}
+    assert out["path"][0] == "rewrite_query" and out["path"][-1] == "finalize"
+
+
+def test_ask_streams_nodes_and_prints_answer(hash_kb, fake_services, tmp_path):
+    (tmp_path / "kb.md").write_text("The Denver Broncos won Super Bowl 50.")
+    runner.invoke(app, ["ingest", str(tmp_path)])
+    fake_services()
+    result = runner.invoke(app, ["ask", "Which team won Super Bowl 50?"])
+    assert result.exit_code == 0, result.output
+    for node in ("rewrite_query", "retrieve", "grade_documents", "generate", "finalize"):
+        assert node in result.output
+    assert "The Denver Broncos won, 24–10." in result.output
+
+
+def test_llm_failure_is_a_message_not_a_traceback(hash_kb, tmp_path, monkeypatch):
+    (tmp_path / "kb.md").write_text("Text.")
+    runner.invoke(app, ["ingest", str(tmp_path)])
+    # Nothing listens on port 9 (discard): connection refused, reported in one line.
+    result = runner.invoke(app, ["ask", "Who?", "--model", "openai-compatible:x"],
+                           env={"CRAG_BASE_URL": "http://127.0.0.1:9/v1",
+                                "CRAG_LLM_MAX_RETRIES": "0"})
+    assert result.exit_code == 3
+    assert "Cannot reach the LLM endpoint" in result.output
+    assert "Traceback" not in result.output

@@ -1,0 +1,43 @@
+"""The runtime context: defaults, env fallbacks, validation."""
+
+from __future__ import annotations
+
+import pytest
+
+from crag.errors import ConfigError
+from graph.context import Context
+
+
+def test_defaults_run_offline():
+    ctx = Context()
+    assert ctx.model == "local" and ctx.web_search == "auto" and ctx.max_retries == 2
+
+
+def test_env_fallbacks_apply_to_defaults_only(monkeypatch):
+    monkeypatch.setenv("CRAG_TOP_K", "7")
+    monkeypatch.setenv("CRAG_MODEL", "openai:gpt-4o-mini")
+    monkeypatch.setenv("CRAG_PROMPT_VERSIONS", "generate=v1, rewrite_query=v1")
+    ctx = Context()
+    assert ctx.top_k == 7 and ctx.model == "openai:gpt-4o-mini"
+    assert ctx.prompt_versions == {"generate": "v1", "rewrite_query": "v1"}
+    assert Context(top_k=3).top_k == 3  # an explicit value wins over the environment
+
+
+def test_dict_context_is_accepted_by_the_graph_runtime():
+    assert Context(**{"top_k": 2, "web_search": "off"}).web_search == "off"
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"top_k": 0}, {"max_retries": -1}, {"max_retries": 11}, {"web_search": "bing"},
+     {"llm_timeout_s": 0}, {"min_similarity": 2.0}, {"min_relevant_docs": 0}],
+)
+def test_invalid_values_are_refused(kwargs):
+    with pytest.raises(ConfigError):
+        Context(**kwargs)
+
+
+def test_bad_env_value_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("CRAG_TOP_K", "many")
+    with pytest.raises(ConfigError, match="CRAG_TOP_K"):
+        Context()

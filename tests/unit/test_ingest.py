@@ -1,0 +1,115 @@
+"""Ingestion into a real Chroma store on disk (with a fast deterministic embedding)."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+from langchain_core.embeddings import Embeddings
+
+from crag.ingest import document_id, ingest, split_text
+from crag.knowledge_base import KnowledgeBase, chunk_id
+from crag.errors import KnowledgeBaseError
+
+
+class HashEmbeddings(Embeddings):
+    """Bag-of-words hashed into 64 dims: deterministic, fast, similarity-preserving enough."""
+
+    def _vec(self, text: str) -> list[float]:
+        v = [0.0] * 64
+        for word in text.lower().split():
+            v[int(hashlib.md5(word.encode()).hexdigest(), 16) % 64] += 1.0
+        norm = sum(x * x for x in v) ** 0.5 or 1.0
+        return [x / norm for x in v]
+
+    def embed_documents(self, texts):
+        return [self._vec(t) for t in texts]
+
+    def embed_query(self, text):
+        return self._vec(text)
+
+
+@pytest.fixture
+def kb(tmp_path):
+    return KnowledgeBase(tmp_path / "chroma", "test-kb", HashEmbeddings())
+
+
+def all_ids(kb):
+    return kb.collection.get(include=[])["ids"]
+
+
+def test_chunk_ids_are_positional_and_stable(tmp_path):
+    f = tmp_path / "Notes File.md"
+    assert document_id(f) == document_id(tmp_path / "." / "Notes File.md")
+    assert document_id(f).startswith("notes-file-")
+    assert chunk_id("notes-file-abcd1234", 3) == "notes-file-abcd1234__c0003"
+
+
+def test_split_text_overlaps_and_bounds_chunks():
+    text = " ".join(f"word{i}" for i in range(2000))
+    chunks = split_text(text)
+    assert len(chunks) > 5 and all(len(c) <= 800 for c in chunks)
+    assert chunks[0].split()[-1] in chunks[1]  # overlap
+
+
+def test_ingest_is_idempotent_and_replaces_changed_files(kb, tmp_path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    long_doc = folder / "long.md"
+    long_doc.write_text("Alpha beta gamma. " * 300)
+    (folder / "short.txt").write_text("The Denver Broncos won Super Bowl 50.")
+    first = ingest(kb, [str(folder)])
+    assert len(first.added) == 2 and not first.failed
+    ids = all_ids(kb)
+    assert len(ids) == len(set(ids)) == first.chunks
+
+    again = ingest(kb, [str(folder)])
+    assert len(again.unchanged) == 2 and again.chunks == 0
+    assert sorted(all_ids(kb)) == sorted(ids)
+
+    long_doc.write_text("Now a short text about delta.")  # fewer chunks than before
+    changed = ingest(kb, [str(long_doc)])
+    assert len(changed.replaced) == 1
+    long_ids = [i for i in all_ids(kb) if i.startswith(document_id(long_doc))]
+    assert long_ids == [chunk_id(document_id(long_doc), 0)]  # stale chunks removed
+    hit = kb.search("Denver Broncos Super Bowl", 1)[0]
+    assert hit.metadata["source"].endswith("short.txt") and hit.metadata["id"].endswith("__c0000")
+
+
+def test_bad_items_are_reported_and_the_rest_is_ingested(kb, tmp_path):
+    good = tmp_path / "good.md"
+    good.write_text("Good text.")
+    (tmp_path / "empty.txt").write_text("  \n")
+    (tmp_path / "binary.txt").write_bytes(b"abc\x00def")
+    (tmp_path / "latin1.txt").write_bytes("caf\xe9".encode("latin-1"))
+    (tmp_path / "data.pdf").write_bytes(b"%PDF")
+    loop = tmp_path / "loop.md"
+    loop.symlink_to(loop)
+    paths = [str(p) for p in (good, tmp_path / "empty.txt", tmp_path / "binary.txt",
+                              tmp_path / "latin1.txt", tmp_path / "data.pdf", loop,
+                              tmp_path / "missing.md")]
+    report = ingest(kb, paths)
+    assert [p.name for p in report.added] == ["good.md"]
+    reasons = dict(report.failed)
+    assert reasons[str(tmp_path / "empty.txt")] == "empty file"
+    assert reasons[str(tmp_path / "binary.txt")] == "binary file"
+    assert reasons[str(tmp_path / "latin1.txt")].startswith("not UTF-8")
+    assert reasons[str(tmp_path / "data.pdf")].startswith("unsupported file type")
+    assert reasons[str(loop)] == "broken or looping symlink"
+    assert reasons[str(tmp_path / "missing.md")] == "no such file or directory"
+    assert kb.count() == 1
+
+
+def test_folder_walk_ignores_other_types_and_symlinked_dirs(kb, tmp_path):
+    (tmp_path / "a.md").write_text("A text.")
+    (tmp_path / "image.png").write_bytes(b"\x89PNG")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.txt").write_text("B text.")
+    (tmp_path / "sub" / "up").symlink_to(tmp_path, target_is_directory=True)
+    report = ingest(kb, [str(tmp_path)])
+    assert sorted(p.name for p in report.added) == ["a.md", "b.txt"] and not report.failed
+
+
+def test_invalid_collection_name_is_refused(tmp_path):
+    with pytest.raises(KnowledgeBaseError, match="invalid"):
+        KnowledgeBase(tmp_path, "x", HashEmbeddings())

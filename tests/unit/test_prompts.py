@@ -1,0 +1,65 @@
+"""The prompt registry: every prompt exists, declares exactly its variables, and renders."""
+
+from __future__ import annotations
+
+import pytest
+
+import prompts
+from prompts import PromptError
+
+USED_BY_NODES = {
+    "rewrite_query", "grade_documents", "generate", "check_hallucination", "check_relevance",
+}
+
+
+def test_every_prompt_used_by_a_node_exists():
+    assert USED_BY_NODES <= set(prompts.names())
+
+
+@pytest.mark.parametrize("name", sorted(USED_BY_NODES))
+def test_each_version_renders_with_exactly_its_variables(name):
+    for version in prompts.versions(name):
+        prompt = prompts.load(name, version)
+        assert prompt.description
+        values = {v: f"<{v}>" for v in prompt.variables}
+        rendered = prompt.render(**values)
+        assert (rendered.name, rendered.version) == (name, version)
+        for placeholder in values.values():
+            assert placeholder in rendered.text
+        missing = dict(values)
+        missing.pop(next(iter(values)))
+        with pytest.raises(PromptError, match="missing"):
+            prompt.render(**missing)
+        with pytest.raises(PromptError, match="extra"):
+            prompt.render(**values, surprise="x")
+
+
+def test_latest_version_is_default_and_unknown_ones_are_refused():
+    assert prompts.load("generate").version == prompts.versions("generate")[-1]
+    with pytest.raises(PromptError, match="no version"):
+        prompts.load("generate", "v999")
+    with pytest.raises(PromptError, match="no prompt named"):
+        prompts.load("nope")
+
+
+def test_version_order_is_natural():
+    assert sorted(["v10", "v2", "v1"], key=prompts._version_key) == ["v1", "v2", "v10"]
+
+
+def test_documents_come_first_in_document_prompts():
+    # Shared prefixes let llama.cpp reuse its prompt cache across the graph's calls.
+    for name, var in [("grade_documents", "document"), ("generate", "documents"),
+                      ("check_hallucination", "documents")]:
+        assert prompts.load(name).template.template.startswith("{" + var + "}")
+
+
+def test_declared_variables_must_match_template(tmp_path, monkeypatch):
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "v1.md").write_text("---\nvariables: [a]\n---\nHello {b}\n")
+    monkeypatch.setattr(prompts, "PROMPTS_DIR", tmp_path)
+    prompts.load.cache_clear()
+    try:
+        with pytest.raises(PromptError, match="declares"):
+            prompts.load("bad")
+    finally:
+        prompts.load.cache_clear()
