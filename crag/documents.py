@@ -34,7 +34,8 @@ def format_documents(docs: list[Document]) -> str:
     if not docs:
         return "<documents>\n(no documents)\n</documents>"
     blocks = [
-        f'<document index="{i}" id="{doc_id(doc)}">\n{_escape(doc.page_content.strip())}\n</document>'
+        f'<document index="{i}" id="{doc_id(doc)}">\n'
+        f"{_escape(doc.page_content.strip())}\n</document>"
         for i, doc in enumerate(docs, start=1)
     ]
     return "<documents>\n" + "\n".join(blocks) + "\n</documents>"

@@ -1,3 +1,5 @@
-"""The CRAG LangGraph: state (``graph.state``), configuration (``graph.context``) and wiring
-(``graph.graph``, which exports the compiled ``graph``).
+"""The CRAG LangGraph.
+
+State lives in ``graph.state``, configuration in ``graph.context``, and the wiring in
+``graph.graph``, which exports the compiled ``graph``.
 """

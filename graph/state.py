@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from typing_extensions import TypedDict
-
 from langchain_core.documents import Document
+from typing_extensions import TypedDict
 
 Verdict = Literal["yes", "no", "unknown"]
 """A check's outcome; ``unknown`` means the judge's reply could not be parsed."""

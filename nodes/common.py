@@ -27,7 +27,7 @@ def context_of(runtime: Runtime[Context] | None) -> Context:
 def render(
     state: RAGState, ctx: Context, name: str, **values: str
 ) -> tuple[prompts.RenderedPrompt, dict[str, Any]]:
-    """Render prompt ``name`` at its configured version; also return the state update recording it."""
+    """Render prompt ``name`` at its configured version, plus the state update recording it."""
     rendered = prompts.load(name, ctx.prompt_version(name)).render(**values)
     versions = dict(state.get("prompt_versions") or {}) | {rendered.name: rendered.version}
     return rendered, {"prompt_versions": versions}
@@ -40,7 +40,7 @@ def with_warning(state: RAGState, warning: str) -> list[str]:
 
 
 def context_documents(state: RAGState) -> list[Document]:
-    """The documents an answer is generated from: kept knowledge-base documents, then web results."""
+    """The documents an answer is generated from: kept KB documents, then web results."""
     return dedupe(
         list(state.get("relevant_documents") or []) + list(state.get("web_results") or [])
     )

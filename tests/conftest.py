@@ -104,8 +104,11 @@ KB_DOCS = [
     doc("sb50__c0001", "The Panthers defeated the Arizona Cardinals 49–15 earlier.", score=0.6),
 ]
 WEB_DOCS = [
-    doc("web:Mona_Lisa", "The Mona Lisa is a portrait painting by Leonardo da Vinci.",
-        source="https://en.wikipedia.org/wiki/Mona_Lisa"),
+    doc(
+        "web:Mona_Lisa",
+        "The Mona Lisa is a portrait painting by Leonardo da Vinci.",
+        source="https://en.wikipedia.org/wiki/Mona_Lisa",
+    ),
 ]
 
 

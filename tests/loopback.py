@@ -23,8 +23,14 @@ def loopback(handler: Handler) -> Iterator[tuple[str, list[dict[str, Any]]]]:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
             body = json.loads(raw) if raw.strip() else {}
-            requests.append({"method": self.command, "path": self.path, "body": body,
-                             "headers": dict(self.headers)})
+            requests.append(
+                {
+                    "method": self.command,
+                    "path": self.path,
+                    "body": body,
+                    "headers": dict(self.headers),
+                }
+            )
             status, reply = handler(self.command, self.path, body)
             data = json.dumps(reply).encode()
             try:
@@ -54,8 +60,16 @@ def loopback(handler: Handler) -> Iterator[tuple[str, list[dict[str, Any]]]]:
 def chat_completion(content: str) -> dict[str, Any]:
     """An OpenAI chat-completions reply carrying ``content``."""
     return {
-        "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": "m",
-        "choices": [{"index": 0, "finish_reason": "stop",
-                     "message": {"role": "assistant", "content": content}}],
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": content},
+            }
+        ],
         "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12},
     }

@@ -64,8 +64,15 @@ def test_ask_json_prints_one_object(hash_kb, fake_services, tmp_path):
     result = runner.invoke(app, ["ask", "Which team won Super Bowl 50?", "--json"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
-    assert set(out) >= {"answer", "sources", "path", "retries", "web_search_used", "warnings",
-                        "prompt_versions"}
+    assert set(out) >= {
+        "answer",
+        "sources",
+        "path",
+        "retries",
+        "web_search_used",
+        "warnings",
+        "prompt_versions",
+    }
     assert out["path"][0] == "rewrite_query" and out["path"][-1] == "finalize"
 
 
@@ -84,9 +91,11 @@ def test_llm_failure_is_a_message_not_a_traceback(hash_kb, tmp_path, monkeypatch
     (tmp_path / "kb.md").write_text("Text.")
     runner.invoke(app, ["ingest", str(tmp_path)])
     # Nothing listens on port 9 (discard): connection refused, reported in one line.
-    result = runner.invoke(app, ["ask", "Who?", "--model", "openai-compatible:x"],
-                           env={"CRAG_BASE_URL": "http://127.0.0.1:9/v1",
-                                "CRAG_LLM_MAX_RETRIES": "0"})
+    result = runner.invoke(
+        app,
+        ["ask", "Who?", "--model", "openai-compatible:x"],
+        env={"CRAG_BASE_URL": "http://127.0.0.1:9/v1", "CRAG_LLM_MAX_RETRIES": "0"},
+    )
     assert result.exit_code == 3
     assert "Cannot reach the LLM endpoint" in result.output
     assert "Traceback" not in result.output

@@ -29,8 +29,15 @@ def test_dict_context_is_accepted_by_the_graph_runtime():
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"top_k": 0}, {"max_retries": -1}, {"max_retries": 11}, {"web_search": "bing"},
-     {"llm_timeout_s": 0}, {"min_similarity": 2.0}, {"min_relevant_docs": 0}],
+    [
+        {"top_k": 0},
+        {"max_retries": -1},
+        {"max_retries": 11},
+        {"web_search": "bing"},
+        {"llm_timeout_s": 0},
+        {"min_similarity": 2.0},
+        {"min_relevant_docs": 0},
+    ],
 )
 def test_invalid_values_are_refused(kwargs):
     with pytest.raises(ConfigError):

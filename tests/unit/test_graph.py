@@ -19,8 +19,15 @@ from graph.graph import (
 from tests.conftest import FakeRetriever, happy_responder, make_llm
 
 NODES = {
-    "rewrite_query", "retrieve", "grade_documents", "web_search", "generate",
-    "check_hallucination", "check_relevance", "increment_retry", "finalize",
+    "rewrite_query",
+    "retrieve",
+    "grade_documents",
+    "web_search",
+    "generate",
+    "check_hallucination",
+    "check_relevance",
+    "increment_retry",
+    "finalize",
 }
 
 
@@ -53,7 +60,12 @@ def test_exported_graph_has_no_checkpointer_and_narrow_schemas():
     assert graph.name == "crag"
     assert set(graph.get_input_jsonschema()["properties"]) == {"question"}
     assert set(graph.get_output_jsonschema()["properties"]) == {
-        "answer", "sources", "warnings", "web_search_used", "retry_count", "prompt_versions",
+        "answer",
+        "sources",
+        "warnings",
+        "web_search_used",
+        "retry_count",
+        "prompt_versions",
     }
     ctx_schema = graph.get_context_jsonschema()["properties"]
     assert all(p.get("description") for p in ctx_schema.values())
@@ -80,7 +92,9 @@ def test_route_after_grading(state, expected):
 def test_route_after_hallucination():
     assert route_after_hallucination({"grounded": "yes"}, rt()) == "check_relevance"
     assert route_after_hallucination({"grounded": "unknown"}, rt()) == "check_relevance"
-    assert route_after_hallucination({"grounded": "no", "retry_count": 1}, rt()) == "increment_retry"
+    assert (
+        route_after_hallucination({"grounded": "no", "retry_count": 1}, rt()) == "increment_retry"
+    )
     assert route_after_hallucination({"grounded": "no", "retry_count": 2}, rt()) == "finalize"
     assert route_after_hallucination({"grounded": "no"}, rt(max_retries=0)) == "finalize"
 
@@ -96,16 +110,24 @@ def test_happy_path_answers_from_the_knowledge_base(fake_services):
     fake_services()
     result = run_question("Which team won Super Bowl 50?", Context())
     assert result.path == [
-        "rewrite_query", "retrieve", "grade_documents", "generate",
-        "check_hallucination", "check_relevance", "finalize",
+        "rewrite_query",
+        "retrieve",
+        "grade_documents",
+        "generate",
+        "check_hallucination",
+        "check_relevance",
+        "finalize",
     ]
     out = result.to_json()
     assert out["answer"] == "The Denver Broncos won, 24–10."
     assert [s["id"] for s in out["sources"]] == ["sb50__c0000"]
     assert out["retries"] == 0 and out["web_search_used"] is False and out["warnings"] == []
     assert out["prompt_versions"] == {
-        "rewrite_query": "v1", "grade_documents": "v1", "generate": "v1",
-        "check_hallucination": "v1", "check_relevance": "v1",
+        "rewrite_query": "v1",
+        "grade_documents": "v1",
+        "generate": "v1",
+        "check_hallucination": "v1",
+        "check_relevance": "v1",
     }
 
 
@@ -127,7 +149,12 @@ def test_output_of_invoke_is_the_output_schema(fake_services):
     fake_services()
     out = graph.invoke({"question": "Which team won Super Bowl 50?"})
     assert set(out) == {
-        "answer", "sources", "warnings", "web_search_used", "retry_count", "prompt_versions",
+        "answer",
+        "sources",
+        "warnings",
+        "web_search_used",
+        "retry_count",
+        "prompt_versions",
     }
 
 
@@ -184,3 +211,12 @@ def test_build_graph_accepts_a_checkpointer(fake_services):
     out = threaded.invoke({"question": "Which team won Super Bowl 50?"}, config=config)
     assert out["answer"]
     assert threaded.get_state(config).values["question"] == "Which team won Super Bowl 50?"
+
+
+def test_readme_diagram_is_generated_from_the_graph():
+    from pathlib import Path
+
+    from graph.diagram import readme_block
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert readme_block() in readme, "run `make graph-diagram`"

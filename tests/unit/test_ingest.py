@@ -7,9 +7,9 @@ import hashlib
 import pytest
 from langchain_core.embeddings import Embeddings
 
+from crag.errors import KnowledgeBaseError
 from crag.ingest import document_id, ingest, split_text
 from crag.knowledge_base import KnowledgeBase, chunk_id
-from crag.errors import KnowledgeBaseError
 
 
 class HashEmbeddings(Embeddings):
@@ -85,9 +85,18 @@ def test_bad_items_are_reported_and_the_rest_is_ingested(kb, tmp_path):
     (tmp_path / "data.pdf").write_bytes(b"%PDF")
     loop = tmp_path / "loop.md"
     loop.symlink_to(loop)
-    paths = [str(p) for p in (good, tmp_path / "empty.txt", tmp_path / "binary.txt",
-                              tmp_path / "latin1.txt", tmp_path / "data.pdf", loop,
-                              tmp_path / "missing.md")]
+    paths = [
+        str(p)
+        for p in (
+            good,
+            tmp_path / "empty.txt",
+            tmp_path / "binary.txt",
+            tmp_path / "latin1.txt",
+            tmp_path / "data.pdf",
+            loop,
+            tmp_path / "missing.md",
+        )
+    ]
     report = ingest(kb, paths)
     assert [p.name for p in report.added] == ["good.md"]
     reasons = dict(report.failed)

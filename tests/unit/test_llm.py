@@ -19,7 +19,9 @@ def test_parse_json_reply_fallbacks():
     assert parse_json_reply('{"answers_question": "yes", "reason": "r"}', RelevanceVerdict)
     wrapped = 'Sure:\n```json\n{"answers_question": "no", "reason": "r"}\n```'
     assert parse_json_reply(wrapped, RelevanceVerdict).answers_question == "no"
-    assert parse_json_reply('{"answers_question": "maybe", "reason": "r"}', RelevanceVerdict) is None
+    assert (
+        parse_json_reply('{"answers_question": "maybe", "reason": "r"}', RelevanceVerdict) is None
+    )
     assert parse_json_reply("yes", RelevanceVerdict) is None
     assert parse_json_reply('{"answers_question": "yes"', RelevanceVerdict) is None  # truncated
 
@@ -80,8 +82,14 @@ def test_timeout_is_bounded():
         return 200, chat_completion("late")
 
     with loopback(slow) as (url, _):
-        llm = build_chat_model(Context(model="openai-compatible:t", base_url=url + "/v1",
-                                       llm_timeout_s=0.5, llm_max_retries=0))
+        llm = build_chat_model(
+            Context(
+                model="openai-compatible:t",
+                base_url=url + "/v1",
+                llm_timeout_s=0.5,
+                llm_max_retries=0,
+            )
+        )
         started = time.monotonic()
         with pytest.raises(openai.APITimeoutError):
             complete(llm, rendered())

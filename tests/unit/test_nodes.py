@@ -51,8 +51,15 @@ def test_rewrite_query_on_retry_sees_feedback_and_previous_queries(fake_services
     state = {
         "question": Q,
         "feedback": "the answer named the wrong team.",
-        "attempts": [{"query": "old query", "generation": "x", "sources": [],
-                      "grounded": "no", "answers_question": None}],
+        "attempts": [
+            {
+                "query": "old query",
+                "generation": "x",
+                "sources": [],
+                "grounded": "no",
+                "answers_question": None,
+            }
+        ],
     }
     rewrite_query(state, rt())
     text = llm.calls[0]["text"]
@@ -155,8 +162,12 @@ def test_web_search_off(fake_services):
 
 def test_generate_answers_original_question_from_kept_and_web_docs(fake_services):
     llm = fake_services().llm
-    state = {"question": Q, "rewritten_query": "REWRITE", "relevant_documents": KB_DOCS[:1],
-             "web_results": WEB_DOCS}
+    state = {
+        "question": Q,
+        "rewritten_query": "REWRITE",
+        "relevant_documents": KB_DOCS[:1],
+        "web_results": WEB_DOCS,
+    }
     update = generate(state, rt())
     assert update["generation"] == "The Denver Broncos won, 24–10."
     text = llm.calls[0]["text"]
@@ -237,8 +248,15 @@ def test_check_relevance_unparsable_is_unknown(fake_services):
 
 
 def test_increment_retry_counts_and_keeps_the_attempt():
-    state = {"question": Q, "retry_count": 1, "rewritten_query": "q", "generation": "g",
-             "grounded": "no", "relevant_documents": KB_DOCS[:1], "attempts": []}
+    state = {
+        "question": Q,
+        "retry_count": 1,
+        "rewritten_query": "q",
+        "generation": "g",
+        "grounded": "no",
+        "relevant_documents": KB_DOCS[:1],
+        "attempts": [],
+    }
     update = increment_retry(state, rt())
     assert update["retry_count"] == 2
     assert update["attempts"][0]["query"] == "q"
@@ -247,8 +265,14 @@ def test_increment_retry_counts_and_keeps_the_attempt():
 
 
 def test_finalize_returns_passing_answer_and_its_sources():
-    state = {"question": Q, "generation": "Broncos", "grounded": "yes", "answers_question": "yes",
-             "relevant_documents": KB_DOCS[:1], "web_results": WEB_DOCS}
+    state = {
+        "question": Q,
+        "generation": "Broncos",
+        "grounded": "yes",
+        "answers_question": "yes",
+        "relevant_documents": KB_DOCS[:1],
+        "web_results": WEB_DOCS,
+    }
     update = finalize(state, rt())
     assert update["answer"] == "Broncos" and update["warnings"] == []
     assert [s["id"] for s in update["sources"]] == ["sb50__c0000", "web:Mona_Lisa"]
@@ -256,10 +280,21 @@ def test_finalize_returns_passing_answer_and_its_sources():
 
 
 def test_finalize_falls_back_to_best_attempt_with_warning():
-    good = {"query": "q1", "generation": "Broncos", "sources": [{"id": "a", "source": "s"}],
-            "grounded": "yes", "answers_question": "no"}
-    state = {"question": Q, "generation": "Panthers 9-9", "grounded": "no", "retry_count": 2,
-             "attempts": [good], "feedback": "the answer states 9, which no document contains."}
+    good = {
+        "query": "q1",
+        "generation": "Broncos",
+        "sources": [{"id": "a", "source": "s"}],
+        "grounded": "yes",
+        "answers_question": "no",
+    }
+    state = {
+        "question": Q,
+        "generation": "Panthers 9-9",
+        "grounded": "no",
+        "retry_count": 2,
+        "attempts": [good],
+        "feedback": "the answer states 9, which no document contains.",
+    }
     update = finalize(state, rt())
     assert update["answer"] == "Broncos" and update["sources"] == good["sources"]
     assert "after 2 retries" in update["warnings"][0]

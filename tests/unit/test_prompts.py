@@ -8,7 +8,11 @@ import prompts
 from prompts import PromptError
 
 USED_BY_NODES = {
-    "rewrite_query", "grade_documents", "generate", "check_hallucination", "check_relevance",
+    "rewrite_query",
+    "grade_documents",
+    "generate",
+    "check_hallucination",
+    "check_relevance",
 }
 
 
@@ -48,8 +52,11 @@ def test_version_order_is_natural():
 
 def test_documents_come_first_in_document_prompts():
     # Shared prefixes let llama.cpp reuse its prompt cache across the graph's calls.
-    for name, var in [("grade_documents", "document"), ("generate", "documents"),
-                      ("check_hallucination", "documents")]:
+    for name, var in [
+        ("grade_documents", "document"),
+        ("generate", "documents"),
+        ("check_hallucination", "documents"),
+    ]:
         assert prompts.load(name).template.template.startswith("{" + var + "}")
 
 

@@ -13,8 +13,12 @@ from tests.loopback import loopback
 RESULTS = {
     "query": "q",
     "results": [
-        {"title": "Mona Lisa", "url": "https://example.org/mona", "content": "By Leonardo.",
-         "score": 0.9},
+        {
+            "title": "Mona Lisa",
+            "url": "https://example.org/mona",
+            "content": "By Leonardo.",
+            "score": 0.9,
+        },
         {"title": "Empty", "url": "https://example.org/empty", "content": "", "score": 0.1},
     ],
 }
