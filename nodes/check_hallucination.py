@@ -10,11 +10,9 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict, Field
 
 from crag.documents import format_documents, normalize
-from crag.llm import judge
-from crag.services import services_for
 from graph.context import Context
 from graph.state import RAGState
-from nodes.common import context_documents, context_of, is_no_answer, render, with_warning
+from nodes.common import context_documents, context_of, is_no_answer, run_check
 
 UNPARSABLE_WARNING = (
     "The hallucination check's reply could not be parsed; the answer was not verified "
@@ -71,18 +69,15 @@ def check_hallucination(state: RAGState, runtime: Runtime[Context]) -> dict[str,
             "grounded": "no",
             "feedback": f"the answer states {', '.join(missing)}, which no document contains.",
         }
-    prompt, recorded = render(
-        state, ctx, "check_hallucination", documents=format_documents(docs), answer=answer
+    return run_check(
+        state,
+        ctx,
+        prompt="check_hallucination",
+        schema=GroundingVerdict,
+        verdict="grounded",
+        explanation="unsupported",
+        failure="the answer was not supported by the documents ({detail}).",
+        unparsable=UNPARSABLE_WARNING,
+        documents=format_documents(docs),
+        answer=answer,
     )
-    verdict = judge(services_for(ctx).llm, prompt, GroundingVerdict)
-    if verdict is None:
-        return {
-            "grounded": "unknown",
-            "warnings": with_warning(state, UNPARSABLE_WARNING),
-            **recorded,
-        }
-    update: dict[str, Any] = {"grounded": verdict.grounded, **recorded}
-    if verdict.grounded == "no":
-        claim = verdict.unsupported.strip() or "part of the answer"
-        update["feedback"] = f"the answer was not supported by the documents ({claim[:300]})."
-    return update

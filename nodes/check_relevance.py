@@ -7,11 +7,9 @@ from typing import Any, Literal
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict, Field
 
-from crag.llm import judge
-from crag.services import services_for
 from graph.context import Context
 from graph.state import RAGState
-from nodes.common import context_of, is_no_answer, render, with_warning
+from nodes.common import context_of, is_no_answer, run_check
 
 UNPARSABLE_WARNING = (
     "The answer-relevance check's reply could not be parsed; the answer was not verified "
@@ -40,18 +38,15 @@ def check_relevance(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any
     answer = state.get("generation", "")
     if is_no_answer(answer):
         return {"answers_question": "no", "feedback": NO_ANSWER_FEEDBACK}
-    prompt, recorded = render(
-        state, ctx, "check_relevance", question=state["question"], answer=answer
+    return run_check(
+        state,
+        ctx,
+        prompt="check_relevance",
+        schema=RelevanceVerdict,
+        verdict="answers_question",
+        explanation="reason",
+        failure="the answer did not answer the question ({detail}).",
+        unparsable=UNPARSABLE_WARNING,
+        question=state["question"],
+        answer=answer,
     )
-    verdict = judge(services_for(ctx).llm, prompt, RelevanceVerdict)
-    if verdict is None:
-        return {
-            "answers_question": "unknown",
-            "warnings": with_warning(state, UNPARSABLE_WARNING),
-            **recorded,
-        }
-    update: dict[str, Any] = {"answers_question": verdict.answers_question, **recorded}
-    if verdict.answers_question == "no":
-        reason = verdict.reason.strip() or "it does not answer the question"
-        update["feedback"] = f"the answer did not answer the question ({reason[:300]})."
-    return update

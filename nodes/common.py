@@ -6,9 +6,12 @@ from typing import Any
 
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
+from pydantic import BaseModel
 
 import prompts
 from crag.documents import dedupe, doc_id, doc_source, normalize
+from crag.llm import judge
+from crag.services import services_for
 from graph.context import Context
 from graph.state import Attempt, RAGState, Source, Verdict
 
@@ -31,6 +34,36 @@ def render(
     rendered = prompts.load(name, ctx.prompt_version(name)).render(**values)
     versions = dict(state.get("prompt_versions") or {}) | {rendered.name: rendered.version}
     return rendered, {"prompt_versions": versions}
+
+
+def run_check(
+    state: RAGState,
+    ctx: Context,
+    *,
+    prompt: str,
+    schema: type[BaseModel],
+    verdict: str,
+    explanation: str,
+    failure: str,
+    unparsable: str,
+    **values: str,
+) -> dict[str, Any]:
+    """Ask a yes/no judge and turn its reply into a state update.
+
+    ``schema`` has a ``yes``/``no`` field ``verdict`` (also the state key written) and a text
+    field ``explanation``. On "no", ``failure`` (with ``{detail}``) becomes the feedback for the
+    retry. An unparsable reply gives ``unknown`` plus the ``unparsable`` warning: the run goes
+    on rather than crash or loop on a parser failure.
+    """
+    rendered, recorded = render(state, ctx, prompt, **values)
+    reply = judge(services_for(ctx).llm, rendered, schema)
+    if reply is None:
+        return {verdict: "unknown", "warnings": with_warning(state, unparsable), **recorded}
+    update: dict[str, Any] = {verdict: getattr(reply, verdict), **recorded}
+    if update[verdict] == "no":
+        detail = str(getattr(reply, explanation)).strip()[:300] or "no reason given"
+        update["feedback"] = failure.format(detail=detail)
+    return update
 
 
 def with_warning(state: RAGState, warning: str) -> list[str]:
