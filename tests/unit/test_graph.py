@@ -30,6 +30,8 @@ NODES = {
     "finalize",
 }
 
+OUTPUT_KEYS = {"answer", "sources", "warnings", "web_search_used", "retry_count", "prompt_versions"}
+
 
 def edges() -> set[tuple[str, str, bool]]:
     return {(e.source, e.target, e.conditional) for e in graph.get_graph().edges}
@@ -59,14 +61,7 @@ def test_exported_graph_has_no_checkpointer_and_narrow_schemas():
     assert graph.checkpointer is None
     assert graph.name == "crag"
     assert set(graph.get_input_jsonschema()["properties"]) == {"question"}
-    assert set(graph.get_output_jsonschema()["properties"]) == {
-        "answer",
-        "sources",
-        "warnings",
-        "web_search_used",
-        "retry_count",
-        "prompt_versions",
-    }
+    assert set(graph.get_output_jsonschema()["properties"]) == OUTPUT_KEYS
     ctx_schema = graph.get_context_jsonschema()["properties"]
     assert all(p.get("description") for p in ctx_schema.values())
 
@@ -148,14 +143,7 @@ def test_incorrect_retrieval_falls_back_to_web(fake_services):
 def test_output_of_invoke_is_the_output_schema(fake_services):
     fake_services()
     out = graph.invoke({"question": "Which team won Super Bowl 50?"})
-    assert set(out) == {
-        "answer",
-        "sources",
-        "warnings",
-        "web_search_used",
-        "retry_count",
-        "prompt_versions",
-    }
+    assert set(out) == OUTPUT_KEYS
 
 
 def always_no(prompt: str, text: str) -> Any:
