@@ -185,7 +185,7 @@ def ask(
                 line = escape(_describe(step.node, step.update))
                 out.print(f"[cyan]{step.node:<20}[/] {line} [dim]{step.seconds:.1f}s[/]")
 
-        result = _run_guarded(lambda: run_question(question, ctx, on_step=on_step))
+        result = run_question(question, ctx, on_step=on_step)
         if as_json:
             sys.stdout.write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
             return

@@ -140,10 +140,8 @@ class KnowledgeBase:
         ]
         vectors = self.embeddings.embed_documents(chunks)
         self.collection.upsert(ids=ids, embeddings=vectors, documents=chunks, metadatas=metadatas)
-        stale = [
-            cid
-            for cid in self.collection.get(where={"doc_id": doc_id}, include=[])["ids"]
-            if cid not in set(ids)
-        ]
+        current = set(ids)
+        stored = self.collection.get(where={"doc_id": doc_id}, include=[])["ids"]
+        stale = [cid for cid in stored if cid not in current]
         if stale:
             self.collection.delete(ids=stale)
