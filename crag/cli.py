@@ -120,6 +120,8 @@ def ingest(
 
 def _describe(node: str, update: dict[str, Any]) -> str:
     """A short outcome of a node for the progress lines."""
+    if node == "contextualize_question":
+        return f"question: {update.get('standalone_question', '')!r}"
     if node == "rewrite_query":
         return f"query: {update.get('rewritten_query', '')!r}"
     if node == "retrieve":
@@ -156,15 +158,24 @@ def ask(
         str | None, typer.Option(help="auto | tavily | encyclopedia | off")
     ] = None,
     max_retries: Annotated[int | None, typer.Option(help="Retries after failed checks.")] = None,
+    thread: Annotated[
+        str | None,
+        typer.Option(
+            help="Thread id: keep this turn, and resolve follow-ups against earlier ones."
+        ),
+    ] = None,
 ) -> None:
     """Answer a question with the CRAG graph, showing each node as it runs."""
     from crag.run import Step, run_question
     from crag.services import knowledge_base
+    from crag.threads import check_thread_id
     from graph.context import Context
 
     question = " ".join(question.split())
     if not question:
         fail("The question is empty.")
+    if thread is not None:
+        _run_guarded(lambda: check_thread_id(thread))
     if len(question) > MAX_QUESTION_CHARS:
         fail(f"The question is {len(question)} characters long; the limit is {MAX_QUESTION_CHARS}.")
 
@@ -185,7 +196,7 @@ def ask(
                 line = escape(_describe(step.node, step.update))
                 out.print(f"[cyan]{step.node:<20}[/] {line} [dim]{step.seconds:.1f}s[/]")
 
-        result = run_question(question, ctx, on_step=on_step)
+        result = run_question(question, ctx, on_step=on_step, thread_id=thread)
         if as_json:
             sys.stdout.write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
             return

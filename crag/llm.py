@@ -67,10 +67,10 @@ def build_chat_model(ctx: Context) -> BaseChatModel:
 
 
 def _call_config(prompt: RenderedPrompt) -> dict[str, Any]:
-    """Name the LLM run after its prompt and record the prompt version (for LangSmith)."""
+    """Name the LLM run after its prompt; record the prompt version and its metadata."""
     return {
         "run_name": prompt.name,
-        "metadata": {"prompt": prompt.name, "prompt_version": prompt.version},
+        "metadata": {**prompt.metadata, "prompt": prompt.name, "prompt_version": prompt.version},
         "tags": [f"prompt:{prompt.name}:{prompt.version}"],
     }
 

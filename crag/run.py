@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from crag.threads import thread_config, thread_graph
 from graph.context import Context
 
 
@@ -24,6 +25,7 @@ class RunResult:
     """The outcome of one question."""
 
     question: str
+    thread_id: str | None = None
     state: dict[str, Any] = field(default_factory=dict)
     steps: list[Step] = field(default_factory=list)
     seconds: float = 0.0
@@ -37,6 +39,8 @@ class RunResult:
         """The ``crag ask --json`` object."""
         return {
             "question": self.question,
+            "standalone_question": self.state.get("standalone_question", self.question),
+            "thread_id": self.thread_id,
             "answer": self.state.get("answer", ""),
             "sources": self.state.get("sources", []),
             "path": self.path,
@@ -48,20 +52,39 @@ class RunResult:
         }
 
 
+def run_config(ctx: Context, thread_id: str | None = None) -> dict[str, Any]:
+    """The run's config: root run name, tags and metadata for traces, and the thread if any."""
+    metadata = ctx.trace_metadata()
+    tags = ["crag", f"model:{metadata['provider']}:{metadata['model']}"]
+    config: dict[str, Any] = {"run_name": "crag", "tags": tags, "metadata": metadata}
+    if thread_id is not None:
+        config["configurable"] = thread_config(thread_id)["configurable"]
+        metadata["thread_id"] = thread_id
+    return config
+
+
 def run_question(
     question: str,
     ctx: Context,
     on_step: Callable[[Step], None] | None = None,
     graph: Any = None,
-    config: dict[str, Any] | None = None,
+    thread_id: str | None = None,
 ) -> RunResult:
-    """Stream ``question`` through the graph; call ``on_step`` as each node finishes."""
+    """Stream ``question`` through the graph; call ``on_step`` as each node finishes.
+
+    With ``thread_id`` (and no ``graph``), the run is a turn of that thread, kept in the SQLite
+    checkpointer under the data dir, so a follow-up can refer to earlier turns.
+    """
+    if graph is None and thread_id is not None:
+        with thread_graph() as threaded:
+            return run_question(question, ctx, on_step, threaded, thread_id)
     if graph is None:
         from graph.graph import graph as default_graph
 
         graph = default_graph
-    result = RunResult(question=question)
+    result = RunResult(question=question, thread_id=thread_id)
     started = last = time.perf_counter()
+    config = run_config(ctx, thread_id)
     for chunk in graph.stream(
         {"question": question}, config=config, context=ctx, stream_mode="updates"
     ):

@@ -140,6 +140,19 @@ class Context:
                 "max_retries above 10 is refused: each retry costs several LLM calls."
             )
 
+    def trace_metadata(self) -> dict[str, Any]:
+        """What a trace should record about this configuration (no secrets)."""
+        from crag.local_model import DEFAULT_MODEL
+
+        provider, _, name = self.model.partition(":")
+        return {
+            "provider": provider,
+            "model": name or (DEFAULT_MODEL if provider == "local" else "default"),
+            "collection": self.collection,
+            "web_search": self.web_search,
+            "max_retries": self.max_retries,
+        }
+
     def prompt_version(self, name: str) -> str | None:
         """Return the configured version of prompt ``name`` (``None``: its latest)."""
         return self.prompt_versions.get(name)

@@ -1,6 +1,6 @@
 """The Corrective-RAG graph: nodes, edges and routers, wired in one place.
 
-    rewrite_query -> retrieve -> grade_documents
+    contextualize_question -> rewrite_query -> retrieve -> grade_documents
     grade_documents --correct--> generate
                     --ambiguous / incorrect / retry without web yet--> web_search -> generate
     generate -> check_hallucination
@@ -14,7 +14,9 @@
 Every loop passes through ``increment_retry``, which bumps ``retry_count``; both checks' routers
 send the run to ``finalize`` once ``retry_count`` reaches ``max_retries``, so every run ends
 after at most ``max_retries + 1`` passes. ``graph`` is compiled without a checkpointer (as
-``langgraph dev`` requires); ``build_graph(checkpointer=...)`` gives callers threads.
+``langgraph dev`` requires); ``build_graph(checkpointer=...)`` gives callers threads, whose
+turns ``contextualize_question`` starts by resetting the per-turn keys and resolving
+follow-ups against the thread's history.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from graph.state import InputState, OutputState, RAGState
 from nodes import (
     check_hallucination,
     check_relevance,
+    contextualize_question,
     finalize,
     generate,
     grade_documents,
@@ -81,6 +84,7 @@ def build_graph(checkpointer: Checkpointer = None) -> CompiledStateGraph[Any, An
     builder = StateGraph(
         RAGState, context_schema=Context, input_schema=InputState, output_schema=OutputState
     )
+    builder.add_node(contextualize_question)
     builder.add_node(rewrite_query)
     builder.add_node(retrieve)
     builder.add_node(grade_documents)
@@ -91,7 +95,8 @@ def build_graph(checkpointer: Checkpointer = None) -> CompiledStateGraph[Any, An
     builder.add_node(increment_retry)
     builder.add_node(finalize)
 
-    builder.add_edge(START, "rewrite_query")
+    builder.add_edge(START, "contextualize_question")
+    builder.add_edge("contextualize_question", "rewrite_query")
     builder.add_edge("rewrite_query", "retrieve")
     builder.add_edge("retrieve", "grade_documents")
     builder.add_conditional_edges("grade_documents", route_after_grading)

@@ -15,6 +15,9 @@ from typing_extensions import TypedDict
 Verdict = Literal["yes", "no", "unknown"]
 """A check's outcome; ``unknown`` means the judge's reply could not be parsed."""
 
+MAX_HISTORY_TURNS = 10
+"""How many earlier turns a thread keeps in its state (older ones are dropped)."""
+
 RetrievalVerdict = Literal["correct", "ambiguous", "incorrect"]
 """CRAG's three-way judgement of the retrieval (see ``nodes.grade_documents``)."""
 
@@ -43,6 +46,17 @@ class Attempt(TypedDict):
     """Answer-relevance verdict (``None`` when the grounding check already failed)."""
 
 
+class Turn(TypedDict):
+    """One finished question-and-answer turn of a thread."""
+
+    question: str
+    """The question as asked."""
+    standalone_question: str
+    """The question with references to earlier turns resolved."""
+    answer: str
+    """The answer returned."""
+
+
 class InputState(TypedDict):
     """What a caller gives the graph."""
 
@@ -52,6 +66,11 @@ class InputState(TypedDict):
 
 class OutputState(TypedDict, total=False):
     """What a caller gets back."""
+
+    standalone_question: str
+    """The question that was answered: on a thread's follow-up turn, the question rewritten
+    with the earlier turns resolved ("what about its population?" -> "What is the population
+    of Lyon?"); otherwise the question as asked."""
 
     answer: str
     """The final answer (the best attempt's answer when checks kept failing)."""
@@ -68,7 +87,14 @@ class OutputState(TypedDict, total=False):
 
 
 class RAGState(InputState, OutputState, total=False):
-    """Everything that flows between the nodes."""
+    """Everything that flows between the nodes.
+
+    On a checkpointed thread the state persists between turns. ``contextualize_question``
+    starts every turn by resetting the per-turn keys, so only ``history`` carries over.
+    """
+
+    history: list[Turn]
+    """The thread's earlier turns, oldest first (the last ``MAX_HISTORY_TURNS``)."""
 
     rewritten_query: str
     """Search query written from the question (and, on a retry, the checks' feedback)."""

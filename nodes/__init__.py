@@ -6,6 +6,7 @@ Clients come from ``crag.services.services_for(context)``; nodes never build the
 
 from nodes.check_hallucination import check_hallucination
 from nodes.check_relevance import check_relevance
+from nodes.contextualize_question import contextualize_question
 from nodes.finalize import finalize
 from nodes.generate import generate
 from nodes.grade_documents import grade_documents
@@ -17,6 +18,7 @@ from nodes.web_search import web_search
 __all__ = [
     "check_hallucination",
     "check_relevance",
+    "contextualize_question",
     "finalize",
     "generate",
     "grade_documents",

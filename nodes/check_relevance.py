@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graph.context import Context
 from graph.state import RAGState
-from nodes.common import context_of, is_no_answer, run_check
+from nodes.common import context_of, is_no_answer, question_of, run_check
 
 UNPARSABLE_WARNING = (
     "The answer-relevance check's reply could not be parsed; the answer was not verified "
@@ -47,6 +47,6 @@ def check_relevance(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any
         explanation="reason",
         failure="the answer did not answer the question ({detail}).",
         unparsable=UNPARSABLE_WARNING,
-        question=state["question"],
+        question=question_of(state),
         answer=answer,
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from typing import Any
 
 from langchain_core.documents import Document
@@ -19,6 +21,29 @@ NO_ANSWER = "I don't know."
 """What the generator says when the documents do not contain the answer."""
 
 
+MAX_LINE_CHARS = 300
+"""Bound on one-line model outputs (search queries, standalone questions)."""
+
+
+_LABEL = re.compile(
+    r"^\s*(?:(?:search|rewritten|standalone)\s+)?(?:query|question)\s*:\s*", flags=re.I
+)
+
+
+def question_of(state: RAGState) -> str:
+    """The question this turn answers: the standalone rewrite of a follow-up, else as asked."""
+    return state.get("standalone_question") or state["question"]
+
+
+def first_line(text: str) -> str:
+    """First non-empty line of a reply, without a ``Label:`` prefix or quotes, bounded."""
+    for line in text.splitlines():
+        line = _LABEL.sub("", line).strip().strip("\"'`")
+        if line:
+            return line[:MAX_LINE_CHARS]
+    return ""
+
+
 def context_of(runtime: Runtime[Context] | None) -> Context:
     """The run's context (defaults when the caller passed none)."""
     ctx = getattr(runtime, "context", None)
@@ -30,8 +55,20 @@ def context_of(runtime: Runtime[Context] | None) -> Context:
 def render(
     state: RAGState, ctx: Context, name: str, **values: str
 ) -> tuple[prompts.RenderedPrompt, dict[str, Any]]:
-    """Render prompt ``name`` at its configured version, plus the state update recording it."""
+    """Render prompt ``name`` at its configured version, plus the state update recording it.
+
+    The prompt carries the trace metadata of its LLM call: the configuration, and where in the
+    run the call happens (retry count, whether web results are in play).
+    """
     rendered = prompts.load(name, ctx.prompt_version(name)).render(**values)
+    rendered = replace(
+        rendered,
+        metadata=ctx.trace_metadata()
+        | {
+            "retry_count": state.get("retry_count", 0),
+            "web_search_used": bool(state.get("web_search_used")),
+        },
+    )
     versions = dict(state.get("prompt_versions") or {}) | {rendered.name: rendered.version}
     return rendered, {"prompt_versions": versions}
 

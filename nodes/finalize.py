@@ -7,8 +7,8 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from graph.context import Context
-from graph.state import Attempt, RAGState
-from nodes.common import current_attempt, is_no_answer, with_warning
+from graph.state import MAX_HISTORY_TURNS, Attempt, RAGState, Turn
+from nodes.common import current_attempt, is_no_answer, question_of, with_warning
 
 
 def passed(attempt: Attempt) -> bool:
@@ -26,7 +26,10 @@ def score(attempt: Attempt) -> int:
 
 
 def finalize(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Return the current answer if it passed its checks, else the best pass, with a warning."""
+    """Return the current answer if it passed its checks, else the best pass, with a warning.
+
+    The turn is appended to ``history``, which a thread's next turn resolves follow-ups against.
+    """
     current = current_attempt(state)
     warnings = list(state.get("warnings") or [])
     best = current
@@ -41,7 +44,14 @@ def finalize(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
             f"{'retry' if retries == 1 else 'retries'}; this is the best attempt. "
             f"Last feedback: {state.get('feedback') or 'none'}",
         )
+    turn = Turn(
+        question=state["question"],
+        standalone_question=question_of(state),
+        answer=best["generation"],
+    )
     return {
+        "history": [*(state.get("history") or []), turn][-MAX_HISTORY_TURNS:],
+        "standalone_question": question_of(state),
         "answer": best["generation"],
         "sources": [] if is_no_answer(best["generation"]) else best["sources"],
         "warnings": warnings,

@@ -11,7 +11,7 @@ from crag.llm import complete
 from crag.services import services_for
 from graph.context import Context
 from graph.state import RAGState
-from nodes.common import NO_ANSWER, context_documents, context_of, render
+from nodes.common import NO_ANSWER, context_documents, context_of, question_of, render
 
 
 def generate(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -30,7 +30,7 @@ def generate(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx,
         "generate",
         documents=format_documents(docs),
-        question=state["question"],
+        question=question_of(state),
         feedback=f"A previous answer was rejected: {feedback}" if feedback else "",
         no_answer=NO_ANSWER,
     )

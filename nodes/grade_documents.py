@@ -13,7 +13,7 @@ from crag.llm import judge
 from crag.services import services_for
 from graph.context import Context
 from graph.state import RAGState, RetrievalVerdict
-from nodes.common import context_of, render, with_warning
+from nodes.common import context_of, question_of, render, with_warning
 
 UNPARSABLE_WARNING = (
     "The document grader's reply could not be parsed for some documents; they were kept "
@@ -60,7 +60,7 @@ def grade_documents(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any
             ctx,
             "grade_documents",
             document=format_documents([doc]),
-            question=state["question"],
+            question=question_of(state),
         )
         update.update(recorded)
         result = judge(llm, prompt, DocumentGrade)

@@ -10,7 +10,7 @@ from crag.documents import reciprocal_rank_fusion
 from crag.services import services_for
 from graph.context import Context
 from graph.state import RAGState
-from nodes.common import context_of
+from nodes.common import context_of, question_of
 
 
 def retrieve(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -23,7 +23,8 @@ def retrieve(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
     """
     ctx = context_of(runtime)
     retriever = services_for(ctx).retriever
-    queries = list(dict.fromkeys(q for q in (state["question"], state.get("rewritten_query")) if q))
+    candidates = (question_of(state), state.get("rewritten_query"))
+    queries = list(dict.fromkeys(q for q in candidates if q))
     rankings = [retriever.search(q, ctx.top_k) for q in queries]
     fused = reciprocal_rank_fusion(rankings)
     kept = [d for d in fused if d.metadata.get("score", 1.0) >= ctx.min_similarity]

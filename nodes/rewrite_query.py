@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -11,18 +10,7 @@ from crag.llm import complete
 from crag.services import services_for
 from graph.context import Context
 from graph.state import RAGState
-from nodes.common import context_of, render
-
-MAX_QUERY_CHARS = 300
-
-
-def clean_query(text: str) -> str:
-    """First non-empty line of the model's reply, without labels or quotes, bounded in length."""
-    for line in text.splitlines():
-        line = re.sub(r"^\s*(search\s+)?query\s*:\s*", "", line, flags=re.I).strip().strip("\"'`")
-        if line:
-            return line[:MAX_QUERY_CHARS]
-    return ""
+from nodes.common import context_of, first_line, question_of, render
 
 
 def rewrite_query(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -36,9 +24,9 @@ def rewrite_query(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
         state,
         ctx,
         "rewrite_query",
-        question=state["question"],
+        question=question_of(state),
         previous_queries="\n".join(f"- {q}" for q in previous) or "(none)",
         feedback=state.get("feedback") or "(none)",
     )
-    query = clean_query(complete(services_for(ctx).llm, prompt)) or state["question"]
+    query = first_line(complete(services_for(ctx).llm, prompt)) or question_of(state)
     return {"rewritten_query": query, **recorded}

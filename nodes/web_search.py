@@ -10,7 +10,7 @@ from crag.errors import WebSearchError
 from crag.services import services_for
 from graph.context import Context
 from graph.state import RAGState
-from nodes.common import context_of, with_warning
+from nodes.common import context_of, question_of, with_warning
 
 OFF_WARNING = "Web search is off; the answer uses the knowledge base only."
 
@@ -24,7 +24,7 @@ def web_search(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
     provider = services_for(ctx).web_search
     if provider is None:
         return {"warnings": with_warning(state, OFF_WARNING)}
-    query = state.get("rewritten_query") or state["question"]
+    query = state.get("rewritten_query") or question_of(state)
     try:
         results = provider.search(query, ctx.web_results)
     except WebSearchError as exc:

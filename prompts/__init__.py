@@ -16,9 +16,11 @@ Versions sort naturally (v2 < v10); the latest is used unless the context names 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import yaml
 from langchain_core.messages import BaseMessage, HumanMessage
@@ -39,6 +41,8 @@ class RenderedPrompt:
     name: str
     version: str
     messages: list[BaseMessage]
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    """Extra trace metadata recorded with the LLM call that sends this prompt."""
 
     @property
     def text(self) -> str:

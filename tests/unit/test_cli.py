@@ -73,7 +73,7 @@ def test_ask_json_prints_one_object(hash_kb, fake_services, tmp_path):
         "warnings",
         "prompt_versions",
     }
-    assert out["path"][0] == "rewrite_query" and out["path"][-1] == "finalize"
+    assert out["path"][0] == "contextualize_question" and out["path"][-1] == "finalize"
 
 
 def test_ask_streams_nodes_and_prints_answer(hash_kb, fake_services, tmp_path):
@@ -85,6 +85,25 @@ def test_ask_streams_nodes_and_prints_answer(hash_kb, fake_services, tmp_path):
     for node in ("rewrite_query", "retrieve", "grade_documents", "generate", "finalize"):
         assert node in result.output
     assert "The Denver Broncos won, 24–10." in result.output
+
+
+def test_ask_thread_resolves_a_follow_up(hash_kb, fake_services, tmp_path):
+    from tests.conftest import make_llm
+    from tests.unit.test_threads import FIRST, FOLLOW_UP, STANDALONE, thread_responder
+
+    (tmp_path / "kb.md").write_text("The Denver Broncos won Super Bowl 50.")
+    runner.invoke(app, ["ingest", str(tmp_path)])
+    fake_services(llm=make_llm(thread_responder()))
+    first = runner.invoke(app, ["ask", FIRST, "--thread", "cli-1", "--json"])
+    second = runner.invoke(app, ["ask", FOLLOW_UP, "--thread", "cli-1", "--json"])
+    assert first.exit_code == second.exit_code == 0, second.output
+    out = json.loads(second.stdout)
+    assert out["thread_id"] == "cli-1" and out["standalone_question"] == STANDALONE
+
+
+def test_bad_thread_id_is_a_clear_error():
+    result = runner.invoke(app, ["ask", "Who?", "--thread", "no spaces"])
+    assert result.exit_code == 2 and "Invalid thread id" in result.output
 
 
 def test_llm_failure_is_a_message_not_a_traceback(hash_kb, tmp_path, monkeypatch):

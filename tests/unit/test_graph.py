@@ -19,6 +19,7 @@ from graph.graph import (
 from tests.conftest import FakeRetriever, happy_responder, make_llm
 
 NODES = {
+    "contextualize_question",
     "rewrite_query",
     "retrieve",
     "grade_documents",
@@ -30,7 +31,15 @@ NODES = {
     "finalize",
 }
 
-OUTPUT_KEYS = {"answer", "sources", "warnings", "web_search_used", "retry_count", "prompt_versions"}
+OUTPUT_KEYS = {
+    "standalone_question",
+    "answer",
+    "sources",
+    "warnings",
+    "web_search_used",
+    "retry_count",
+    "prompt_versions",
+}
 
 
 def edges() -> set[tuple[str, str, bool]]:
@@ -40,7 +49,8 @@ def edges() -> set[tuple[str, str, bool]]:
 def test_topology_matches_the_crag_diagram():
     assert set(graph.get_graph().nodes) == NODES | {"__start__", "__end__"}
     assert edges() == {
-        ("__start__", "rewrite_query", False),
+        ("__start__", "contextualize_question", False),
+        ("contextualize_question", "rewrite_query", False),
         ("rewrite_query", "retrieve", False),
         ("retrieve", "grade_documents", False),
         ("grade_documents", "generate", True),
@@ -105,6 +115,7 @@ def test_happy_path_answers_from_the_knowledge_base(fake_services):
     fake_services()
     result = run_question("Which team won Super Bowl 50?", Context())
     assert result.path == [
+        "contextualize_question",
         "rewrite_query",
         "retrieve",
         "grade_documents",

@@ -1,0 +1,55 @@
+"""contextualize_question: start a turn; resolve a follow-up against the thread's history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from crag.llm import complete
+from crag.services import services_for
+from graph.context import Context
+from graph.state import RAGState, Turn
+from nodes.common import context_of, first_line, render
+
+HISTORY_TURNS_IN_PROMPT = 3
+"""How many of the latest turns the rewrite sees (older turns rarely hold the referent)."""
+
+MAX_ANSWER_CHARS_IN_PROMPT = 400
+
+TURN_RESET: dict[str, Any] = {
+    "retry_count": 0,
+    "attempts": [],
+    "warnings": [],
+    "feedback": "",
+    "web_search_used": False,
+    "web_results": [],
+    "prompt_versions": {},
+}
+"""Per-turn keys that accumulate within a turn and so must start empty on every turn."""
+
+
+def format_history(turns: list[Turn]) -> str:
+    """The latest turns as a plain transcript for the prompt."""
+    lines = []
+    for turn in turns[-HISTORY_TURNS_IN_PROMPT:]:
+        answer = turn["answer"].strip()[:MAX_ANSWER_CHARS_IN_PROMPT]
+        lines += [f"User: {turn['standalone_question']}", f"Assistant: {answer}"]
+    return "\n".join(lines)
+
+
+def contextualize_question(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Reset the per-turn keys and write the standalone question for this turn.
+
+    A thread's first turn (no history) needs no LLM call: the question is already standalone.
+    """
+    question = state["question"]
+    history = state.get("history") or []
+    if not history:
+        return {**TURN_RESET, "standalone_question": question}
+    ctx = context_of(runtime)
+    prompt, recorded = render(
+        {}, ctx, "contextualize_question", history=format_history(history), question=question
+    )
+    standalone = first_line(complete(services_for(ctx).llm, prompt)) or question
+    return {**TURN_RESET, **recorded, "standalone_question": standalone}

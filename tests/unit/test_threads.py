@@ -1,0 +1,126 @@
+"""Multi-turn threads on the real SQLite checkpointer: follow-ups and per-turn resets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from crag.errors import ConfigError
+from crag.run import run_question
+from crag.threads import check_thread_id, thread_config, thread_graph, threads_path
+from graph.context import Context
+from nodes.contextualize_question import contextualize_question, format_history
+from tests.conftest import KB_DOCS, FakeRetriever, happy_responder, make_llm
+
+FIRST = "Which team won Super Bowl 50?"
+FOLLOW_UP = "What was the final score?"
+STANDALONE = "What was the final score of Super Bowl 50?"
+
+
+def thread_responder(fail_relevance_once: bool = False) -> Any:
+    failed: list[bool] = []
+
+    def responder(prompt: str, text: str) -> Any:
+        if prompt == "contextualize_question":
+            return f"Standalone question: {STANDALONE}"
+        if prompt == "check_relevance" and fail_relevance_once and not failed:
+            failed.append(True)
+            return {"answers_question": "no", "reason": "vague"}
+        return happy_responder(prompt, text)
+
+    return responder
+
+
+def test_follow_up_is_resolved_against_the_earlier_turn(fake_services):
+    llm = make_llm(thread_responder(fail_relevance_once=True))
+    retriever = FakeRetriever(KB_DOCS)
+    fake_services(llm=llm, retriever=retriever)
+    ctx = Context(max_retries=2)
+
+    first = run_question(FIRST, ctx, thread_id="t1")
+    assert "contextualize_question" not in [c["prompt"] for c in llm.calls]
+    assert first.state["standalone_question"] == FIRST
+    assert first.state["retry_count"] == 1 and first.state["warnings"] == []
+
+    llm.calls.clear()
+    second = run_question(FOLLOW_UP, ctx, thread_id="t1")
+    [call] = [c for c in llm.calls if c["prompt"] == "contextualize_question"]
+    assert FIRST in call["text"] and "Denver Broncos" in call["text"]
+    assert second.state["standalone_question"] == STANDALONE
+    assert STANDALONE in retriever.queries  # retrieval uses the resolved question
+    generate_text = next(c["text"] for c in llm.calls if c["prompt"] == "generate")
+    assert STANDALONE in generate_text
+    # Per-turn keys start fresh: the first turn's retry does not count against the second.
+    assert second.state["retry_count"] == 0
+    assert second.path.count("increment_retry") == 0
+    assert "contextualize_question" in second.state["prompt_versions"]
+
+    with thread_graph() as threaded:  # a new connection reads what the runs committed
+        values = threaded.get_state(thread_config("t1")).values
+        history = threaded.get_state_history(thread_config("t1"))
+        assert len(list(history)) > 2 * len(second.steps)
+    assert [t["question"] for t in values["history"]] == [FIRST, FOLLOW_UP]
+    assert values["history"][1]["standalone_question"] == STANDALONE
+    assert values["attempts"] == []
+    assert threads_path().is_file()
+
+
+def test_threads_are_isolated(fake_services):
+    llm = make_llm(thread_responder())
+    fake_services(llm=llm)
+    run_question(FIRST, Context(), thread_id="a")
+    llm.calls.clear()
+    other = run_question(FOLLOW_UP, Context(), thread_id="b")
+    assert "contextualize_question" not in [c["prompt"] for c in llm.calls]
+    assert other.state["standalone_question"] == FOLLOW_UP
+
+
+def test_without_a_thread_nothing_is_kept(fake_services):
+    fake_services(llm=make_llm(thread_responder()))
+    run_question(FIRST, Context())
+    assert not threads_path().exists()
+
+
+def test_history_is_bounded(fake_services):
+    from graph.state import MAX_HISTORY_TURNS
+
+    fake_services(llm=make_llm(thread_responder()))
+    with thread_graph() as threaded:
+        for i in range(MAX_HISTORY_TURNS + 2):
+            run_question(f"{FIRST} ({i})", Context(), graph=threaded, thread_id="long")
+        history = threaded.get_state(thread_config("long")).values["history"]
+    assert len(history) == MAX_HISTORY_TURNS
+    assert history[-1]["question"].endswith(f"({MAX_HISTORY_TURNS + 1})")
+
+
+def test_contextualize_resets_the_turn_and_falls_back_on_an_empty_reply(fake_services):
+    fake_services(llm=make_llm(lambda prompt, text: "   \n"))
+    state: Any = {
+        "question": "and its population?",
+        "history": [{"question": "q", "standalone_question": "Where is Lyon?", "answer": "France"}],
+        "retry_count": 2,
+        "warnings": ["old"],
+        "web_search_used": True,
+        "attempts": [{"query": "x"}],
+    }
+    update = contextualize_question(state, None)  # type: ignore[arg-type]
+    assert update["standalone_question"] == "and its population?"
+    assert update["retry_count"] == 0 and update["warnings"] == [] and update["attempts"] == []
+    assert update["web_search_used"] is False and update["web_results"] == []
+
+
+def test_format_history_keeps_the_latest_turns_and_bounds_answers():
+    turns: Any = [
+        {"question": f"q{i}", "standalone_question": f"Q{i}?", "answer": "a" * 1000}
+        for i in range(5)
+    ]
+    text = format_history(turns)
+    assert "Q0?" not in text and "Q4?" in text
+    assert max(len(line) for line in text.splitlines()) < 450
+
+
+@pytest.mark.parametrize("bad", ["", " ", "a b", "x" * 129, "-lead", "t/1", "t\n1"])
+def test_bad_thread_ids_are_refused(bad):
+    with pytest.raises(ConfigError):
+        check_thread_id(bad)
