@@ -13,7 +13,9 @@ export LANGGRAPH_NO_VERSION_CHECK := true
 DEMO_KB_QUESTION := Which team won Super Bowl 50, and what was the final score?
 DEMO_WEB_QUESTION := Who painted the Mona Lisa?
 
-.PHONY: setup model model-small demo test test-unit test-integration lint graph-diagram clean
+SERVE_PORT ?= 2024
+
+.PHONY: setup model model-small demo serve test test-unit test-integration lint graph-diagram clean
 
 setup: $(STAMP) model
 
@@ -39,6 +41,15 @@ demo: setup
 	$(BIN)/crag ingest demo/corpus --collection demo
 	$(BIN)/crag ask "$(DEMO_KB_QUESTION)" --collection demo
 	$(BIN)/crag ask "$(DEMO_WEB_QUESTION)" --collection demo
+
+# The LangGraph API server (Studio's backend) on 127.0.0.1, offline: no analytics, no version
+# check, no browser. Studio itself is a web page; open the printed link where you have a network.
+serve: setup
+	@$(BIN)/python -c "import socket,sys; s=socket.socket(); s.bind(('127.0.0.1', $(SERVE_PORT)))" 2>/dev/null \
+		|| { echo "Port $(SERVE_PORT) is in use; pick another: make serve SERVE_PORT=2025" >&2; exit 2; }
+	@echo "API: http://127.0.0.1:$(SERVE_PORT)  (docs: http://127.0.0.1:$(SERVE_PORT)/docs)"
+	@echo "Studio: https://smith.langchain.com/studio/?baseUrl=http://127.0.0.1:$(SERVE_PORT)"
+	$(BIN)/langgraph dev --host 127.0.0.1 --port $(SERVE_PORT) --no-browser
 
 test: setup
 	$(BIN)/python -m pytest -q

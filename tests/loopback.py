@@ -73,3 +73,99 @@ def chat_completion(content: str) -> dict[str, Any]:
         ],
         "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12},
     }
+
+
+def scripted_model(answer: str, standalone: str = "") -> Handler:
+    """An OpenAI-compatible chat endpoint that plays a well-behaved CRAG model.
+
+    Structured calls are answered from the requested JSON schema's fields (every judge says
+    yes); free-text calls by the prompt's wording: a search query, a standalone question, or
+    ``answer`` for the generator.
+    """
+
+    def handler(method: str, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+        if not path.endswith("/chat/completions"):
+            return 404, {"error": {"message": f"no route {path}"}}
+        text = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
+        schema = (body.get("response_format") or {}).get("json_schema", {}).get("schema", {})
+        fields = set(schema.get("properties", {}))
+        if fields:
+            reply = {f: "yes" if f in JUDGE_VERDICTS else "" for f in fields}
+            return 200, chat_completion(json.dumps(reply))
+        if "You write search queries" in text:
+            return 200, chat_completion(text.split("Question:", 1)[1].splitlines()[0].strip())
+        if "follow-up question" in text.lower():
+            return 200, chat_completion(standalone)
+        return 200, chat_completion(answer)
+
+    return handler
+
+
+JUDGE_VERDICTS = {"contains_answer", "grounded", "answers_question"}
+
+
+@contextmanager
+def langsmith_recorder() -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """A loopback LangSmith endpoint: ``GET /info`` is 404 (no optional features), run
+    ingestion (``POST /runs/multipart``, or ``/runs/batch``) is accepted and recorded.
+
+    Yields (URL, requests); each request has ``method``, ``path``, ``raw`` (bytes) and
+    ``parts``: (part name, decoded JSON) for multipart bodies.
+    """
+    import email.parser
+    import email.policy
+
+    requests: list[dict[str, Any]] = []
+
+    class _H(BaseHTTPRequestHandler):
+        def _serve(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            entry: dict[str, Any] = {"method": self.command, "path": self.path, "raw": raw}
+            ctype = self.headers.get("Content-Type", "")
+            if ctype.startswith("multipart/"):
+                message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+                    b"Content-Type: " + ctype.encode() + b"\r\n\r\n" + raw
+                )
+                entry["parts"] = [
+                    (
+                        part.get_param("name", header="content-disposition"),
+                        json.loads(part.get_payload(decode=True) or b"null"),
+                    )
+                    for part in message.iter_parts()
+                ]
+            requests.append(entry)
+            status = 404 if self.path.startswith("/info") else 202
+            data = b'{"detail": "Not Found"}' if status == 404 else b"{}"
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        do_GET = do_POST = do_PATCH = _serve
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _H)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", requests
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def traced_runs(requests: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Runs reassembled from multipart ingestion parts (``post.<id>``, ``patch.<id>.outputs``)."""
+    runs: dict[str, dict[str, Any]] = {}
+    for request in requests:
+        for name, value in request.get("parts", []):
+            _op, run_id, *field = name.split(".")
+            run = runs.setdefault(run_id, {})
+            if field:
+                run[field[0]] = value
+            elif isinstance(value, dict):
+                run.update(value)
+    return runs

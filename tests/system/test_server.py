@@ -1,0 +1,104 @@
+"""The `langgraph dev` API server, driven with langgraph-sdk as Studio and apps drive it.
+
+One server for the module, on a free loopback port, with the package's knowledge base; runs
+choose their model through the run context (the scripted loopback model, or the embedded one).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import httpx
+import pytest
+from langgraph_sdk import get_sync_client
+
+from tests.system.conftest import ANSWER, Server, base_env, langgraph_dev
+
+pytestmark = pytest.mark.system
+
+FIRST = "Which team won Super Bowl 50?"
+FOLLOW_UP = "What was the final score?"
+KB_PATH = [
+    "contextualize_question",
+    "rewrite_query",
+    "retrieve",
+    "grade_documents",
+    "generate",
+    "check_hallucination",
+    "check_relevance",
+    "finalize",
+]
+
+
+@pytest.fixture(scope="module")
+def server(sb50_data_dir, tmp_path_factory) -> Any:
+    with langgraph_dev(base_env(sb50_data_dir), tmp_path_factory.mktemp("server")) as srv:
+        print(f"langgraph dev answered /ok {srv.start_seconds:.1f}s after launch")
+        yield srv
+
+
+def stream_nodes(client: Any, thread_id: str, question: str, context: dict[str, Any]) -> list[str]:
+    """Stream one run with ``stream_mode="updates"``; the node names in arrival order."""
+    nodes = []
+    for part in client.runs.stream(
+        thread_id, "crag", input={"question": question}, context=context, stream_mode="updates"
+    ):
+        assert part.event != "error", part.data
+        if part.event == "updates":
+            nodes += list(part.data)
+    return nodes
+
+
+def test_the_graph_is_served_with_its_schemas(server: Server):
+    client = get_sync_client(url=server.url)
+    [assistant] = client.assistants.search(graph_id="crag")
+    schemas = client.assistants.get_schemas(assistant["assistant_id"])
+    assert set(schemas["input_schema"]["properties"]) == {"question"}
+    assert "answer" in schemas["output_schema"]["properties"]
+    context_fields = schemas["context_schema"]["properties"]
+    assert all(f.get("description") for f in context_fields.values())
+
+
+def test_streamed_runs_and_a_follow_up_on_one_thread(server: Server, scripted_llm: str):
+    client = get_sync_client(url=server.url)
+    thread_id = client.threads.create()["thread_id"]
+    context = {"model": "openai-compatible:scripted", "base_url": scripted_llm}
+
+    assert stream_nodes(client, thread_id, FIRST, context) == KB_PATH
+    values = client.threads.get_state(thread_id)["values"]
+    assert values["answer"] == ANSWER and values["retry_count"] == 0
+
+    assert stream_nodes(client, thread_id, FOLLOW_UP, context) == KB_PATH
+    values = client.threads.get_state(thread_id)["values"]
+    assert values["standalone_question"] == "What was the score of Super Bowl 50?"
+    assert [t["question"] for t in values["history"]] == [FIRST, FOLLOW_UP]
+
+    history = client.threads.get_history(thread_id, limit=100)
+    assert len(history) >= 2 * len(KB_PATH)  # a checkpoint per step of both turns
+    assert {h["values"].get("question") for h in history} >= {FIRST, FOLLOW_UP}
+
+
+@pytest.mark.integration
+def test_embedded_model_runs_a_thread_through_the_server(server: Server):
+    client = get_sync_client(url=server.url, timeout=600)
+    thread_id = client.threads.create()["thread_id"]
+    started = time.perf_counter()
+    nodes = stream_nodes(client, thread_id, FIRST, {})  # default context: the embedded model
+    first_seconds = time.perf_counter() - started
+    values = client.threads.get_state(thread_id)["values"]
+    assert nodes[0] == "contextualize_question" and nodes[-1] == "finalize"
+    assert "Broncos" in values["answer"], values
+    print(f"embedded run over the server: {first_seconds:.1f}s, path {nodes}")
+
+    stream_nodes(client, thread_id, FOLLOW_UP, {})
+    values = client.threads.get_state(thread_id)["values"]
+    assert "Super Bowl" in values["standalone_question"], values["standalone_question"]
+    assert "24" in values["answer"], values
+
+
+def test_the_server_stops_by_its_pid(server: Server):
+    server.stop()
+    assert server.proc.returncode is not None
+    with pytest.raises(httpx.ConnectError):
+        get_sync_client(url=server.url, timeout=2).assistants.search()

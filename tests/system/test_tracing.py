@@ -1,0 +1,64 @@
+"""LangSmith tracing with the real client against a loopback LangSmith endpoint."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.loopback import langsmith_recorder, traced_runs
+from tests.system.conftest import SECRETS, crag, scripted_env
+
+pytestmark = pytest.mark.system
+
+
+def test_a_traced_question_posts_one_root_run_with_node_and_llm_children(
+    sb50_data_dir, scripted_llm
+):
+    with langsmith_recorder() as (url, requests):
+        env = scripted_env(
+            sb50_data_dir,
+            scripted_llm,
+            LANGSMITH_TRACING="true",
+            LANGSMITH_ENDPOINT=url,
+            LANGSMITH_PROJECT="crag-tests",
+        )
+        done = crag("ask", "Which team won Super Bowl 50?", "--json", env=env)
+        assert done.returncode == 0, done.stderr
+        out = json.loads(done.stdout)
+    runs = traced_runs(requests)
+    assert runs, f"nothing traced: {[(r['method'], r['path']) for r in requests]}"
+
+    roots = [r for r in runs.values() if not r.get("parent_run_id")]
+    assert [r["name"] for r in roots] == ["crag"]
+    root = roots[0]
+    assert root["outputs"]["answer"] == out["answer"]
+    meta = root["extra"]["metadata"]
+    assert meta["provider"] == "openai-compatible" and meta["model"] == "scripted"
+    assert meta["collection"] == "crag"
+    assert root["session_name"] == "crag-tests"
+
+    names = {r["name"] for r in runs.values()}
+    assert set(out["path"]) <= names  # a child run per node that ran, named after it
+
+    llm_runs = [r for r in runs.values() if r.get("run_type") == "llm"]
+    assert {r["name"] for r in llm_runs} == set(out["prompt_versions"])
+    for run in llm_runs:
+        m = run["extra"]["metadata"]
+        assert m["prompt_version"] == out["prompt_versions"][m["prompt"]]
+        assert m["retry_count"] == 0 and m["web_search_used"] is False
+        assert m["collection"] == "crag" and m["model"] == "scripted"
+
+    payload = b"".join(r["raw"] for r in requests)
+    for name, secret in SECRETS.items():
+        assert secret.encode() not in payload, f"{name} leaked into a trace"
+        assert secret not in done.stdout + done.stderr, f"{name} leaked into CLI output"
+
+
+def test_tracing_unset_sends_nothing(sb50_data_dir, scripted_llm):
+    with langsmith_recorder() as (url, requests):
+        env = scripted_env(sb50_data_dir, scripted_llm, LANGSMITH_ENDPOINT=url)
+        env.pop("LANGSMITH_API_KEY")
+        done = crag("ask", "Which team won Super Bowl 50?", "--json", env=env)
+        assert done.returncode == 0, done.stderr
+    assert requests == []
