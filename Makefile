@@ -55,7 +55,7 @@ test: setup
 	$(BIN)/python -m pytest -q
 
 test-unit: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not integration"
+	$(BIN)/python -m pytest -q -m "not integration and not system"
 
 test-integration: setup
 	$(BIN)/python -m pytest -q -m integration
