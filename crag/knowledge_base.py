@@ -1,5 +1,11 @@
 """The knowledge base: a Chroma collection on disk holding embedded chunks.
 
+Dense search is Chroma (cosine, MiniLM embeddings computed by crag); keyword search is BM25 in
+SQLite FTS5 (``crag.keyword_index``) over the same chunk ids; hybrid fuses the two rankings by
+Reciprocal Rank Fusion (k=60). Every hit carries its cosine similarity to the query as
+``score`` (keyword-only hits too, from their stored embedding), so one similarity floor applies
+whatever found the chunk.
+
 Chunks are stored with ids ``<doc_id>__c0000`` and metadata ``doc_id``, ``source``,
 ``chunk``, ``chunks`` (how many the document has) and ``content_hash`` (of the whole file),
 which is what makes ingestion idempotent: an unchanged file is skipped, a changed one replaces
@@ -12,12 +18,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
+from crag.documents import reciprocal_rank_fusion
 from crag.errors import KnowledgeBaseError
+from crag.keyword_index import KeywordIndex
+
+RetrievalMode = Literal["dense", "keyword", "hybrid"]
+RRF_K = 60
 
 
 class Retriever(Protocol):
@@ -63,6 +74,8 @@ class KnowledgeBase:
         self._embeddings = embeddings
         self._store_dir = str(store_dir)
         self._collection: Any = None
+        keyword_path = Path(store_dir) / "keyword" / f"{collection}.sqlite3"
+        self.keywords = KeywordIndex(keyword_path, collection)
 
     @property
     def embeddings(self) -> Embeddings:
@@ -89,16 +102,27 @@ class KnowledgeBase:
         """Number of chunks stored."""
         return int(self.collection.count())
 
-    def search(self, query: str, k: int) -> list[Document]:
-        """Dense search: the ``k`` chunks closest to ``query``."""
-        if self.count() == 0:
+    def search(self, query: str, k: int, mode: RetrievalMode = "dense") -> list[Document]:
+        """The ``k`` best chunks for ``query`` by ``mode``; ``metadata["score"]`` is the cosine."""
+        if k <= 0 or self.count() == 0:
             return []
+        vector = self.embeddings.embed_query(query)
+        if mode == "dense":
+            return self._dense(vector, k)
+        if mode == "keyword":
+            return self._keyword(query, vector, k)
+        pool = max(2 * k, 10)
+        fused = reciprocal_rank_fusion(
+            [self._dense(vector, pool), self._keyword(query, vector, pool)], k=RRF_K
+        )
+        return fused[:k]
+
+    def _dense(self, vector: list[float], k: int) -> list[Document]:
         result = self.collection.query(
-            query_embeddings=[self.embeddings.embed_query(query)],
+            query_embeddings=[vector],
             n_results=k,
             include=["documents", "metadatas", "distances"],
         )
-        docs = []
         rows = zip(
             result["ids"][0],
             result["documents"][0],
@@ -106,13 +130,42 @@ class KnowledgeBase:
             result["distances"][0],
             strict=True,
         )
-        for cid, text, meta, dist in rows:
-            metadata = dict(meta or {}) | {"id": cid, "score": round(1.0 - float(dist), 4)}
-            docs.append(Document(id=cid, page_content=text or "", metadata=metadata))
+        return [_document(cid, text, meta, 1.0 - float(dist)) for cid, text, meta, dist in rows]
+
+    def _keyword(self, query: str, vector: list[float], k: int) -> list[Document]:
+        hits = self.keywords.search(query, k)
+        if not hits:
+            return []
+        got = self.collection.get(
+            ids=[cid for cid, _text, _bm25 in hits],
+            include=["documents", "metadatas", "embeddings"],
+        )
+        stored = {
+            cid: (text, meta, emb)
+            for cid, text, meta, emb in zip(
+                got["ids"], got["documents"], got["metadatas"], got["embeddings"], strict=True
+            )
+        }
+        docs = []
+        for cid, _text, bm25 in hits:
+            if cid not in stored:  # indexed but not (or no longer) in Chroma: never served
+                continue
+            text, meta, emb = stored[cid]
+            cosine = float(sum(a * b for a, b in zip(vector, emb, strict=True)))
+            doc = _document(cid, text, meta, cosine)
+            doc.metadata["bm25"] = round(bm25, 4)
+            docs.append(doc)
         return docs
 
     def stored_hash(self, doc_id: str) -> str | None:
-        """``content_hash`` of a fully stored document, or None if absent or incomplete."""
+        """``content_hash`` of a document fully stored in both Chroma and the keyword index.
+
+        None if it is absent or incomplete in either (a crash between the two writes), so the
+        next ingest rewrites it.
+        """
+        keyword_hash = self.keywords.stored_hash(doc_id)
+        if keyword_hash is None:
+            return None
         got = self.collection.get(where={"doc_id": doc_id}, include=["metadatas"])
         metas = got["metadatas"] or []
         if not metas:
@@ -121,12 +174,17 @@ class KnowledgeBase:
         expected = metas[0].get("chunks")
         if len(hashes) != 1 or expected != len(metas):
             return None  # a partial or mixed write: treat as absent so it is rewritten
-        return str(hashes.pop())
+        chroma_hash = str(hashes.pop())
+        return chroma_hash if chroma_hash == keyword_hash else None
 
     def replace_document(
         self, doc_id: str, source: str, content_hash: str, chunks: list[str]
     ) -> None:
-        """Store ``chunks`` as document ``doc_id``, replacing whatever it had before."""
+        """Store ``chunks`` as document ``doc_id``, replacing whatever it had before.
+
+        Chroma first, the keyword index last: the index's hash is the commit mark that
+        ``stored_hash`` checks.
+        """
         ids = [chunk_id(doc_id, i) for i in range(len(chunks))]
         metadatas: list[dict[str, Any]] = [
             {
@@ -145,3 +203,21 @@ class KnowledgeBase:
         stale = [cid for cid in stored if cid not in current]
         if stale:
             self.collection.delete(ids=stale)
+        self.keywords.replace_document(doc_id, content_hash, ids, chunks)
+
+
+def _document(cid: str, text: str | None, meta: Any, cosine: float) -> Document:
+    metadata = dict(meta or {}) | {"id": cid, "score": round(cosine, 4)}
+    return Document(id=cid, page_content=text or "", metadata=metadata)
+
+
+class ModeRetriever:
+    """A knowledge base searched in one retrieval mode (what the graph's ``retrieve`` uses)."""
+
+    def __init__(self, kb: KnowledgeBase, mode: RetrievalMode):
+        self.kb = kb
+        self.mode = mode
+
+    def search(self, query: str, k: int) -> list[Document]:
+        """The ``k`` best chunks for ``query``."""
+        return self.kb.search(query, k, self.mode)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from langchain_core.language_models import BaseChatModel
 
-from crag.knowledge_base import KnowledgeBase, Retriever
+from crag.knowledge_base import KnowledgeBase, ModeRetriever, Retriever
 from crag.web_search import WebSearch
 from graph.context import Context
 
@@ -92,4 +92,5 @@ def services_for(ctx: Context) -> Services:
         ("web", ctx.web_search, ctx.web_timeout_s, has_tavily_key),
         lambda: build_web_search(ctx.web_search, timeout_s=ctx.web_timeout_s),
     )
-    return Services(llm=llm, retriever=knowledge_base(ctx.collection), web_search=web)  # type: ignore[arg-type]
+    retriever = ModeRetriever(knowledge_base(ctx.collection), ctx.retrieval_mode)
+    return Services(llm=llm, retriever=retriever, web_search=web)  # type: ignore[arg-type]

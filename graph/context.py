@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Literal, get_args
 
 from crag.errors import ConfigError
+from crag.knowledge_base import RetrievalMode
 
 WebSearchProvider = Literal["auto", "tavily", "encyclopedia", "off"]
 
@@ -54,6 +55,15 @@ class Context:
     )
     collection: str = field(
         default="crag", metadata={"description": "Knowledge-base (Chroma) collection to search."}
+    )
+    retrieval_mode: RetrievalMode = field(
+        default="hybrid",
+        metadata={
+            "description": (
+                "How the knowledge base is searched: 'dense' (MiniLM + Chroma), 'keyword' "
+                "(BM25, SQLite FTS5) or 'hybrid' (both, fused by reciprocal rank, k=60)."
+            )
+        },
     )
     top_k: int = field(
         default=4, metadata={"description": "Documents retrieved from the knowledge base."}
@@ -132,6 +142,11 @@ class Context:
         for name in ("llm_timeout_s", "web_timeout_s"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{name} must be positive, got {getattr(self, name)}.")
+        if self.retrieval_mode not in get_args(RetrievalMode):
+            choices = ", ".join(get_args(RetrievalMode))
+            raise ConfigError(
+                f"retrieval_mode must be one of {choices}; got {self.retrieval_mode!r}."
+            )
         if self.web_search not in get_args(WebSearchProvider):
             choices = ", ".join(get_args(WebSearchProvider))
             raise ConfigError(f"web_search must be one of {choices}; got {self.web_search!r}.")

@@ -1,0 +1,154 @@
+"""Keyword search: a BM25 index in SQLite FTS5, kept in step with the Chroma collection.
+
+Why FTS5: it is in Python's own ``sqlite3`` (no new dependency), updates incrementally (a
+changed file replaces its rows; in-memory BM25 libraries rebuild the whole index), and every
+change is one transaction, so a crash never leaves half a document in the index. Ranking is
+FTS5's built-in ``bm25()``; text is tokenized with ``porter unicode61 remove_diacritics 2``.
+
+Rows use the same chunk ids as Chroma. A ``documents`` row per file (its content hash and
+chunk count) is written in the same transaction as its chunks; ingestion writes the index
+*after* Chroma, so a matching hash here means the whole file is in both stores.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+from pathlib import Path
+
+from crag.errors import KnowledgeBaseError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS chunks (
+    rowid INTEGER PRIMARY KEY,
+    collection TEXT NOT NULL,
+    doc_id TEXT NOT NULL,
+    chunk_id TEXT NOT NULL,
+    text TEXT NOT NULL,
+    UNIQUE (collection, chunk_id)
+);
+CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks (collection, doc_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    text, content='chunks', content_rowid='rowid',
+    tokenize='porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunks_fts(rowid, text) VALUES (new.rowid, new.text);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
+END;
+CREATE TABLE IF NOT EXISTS documents (
+    collection TEXT NOT NULL,
+    doc_id TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    chunks INTEGER NOT NULL,
+    PRIMARY KEY (collection, doc_id)
+);
+"""
+
+# Words too common to rank by; without this, "the" alone matches nearly every chunk.
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself no nor not now of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself
+    yourselves""".split()
+)
+
+
+def match_expression(query: str) -> str:
+    """An FTS5 query matching any of the query's content words (each quoted: no operators)."""
+    words = [w for w in re.findall(r"\w+", query.lower()) if w not in STOPWORDS]
+    return " OR ".join(f'"{w}"' for w in dict.fromkeys(words))
+
+
+class KeywordIndex:
+    """BM25 search over one collection's chunks.
+
+    One SQLite file per collection, so BM25's document frequencies are the collection's own.
+    """
+
+    def __init__(self, path: Path, collection: str):
+        self.path = Path(path)
+        self.collection = collection
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """The connection, opened (and the schema created) on first use."""
+        if self._conn is None:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                conn = sqlite3.connect(self.path, timeout=60, check_same_thread=False)
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.executescript(SCHEMA)
+            except (OSError, sqlite3.Error) as exc:
+                raise KnowledgeBaseError(
+                    f"Cannot open the keyword index at {self.path}: {exc}"
+                ) from exc
+            self._conn = conn
+        return self._conn
+
+    def replace_document(
+        self, doc_id: str, content_hash: str, chunk_ids: list[str], texts: list[str]
+    ) -> None:
+        """Replace document ``doc_id``'s chunks and record its hash, in one transaction."""
+        rows = [
+            (self.collection, doc_id, cid, text) for cid, text in zip(chunk_ids, texts, strict=True)
+        ]
+        with self._lock, self.conn:
+            self.conn.execute(
+                "DELETE FROM chunks WHERE collection = ? AND doc_id = ?", (self.collection, doc_id)
+            )
+            self.conn.executemany(
+                "INSERT INTO chunks (collection, doc_id, chunk_id, text) VALUES (?, ?, ?, ?)", rows
+            )
+            self.conn.execute(
+                "INSERT OR REPLACE INTO documents VALUES (?, ?, ?, ?)",
+                (self.collection, doc_id, content_hash, len(rows)),
+            )
+
+    def stored_hash(self, doc_id: str) -> str | None:
+        """The content hash recorded for ``doc_id``, or None."""
+        with self._lock:
+            row = self.conn.execute(
+                "SELECT content_hash FROM documents WHERE collection = ? AND doc_id = ?",
+                (self.collection, doc_id),
+            ).fetchone()
+        return row[0] if row else None
+
+    def chunk_ids(self) -> list[str]:
+        """Every chunk id in the collection (for consistency checks)."""
+        with self._lock:
+            rows = self.conn.execute(
+                "SELECT chunk_id FROM chunks WHERE collection = ? ORDER BY chunk_id",
+                (self.collection,),
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def search(self, query: str, k: int) -> list[tuple[str, str, float]]:
+        """The ``k`` best (chunk id, text, BM25 score) for ``query``; higher scores are better."""
+        expression = match_expression(query)
+        if not expression or k <= 0:
+            return []
+        with self._lock:
+            rows = self.conn.execute(
+                "SELECT c.chunk_id, c.text, bm25(chunks_fts) AS score"
+                " FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid"
+                " WHERE chunks_fts MATCH ? AND c.collection = ?"
+                " ORDER BY score LIMIT ?",
+                (expression, self.collection, k),
+            ).fetchall()
+        return [(cid, text, -float(score)) for cid, text, score in rows]
+
+    def close(self) -> None:
+        """Close the connection."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
