@@ -29,14 +29,18 @@ def _escape(text: str) -> str:
     return re.sub(r"</?\s*document", lambda m: m.group(0).replace("<", "&lt;"), text, flags=re.I)
 
 
-def format_documents(docs: list[Document]) -> str:
-    """Render documents as numbered, delimited data blocks for a prompt."""
+def format_documents(docs: list[Document], ids: list[str] | None = None) -> str:
+    """Render documents as delimited data blocks for a prompt.
+
+    Each block's ``id`` attribute is the document's id, or ``ids[i]`` when given (the short
+    citation keys the generator cites).
+    """
     if not docs:
         return "<documents>\n(no documents)\n</documents>"
+    labels = ids or [doc_id(doc) for doc in docs]
     blocks = [
-        f'<document index="{i}" id="{doc_id(doc)}">\n'
-        f"{_escape(doc.page_content.strip())}\n</document>"
-        for i, doc in enumerate(docs, start=1)
+        f'<document id="{label}">\n{_escape(doc.page_content.strip())}\n</document>'
+        for label, doc in zip(labels, docs, strict=True)
     ]
     return "<documents>\n" + "\n".join(blocks) + "\n</documents>"
 

@@ -29,6 +29,8 @@ from crag.keyword_index import KeywordIndex
 
 RetrievalMode = Literal["dense", "keyword", "hybrid"]
 RRF_K = 60
+HYBRID_DEPTH = 10
+"""Candidates each retriever contributes to the hybrid fusion (at least; ``k`` if larger)."""
 
 
 class Retriever(Protocol):
@@ -111,9 +113,9 @@ class KnowledgeBase:
             return self._dense(vector, k)
         if mode == "keyword":
             return self._keyword(query, vector, k)
-        pool = max(2 * k, 10)
+        depth = max(k, HYBRID_DEPTH)
         fused = reciprocal_rank_fusion(
-            [self._dense(vector, pool), self._keyword(query, vector, pool)], k=RRF_K
+            [self._dense(vector, depth), self._keyword(query, vector, depth)], k=RRF_K
         )
         return fused[:k]
 

@@ -3,7 +3,9 @@
     contextualize_question -> rewrite_query -> retrieve -> grade_documents
     grade_documents --correct--> generate
                     --ambiguous / incorrect / retry without web yet--> web_search -> generate
-    generate -> check_hallucination
+    generate -> validate_citations
+    validate_citations --citations ok (or already corrected once)--> check_hallucination
+                       --unknown or missing citation, first time--> generate
     check_hallucination --grounded--> check_relevance
                         --not grounded--> increment_retry (or finalize when out of retries)
     check_relevance --answers--> finalize
@@ -40,6 +42,7 @@ from nodes import (
     increment_retry,
     retrieve,
     rewrite_query,
+    validate_citations,
     web_search,
 )
 from nodes.common import context_of
@@ -55,6 +58,11 @@ def route_after_grading(state: RAGState) -> Literal["generate", "web_search"]:
     if state.get("retrieval_verdict") == "correct" and not retry_without_web:
         return "generate"
     return "web_search"
+
+
+def route_after_citations(state: RAGState) -> Literal["generate", "check_hallucination"]:
+    """Back to the generator when its citations need the (one) correction, else on."""
+    return "generate" if state.get("citation_feedback") else "check_hallucination"
 
 
 def _can_retry(state: RAGState, runtime: Runtime[Context]) -> bool:
@@ -90,6 +98,7 @@ def build_graph(checkpointer: Checkpointer = None) -> CompiledStateGraph[Any, An
     builder.add_node(grade_documents)
     builder.add_node(web_search)
     builder.add_node(generate)
+    builder.add_node(validate_citations)
     builder.add_node(check_hallucination)
     builder.add_node(check_relevance)
     builder.add_node(increment_retry)
@@ -101,7 +110,8 @@ def build_graph(checkpointer: Checkpointer = None) -> CompiledStateGraph[Any, An
     builder.add_edge("retrieve", "grade_documents")
     builder.add_conditional_edges("grade_documents", route_after_grading)
     builder.add_edge("web_search", "generate")
-    builder.add_edge("generate", "check_hallucination")
+    builder.add_edge("generate", "validate_citations")
+    builder.add_conditional_edges("validate_citations", route_after_citations)
     builder.add_conditional_edges("check_hallucination", route_after_hallucination)
     builder.add_conditional_edges("check_relevance", route_after_relevance)
     builder.add_edge("increment_retry", "rewrite_query")

@@ -108,7 +108,13 @@ class RAGState(InputState, OutputState, total=False):
     web_results: list[Document]
     """Web-search results added to the context (empty when web search was not needed)."""
     generation: str
-    """The answer generated in this pass."""
+    """The answer generated in this pass (citation markers removed once validated)."""
+    citations: list[str]
+    """Chunk ids the answer cites, each validated against this pass's documents."""
+    citation_feedback: str
+    """Why the generator is asked to redo its citations (empty when they are fine)."""
+    citation_corrections: int
+    """Citation corrections used in this pass (bounded by ``MAX_CITATION_CORRECTIONS``)."""
     grounded: Verdict
     """Hallucination check: is the generation supported by the documents?"""
     answers_question: Verdict

@@ -13,6 +13,7 @@ from nodes.grade_documents import grade_documents
 from nodes.increment_retry import increment_retry
 from nodes.retrieve import retrieve
 from nodes.rewrite_query import rewrite_query
+from nodes.validate_citations import validate_citations
 from nodes.web_search import web_search
 
 __all__ = [
@@ -25,5 +26,6 @@ __all__ = [
     "increment_retry",
     "retrieve",
     "rewrite_query",
+    "validate_citations",
     "web_search",
 ]

@@ -129,10 +129,11 @@ def is_no_answer(text: str) -> bool:
 def current_attempt(state: RAGState) -> Attempt:
     """The pass that just ran, as an ``Attempt``."""
     grounded: Verdict = state.get("grounded", "unknown")
+    cited = set(state.get("citations") or [])
     return Attempt(
         query=state.get("rewritten_query", ""),
         generation=state.get("generation", ""),
-        sources=sources_of(context_documents(state)),
+        sources=sources_of([d for d in context_documents(state) if doc_id(d) in cited]),
         grounded=grounded,
         answers_question=state.get("answers_question") if grounded != "no" else None,
     )

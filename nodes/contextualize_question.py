@@ -25,6 +25,9 @@ TURN_RESET: dict[str, Any] = {
     "web_search_used": False,
     "web_results": [],
     "prompt_versions": {},
+    "citations": [],
+    "citation_feedback": "",
+    "citation_corrections": 0,
 }
 """Per-turn keys that accumulate within a turn and so must start empty on every turn."""
 

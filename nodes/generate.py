@@ -6,6 +6,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from crag.citations import citation_keys
 from crag.documents import format_documents
 from crag.llm import complete
 from crag.services import services_for
@@ -18,20 +19,26 @@ def generate(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Answer the original question (not the rewrite) from the context documents.
 
     With no documents at all there is nothing to ground an answer in, so the node says so
-    without calling the model. On a retry the checks' feedback is part of the prompt.
+    without calling the model. On a retry the checks' feedback is part of the prompt, and on
+    a citation correction, what was wrong with the citations. Documents are shown with the
+    short ids ``S1``..``Sn`` that the answer cites.
     """
     ctx = context_of(runtime)
     docs = context_documents(state)
     if not docs:
         return {"generation": NO_ANSWER}
-    feedback = state.get("feedback")
+    notes = []
+    if state.get("feedback"):
+        notes.append(f"A previous answer was rejected: {state['feedback']}")
+    if state.get("citation_feedback"):
+        notes.append(state["citation_feedback"])
     prompt, recorded = render(
         state,
         ctx,
         "generate",
-        documents=format_documents(docs),
+        documents=format_documents(docs, citation_keys(len(docs))),
         question=question_of(state),
-        feedback=f"A previous answer was rejected: {feedback}" if feedback else "",
+        feedback="\n".join(notes),
         no_answer=NO_ANSWER,
     )
     answer = complete(services_for(ctx).llm, prompt)

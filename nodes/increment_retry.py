@@ -18,4 +18,8 @@ def increment_retry(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any
     what makes the retry different from the pass that failed.
     """
     attempts = [*(state.get("attempts") or []), current_attempt(state)]
-    return {"retry_count": state.get("retry_count", 0) + 1, "attempts": attempts}
+    return {
+        "retry_count": state.get("retry_count", 0) + 1,
+        "attempts": attempts,
+        "citation_corrections": 0,
+    }

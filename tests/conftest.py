@@ -119,7 +119,7 @@ def happy_responder(prompt: str, text: str) -> Any:
     if prompt == "grade_documents":
         return {"contains_answer": "yes" if "Broncos" in text else "no"}
     if prompt == "generate":
-        return "The Denver Broncos won, 24–10."
+        return "The Denver Broncos won, 24–10. [S1]"
     if prompt == "check_hallucination":
         return {"grounded": "yes", "unsupported": ""}
     if prompt == "check_relevance":

@@ -25,6 +25,7 @@ NODES = {
     "grade_documents",
     "web_search",
     "generate",
+    "validate_citations",
     "check_hallucination",
     "check_relevance",
     "increment_retry",
@@ -56,7 +57,9 @@ def test_topology_matches_the_crag_diagram():
         ("grade_documents", "generate", True),
         ("grade_documents", "web_search", True),
         ("web_search", "generate", False),
-        ("generate", "check_hallucination", False),
+        ("generate", "validate_citations", False),
+        ("validate_citations", "generate", True),
+        ("validate_citations", "check_hallucination", True),
         ("check_hallucination", "check_relevance", True),
         ("check_hallucination", "increment_retry", True),
         ("check_hallucination", "finalize", True),
@@ -120,6 +123,7 @@ def test_happy_path_answers_from_the_knowledge_base(fake_services):
         "retrieve",
         "grade_documents",
         "generate",
+        "validate_citations",
         "check_hallucination",
         "check_relevance",
         "finalize",
@@ -131,7 +135,7 @@ def test_happy_path_answers_from_the_knowledge_base(fake_services):
     assert out["prompt_versions"] == {
         "rewrite_query": "v1",
         "grade_documents": "v1",
-        "generate": "v1",
+        "generate": "v2",
         "check_hallucination": "v1",
         "check_relevance": "v1",
     }
@@ -140,7 +144,7 @@ def test_happy_path_answers_from_the_knowledge_base(fake_services):
 def test_incorrect_retrieval_falls_back_to_web(fake_services):
     def responder(prompt: str, text: str) -> Any:
         if prompt == "generate":
-            return "Leonardo da Vinci"
+            return "Leonardo da Vinci [S1]"
         return happy_responder(prompt, text)
 
     fake_services(llm=make_llm(responder), retriever=FakeRetriever([]))

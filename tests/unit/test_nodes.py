@@ -169,10 +169,12 @@ def test_generate_answers_original_question_from_kept_and_web_docs(fake_services
         "web_results": WEB_DOCS,
     }
     update = generate(state, rt())
-    assert update["generation"] == "The Denver Broncos won, 24–10."
+    assert update["generation"] == "The Denver Broncos won, 24–10. [S1]"
     text = llm.calls[0]["text"]
     assert Q in text and "REWRITE" not in text
-    assert "sb50__c0000" in text and "web:Mona_Lisa" in text
+    # Documents are shown under the short keys the answer cites, kept documents first.
+    assert text.index('id="S1"') < text.index("Broncos defeated") < text.index('id="S2"')
+    assert text.index('id="S2"') < text.index("Leonardo da Vinci")
 
 
 def test_generate_without_documents_declines_without_model(fake_services):
@@ -255,6 +257,7 @@ def test_increment_retry_counts_and_keeps_the_attempt():
         "generation": "g",
         "grounded": "no",
         "relevant_documents": KB_DOCS[:1],
+        "citations": ["sb50__c0000"],
         "attempts": [],
     }
     update = increment_retry(state, rt())
@@ -270,11 +273,13 @@ def test_finalize_returns_passing_answer_and_its_sources():
         "generation": "Broncos",
         "grounded": "yes",
         "answers_question": "yes",
-        "relevant_documents": KB_DOCS[:1],
+        "relevant_documents": KB_DOCS,
         "web_results": WEB_DOCS,
+        "citations": ["web:Mona_Lisa", "sb50__c0000"],
     }
     update = finalize(state, rt())
     assert update["answer"] == "Broncos" and update["warnings"] == []
+    # Only cited documents are sources (sb50__c0001 was in the context but not cited).
     assert [s["id"] for s in update["sources"]] == ["sb50__c0000", "web:Mona_Lisa"]
     assert update["retry_count"] == 0 and update["web_search_used"] is False
 

@@ -1,0 +1,1 @@
+"""Evaluation: SQuAD-format datasets, official scoring, and the ``crag eval`` harness."""
