@@ -61,8 +61,8 @@ test-integration: setup
 	$(BIN)/python -m pytest -q -m integration
 
 lint: $(STAMP)
-	$(BIN)/ruff check crag graph nodes prompts tests
-	$(BIN)/ruff format --check crag graph nodes prompts tests
+	$(BIN)/ruff check crag graph nodes prompts tests benchmarks
+	$(BIN)/ruff format --check crag graph nodes prompts tests benchmarks
 
 # Regenerates the Mermaid diagram embedded in README.md from the compiled graph.
 graph-diagram: $(STAMP)

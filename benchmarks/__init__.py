@@ -1,0 +1,1 @@
+"""Benchmarks that print numbers (retrieval quality and latency)."""

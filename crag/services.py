@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
+from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
 from crag.knowledge_base import KnowledgeBase, ModeRetriever, Retriever
@@ -32,6 +33,8 @@ class Services:
     llm: BaseChatModel
     retriever: Retriever
     web_search: WebSearch | None
+    embeddings: Embeddings | None = None
+    """Sentence embeddings for knowledge refinement (None: refinement passes documents on)."""
 
 
 _override: ContextVar[Services | None] = ContextVar("crag_services", default=None)
@@ -93,4 +96,6 @@ def services_for(ctx: Context) -> Services:
         lambda: build_web_search(ctx.web_search, timeout_s=ctx.web_timeout_s),
     )
     retriever = ModeRetriever(knowledge_base(ctx.collection), ctx.retrieval_mode)
-    return Services(llm=llm, retriever=retriever, web_search=web)  # type: ignore[arg-type]
+    from crag.embeddings import LazyEmbeddings
+
+    return Services(llm=llm, retriever=retriever, web_search=web, embeddings=LazyEmbeddings())  # type: ignore[arg-type]

@@ -77,12 +77,39 @@ class Context:
             )
         },
     )
+    confident_similarity: float = field(
+        default=0.4,
+        metadata={
+            "description": (
+                "CRAG's upper threshold: a document the grader judged relevant counts as "
+                "confident at this cosine similarity or above. Relevant but less similar "
+                "documents make the retrieval 'ambiguous' (knowledge base plus web search)."
+            )
+        },
+    )
     min_relevant_docs: int = field(
         default=1,
         metadata={
             "description": (
-                "Relevance threshold: how many retrieved documents the grader must judge relevant "
-                "for the retrieval to count as correct (no web search)."
+                "Confident relevant documents needed for the retrieval to count as 'correct' "
+                "(knowledge base only, no web search)."
+            )
+        },
+    )
+    refine: bool = field(
+        default=True,
+        metadata={
+            "description": (
+                "Knowledge refinement: split each kept document into sentences (strips), keep "
+                "the ones closest to the question, and recompose them in order."
+            )
+        },
+    )
+    refine_top_strips: int = field(
+        default=3,
+        metadata={
+            "description": (
+                "Strips kept per document when refining (by cosine similarity to the question)."
             )
         },
     )
@@ -131,11 +158,23 @@ class Context:
         self._validate()
 
     def _validate(self) -> None:
-        for name in ("top_k", "max_tokens", "web_results", "min_relevant_docs"):
+        for name in (
+            "top_k",
+            "max_tokens",
+            "web_results",
+            "min_relevant_docs",
+            "refine_top_strips",
+        ):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1, got {getattr(self, name)}.")
-        if not -1.0 <= self.min_similarity <= 1.0:
-            raise ConfigError(f"min_similarity must be in [-1, 1], got {self.min_similarity}.")
+        for name in ("min_similarity", "confident_similarity"):
+            if not -1.0 <= getattr(self, name) <= 1.0:
+                raise ConfigError(f"{name} must be in [-1, 1], got {getattr(self, name)}.")
+        if self.confident_similarity < self.min_similarity:
+            raise ConfigError(
+                f"confident_similarity ({self.confident_similarity}) must not be below "
+                f"min_similarity ({self.min_similarity})."
+            )
         for name in ("max_retries", "llm_max_retries"):
             if getattr(self, name) < 0:
                 raise ConfigError(f"{name} must not be negative, got {getattr(self, name)}.")

@@ -1,9 +1,10 @@
 """The Corrective-RAG graph: nodes, edges and routers, wired in one place.
 
     contextualize_question -> rewrite_query -> retrieve -> grade_documents
-    grade_documents --correct--> generate
-                    --ambiguous / incorrect / retry without web yet--> web_search -> generate
-    generate -> validate_citations
+    grade_documents --correct--> refine_knowledge
+                    --ambiguous / incorrect / retry without web yet--> web_search
+    web_search -> refine_knowledge
+    refine_knowledge -> generate -> validate_citations
     validate_citations --citations ok (or already corrected once)--> check_hallucination
                        --unknown or missing citation, first time--> generate
     check_hallucination --grounded--> check_relevance
@@ -40,6 +41,7 @@ from nodes import (
     generate,
     grade_documents,
     increment_retry,
+    refine_knowledge,
     retrieve,
     rewrite_query,
     validate_citations,
@@ -48,15 +50,15 @@ from nodes import (
 from nodes.common import context_of
 
 
-def route_after_grading(state: RAGState) -> Literal["generate", "web_search"]:
-    """Generate from the knowledge base when retrieval was correct, else search the web.
+def route_after_grading(state: RAGState) -> Literal["refine_knowledge", "web_search"]:
+    """Use the knowledge base alone when retrieval was correct, else search the web too.
 
     A retry that has not used the web yet searches it too: a retry must bring new knowledge,
     not re-send the prompt that just failed.
     """
     retry_without_web = state.get("retry_count", 0) > 0 and not state.get("web_search_used")
     if state.get("retrieval_verdict") == "correct" and not retry_without_web:
-        return "generate"
+        return "refine_knowledge"
     return "web_search"
 
 
@@ -97,6 +99,7 @@ def build_graph(checkpointer: Checkpointer = None) -> CompiledStateGraph[Any, An
     builder.add_node(retrieve)
     builder.add_node(grade_documents)
     builder.add_node(web_search)
+    builder.add_node(refine_knowledge)
     builder.add_node(generate)
     builder.add_node(validate_citations)
     builder.add_node(check_hallucination)
@@ -109,7 +112,8 @@ def build_graph(checkpointer: Checkpointer = None) -> CompiledStateGraph[Any, An
     builder.add_edge("rewrite_query", "retrieve")
     builder.add_edge("retrieve", "grade_documents")
     builder.add_conditional_edges("grade_documents", route_after_grading)
-    builder.add_edge("web_search", "generate")
+    builder.add_edge("web_search", "refine_knowledge")
+    builder.add_edge("refine_knowledge", "generate")
     builder.add_edge("generate", "validate_citations")
     builder.add_conditional_edges("validate_citations", route_after_citations)
     builder.add_conditional_edges("check_hallucination", route_after_hallucination)

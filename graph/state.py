@@ -107,6 +107,8 @@ class RAGState(InputState, OutputState, total=False):
     incorrect: nothing relevant."""
     web_results: list[Document]
     """Web-search results added to the context (empty when web search was not needed)."""
+    refined_documents: list[Document]
+    """Kept documents and web results reduced to the strips that bear on the question."""
     generation: str
     """The answer generated in this pass (citation markers removed once validated)."""
     citations: list[str]

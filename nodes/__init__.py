@@ -11,6 +11,7 @@ from nodes.finalize import finalize
 from nodes.generate import generate
 from nodes.grade_documents import grade_documents
 from nodes.increment_retry import increment_retry
+from nodes.refine_knowledge import refine_knowledge
 from nodes.retrieve import retrieve
 from nodes.rewrite_query import rewrite_query
 from nodes.validate_citations import validate_citations
@@ -24,6 +25,7 @@ __all__ = [
     "generate",
     "grade_documents",
     "increment_retry",
+    "refine_knowledge",
     "retrieve",
     "rewrite_query",
     "validate_citations",

@@ -109,11 +109,17 @@ def with_warning(state: RAGState, warning: str) -> list[str]:
     return warnings if warning in warnings else [*warnings, warning]
 
 
-def context_documents(state: RAGState) -> list[Document]:
-    """The documents an answer is generated from: kept KB documents, then web results."""
+def gathered_documents(state: RAGState) -> list[Document]:
+    """The pass's knowledge: kept knowledge-base documents, then web results."""
     return dedupe(
         list(state.get("relevant_documents") or []) + list(state.get("web_results") or [])
     )
+
+
+def context_documents(state: RAGState) -> list[Document]:
+    """The documents an answer is generated from: the refined knowledge once refined."""
+    refined = state.get("refined_documents")
+    return list(refined) if refined is not None else gathered_documents(state)
 
 
 def sources_of(docs: list[Document]) -> list[Source]:

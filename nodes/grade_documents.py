@@ -30,14 +30,20 @@ class DocumentGrade(BaseModel):
     )
 
 
-def decide(relevant: int, min_relevant: int) -> RetrievalVerdict:
-    """CRAG's three-way decision from how many documents were graded relevant.
+def decide(relevant: list[Document], ctx: Context) -> RetrievalVerdict:
+    """CRAG's three-way decision from the documents the grader judged relevant.
 
-    correct: at least ``min_relevant``; incorrect: none; ambiguous: some, but fewer.
+    Each relevant document's confidence is its cosine similarity to the question (the
+    retriever's score; chunks under ``min_similarity``, the lower threshold, never reach the
+    grader). correct: at least ``min_relevant_docs`` relevant documents scoring at least
+    ``confident_similarity`` (the upper threshold); incorrect: none relevant; ambiguous:
+    relevant documents, but too few confident ones (the knowledge base is kept and the web
+    is searched too).
     """
-    if relevant >= max(1, min_relevant):
-        return "correct"
-    return "ambiguous" if relevant else "incorrect"
+    if not relevant:
+        return "incorrect"
+    confident = [d for d in relevant if d.metadata.get("score", 1.0) >= ctx.confident_similarity]
+    return "correct" if len(confident) >= ctx.min_relevant_docs else "ambiguous"
 
 
 def grade_documents(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -77,5 +83,5 @@ def grade_documents(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any
     relevant = [d for d in graded if d.metadata["relevant"] == "yes"]
     update["documents"] = graded
     update["relevant_documents"] = relevant
-    update["retrieval_verdict"] = decide(len(relevant), ctx.min_relevant_docs)
+    update["retrieval_verdict"] = decide(relevant, ctx)
     return update

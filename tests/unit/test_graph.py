@@ -24,6 +24,7 @@ NODES = {
     "retrieve",
     "grade_documents",
     "web_search",
+    "refine_knowledge",
     "generate",
     "validate_citations",
     "check_hallucination",
@@ -54,9 +55,10 @@ def test_topology_matches_the_crag_diagram():
         ("contextualize_question", "rewrite_query", False),
         ("rewrite_query", "retrieve", False),
         ("retrieve", "grade_documents", False),
-        ("grade_documents", "generate", True),
+        ("grade_documents", "refine_knowledge", True),
         ("grade_documents", "web_search", True),
-        ("web_search", "generate", False),
+        ("web_search", "refine_knowledge", False),
+        ("refine_knowledge", "generate", False),
         ("generate", "validate_citations", False),
         ("validate_citations", "generate", True),
         ("validate_citations", "check_hallucination", True),
@@ -86,11 +88,14 @@ def rt(**ctx: Any) -> Runtime[Context]:
 @pytest.mark.parametrize(
     ("state", "expected"),
     [
-        ({"retrieval_verdict": "correct"}, "generate"),
+        ({"retrieval_verdict": "correct"}, "refine_knowledge"),
         ({"retrieval_verdict": "ambiguous"}, "web_search"),
         ({"retrieval_verdict": "incorrect"}, "web_search"),
         ({"retrieval_verdict": "correct", "retry_count": 1}, "web_search"),
-        ({"retrieval_verdict": "correct", "retry_count": 1, "web_search_used": True}, "generate"),
+        (
+            {"retrieval_verdict": "correct", "retry_count": 1, "web_search_used": True},
+            "refine_knowledge",
+        ),
     ],
 )
 def test_route_after_grading(state, expected):
@@ -122,6 +127,7 @@ def test_happy_path_answers_from_the_knowledge_base(fake_services):
         "rewrite_query",
         "retrieve",
         "grade_documents",
+        "refine_knowledge",
         "generate",
         "validate_citations",
         "check_hallucination",

@@ -1,0 +1,75 @@
+"""refine_knowledge: keep the parts of each document that bear on the question.
+
+CRAG's decompose-then-recompose step, on knowledge-base documents and web results alike.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from langchain_core.documents import Document
+from langgraph.runtime import Runtime
+
+from crag.services import services_for
+from graph.context import Context
+from graph.state import RAGState
+from nodes.common import context_of, gathered_documents, question_of
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|Mt|Ft|No|Nos|vs|etc|approx|ca|e\.g|i\.e|U\.S|"
+    r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)|\b[A-Z])\.$"
+)
+GAP = " … "
+"""Joins kept strips that were not adjacent in the document."""
+
+
+def split_strips(text: str) -> list[str]:
+    """A document's strips: its sentences (not split after "Dr.", "U.S.", initials...)."""
+    strips: list[str] = []
+    for piece in _SENTENCE_END.split(text.strip()):
+        if strips and _ABBREVIATION.search(strips[-1]):
+            strips[-1] += " " + piece
+        elif piece.strip():
+            strips.append(piece.strip())
+    return strips
+
+
+def refine_document(doc: Document, scores: list[float], strips: list[str], keep: int) -> Document:
+    """``doc`` reduced to its ``keep`` best-scoring strips, recomposed in document order."""
+    best = sorted(sorted(range(len(strips)), key=lambda i: -scores[i])[:keep])
+    text = strips[best[0]]
+    for prev, cur in zip(best, best[1:], strict=False):
+        text += (" " if cur == prev + 1 else GAP) + strips[cur]
+    metadata = {**doc.metadata, "refined": f"{len(best)}/{len(strips)} strips"}
+    return Document(id=doc.id, page_content=text, metadata=metadata)
+
+
+def refine_knowledge(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Decompose each kept document into strips, keep the best ones, recompose in order.
+
+    Strips are sentences, scored by cosine similarity to the question with the retrieval
+    embeddings (no LLM call). On 300 SQuAD dev questions the sentence holding the answer was
+    the paragraph's closest sentence 80% of the time and in the top 3 98% of the time, so the
+    default keeps 3 per document. Documents with no more strips than that pass unchanged; so
+    does everything when ``refine`` is off.
+    """
+    ctx = context_of(runtime)
+    docs = gathered_documents(state)
+    embeddings = services_for(ctx).embeddings
+    keep = ctx.refine_top_strips
+    split = [split_strips(d.page_content) for d in docs]
+    if not ctx.refine or embeddings is None or all(len(s) <= keep for s in split):
+        return {"refined_documents": docs}
+    query = embeddings.embed_query(question_of(state))
+    flat = [strip for strips in split if len(strips) > keep for strip in strips]
+    vectors = iter(embeddings.embed_documents(flat))
+    refined = []
+    for doc, strips in zip(docs, split, strict=True):
+        if len(strips) <= keep:
+            refined.append(doc)
+            continue
+        scores = [sum(a * b for a, b in zip(query, next(vectors), strict=True)) for _ in strips]
+        refined.append(refine_document(doc, scores, strips, keep))
+    return {"refined_documents": refined}
