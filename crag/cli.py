@@ -241,6 +241,85 @@ def model_cmd(
     _run_guarded(action)
 
 
+@app.command("eval")
+def eval_cmd(
+    dataset: Annotated[
+        str | None, typer.Option(help="SQuAD v1.1 file (.json/.json.gz); default: bundled sample.")
+    ] = None,
+    dataset_format: Annotated[str, typer.Option("--format", help="Dataset format.")] = "squad",
+    pipeline: Annotated[str, typer.Option(help="crag (the graph) or naive (baseline).")] = "crag",
+    out_dir: Annotated[str, typer.Option("--out", help="Directory for the results.")] = "out/eval",
+    limit: Annotated[int | None, typer.Option(help="Questions to sample (default: all).")] = None,
+    seed: Annotated[int, typer.Option(help="Sampling seed.")] = 0,
+    model: Annotated[str | None, typer.Option(help="Override the model.")] = None,
+) -> None:
+    """Evaluate a pipeline on SQuAD questions: predictions.jsonl, summary.json/.md (resumable)."""
+    from pathlib import Path
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from crag.eval import harness
+    from crag.eval.squad import load_squad
+    from graph.context import Context
+
+    if dataset_format != "squad":
+        fail(f"Unknown dataset format {dataset_format!r}; supported: squad.")
+    if pipeline not in harness.PIPELINES:
+        fail(f"Unknown pipeline {pipeline!r}; use one of: {', '.join(harness.PIPELINES)}.")
+    if limit is not None and limit < 1:
+        fail("--limit must be at least 1.")
+    path = Path(dataset) if dataset else harness.BUNDLED_SAMPLE
+    if not path.is_file():
+        fail(f"Dataset not found: {path}")
+
+    def action() -> None:
+        data = load_squad(path)
+        overrides: dict[str, Any] = {"collection": harness.collection_for(path)}
+        if model:
+            overrides["model"] = model
+        ctx = Context(**overrides)
+        run = harness.EvalRun(pipeline, data.sample(limit, seed), ctx, Path(out_dir))
+        with Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            console=err,
+            transient=True,
+        ) as progress:
+            task = progress.add_task("Indexing paragraphs", total=len(data.paragraphs))
+            harness.prepare(data, ctx, lambda done, total: progress.update(task, completed=done))
+            pending = run.pending()
+            already = len(run.questions) - len(pending)
+            task = progress.add_task(f"{pipeline}", total=len(run.questions), completed=already)
+            run.run(on_done=lambda record: progress.advance(task))
+        summary = harness.write_summary(run)
+        out.print(harness.markdown_table([summary]), markup=False, highlight=False)
+        out.print(f"Results in {run.out} ({already} questions were already done).")
+
+    _run_guarded(action)
+
+
+@app.command("eval-report")
+def eval_report(
+    runs: Annotated[list[str], typer.Argument(help="Result directories of `crag eval` runs.")],
+    out_dir: Annotated[
+        str, typer.Option("--out", help="Where to write the comparison.")
+    ] = "out/eval",
+) -> None:
+    """Compare eval runs side by side: comparison.md and comparison.png."""
+    from pathlib import Path
+
+    from crag.eval import harness
+
+    dirs = [Path(r) for r in runs]
+    missing = [str(d) for d in dirs if not (d / "summary.json").is_file()]
+    if missing:
+        fail(f"No summary.json in: {', '.join(missing)} (run `crag eval` first).")
+    table = harness.compare(dirs, Path(out_dir))
+    out.print(table, markup=False, highlight=False)
+    out.print(f"Wrote {Path(out_dir) / 'comparison.md'} and comparison.png.")
+
+
 @app.command("graph")
 def graph_cmd() -> None:
     """Print the graph as a Mermaid diagram."""

@@ -69,6 +69,7 @@ def run_question(
     on_step: Callable[[Step], None] | None = None,
     graph: Any = None,
     thread_id: str | None = None,
+    callbacks: list[Any] | None = None,
 ) -> RunResult:
     """Stream ``question`` through the graph; call ``on_step`` as each node finishes.
 
@@ -77,7 +78,7 @@ def run_question(
     """
     if graph is None and thread_id is not None:
         with thread_graph() as threaded:
-            return run_question(question, ctx, on_step, threaded, thread_id)
+            return run_question(question, ctx, on_step, threaded, thread_id, callbacks)
     if graph is None:
         from graph.graph import graph as default_graph
 
@@ -85,6 +86,8 @@ def run_question(
     result = RunResult(question=question, thread_id=thread_id)
     started = last = time.perf_counter()
     config = run_config(ctx, thread_id)
+    if callbacks:
+        config["callbacks"] = callbacks
     for chunk in graph.stream(
         {"question": question}, config=config, context=ctx, stream_mode="updates"
     ):

@@ -1,0 +1,294 @@
+"""The evaluation harness behind ``crag eval``: run SQuAD questions through a pipeline.
+
+Pipelines share the model, the retriever and the knowledge base:
+
+- ``crag``: the whole graph (rewrite, retrieve, grade, web fallback, refine, generate,
+  citations, checks, bounded retries);
+- ``naive``: one retrieval (the same hybrid retriever, ``top_k``) and one generation with the
+  same generate prompt.
+
+Each question's record is appended to ``predictions.jsonl`` as soon as it is answered, so a
+rerun skips what is done (resumable). ``summarize`` turns the records into ``summary.json``
+and ``summary.md``; ``compare`` puts several runs side by side (Markdown table and PNG).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.outputs import LLMResult
+from langchain_core.runnables import RunnableLambda
+
+from crag.citations import citation_keys, strip_citations
+from crag.documents import format_documents
+from crag.eval.corpus import index_paragraphs, paragraph_of
+from crag.eval.metrics import best, exact_match, f1, percentile
+from crag.eval.squad import Dataset, Question
+from graph.context import Context
+
+PIPELINES = ("crag", "naive")
+BUNDLED_SAMPLE = Path(__file__).resolve().parents[1] / "resources" / "squad-dev-sample.json.gz"
+
+
+class UsageCounter(BaseCallbackHandler):
+    """Counts LLM calls and their prompt/completion tokens (as the server reports them)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+
+    def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
+        """Record one finished LLM call."""
+        self.calls += 1
+        usage = (response.llm_output or {}).get("token_usage") or {}
+        if not usage:
+            message = getattr(response.generations[0][0], "message", None)
+            meta = getattr(message, "usage_metadata", None) or {}
+            usage = {
+                "prompt_tokens": meta.get("input_tokens", 0),
+                "completion_tokens": meta.get("output_tokens", 0),
+            }
+        self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
+        self.completion_tokens += int(usage.get("completion_tokens") or 0)
+
+
+def collection_for(dataset_path: Path) -> str:
+    """The collection a dataset is indexed into (named after its content, so it is reused)."""
+    digest = hashlib.sha1(dataset_path.read_bytes()).hexdigest()[:10]
+    return f"eval-{digest}"
+
+
+def prepare(dataset: Dataset, ctx: Context, on_progress: Callable[[int, int], None] | None) -> int:
+    """Index the dataset's paragraphs into ``ctx.collection`` (idempotent); paragraphs written."""
+    from crag.services import knowledge_base
+
+    return index_paragraphs(knowledge_base(ctx.collection), dataset, on_progress)
+
+
+def answer_naive(question: str, ctx: Context) -> dict[str, Any]:
+    """One retrieval, one generation: the baseline."""
+    import prompts
+    from crag.llm import complete
+    from crag.services import services_for
+    from nodes.common import NO_ANSWER
+
+    services = services_for(ctx)
+    docs = services.retriever.search(question, ctx.top_k)
+    prompt = prompts.load("generate", ctx.prompt_version("generate")).render(
+        documents=format_documents(docs, citation_keys(len(docs))),
+        question=question,
+        feedback="",
+        no_answer=NO_ANSWER,
+    )
+    answer = strip_citations(complete(services.llm, prompt)) or NO_ANSWER
+    return {
+        "prediction": answer,
+        "retrieved": [d.metadata.get("id", "") for d in docs],
+        "path": ["retrieve", "generate"],
+        "retries": 0,
+        "web_search_used": False,
+    }
+
+
+def answer_crag(question: str, ctx: Context) -> dict[str, Any]:
+    """The whole CRAG graph."""
+    from crag.run import run_question
+
+    result = run_question(question, ctx)
+    retrieved: list[str] = []
+    for step in result.steps:
+        if step.node == "retrieve":
+            retrieved += [d.metadata.get("id", "") for d in step.update.get("documents") or []]
+    return {
+        "prediction": result.state.get("answer", ""),
+        "retrieved": list(dict.fromkeys(retrieved)),
+        "path": result.path,
+        "retries": result.state.get("retry_count", 0),
+        "web_search_used": bool(result.state.get("web_search_used")),
+        "warnings": result.state.get("warnings", []),
+    }
+
+
+def run_one(pipeline: str, q: Question, ctx: Context) -> dict[str, Any]:
+    """Answer ``q`` with ``pipeline`` and score it; one predictions.jsonl record."""
+    answer = answer_crag if pipeline == "crag" else answer_naive
+    counter = UsageCounter()
+    started = time.perf_counter()
+    # Run under a runnable whose config carries the counter: every LLM call inside inherits it.
+    out = RunnableLambda(lambda question: answer(question, ctx), name=pipeline).invoke(
+        q.question, config={"callbacks": [counter], "run_name": f"eval:{pipeline}"}
+    )
+    latency = time.perf_counter() - started
+    prediction = out.pop("prediction")
+    return {
+        "id": q.id,
+        "question": q.question,
+        "prediction": prediction,
+        "gold_answers": list(q.answers),
+        "exact_match": best(exact_match, prediction, q.answers),
+        "f1": best(f1, prediction, q.answers),
+        "gold_paragraph": q.paragraph_id,
+        "retrieval_hit": q.paragraph_id in {paragraph_of(c) for c in out["retrieved"]},
+        "retrieved_chunk_ids": out.pop("retrieved"),
+        **out,
+        "llm_calls": counter.calls,
+        "prompt_tokens": counter.prompt_tokens,
+        "completion_tokens": counter.completion_tokens,
+        "latency_s": round(latency, 3),
+    }
+
+
+def done_ids(predictions: Path) -> set[str]:
+    """Ids already answered in ``predictions`` (a torn last line is ignored)."""
+    if not predictions.exists():
+        return set()
+    ids = set()
+    for line in predictions.read_text(encoding="utf-8").splitlines():
+        try:
+            ids.add(json.loads(line)["id"])
+        except (ValueError, KeyError, TypeError):
+            continue
+    return ids
+
+
+def read_records(predictions: Path) -> list[dict[str, Any]]:
+    """Every complete record of ``predictions``."""
+    records = []
+    for line in predictions.read_text(encoding="utf-8").splitlines():
+        try:
+            records.append(json.loads(line))
+        except ValueError:
+            continue
+    return records
+
+
+@dataclass
+class EvalRun:
+    """One ``crag eval`` invocation."""
+
+    pipeline: str
+    questions: list[Question]
+    ctx: Context
+    out: Path
+
+    @property
+    def predictions(self) -> Path:
+        """The JSONL file of per-question records."""
+        return self.out / "predictions.jsonl"
+
+    def pending(self) -> list[Question]:
+        """Questions not answered yet."""
+        done = done_ids(self.predictions)
+        return [q for q in self.questions if q.id not in done]
+
+    def run(self, on_done: Callable[[dict[str, Any]], None] | None = None) -> None:
+        """Answer every pending question, appending each record as soon as it exists."""
+        self.out.mkdir(parents=True, exist_ok=True)
+        for q in self.pending():
+            record = run_one(self.pipeline, q, self.ctx)
+            with self.predictions.open("a", encoding="utf-8") as fh:
+                fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+            if on_done:
+                on_done(record)
+
+
+def summarize(records: Iterable[dict[str, Any]], pipeline: str, model: str) -> dict[str, Any]:
+    """Aggregate records: EM/F1 (x100), retrieval hit rate, latency, LLM calls and tokens."""
+    rows = list(records)
+    n = len(rows) or 1
+
+    def mean(key: str) -> float:
+        return sum(float(r[key]) for r in rows) / n
+
+    latencies = [float(r["latency_s"]) for r in rows]
+    return {
+        "pipeline": pipeline,
+        "model": model,
+        "questions": len(rows),
+        "exact_match": round(100 * mean("exact_match"), 1),
+        "f1": round(100 * mean("f1"), 1),
+        "retrieval_hit_rate": round(100 * mean("retrieval_hit"), 1),
+        "latency_p50_s": round(percentile(latencies, 50), 1),
+        "latency_p95_s": round(percentile(latencies, 95), 1),
+        "llm_calls_per_question": round(mean("llm_calls"), 2),
+        "prompt_tokens_per_question": round(mean("prompt_tokens")),
+        "completion_tokens_per_question": round(mean("completion_tokens")),
+        "web_search_rate": round(100 * mean("web_search_used"), 1),
+        "retries_per_question": round(mean("retries"), 2),
+    }
+
+
+COLUMNS = [
+    ("pipeline", "pipeline"),
+    ("questions", "questions"),
+    ("exact_match", "EM"),
+    ("f1", "F1"),
+    ("retrieval_hit_rate", "retrieval hit %"),
+    ("latency_p50_s", "latency p50 s"),
+    ("latency_p95_s", "latency p95 s"),
+    ("llm_calls_per_question", "LLM calls / q"),
+    ("prompt_tokens_per_question", "prompt tokens / q"),
+    ("completion_tokens_per_question", "completion tokens / q"),
+    ("web_search_rate", "web search %"),
+    ("retries_per_question", "retries / q"),
+]
+
+
+def markdown_table(summaries: list[dict[str, Any]]) -> str:
+    """The summaries as one Markdown table."""
+    lines = [
+        "| " + " | ".join(label for _, label in COLUMNS) + " |",
+        "|" + "---|" * len(COLUMNS),
+    ]
+    for s in summaries:
+        lines.append("| " + " | ".join(str(s[key]) for key, _ in COLUMNS) + " |")
+    return "\n".join(lines)
+
+
+def write_summary(run: EvalRun) -> dict[str, Any]:
+    """Write ``summary.json`` and ``summary.md`` for ``run``; return the summary."""
+    summary = summarize(read_records(run.predictions), run.pipeline, run.ctx.model)
+    (run.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    (run.out / "summary.md").write_text(markdown_table([summary]) + "\n")
+    return summary
+
+
+def compare(run_dirs: list[Path], out: Path) -> str:
+    """Side-by-side Markdown table and PNG chart of several runs' summaries."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    summaries = [json.loads((d / "summary.json").read_text()) for d in run_dirs]
+    out.mkdir(parents=True, exist_ok=True)
+    table = markdown_table(summaries)
+    (out / "comparison.md").write_text(table + "\n")
+    names = [s["pipeline"] for s in summaries]
+    panels = [
+        ("f1", "F1"),
+        ("exact_match", "exact match"),
+        ("latency_p50_s", "latency p50 (s)"),
+        ("llm_calls_per_question", "LLM calls / question"),
+    ]
+    fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.2))
+    for ax, (key, label) in zip(axes, panels, strict=True):
+        ax.bar(
+            names,
+            [s[key] for s in summaries],
+            color=["#8c8c8c", "#4c72b0", "#55a868"][: len(names)],
+        )
+        ax.set_title(label)
+    fig.suptitle(f"{summaries[0]['questions']} SQuAD dev questions, model {summaries[0]['model']}")
+    fig.tight_layout()
+    fig.savefig(out / "comparison.png", dpi=100)
+    plt.close(fig)
+    return table

@@ -1,0 +1,162 @@
+"""The evaluation harness on a tiny SQuAD file: metrics, both pipelines, resume, reports."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from crag.cli import app
+from crag.errors import ConfigError
+from crag.eval import harness
+from crag.eval.metrics import best, exact_match, f1, normalize_answer, percentile
+from crag.eval.squad import load_squad
+from graph.context import Context
+from tests.conftest import FakeRetriever, doc, happy_responder, make_llm
+from tests.unit.test_cli import hash_kb  # noqa: F401  (fixture)
+
+TINY = {
+    "version": "1.1",
+    "data": [
+        {
+            "title": "Super Bowl 50",
+            "paragraphs": [
+                {
+                    "context": "The Denver Broncos defeated the Carolina Panthers 24–10.",
+                    "qas": [
+                        {
+                            "id": "q1",
+                            "question": "Who won Super Bowl 50?",
+                            "answers": [{"text": "Denver Broncos", "answer_start": 4}],
+                        },
+                        {
+                            "id": "q2",
+                            "question": "Who lost Super Bowl 50?",
+                            "answers": [{"text": "Carolina Panthers", "answer_start": 32}],
+                        },
+                    ],
+                },
+                {
+                    "context": "The game was played at Levi's Stadium.",
+                    "qas": [
+                        {
+                            "id": "q3",
+                            "question": "Where was Super Bowl 50 played?",
+                            "answers": [{"text": "Levi's Stadium", "answer_start": 23}],
+                        },
+                    ],
+                },
+            ],
+        }
+    ],
+}
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    path = tmp_path / "tiny.json.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        json.dump(TINY, fh)
+    return path
+
+
+def test_official_squad_normalisation_and_scores():
+    assert normalize_answer("The  Denver Broncos!") == "denver broncos"
+    assert exact_match("the Denver Broncos.", "Denver Broncos") == 1.0
+    assert f1("Denver Broncos won", "Denver Broncos") == pytest.approx(0.8)
+    assert f1("I don't know.", "Denver Broncos") == 0.0
+    assert best(f1, "Panthers", ["Denver Broncos", "Carolina Panthers"]) == pytest.approx(2 / 3)
+    assert percentile([1, 2, 3, 4], 50) == 2.5 and percentile([], 95) == 0.0
+
+
+def test_load_squad_gives_stable_paragraph_ids(tiny):
+    data = load_squad(tiny)
+    assert [p.id for p in data.paragraphs] == ["super-bowl-50-p000", "super-bowl-50-p001"]
+    assert data.questions[2].paragraph_id == "super-bowl-50-p001"
+    assert [q.id for q in data.sample(2, seed=1)] == [q.id for q in data.sample(2, seed=1)]
+
+
+def test_a_file_that_is_not_squad_is_a_clear_error(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"rows": []}')
+    with pytest.raises(ConfigError, match="not SQuAD"):
+        load_squad(bad)
+
+
+def responder(prompt: str, text: str) -> Any:
+    if prompt == "generate":
+        return "Denver Broncos [S1]"
+    return happy_responder(prompt, text)
+
+
+@pytest.mark.parametrize("pipeline", ["naive", "crag"])
+def test_eval_run_records_scores_and_resumes(fake_services, tiny, tmp_path, pipeline):
+    docs = [doc("super-bowl-50-p000__c0000", TINY["data"][0]["paragraphs"][0]["context"])]
+    fake_services(llm=make_llm(responder), retriever=FakeRetriever(docs))
+    data = load_squad(tiny)
+    run = harness.EvalRun(pipeline, data.questions, Context(), tmp_path / pipeline)
+    run.run()
+    records = harness.read_records(run.predictions)
+    assert [r["id"] for r in records] == ["q1", "q2", "q3"]
+    q1 = records[0]
+    assert q1["prediction"] == "Denver Broncos" and q1["exact_match"] == 1.0
+    assert q1["retrieval_hit"] is True and records[2]["retrieval_hit"] is False
+    assert q1["llm_calls"] >= 1 and q1["path"][-1] in ("generate", "finalize")
+    for key in (
+        "retrieved_chunk_ids",
+        "retries",
+        "web_search_used",
+        "prompt_tokens",
+        "completion_tokens",
+        "latency_s",
+        "gold_answers",
+        "question",
+    ):
+        assert key in q1
+
+    # Resumable: a torn last line is ignored, done questions are skipped.
+    with run.predictions.open("a") as fh:
+        fh.write('{"id": "q9", "predic')
+    assert run.pending() == []
+    summary = harness.write_summary(run)
+    assert summary["questions"] == 3 and summary["exact_match"] == pytest.approx(33.3)
+    assert (run.out / "summary.md").read_text().startswith("| pipeline |")
+
+
+def test_compare_writes_a_table_and_a_chart(tmp_path):
+    dirs = []
+    for name, f1_score in (("naive", 50.0), ("crag", 60.0)):
+        d = tmp_path / name
+        d.mkdir()
+        summary = harness.summarize([], name, "local") | {"f1": f1_score, "questions": 3}
+        (d / "summary.json").write_text(json.dumps(summary))
+        dirs.append(d)
+    table = harness.compare(dirs, tmp_path / "report")
+    assert "| naive | 3 |" in table and "| crag | 3 |" in table
+    assert (tmp_path / "report" / "comparison.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cli_eval_end_to_end(hash_kb, fake_services, tiny, tmp_path):  # noqa: F811
+    fake_services(llm=make_llm(responder))
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        app, ["eval", "--dataset", str(tiny), "--pipeline", "naive", "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert len(harness.read_records(out / "predictions.jsonl")) == 3
+    assert json.loads((out / "summary.json").read_text())["pipeline"] == "naive"
+    again = CliRunner().invoke(
+        app, ["eval", "--dataset", str(tiny), "--pipeline", "naive", "--out", str(out)]
+    )
+    assert "3 questions were already done" in again.output
+
+
+def test_cli_eval_refuses_bad_options(tmp_path):
+    runner = CliRunner()
+    assert runner.invoke(app, ["eval", "--pipeline", "fancy"]).exit_code == 2
+    assert runner.invoke(app, ["eval", "--dataset", str(tmp_path / "nope.json")]).exit_code == 2
+    assert runner.invoke(app, ["eval", "--limit", "0"]).exit_code == 2
+    assert runner.invoke(app, ["eval-report", str(tmp_path)]).exit_code == 2
