@@ -14,8 +14,11 @@ DEMO_KB_QUESTION := Which team won Super Bowl 50, and what was the final score?
 DEMO_WEB_QUESTION := Who painted the Mona Lisa?
 
 SERVE_PORT ?= 2024
+SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
+EVAL_LIMIT ?= 100
+EVAL_OUT ?= out/eval
 
-.PHONY: setup model model-small demo serve test test-unit test-integration lint graph-diagram clean
+.PHONY: setup model model-small demo serve bench-retrieval eval test test-unit test-integration lint graph-diagram clean
 
 setup: $(STAMP) model
 
@@ -50,6 +53,17 @@ serve: setup
 	@echo "API: http://127.0.0.1:$(SERVE_PORT)  (docs: http://127.0.0.1:$(SERVE_PORT)/docs)"
 	@echo "Studio: https://smith.langchain.com/studio/?baseUrl=http://127.0.0.1:$(SERVE_PORT)"
 	$(BIN)/langgraph dev --host 127.0.0.1 --port $(SERVE_PORT) --no-browser
+
+# Retrieval quality and latency on SQuAD (no LLM): dense vs keyword vs hybrid.
+bench-retrieval: setup
+	$(BIN)/python -m benchmarks.retrieval --dataset $(SQUAD) --out docs/benchmarks
+
+# CRAG vs naive RAG on EVAL_LIMIT SQuAD questions with the embedded model (resumable; each
+# pipeline runs in its own process, so neither inherits the other's llama.cpp prompt cache).
+eval: setup
+	$(BIN)/crag eval --dataset $(SQUAD) --limit $(EVAL_LIMIT) --pipeline naive --out $(EVAL_OUT)/naive
+	$(BIN)/crag eval --dataset $(SQUAD) --limit $(EVAL_LIMIT) --pipeline crag --out $(EVAL_OUT)/crag
+	$(BIN)/crag eval-report $(EVAL_OUT)/naive $(EVAL_OUT)/crag --out docs/benchmarks/eval
 
 test: setup
 	$(BIN)/python -m pytest -q

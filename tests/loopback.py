@@ -78,6 +78,8 @@ def chat_completion(content: str) -> dict[str, Any]:
 def scripted_model(answer: str, standalone: str = "") -> Handler:
     """An OpenAI-compatible chat endpoint that plays a well-behaved CRAG model.
 
+    ``answer`` should cite its document (``"... [S1]"``) as the generator is asked to.
+
     Structured calls are answered from the requested JSON schema's fields (every judge says
     yes); free-text calls by the prompt's wording: a search query, a standalone question, or
     ``answer`` for the generator.

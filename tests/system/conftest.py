@@ -59,7 +59,8 @@ def crag(*args: str, env: dict[str, str], timeout: float = 300) -> subprocess.Co
 @pytest.fixture(scope="package")
 def scripted_llm() -> Iterator[str]:
     """Base URL of a loopback OpenAI-compatible model that answers like a good CRAG model."""
-    with loopback(scripted_model(ANSWER, "What was the score of Super Bowl 50?")) as (url, _):
+    scripted = scripted_model(f"{ANSWER} [S1]", "What was the score of Super Bowl 50?")
+    with loopback(scripted) as (url, _):
         yield f"{url}/v1"
 
 
