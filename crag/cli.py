@@ -31,8 +31,6 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
-MAX_QUESTION_CHARS = 4000
-
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print ``message`` as an error and exit with ``code``."""
@@ -166,18 +164,19 @@ def ask(
     ] = None,
 ) -> None:
     """Answer a question with the CRAG graph, showing each node as it runs."""
+    from crag.errors import QuestionError
+    from crag.questions import clean_question
     from crag.run import Step, run_question
     from crag.services import knowledge_base
     from crag.threads import check_thread_id
     from graph.context import Context
 
-    question = " ".join(question.split())
-    if not question:
-        fail("The question is empty.")
+    try:
+        question = clean_question(question)
+    except QuestionError as exc:
+        fail(str(exc))
     if thread is not None:
         _run_guarded(lambda: check_thread_id(thread))
-    if len(question) > MAX_QUESTION_CHARS:
-        fail(f"The question is {len(question)} characters long; the limit is {MAX_QUESTION_CHARS}.")
 
     def action() -> None:
         overrides: dict[str, Any] = {"collection": collection}

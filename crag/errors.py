@@ -19,3 +19,7 @@ class KnowledgeBaseError(CragError):
 
 class WebSearchError(CragError):
     """Web search failed; the graph records a warning and goes on without it."""
+
+
+class QuestionError(CragError):
+    """The question cannot be answered as given (empty, or too long)."""

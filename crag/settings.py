@@ -9,11 +9,21 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from crag.errors import ConfigError
+
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
 def data_dir() -> Path:
     """Return the data dir, creating it if needed."""
     path = Path(os.environ.get("CRAG_DATA_DIR") or PROJECT_ROOT / ".crag").expanduser()
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(
+            f"The data dir {path} cannot be created ({exc.strerror or exc}); "
+            "set CRAG_DATA_DIR to a writable directory."
+        ) from exc
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise ConfigError(f"The data dir {path} is not writable; set CRAG_DATA_DIR.")
     return path

@@ -7,6 +7,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from crag.llm import complete
+from crag.questions import clean_question
 from crag.services import services_for
 from graph.context import Context
 from graph.state import RAGState, Turn
@@ -45,8 +46,10 @@ def contextualize_question(state: RAGState, runtime: Runtime[Context]) -> dict[s
     """Reset the per-turn keys and write the standalone question for this turn.
 
     A thread's first turn (no history) needs no LLM call: the question is already standalone.
+    Control characters are removed; an empty or overlong question fails the run with a
+    ``QuestionError`` naming the problem.
     """
-    question = state["question"]
+    question = clean_question(state.get("question") or "")
     history = state.get("history") or []
     if not history:
         return {**TURN_RESET, "standalone_question": question}
