@@ -4,6 +4,11 @@ Each file becomes a document with id ``<slug>-<hash of its absolute path>`` and 
 ``<doc_id>__c0000``..., so re-ingesting a file never duplicates it and a changed file replaces
 its chunks. A file that cannot be read (missing, binary, not UTF-8, empty, too large,
 unsupported) is reported and skipped; the others are still ingested.
+
+Crash safety: each file is written to Chroma, then to the keyword index, whose per-file hash is
+the commit mark (see ``KnowledgeBase.stored_hash``); a file interrupted anywhere before that
+mark is rewritten in full by the next run. Ingests of one collection hold its write lock, so
+two processes take turns instead of interleaving writes.
 """
 
 from __future__ import annotations
@@ -123,13 +128,14 @@ def ingest(
     """Ingest every supported file under ``paths``; ``on_file(path, done, total)`` after each."""
     report = IngestReport()
     items = list(discover(paths))
-    for done, (path, refused) in enumerate(items, start=1):
-        try:
-            if refused:
-                raise SkipFile(refused)
-            ingest_file(kb, path, report)
-        except SkipFile as exc:
-            report.failed.append((str(path), str(exc)))
-        if on_file:
-            on_file(path, done, len(items))
+    with kb.write_lock():
+        for done, (path, refused) in enumerate(items, start=1):
+            try:
+                if refused:
+                    raise SkipFile(refused)
+                ingest_file(kb, path, report)
+            except SkipFile as exc:
+                report.failed.append((str(path), str(exc)))
+            if on_file:
+                on_file(path, done, len(items))
     return report

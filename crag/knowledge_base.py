@@ -15,7 +15,8 @@ embedding function would try to download a model).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -99,6 +100,25 @@ class KnowledgeBase:
             except Exception as exc:
                 raise KnowledgeBaseError(f"Cannot open collection {self.name!r}: {exc}") from exc
         return self._collection
+
+    @contextmanager
+    def write_lock(self, timeout_s: float = 900) -> Iterator[None]:
+        """Hold the collection's inter-process write lock (one writer process at a time).
+
+        Chroma's local store is not safe for writers in several processes at once; ingests
+        of the same collection take turns. Raises ``KnowledgeBaseError`` after ``timeout_s``.
+        """
+        from filelock import FileLock, Timeout
+
+        path = Path(self._store_dir) / "locks" / f"{self.name}.lock"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with FileLock(str(path), timeout=timeout_s):
+                yield
+        except Timeout as exc:
+            raise KnowledgeBaseError(
+                f"Collection {self.name!r} is locked by another ingest for over {timeout_s:.0f}s."
+            ) from exc
 
     def count(self) -> int:
         """Number of chunks stored."""

@@ -16,14 +16,15 @@ def index_paragraphs(
     """Ingest every paragraph as a document (id = paragraph id); return how many were written."""
     written = 0
     total = len(dataset.paragraphs)
-    for done, para in enumerate(dataset.paragraphs, start=1):
-        content_hash = hashlib.sha256(para.text.encode()).hexdigest()
-        if kb.stored_hash(para.id) != content_hash:
-            source = f"squad:{para.title}#{para.id.rsplit('-p', 1)[-1]}"
-            kb.replace_document(para.id, source, content_hash, split_text(para.text))
-            written += 1
-        if on_progress:
-            on_progress(done, total)
+    with kb.write_lock():
+        for done, para in enumerate(dataset.paragraphs, start=1):
+            content_hash = hashlib.sha256(para.text.encode()).hexdigest()
+            if kb.stored_hash(para.id) != content_hash:
+                source = f"squad:{para.title}#{para.id.rsplit('-p', 1)[-1]}"
+                kb.replace_document(para.id, source, content_hash, split_text(para.text))
+                written += 1
+            if on_progress:
+                on_progress(done, total)
     return written
 
 
