@@ -37,6 +37,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workdir", type=Path, default=None, help="index dir (kept, reused)")
     parser.add_argument("--out", type=Path, default=Path("docs/benchmarks"))
+    parser.add_argument("--modes", default=",".join(MODES), help="comma-separated subset")
     args = parser.parse_args()
 
     from crag.embeddings import default_embeddings
@@ -58,7 +59,7 @@ def main() -> None:
     )
 
     results = {}
-    for mode in MODES:
+    for mode in args.modes.split(","):
         hits = {1: 0, 5: 0, 10: 0}
         reciprocal = 0.0
         latencies = []

@@ -81,6 +81,45 @@ def test_streamed_runs_and_a_follow_up_on_one_thread(server: Server, scripted_ll
     assert {h["values"].get("question") for h in history} >= {FIRST, FOLLOW_UP}
 
 
+def test_eight_runs_at_once_on_eight_threads_stay_apart(server: Server, scripted_llm: str):
+    from concurrent.futures import ThreadPoolExecutor
+
+    client = get_sync_client(url=server.url)
+    context = {"model": "openai-compatible:scripted", "base_url": scripted_llm}
+    questions = [f"Which team won Super Bowl 50? (asked by user {i})" for i in range(8)]
+    threads = [client.threads.create()["thread_id"] for _ in questions]
+
+    def ask(i: int) -> list[str]:
+        return stream_nodes(client, threads[i], questions[i], context)
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        paths = list(pool.map(ask, range(8)))
+    assert paths == [KB_PATH] * 8
+    for thread_id, question in zip(threads, questions, strict=True):
+        values = client.threads.get_state(thread_id)["values"]
+        assert values["question"] == question and values["standalone_question"] == question
+        assert [t["question"] for t in values["history"]] == [question]
+        assert values["answer"] == ANSWER
+
+
+def test_the_server_listens_on_loopback_only(server: Server):
+    import socket
+
+    port = int(server.url.rsplit(":", 1)[1])
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("10.255.255.255", 1))  # picks the outward interface; sends nothing
+        address = probe.getsockname()[0]
+    except OSError:
+        address = "127.0.0.1"
+    finally:
+        probe.close()
+    if address.startswith("127."):
+        pytest.skip("this machine has no non-loopback interface to probe")
+    with pytest.raises(OSError):
+        socket.create_connection((address, port), timeout=2).close()
+
+
 @pytest.mark.integration
 def test_embedded_model_runs_a_thread_through_the_server(server: Server):
     client = get_sync_client(url=server.url, timeout=600)

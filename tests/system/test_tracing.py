@@ -23,7 +23,9 @@ def test_a_traced_question_posts_one_root_run_with_node_and_llm_children(
             LANGSMITH_ENDPOINT=url,
             LANGSMITH_PROJECT="crag-tests",
         )
-        done = crag("ask", "Which team won Super Bowl 50?", "--json", env=env)
+        done = crag(
+            "ask", "Which team won Super Bowl 50?", "--json", "--thread", "t-secrets", env=env
+        )
         assert done.returncode == 0, done.stderr
         out = json.loads(done.stdout)
     runs = traced_runs(requests)
@@ -50,9 +52,15 @@ def test_a_traced_question_posts_one_root_run_with_node_and_llm_children(
         assert m["collection"] == "crag" and m["model"] == "scripted"
 
     payload = b"".join(r["raw"] for r in requests)
+    # The thread's saved state (every checkpoint) and everything else crag wrote.
+    written = b"".join(
+        p.read_bytes() for p in sb50_data_dir.rglob("*") if p.is_file() and "models" not in p.parts
+    )
+    assert b"t-secrets" in (sb50_data_dir / "threads.sqlite").read_bytes()
     for name, secret in SECRETS.items():
         assert secret.encode() not in payload, f"{name} leaked into a trace"
         assert secret not in done.stdout + done.stderr, f"{name} leaked into CLI output"
+        assert secret.encode() not in written, f"{name} leaked into the data dir"
 
 
 def test_tracing_unset_sends_nothing(sb50_data_dir, scripted_llm):
