@@ -262,16 +262,27 @@ def write_summary(run: EvalRun) -> dict[str, Any]:
 
 
 def compare(run_dirs: list[Path], out: Path) -> str:
-    """Side-by-side Markdown table and PNG chart of several runs' summaries."""
+    """Side-by-side Markdown table and PNG chart of several runs.
+
+    Runs are compared on the questions every one of them answered (a run still in progress
+    is compared on what it has done so far), each summarised afresh from its predictions.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    summaries = [json.loads((d / "summary.json").read_text()) for d in run_dirs]
+    runs = [(json.loads((d / "summary.json").read_text()), d) for d in run_dirs]
+    records = [read_records(d / "predictions.jsonl") for _, d in runs]
+    common = set.intersection(*({r["id"] for r in recs} for recs in records)) if records else set()
+    summaries = [
+        summarize([r for r in recs if r["id"] in common], s["pipeline"], s["model"])
+        for (s, _), recs in zip(runs, records, strict=True)
+    ]
     out.mkdir(parents=True, exist_ok=True)
     table = markdown_table(summaries)
     (out / "comparison.md").write_text(table + "\n")
+    (out / "comparison.json").write_text(json.dumps(summaries, indent=2) + "\n")
     names = [s["pipeline"] for s in summaries]
     panels = [
         ("f1", "F1"),
@@ -281,13 +292,10 @@ def compare(run_dirs: list[Path], out: Path) -> str:
     ]
     fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.2))
     for ax, (key, label) in zip(axes, panels, strict=True):
-        ax.bar(
-            names,
-            [s[key] for s in summaries],
-            color=["#8c8c8c", "#4c72b0", "#55a868"][: len(names)],
-        )
+        colors = ["#8c8c8c", "#4c72b0", "#55a868", "#c44e52"][: len(names)]
+        ax.bar(names, [s[key] for s in summaries], color=colors)
         ax.set_title(label)
-    fig.suptitle(f"{summaries[0]['questions']} SQuAD dev questions, model {summaries[0]['model']}")
+    fig.suptitle(f"{len(common)} SQuAD dev questions, model {summaries[0]['model']}")
     fig.tight_layout()
     fig.savefig(out / "comparison.png", dpi=100)
     plt.close(fig)

@@ -126,16 +126,31 @@ def test_eval_run_records_scores_and_resumes(fake_services, tiny, tmp_path, pipe
     assert (run.out / "summary.md").read_text().startswith("| pipeline |")
 
 
-def test_compare_writes_a_table_and_a_chart(tmp_path):
+def test_compare_uses_the_questions_both_runs_answered(tmp_path):
+    def record(qid: str, f1_score: float) -> dict[str, Any]:
+        return {
+            "id": qid,
+            "exact_match": f1_score,
+            "f1": f1_score,
+            "retrieval_hit": True,
+            "latency_s": 1.0,
+            "llm_calls": 1,
+            "prompt_tokens": 10,
+            "completion_tokens": 2,
+            "web_search_used": False,
+            "retries": 0,
+        }
+
     dirs = []
-    for name, f1_score in (("naive", 50.0), ("crag", 60.0)):
+    for name, done in (("naive", ["q1", "q2", "q3"]), ("crag", ["q1", "q2"])):
         d = tmp_path / name
         d.mkdir()
-        summary = harness.summarize([], name, "local") | {"f1": f1_score, "questions": 3}
-        (d / "summary.json").write_text(json.dumps(summary))
+        recs = [record(q, 1.0 if name == "crag" else 0.5) for q in done]
+        (d / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+        (d / "summary.json").write_text(json.dumps(harness.summarize(recs, name, "local")))
         dirs.append(d)
     table = harness.compare(dirs, tmp_path / "report")
-    assert "| naive | 3 |" in table and "| crag | 3 |" in table
+    assert "| naive | 2 | 50.0 |" in table and "| crag | 2 | 100.0 |" in table
     assert (tmp_path / "report" / "comparison.png").read_bytes()[:4] == b"\x89PNG"
 
 

@@ -141,7 +141,7 @@ def test_happy_path_answers_from_the_knowledge_base(fake_services):
     assert out["prompt_versions"] == {
         "rewrite_query": "v1",
         "grade_documents": "v1",
-        "generate": "v2",
+        "generate": "v3",
         "check_hallucination": "v1",
         "check_relevance": "v1",
     }
