@@ -92,7 +92,10 @@ def test_cli_json_runs_the_whole_product(demo_kb):
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert "Broncos" in out["answer"]
-    assert out["path"][-1] == "finalize" and out["prompt_versions"]["generate"] == "v1"
+    import prompts
+
+    latest = prompts.versions("generate")[-1]
+    assert out["path"][-1] == "finalize" and out["prompt_versions"]["generate"] == latest
     assert all(s["id"] and s["source"] for s in out["sources"])
 
 
