@@ -105,7 +105,7 @@ def main() -> None:
     print()
     print(table)
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "retrieval.md").write_text(f"{summary}\n\n{table}\n")
+    (args.out / "retrieval-table.md").write_text(f"{summary}\n\n{table}\n")
     (args.out / "retrieval.json").write_text(
         json.dumps(
             {
