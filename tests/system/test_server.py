@@ -13,7 +13,7 @@ import httpx
 import pytest
 from langgraph_sdk import get_sync_client
 
-from tests.system.conftest import ANSWER, Server, base_env, langgraph_dev
+from tests.system.conftest import ANSWER, SECRETS, Server, base_env, langgraph_dev
 
 pytestmark = pytest.mark.system
 
@@ -35,7 +35,9 @@ KB_PATH = [
 
 @pytest.fixture(scope="module")
 def server(sb50_data_dir, tmp_path_factory) -> Any:
-    with langgraph_dev(base_env(sb50_data_dir), tmp_path_factory.mktemp("server")) as srv:
+    # Secrets are set (to catch leaks into the server's log); web search stays offline.
+    env = base_env(sb50_data_dir, CRAG_WEB_SEARCH="encyclopedia", **SECRETS)
+    with langgraph_dev(env, tmp_path_factory.mktemp("server")) as srv:
         print(f"langgraph dev answered /ok {srv.start_seconds:.1f}s after launch")
         yield srv
 
@@ -140,6 +142,9 @@ def test_embedded_model_runs_a_thread_through_the_server(server: Server):
 
 def test_the_server_stops_by_its_pid(server: Server):
     server.stop()
+    log = server.log_path.read_text(errors="replace")
+    for name, secret in SECRETS.items():
+        assert secret not in log, f"{name} leaked into the server log"
     assert server.proc.returncode is not None
     with pytest.raises(httpx.ConnectError):
         get_sync_client(url=server.url, timeout=2).assistants.search()

@@ -109,3 +109,19 @@ def test_missing_collection_is_a_clear_error(hash_kb):  # noqa: F811
     assert (
         result.exit_code == 2 and "Nothing is ingested in collection 'never-made'" in result.output
     )
+
+
+def test_a_huge_file_is_refused_without_reading_it_and_nothing_of_it_is_stored(tmp_path):
+    from crag.ingest import MAX_FILE_BYTES, ingest
+    from crag.knowledge_base import KnowledgeBase
+    from tests.unit.test_ingest import HashEmbeddings
+
+    kb = KnowledgeBase(tmp_path / "chroma", "huge-test", HashEmbeddings())
+    huge = tmp_path / "huge.md"
+    with huge.open("wb") as fh:
+        fh.truncate(MAX_FILE_BYTES + 1)  # sparse: costs no disk
+    (tmp_path / "ok.md").write_text("Fine text.")
+    report = ingest(kb, [str(huge), str(tmp_path / "ok.md")])
+    assert dict(report.failed)[str(huge)] == "larger than 20 MiB"
+    assert kb.count() == 1
+    assert sorted(kb.collection.get(include=[])["ids"]) == kb.keywords.chunk_ids()
