@@ -112,6 +112,21 @@ WEB_DOCS = [
 ]
 
 
+KB_PATH = [
+    "contextualize_question",
+    "rewrite_query",
+    "retrieve",
+    "grade_documents",
+    "refine_knowledge",
+    "generate",
+    "validate_citations",
+    "check_hallucination",
+    "check_relevance",
+    "finalize",
+]
+"""Nodes of a run answered from the knowledge base on the first pass."""
+
+
 def happy_responder(prompt: str, text: str) -> Any:
     """A model that grades, answers and judges like a good one would."""
     if prompt == "rewrite_query":
@@ -150,3 +165,21 @@ def fake_services() -> Iterator[Callable[..., Services]]:
     yield install
     for cm in reversed(stack):
         cm.__exit__(None, None, None)
+
+
+@pytest.fixture
+def hash_kb(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> Callable[[str], Any]:
+    """Knowledge bases with a fast embedding, so CLI tests need no torch model."""
+    import crag.services
+    from crag.knowledge_base import KnowledgeBase
+    from tests.unit.test_ingest import HashEmbeddings
+
+    made: dict[str, KnowledgeBase] = {}
+
+    def factory(collection: str) -> KnowledgeBase:
+        if collection not in made:
+            made[collection] = KnowledgeBase(tmp_path / "chroma", collection, HashEmbeddings())
+        return made[collection]
+
+    monkeypatch.setattr(crag.services, "knowledge_base", factory)
+    return factory

@@ -13,24 +13,13 @@ import httpx
 import pytest
 from langgraph_sdk import get_sync_client
 
+from tests.conftest import KB_PATH
 from tests.system.conftest import ANSWER, SECRETS, Server, base_env, langgraph_dev
 
 pytestmark = pytest.mark.system
 
 FIRST = "Which team won Super Bowl 50?"
 FOLLOW_UP = "What was the final score?"
-KB_PATH = [
-    "contextualize_question",
-    "rewrite_query",
-    "retrieve",
-    "grade_documents",
-    "refine_knowledge",
-    "generate",
-    "validate_citations",
-    "check_hallucination",
-    "check_relevance",
-    "finalize",
-]
 
 
 @pytest.fixture(scope="module")

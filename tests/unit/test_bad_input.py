@@ -16,7 +16,6 @@ from crag.errors import KnowledgeBaseError, QuestionError
 from crag.ingest import CHUNK_SIZE, document_id, split_text
 from crag.knowledge_base import chunk_id
 from crag.questions import MAX_QUESTION_CHARS, clean_question
-from tests.unit.test_cli import hash_kb  # noqa: F401  (fixture)
 
 runner = CliRunner()
 
@@ -104,7 +103,7 @@ def test_missing_embedding_model_is_a_clear_error(tmp_path, monkeypatch):
     assert "Traceback" not in result.output
 
 
-def test_missing_collection_is_a_clear_error(hash_kb):  # noqa: F811
+def test_missing_collection_is_a_clear_error(hash_kb):
     result = runner.invoke(app, ["ask", "Who won?", "--collection", "never-made"])
     assert (
         result.exit_code == 2 and "Nothing is ingested in collection 'never-made'" in result.output

@@ -4,29 +4,11 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from typer.testing import CliRunner
 
-import crag.services
 from crag.cli import app
-from crag.knowledge_base import KnowledgeBase
-from tests.unit.test_ingest import HashEmbeddings
 
 runner = CliRunner()
-
-
-@pytest.fixture
-def hash_kb(monkeypatch, tmp_path):
-    """Knowledge bases with a fast embedding, so CLI tests need no torch model."""
-    made: dict[str, KnowledgeBase] = {}
-
-    def factory(collection: str) -> KnowledgeBase:
-        if collection not in made:
-            made[collection] = KnowledgeBase(tmp_path / "chroma", collection, HashEmbeddings())
-        return made[collection]
-
-    monkeypatch.setattr(crag.services, "knowledge_base", factory)
-    return factory
 
 
 def test_empty_question_is_refused():

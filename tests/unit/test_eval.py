@@ -16,7 +16,6 @@ from crag.eval.metrics import best, exact_match, f1, normalize_answer, percentil
 from crag.eval.squad import load_squad
 from graph.context import Context
 from tests.conftest import FakeRetriever, doc, happy_responder, make_llm
-from tests.unit.test_cli import hash_kb  # noqa: F401  (fixture)
 
 TINY = {
     "version": "1.1",
@@ -154,7 +153,7 @@ def test_compare_uses_the_questions_both_runs_answered(tmp_path):
     assert (tmp_path / "report" / "comparison.png").read_bytes()[:4] == b"\x89PNG"
 
 
-def test_cli_eval_end_to_end(hash_kb, fake_services, tiny, tmp_path):  # noqa: F811
+def test_cli_eval_end_to_end(hash_kb, fake_services, tiny, tmp_path):
     fake_services(llm=make_llm(responder))
     out = tmp_path / "out"
     result = CliRunner().invoke(
