@@ -53,6 +53,17 @@ def normalize(text: str) -> str:
     return " ".join(text.split())
 
 
+def containing(span: str, docs: list[Document]) -> list[int]:
+    """Indexes of the documents that contain ``span`` word for word, once normalized.
+
+    Matching is on whole words (``4`` is not found in ``145``); an empty span is in none.
+    """
+    needle = normalize(span)
+    if not needle:
+        return []
+    return [i for i, doc in enumerate(docs) if f" {needle} " in f" {normalize(doc.page_content)} "]
+
+
 def dedupe(docs: list[Document]) -> list[Document]:
     """Drop repeated documents (same id), keeping the first occurrence."""
     seen: set[str] = set()

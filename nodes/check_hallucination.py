@@ -9,7 +9,7 @@ from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict, Field
 
-from crag.documents import format_documents, normalize
+from crag.documents import containing, format_documents, normalize
 from graph.context import Context
 from graph.state import RAGState
 from nodes.common import context_documents, context_of, is_no_answer, run_check
@@ -60,8 +60,7 @@ def check_hallucination(state: RAGState, runtime: Runtime[Context]) -> dict[str,
     docs = context_documents(state)
     if is_no_answer(answer):
         return {"grounded": "yes"}
-    span = normalize(answer)
-    if span and any(span in normalize(d.page_content) for d in docs):
+    if containing(answer, docs):
         return {"grounded": "yes"}
     missing = unsupported_terms(answer, docs)
     if missing:

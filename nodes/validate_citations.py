@@ -7,7 +7,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from crag.citations import citation_keys, parse_citations, strip_citations
-from crag.documents import doc_id
+from crag.documents import containing, doc_id
 from graph.context import Context
 from graph.state import RAGState
 from nodes.common import context_documents, is_no_answer, with_warning
@@ -19,9 +19,12 @@ MAX_CITATION_CORRECTIONS = 1
 def validate_citations(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Map cited keys to chunk ids; send the answer back once if a key is unknown or missing.
 
-    After the one correction, unknown keys are dropped with a warning. The answer goes on
-    without its citation markers; ``citations`` holds the validated chunk ids, which become
-    the run's sources.
+    An answer that cites nothing but appears word for word in some documents is attributed
+    to those documents, with no second generation: asking the model again was measured
+    rewriting correct short answers ("Tögrög" became "₮") while still citing nothing. After
+    the one correction, unknown keys are dropped with a warning. The answer goes on without
+    its citation markers; ``citations`` holds the validated chunk ids, which become the
+    run's sources.
     """
     raw = state.get("generation", "")
     docs = context_documents(state)
@@ -29,6 +32,8 @@ def validate_citations(state: RAGState, runtime: Runtime[Context]) -> dict[str, 
         return {"generation": strip_citations(raw), "citations": [], "citation_feedback": ""}
     keys = citation_keys(len(docs))
     cited = parse_citations(raw)
+    if not cited:
+        cited = [keys[i] for i in containing(strip_citations(raw), docs)]
     unknown = [k for k in cited if k not in keys]
     corrections = state.get("citation_corrections", 0)
     if (unknown or not cited) and corrections < MAX_CITATION_CORRECTIONS:

@@ -8,7 +8,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from langgraph.runtime import Runtime
 
+from langchain_core.documents import Document
+
 from crag.citations import citation_keys, parse_citations, strip_citations
+from crag.documents import containing
 from graph.context import Context
 from graph.graph import route_after_citations
 from nodes.validate_citations import validate_citations
@@ -81,10 +84,27 @@ def test_an_unknown_key_gets_one_correction_then_is_removed():
     assert route_after_citations(second) == "check_hallucination"
 
 
-def test_an_uncited_answer_is_asked_once_then_has_no_sources():
-    first = validate_citations(state("Broncos."), rt())
+def test_an_uncited_answer_found_in_a_document_is_attributed_without_a_second_generation():
+    update = validate_citations(state("Leonardo da Vinci."), rt())
+    assert update["citations"] == ["web:Mona_Lisa"]
+    assert update["generation"] == "Leonardo da Vinci."
+    assert "warnings" not in update and not update["citation_feedback"]
+    assert route_after_citations(update) == "check_hallucination"
+
+
+def test_attribution_by_evidence_matches_whole_words_in_every_document_that_has_them():
+    docs = [Document("It has 145 galleries."), Document("Room 4 of 145."), Document("None.")]
+    assert containing("145", docs) == [0, 1]
+    assert containing("4", docs) == [1]
+    assert containing("One hundred", docs) == []
+    assert containing("...", docs) == []
+    assert containing("ROOM 4", docs) == [1]
+
+
+def test_an_uncited_answer_found_in_no_document_is_asked_once_then_has_no_sources():
+    first = validate_citations(state("The Patriots."), rt())
     assert "cited no document" in first["citation_feedback"]
-    second = validate_citations(state("Broncos.", citation_corrections=1), rt())
+    second = validate_citations(state("The Patriots.", citation_corrections=1), rt())
     assert second["citations"] == [] and second["warnings"]
 
 
