@@ -53,10 +53,17 @@ class RunResult:
 
 
 def run_config(ctx: Context, thread_id: str | None = None) -> dict[str, Any]:
-    """The run's config: root run name, tags and metadata for traces, and the thread if any."""
+    """The run's config: trace name, tags and metadata, recursion limit, and thread if any."""
+    from graph.graph import step_limit
+
     metadata = ctx.trace_metadata()
     tags = ["crag", f"model:{metadata['provider']}:{metadata['model']}"]
-    config: dict[str, Any] = {"run_name": "crag", "tags": tags, "metadata": metadata}
+    config: dict[str, Any] = {
+        "run_name": "crag",
+        "tags": tags,
+        "metadata": metadata,
+        "recursion_limit": step_limit(ctx.max_retries),
+    }
     if thread_id is not None:
         config["configurable"] = thread_config(thread_id)["configurable"]
         metadata["thread_id"] = thread_id

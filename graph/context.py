@@ -17,6 +17,9 @@ from crag.knowledge_base import RetrievalMode
 
 WebSearchProvider = Literal["auto", "tavily", "encyclopedia", "off"]
 
+MAX_RETRIES_LIMIT = 10
+"""The largest ``max_retries`` accepted: each retry costs several LLM calls."""
+
 
 @dataclass(kw_only=True)
 class Context:
@@ -189,9 +192,10 @@ class Context:
         if self.web_search not in get_args(WebSearchProvider):
             choices = ", ".join(get_args(WebSearchProvider))
             raise ConfigError(f"web_search must be one of {choices}; got {self.web_search!r}.")
-        if self.max_retries > 10:
+        if self.max_retries > MAX_RETRIES_LIMIT:
             raise ConfigError(
-                "max_retries above 10 is refused: each retry costs several LLM calls."
+                f"max_retries above {MAX_RETRIES_LIMIT} is refused: each retry costs several "
+                "LLM calls."
             )
 
     def trace_metadata(self) -> dict[str, Any]:

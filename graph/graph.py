@@ -16,7 +16,8 @@
 
 Every loop passes through ``increment_retry``, which bumps ``retry_count``; both checks' routers
 send the run to ``finalize`` once ``retry_count`` reaches ``max_retries``, so every run ends
-after at most ``max_retries + 1`` passes. ``graph`` is compiled without a checkpointer (as
+after at most ``max_retries + 1`` passes, and ``step_limit`` (LangGraph's recursion limit for
+the run) is sized to the longest such run. ``graph`` is compiled without a checkpointer (as
 ``langgraph dev`` requires); ``build_graph(checkpointer=...)`` gives callers threads, whose
 turns ``contextualize_question`` starts by resetting the per-turn keys and resolving
 follow-ups against the thread's history.
@@ -31,7 +32,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer
 
-from graph.context import Context
+from graph.context import MAX_RETRIES_LIMIT, Context
 from graph.state import InputState, OutputState, RAGState
 from nodes import (
     check_hallucination,
@@ -48,6 +49,26 @@ from nodes import (
     web_search,
 )
 from nodes.common import context_of
+from nodes.validate_citations import MAX_CITATION_CORRECTIONS
+
+STEPS_PER_PASS = 10 + 2 * MAX_CITATION_CORRECTIONS
+"""Nodes in the longest pass: rewrite_query, retrieve, grade_documents, web_search,
+refine_knowledge, generate and validate_citations (again per correction), check_hallucination,
+check_relevance and increment_retry."""
+
+
+def step_limit(max_retries: int) -> int:
+    """The recursion limit a run needs for all its passes.
+
+    The longest run is contextualize_question, then ``max_retries + 1`` passes of
+    ``STEPS_PER_PASS`` nodes (the last ends in finalize instead of increment_retry); LangGraph
+    also counts the step that takes the input.
+
+    The loops are bounded by ``max_retries`` and ``MAX_CITATION_CORRECTIONS``; this limit is
+    the backstop, and it must be set explicitly: a graph run inside another runnable inherits
+    LangChain's default limit of 25, which a run with two retries can exceed.
+    """
+    return 2 + STEPS_PER_PASS * (max_retries + 1)
 
 
 def route_after_grading(state: RAGState) -> Literal["refine_knowledge", "web_search"]:
@@ -120,7 +141,8 @@ def build_graph(checkpointer: Checkpointer = None) -> CompiledStateGraph[Any, An
     builder.add_conditional_edges("check_relevance", route_after_relevance)
     builder.add_edge("increment_retry", "rewrite_query")
     builder.add_edge("finalize", END)
-    return builder.compile(checkpointer=checkpointer, name="crag")
+    compiled = builder.compile(checkpointer=checkpointer, name="crag")
+    return compiled.with_config(recursion_limit=step_limit(MAX_RETRIES_LIMIT))
 
 
 graph = build_graph()

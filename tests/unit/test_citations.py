@@ -6,9 +6,8 @@ from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
-from langgraph.runtime import Runtime
-
 from langchain_core.documents import Document
+from langgraph.runtime import Runtime
 
 from crag.citations import citation_keys, parse_citations, strip_citations
 from crag.documents import containing

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from langchain_core.runnables import RunnableLambda
 from langgraph.runtime import Runtime
 
 from crag.run import run_question
@@ -15,6 +16,7 @@ from graph.graph import (
     route_after_grading,
     route_after_hallucination,
     route_after_relevance,
+    step_limit,
 )
 from tests.conftest import KB_PATH, FakeRetriever, happy_responder, make_llm
 
@@ -176,6 +178,35 @@ def test_every_path_terminates_when_every_grader_says_no(fake_services, max_retr
     assert result.state["retry_count"] == max_retries
     assert any("No answer passed both checks" in w for w in result.state["warnings"])
     assert result.state["answer"]  # the best attempt, not nothing
+
+
+def longest_pass(prompt: str, text: str) -> Any:
+    """Every branch that lengthens a pass: web search, a citation correction, both checks."""
+    return {
+        "rewrite_query": "some query",
+        "grade_documents": {"contains_answer": "no"},
+        "generate": "Painting [S9]",
+        "check_hallucination": {"grounded": "yes", "unsupported": ""},
+        "check_relevance": {"answers_question": "no", "reason": "not who won"},
+    }[prompt]
+
+
+@pytest.mark.parametrize("max_retries", [0, 2, 4])
+def test_the_longest_run_fits_its_step_limit_even_inside_another_runnable(
+    fake_services, max_retries
+):
+    # A runnable parent hands the graph LangChain's default recursion limit of 25.
+    fake_services(llm=make_llm(longest_pass))
+    ctx = Context(max_retries=max_retries)
+    result = RunnableLambda(lambda q: run_question(q, ctx)).invoke("Which team won?")
+    assert len(result.path) == step_limit(max_retries) - 1  # + the input step = the limit
+    assert result.path.count("validate_citations") == 2 * (max_retries + 1)
+    assert result.path.count("web_search") == max_retries + 1
+    assert result.path[-1] == "finalize"
+
+
+def test_the_exported_graph_allows_the_longest_accepted_run():
+    assert graph.config["recursion_limit"] == step_limit(10) == 134
 
 
 def test_relevance_failures_also_terminate(fake_services):
