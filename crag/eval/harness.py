@@ -200,8 +200,13 @@ class EvalRun:
                 on_done(record)
 
 
-def summarize(records: Iterable[dict[str, Any]], pipeline: str, model: str) -> dict[str, Any]:
-    """Aggregate records: EM/F1 (x100), retrieval hit rate, latency, LLM calls and tokens."""
+def summarize(
+    records: Iterable[dict[str, Any]], pipeline: str, model: str, run: str | None = None
+) -> dict[str, Any]:
+    """Aggregate records: EM/F1 (x100), retrieval hit rate, latency, LLM calls and tokens.
+
+    ``run`` names the run in tables (its directory name); it defaults to the pipeline.
+    """
     rows = list(records)
     n = len(rows) or 1
 
@@ -210,6 +215,7 @@ def summarize(records: Iterable[dict[str, Any]], pipeline: str, model: str) -> d
 
     latencies = [float(r["latency_s"]) for r in rows]
     return {
+        "run": run or pipeline,
         "pipeline": pipeline,
         "model": model,
         "questions": len(rows),
@@ -227,6 +233,7 @@ def summarize(records: Iterable[dict[str, Any]], pipeline: str, model: str) -> d
 
 
 COLUMNS = [
+    ("run", "run"),
     ("pipeline", "pipeline"),
     ("questions", "questions"),
     ("exact_match", "EM"),
@@ -249,23 +256,60 @@ def markdown_table(summaries: list[dict[str, Any]]) -> str:
         "|" + "---|" * len(COLUMNS),
     ]
     for s in summaries:
-        lines.append("| " + " | ".join(str(s[key]) for key, _ in COLUMNS) + " |")
+        lines.append("| " + " | ".join(str(s.get(key, "")) for key, _ in COLUMNS) + " |")
+    return "\n".join(lines)
+
+
+def _cell(text: Any) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|") or "(empty)"
+
+
+def differences(
+    base: list[dict[str, Any]], other: list[dict[str, Any]], names: tuple[str, str]
+) -> str:
+    """Per-question F1 of ``other`` against ``base`` on their common questions, as Markdown.
+
+    A heading with the wins, losses and ties of ``other``, then every question whose F1
+    differs, largest gain first.
+    """
+    by_id = {r["id"]: r for r in base}
+    pairs = [(by_id[r["id"]], r) for r in other if r["id"] in by_id]
+    changed = sorted(
+        (p for p in pairs if p[1]["f1"] != p[0]["f1"]), key=lambda p: p[0]["f1"] - p[1]["f1"]
+    )
+    wins = sum(1 for b, o in changed if o["f1"] > b["f1"])
+    base_name, other_name = names
+    lines = [
+        f"## {other_name} vs {base_name}: {wins} wins, {len(changed) - wins} losses, "
+        f"{len(pairs) - len(changed)} ties (F1 per question)",
+        "",
+        f"| question | gold | {base_name} | {other_name} | F1 change |",
+        "|---|---|---|---|---|",
+    ]
+    for b, o in changed:
+        gold = (o.get("gold_answers") or [""])[0]
+        lines.append(
+            f"| {_cell(o.get('question', o['id']))} | {_cell(gold)} | {_cell(b.get('prediction'))}"
+            f" | {_cell(o.get('prediction'))} | {o['f1'] - b['f1']:+.2f} |"
+        )
     return "\n".join(lines)
 
 
 def write_summary(run: EvalRun) -> dict[str, Any]:
     """Write ``summary.json`` and ``summary.md`` for ``run``; return the summary."""
-    summary = summarize(read_records(run.predictions), run.pipeline, run.ctx.model)
+    summary = summarize(read_records(run.predictions), run.pipeline, run.ctx.model, run.out.name)
     (run.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     (run.out / "summary.md").write_text(markdown_table([summary]) + "\n")
     return summary
 
 
 def compare(run_dirs: list[Path], out: Path) -> str:
-    """Side-by-side Markdown table and PNG chart of several runs.
+    """Side-by-side Markdown table and PNG chart of several runs, named by their directories.
 
     Runs are compared on the questions every one of them answered (a run still in progress
     is compared on what it has done so far), each summarised afresh from its predictions.
+    ``comparison.md`` also lists, for each later run against the first, the questions whose
+    F1 differs.
     """
     import matplotlib
 
@@ -276,14 +320,18 @@ def compare(run_dirs: list[Path], out: Path) -> str:
     records = [read_records(d / "predictions.jsonl") for _, d in runs]
     common = set.intersection(*({r["id"] for r in recs} for recs in records)) if records else set()
     summaries = [
-        summarize([r for r in recs if r["id"] in common], s["pipeline"], s["model"])
-        for (s, _), recs in zip(runs, records, strict=True)
+        summarize([r for r in recs if r["id"] in common], s["pipeline"], s["model"], d.name)
+        for (s, d), recs in zip(runs, records, strict=True)
     ]
+    names = [s["run"] for s in summaries]
     out.mkdir(parents=True, exist_ok=True)
     table = markdown_table(summaries)
-    (out / "comparison.md").write_text(table + "\n")
+    sections = [
+        differences(records[0], recs, (names[0], name))
+        for recs, name in zip(records[1:], names[1:], strict=True)
+    ]
+    (out / "comparison.md").write_text("\n\n".join([table, *sections]) + "\n")
     (out / "comparison.json").write_text(json.dumps(summaries, indent=2) + "\n")
-    names = [s["pipeline"] for s in summaries]
     panels = [
         ("f1", "F1"),
         ("exact_match", "exact match"),

@@ -122,13 +122,16 @@ def test_eval_run_records_scores_and_resumes(fake_services, tiny, tmp_path, pipe
     assert run.pending() == []
     summary = harness.write_summary(run)
     assert summary["questions"] == 3 and summary["exact_match"] == pytest.approx(33.3)
-    assert (run.out / "summary.md").read_text().startswith("| pipeline |")
+    assert (run.out / "summary.md").read_text().startswith("| run | pipeline |")
 
 
 def test_compare_uses_the_questions_both_runs_answered(tmp_path):
     def record(qid: str, f1_score: float) -> dict[str, Any]:
         return {
             "id": qid,
+            "question": f"Question {qid}?",
+            "prediction": f"answer with F1 {f1_score}",
+            "gold_answers": ["a|b"],
             "exact_match": f1_score,
             "f1": f1_score,
             "retrieval_hit": True,
@@ -140,16 +143,24 @@ def test_compare_uses_the_questions_both_runs_answered(tmp_path):
             "retries": 0,
         }
 
+    scores = {"naive": [0.5, 0.5, 0.5], "crag": [1.0, 0.5], "crag-lean": [0.0, 0.5, 1.0]}
     dirs = []
-    for name, done in (("naive", ["q1", "q2", "q3"]), ("crag", ["q1", "q2"])):
+    for name, f1s in scores.items():
         d = tmp_path / name
         d.mkdir()
-        recs = [record(q, 1.0 if name == "crag" else 0.5) for q in done]
+        recs = [record(f"q{i}", f1_score) for i, f1_score in enumerate(f1s, 1)]
         (d / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
-        (d / "summary.json").write_text(json.dumps(harness.summarize(recs, name, "local")))
+        pipeline = "naive" if name == "naive" else "crag"
+        (d / "summary.json").write_text(json.dumps(harness.summarize(recs, pipeline, "local")))
         dirs.append(d)
     table = harness.compare(dirs, tmp_path / "report")
-    assert "| naive | 2 | 50.0 |" in table and "| crag | 2 | 100.0 |" in table
+    assert "| naive | naive | 2 | 50.0 |" in table and "| crag | crag | 2 | 75.0 |" in table
+    assert "| crag-lean | crag | 2 | 25.0 |" in table
+    report = (tmp_path / "report" / "comparison.md").read_text()
+    assert "## crag vs naive: 1 wins, 0 losses, 1 ties" in report
+    assert "| Question q1? | a\\|b | answer with F1 0.5 | answer with F1 1.0 | +0.50 |" in report
+    # Differences are counted on every question both runs answered (here 3).
+    assert "## crag-lean vs naive: 1 wins, 1 losses, 1 ties" in report
     assert (tmp_path / "report" / "comparison.png").read_bytes()[:4] == b"\x89PNG"
 
 
