@@ -20,8 +20,8 @@ def validate_citations(state: RAGState, runtime: Runtime[Context]) -> dict[str, 
     """Map cited keys to chunk ids; send the answer back once if a key is unknown or missing.
 
     An answer that cites nothing but appears word for word in some documents is attributed
-    to those documents, with no second generation: asking the model again was measured
-    rewriting correct short answers ("Tögrög" became "₮") while still citing nothing. After
+    to those documents, with no second generation: asking the 1.5B model again got a
+    citation for 1 of 11 uncited SQuAD answers, and sometimes changed the answer. After
     the one correction, unknown keys are dropped with a warning. The answer goes on without
     its citation markers; ``citations`` holds the validated chunk ids, which become the
     run's sources.
