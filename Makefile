@@ -18,7 +18,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: setup model model-small demo serve bench-retrieval eval test test-unit test-integration lint graph-diagram clean
+.PHONY: setup model model-small demo serve bench-retrieval eval eval-no-refine eval-report test test-unit test-integration lint graph-diagram clean
 
 setup: $(STAMP) model
 
@@ -63,7 +63,19 @@ bench-retrieval: setup
 eval: setup
 	$(BIN)/crag eval --dataset $(SQUAD) --limit $(EVAL_LIMIT) --pipeline naive --out $(EVAL_OUT)/naive
 	$(BIN)/crag eval --dataset $(SQUAD) --limit $(EVAL_LIMIT) --pipeline crag --out $(EVAL_OUT)/crag
-	$(BIN)/crag eval-report $(EVAL_OUT)/naive $(EVAL_OUT)/crag --out docs/benchmarks/eval
+	$(MAKE) eval-report
+
+# The same CRAG run with knowledge refinement off, to measure what refinement does.
+eval-no-refine: setup
+	CRAG_REFINE=false $(BIN)/crag eval --dataset $(SQUAD) --limit $(EVAL_LIMIT) --pipeline crag \
+		--out $(EVAL_OUT)/crag-no-refine
+	$(MAKE) eval-report
+
+# Compare every finished run (naive first) into docs/benchmarks/eval.
+eval-report: $(STAMP)
+	$(BIN)/crag eval-report $(patsubst %/summary.json,%,$(wildcard \
+		$(addsuffix /summary.json,$(addprefix $(EVAL_OUT)/,naive crag crag-no-refine)))) \
+		--out docs/benchmarks/eval
 
 test: setup
 	$(BIN)/python -m pytest -q
