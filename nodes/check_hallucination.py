@@ -32,15 +32,39 @@ class GroundingVerdict(BaseModel):
 
 # Numbers, and capitalised words (names, places, titles): the claims a small model invents.
 _KEY_TERM = re.compile(r"\d+(?:[.,]\d+)*|\b[A-Z][\w'-]*\w")
+# Answer words that are no claim: a yes/no answer is left to the judge.
+_NOT_CLAIMS = {"yes", "no"}
+_UNITS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen"
+).split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_NUMBER_WORDS = {w: n for n, w in enumerate(_UNITS)} | {w: 20 + 10 * i for i, w in enumerate(_TENS)}
+
+
+def _spelled_numbers(words: list[str]) -> set[str]:
+    """Digits for the numbers the words spell out: "six" -> 6, "twenty five" -> 25."""
+    found = set()
+    for i, word in enumerate(words):
+        if word in _NUMBER_WORDS:
+            found.add(str(_NUMBER_WORDS[word]))
+            after = words[i + 1] if i + 1 < len(words) else ""
+            if word in _TENS and _NUMBER_WORDS.get(after, 10) < 10:
+                found.add(str(_NUMBER_WORDS[word] + _NUMBER_WORDS[after]))
+    return found
 
 
 def unsupported_terms(answer: str, docs: list[Document]) -> list[str]:
-    """Numbers and capitalised words of the answer that appear in none of the documents."""
-    known = set(normalize(" ".join(d.page_content for d in docs)).split())
+    """Numbers and capitalised words of the answer that appear in none of the documents.
+
+    A number the documents spell out counts as present ("6" against "six-time winner").
+    """
+    words = normalize(" ".join(d.page_content for d in docs)).split()
+    known = set(words) | _spelled_numbers(words)
     missing = []
     for term in dict.fromkeys(_KEY_TERM.findall(answer)):
-        words = normalize(term).split()
-        if words and not all(w in known for w in words):
+        parts = normalize(term).split()
+        if parts and not all(w in known or w in _NOT_CLAIMS for w in parts):
             missing.append(term)
     return missing
 
