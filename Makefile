@@ -18,7 +18,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: setup model model-small demo serve bench-retrieval eval eval-no-refine eval-report test test-unit test-integration lint graph-diagram clean
+.PHONY: setup model model-small demo serve bench-retrieval bench-floor eval eval-no-refine eval-report test test-unit test-integration lint graph-diagram clean
 
 setup: $(STAMP) model
 
@@ -57,6 +57,10 @@ serve: setup
 # Retrieval quality and latency on SQuAD (no LLM): dense vs keyword vs hybrid.
 bench-retrieval: setup
 	$(BIN)/python -m benchmarks.retrieval --dataset $(SQUAD) --out docs/benchmarks
+
+# The similarity floor before grading (no LLM): gold kept vs off-topic chunks graded, per policy.
+bench-floor: setup
+	$(BIN)/python -m benchmarks.floor --dataset $(SQUAD) --out docs/benchmarks
 
 # CRAG vs naive RAG on EVAL_LIMIT SQuAD questions with the embedded model (resumable; each
 # pipeline runs in its own process, so neither inherits the other's llama.cpp prompt cache).

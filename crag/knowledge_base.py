@@ -4,7 +4,7 @@ Dense search is Chroma (cosine, MiniLM embeddings computed by crag); keyword sea
 SQLite FTS5 (``crag.keyword_index``) over the same chunk ids; hybrid fuses the two rankings by
 Reciprocal Rank Fusion (k=60). Every hit carries its cosine similarity to the query as
 ``score`` (keyword-only hits too, from their stored embedding), so one similarity floor applies
-whatever found the chunk.
+whatever found the chunk; keyword hits also carry ``bm25`` and ``keyword_rank`` (1 = best).
 
 Chunks are stored with ids ``<doc_id>__c0000`` and metadata ``doc_id``, ``source``,
 ``chunk``, ``chunks`` (how many the document has) and ``content_hash`` (of the whole file),
@@ -134,9 +134,13 @@ class KnowledgeBase:
         if mode == "keyword":
             return self._keyword(query, vector, k)
         depth = max(k, HYBRID_DEPTH)
-        fused = reciprocal_rank_fusion(
-            [self._dense(vector, depth), self._keyword(query, vector, depth)], k=RRF_K
-        )
+        keyword = self._keyword(query, vector, depth)
+        fused = reciprocal_rank_fusion([self._dense(vector, depth), keyword], k=RRF_K)
+        keyword_meta = {d.id: d.metadata for d in keyword}
+        for doc in fused:  # a chunk both found keeps the dense copy: add its keyword rank
+            if doc.id in keyword_meta:
+                doc.metadata["bm25"] = keyword_meta[doc.id]["bm25"]
+                doc.metadata["keyword_rank"] = keyword_meta[doc.id]["keyword_rank"]
         return fused[:k]
 
     def _dense(self, vector: list[float], k: int) -> list[Document]:
@@ -176,6 +180,7 @@ class KnowledgeBase:
             cosine = float(sum(a * b for a, b in zip(vector, emb, strict=True)))
             doc = _document(cid, text, meta, cosine)
             doc.metadata["bm25"] = round(bm25, 4)
+            doc.metadata["keyword_rank"] = len(docs) + 1
             docs.append(doc)
         return docs
 

@@ -80,6 +80,17 @@ class Context:
             )
         },
     )
+    keyword_min_similarity: float = field(
+        default=0.2,
+        metadata={
+            "description": (
+                "The floor for each query's top BM25 hit (never stricter than min_similarity): "
+                "a chunk sharing the question's rarest words is kept down to this cosine "
+                "similarity (0.2 to 0.3 is where keyword search finds answers the embedding "
+                "scores low; see docs/benchmarks/floor.md)."
+            )
+        },
+    )
     confident_similarity: float = field(
         default=0.4,
         metadata={
@@ -170,7 +181,7 @@ class Context:
         ):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1, got {getattr(self, name)}.")
-        for name in ("min_similarity", "confident_similarity"):
+        for name in ("min_similarity", "keyword_min_similarity", "confident_similarity"):
             if not -1.0 <= getattr(self, name) <= 1.0:
                 raise ConfigError(f"{name} must be in [-1, 1], got {getattr(self, name)}.")
         if self.confident_similarity < self.min_similarity:

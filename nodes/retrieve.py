@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
-from crag.documents import reciprocal_rank_fusion
+from crag.documents import doc_id, reciprocal_rank_fusion
 from crag.services import services_for
 from graph.context import Context
 from graph.state import RAGState
@@ -17,15 +18,35 @@ def retrieve(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Top ``top_k`` chunks for the question and the rewritten query, fused by reciprocal rank.
 
     Searching with both means a rewrite that drifts from the question cannot lose the
-    documents the question itself finds. Chunks less similar than ``min_similarity`` are
-    dropped here: grading them would cost an LLM call each, and the small grader was seen
-    calling such off-topic chunks relevant.
+    documents the question itself finds. Chunks under the similarity floor are dropped here:
+    grading them would cost an LLM call each, and the small grader was seen calling such
+    off-topic chunks relevant.
     """
     ctx = context_of(runtime)
     retriever = services_for(ctx).retriever
     candidates = (question_of(state), state.get("rewritten_query"))
     queries = list(dict.fromkeys(q for q in candidates if q))
     rankings = [retriever.search(q, ctx.top_k) for q in queries]
-    fused = reciprocal_rank_fusion(rankings)
-    kept = [d for d in fused if d.metadata.get("score", 1.0) >= ctx.min_similarity]
+    kept = above_floor(rankings, ctx.min_similarity, ctx.keyword_min_similarity)
     return {"documents": kept[: ctx.top_k]}
+
+
+def above_floor(
+    rankings: list[list[Document]], min_similarity: float, keyword_min_similarity: float
+) -> list[Document]:
+    """Fuse ``rankings`` and keep the chunks at or above their similarity floor.
+
+    The floor is ``min_similarity``, except for a chunk that was some query's top BM25 hit
+    (``keyword_rank`` 1): it shares that query's rarest words, so it is kept down to
+    ``keyword_min_similarity`` (or ``min_similarity`` if that is lower). ``score`` is the
+    cosine similarity to the query.
+    """
+    keyword_min_similarity = min(keyword_min_similarity, min_similarity)
+    top_keyword = {
+        doc_id(d) for ranking in rankings for d in ranking if d.metadata.get("keyword_rank") == 1
+    }
+
+    def floor(doc: Document) -> float:
+        return keyword_min_similarity if doc_id(doc) in top_keyword else min_similarity
+
+    return [d for d in reciprocal_rank_fusion(rankings) if d.metadata.get("score", 1.0) >= floor(d)]

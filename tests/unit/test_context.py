@@ -36,6 +36,7 @@ def test_dict_context_is_accepted_by_the_graph_runtime():
         {"web_search": "bing"},
         {"llm_timeout_s": 0},
         {"min_similarity": 2.0},
+        {"keyword_min_similarity": -1.5},
         {"min_relevant_docs": 0},
     ],
 )

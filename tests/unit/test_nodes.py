@@ -87,6 +87,41 @@ def test_retrieve_drops_chunks_below_min_similarity_and_caps_top_k(fake_services
     assert len(update["documents"]) == 1  # top_k bounds the search, then the floor applies
 
 
+def keyword_hit(doc_id: str, score: float, rank: int) -> Any:
+    d = doc(doc_id, doc_id, score)
+    d.metadata["keyword_rank"] = rank
+    return d
+
+
+def test_retrieve_keeps_a_top_keyword_hit_down_to_the_keyword_floor(fake_services):
+    docs = [
+        doc("dense", "x", 0.5),
+        keyword_hit("bm25-top", 0.25, rank=1),  # under 0.3, over 0.2: kept
+        keyword_hit("bm25-second", 0.25, rank=2),  # not the top hit: the usual floor
+        keyword_hit("bm25-top-far", 0.1, rank=1),  # under both floors
+    ]
+    fake_services(retriever=FakeRetriever(docs))
+    ctx = {"top_k": 4, "min_similarity": 0.3, "keyword_min_similarity": 0.2}
+    update = retrieve({"question": Q}, rt(**ctx))
+    assert [d.metadata["id"] for d in update["documents"]] == ["dense", "bm25-top"]
+    ctx["keyword_min_similarity"] = 0.3  # equal floors: no exemption
+    assert [d.metadata["id"] for d in retrieve({"question": Q}, rt(**ctx))["documents"]] == [
+        "dense"
+    ]
+    ctx = {"top_k": 4, "min_similarity": 0.05, "keyword_min_similarity": 0.2}
+    kept = [d.metadata["id"] for d in retrieve({"question": Q}, rt(**ctx))["documents"]]
+    assert kept == ["dense", "bm25-top", "bm25-second", "bm25-top-far"]  # never stricter
+
+
+def test_retrieve_exempts_a_chunk_that_only_the_rewrite_ranks_first(fake_services):
+    from nodes.retrieve import above_floor
+
+    by_question = [doc("dense", "x", 0.5), keyword_hit("gold", 0.27, rank=2)]
+    by_rewrite = [keyword_hit("gold", 0.24, rank=1)]
+    kept = above_floor([by_question, by_rewrite], 0.3, 0.2)
+    assert [d.metadata["id"] for d in kept] == ["gold", "dense"]  # gold: in both rankings
+
+
 # grade_documents -------------------------------------------------------------------------
 
 

@@ -56,6 +56,16 @@ def test_every_hit_carries_its_cosine_score(kb):
         assert docs[0].metadata["id"] == "broncos__c0000"
     keyword = kb.search("Super Bowl Broncos", 4, "keyword")
     assert all("bm25" in d.metadata for d in keyword)
+    assert [d.metadata["keyword_rank"] for d in keyword] == list(range(1, len(keyword) + 1))
+
+
+def test_hybrid_hits_found_by_keyword_carry_their_keyword_rank(kb):
+    q = "cilia invertebrates"
+    keyword_rank = {d.id: d.metadata["keyword_rank"] for d in kb.search(q, 10, "keyword")}
+    hybrid = kb.search(q, 4, "hybrid")
+    assert hybrid[0].id == "ctenophora__c0000" and hybrid[0].metadata["keyword_rank"] == 1
+    for d in hybrid:  # dense-only hits carry none
+        assert d.metadata.get("keyword_rank") == keyword_rank.get(d.id)
 
 
 def test_hybrid_is_the_rrf_fusion_of_dense_and_keyword(kb):
