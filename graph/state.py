@@ -125,3 +125,6 @@ class RAGState(InputState, OutputState, total=False):
     """Why the last pass failed its checks; fed to the next rewrite and generation."""
     attempts: list[Attempt]
     """Every failed pass so far, for choosing the best answer when retries run out."""
+    rejected_chunks: list[str]
+    """Ids of the chunks the grader judged irrelevant in the failed passes of this turn: a
+    retry searches past them instead of grading them again."""

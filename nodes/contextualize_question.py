@@ -21,6 +21,7 @@ MAX_ANSWER_CHARS_IN_PROMPT = 400
 TURN_RESET: dict[str, Any] = {
     "retry_count": 0,
     "attempts": [],
+    "rejected_chunks": [],
     "warnings": [],
     "feedback": "",
     "web_search_used": False,

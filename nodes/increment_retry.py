@@ -6,6 +6,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from crag.documents import doc_id
 from graph.context import Context
 from graph.state import RAGState
 from nodes.common import current_attempt
@@ -14,12 +15,17 @@ from nodes.common import current_attempt
 def increment_retry(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Keep the failed pass (to fall back on its answer) and bump ``retry_count``.
 
-    The pass's feedback stays in the state: the next rewrite and generation see it, which is
-    what makes the retry different from the pass that failed.
+    What makes the retry different from the pass that failed: the pass's feedback stays in
+    the state for the next rewrite and generation, and the chunks the grader rejected are
+    recorded so the next retrieval searches past them.
     """
     attempts = [*(state.get("attempts") or []), current_attempt(state)]
+    rejected = [
+        doc_id(d) for d in state.get("documents") or [] if d.metadata.get("relevant") == "no"
+    ]
     return {
         "retry_count": state.get("retry_count", 0) + 1,
         "attempts": attempts,
+        "rejected_chunks": list(dict.fromkeys([*(state.get("rejected_chunks") or []), *rejected])),
         "citation_corrections": 0,
     }

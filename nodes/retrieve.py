@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Set
 from typing import Any
 
 from langchain_core.documents import Document
@@ -20,33 +21,58 @@ def retrieve(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
     Searching with both means a rewrite that drifts from the question cannot lose the
     documents the question itself finds. Chunks under the similarity floor are dropped here:
     grading them would cost an LLM call each, and the small grader was seen calling such
-    off-topic chunks relevant.
+    off-topic chunks relevant. On a retry the chunks already graded irrelevant are skipped and
+    the search goes that much deeper, so the retry grades chunks it has not seen.
     """
     ctx = context_of(runtime)
     retriever = services_for(ctx).retriever
+    rejected = set(state.get("rejected_chunks") or [])
     candidates = (question_of(state), state.get("rewritten_query"))
     queries = list(dict.fromkeys(q for q in candidates if q))
-    rankings = [retriever.search(q, ctx.top_k) for q in queries]
-    kept = above_floor(rankings, ctx.min_similarity, ctx.keyword_min_similarity)
+    rankings = [retriever.search(q, ctx.top_k + len(rejected)) for q in queries]
+    kept = above_floor(rankings, ctx.min_similarity, ctx.keyword_min_similarity, rejected)
     return {"documents": kept[: ctx.top_k]}
 
 
-def above_floor(
-    rankings: list[list[Document]], min_similarity: float, keyword_min_similarity: float
-) -> list[Document]:
-    """Fuse ``rankings`` and keep the chunks at or above their similarity floor.
+def _top_keyword_hit(ranking: list[Document], rejected: Set[str]) -> str | None:
+    """Id of the ranking's best keyword hit that is not rejected.
 
-    The floor is ``min_similarity``, except for a chunk that was some query's top BM25 hit
-    (``keyword_rank`` 1): it shares that query's rarest words, so it is kept down to
-    ``keyword_min_similarity`` (or ``min_similarity`` if that is lower). ``score`` is the
-    cosine similarity to the query.
+    That is keyword rank 1, or the next rank when every better one was rejected (and is
+    still in the ranking, so the ranks in between are known).
+    """
+    hits = sorted(
+        (d for d in ranking if d.metadata.get("keyword_rank") is not None),
+        key=lambda d: d.metadata["keyword_rank"],
+    )
+    for expected, doc in enumerate(hits, start=1):
+        if doc.metadata["keyword_rank"] != expected:
+            return None
+        if doc_id(doc) not in rejected:
+            return doc_id(doc)
+    return None
+
+
+def above_floor(
+    rankings: list[list[Document]],
+    min_similarity: float,
+    keyword_min_similarity: float,
+    rejected: Set[str] = frozenset(),
+) -> list[Document]:
+    """Fuse ``rankings``, drop ``rejected`` ids and keep the chunks at or above their floor.
+
+    The floor is ``min_similarity``, except for a chunk that is some query's top BM25 hit
+    (``keyword_rank`` 1, or the best not yet rejected): it shares that query's rarest words,
+    so it is kept down to ``keyword_min_similarity`` (or ``min_similarity`` if that is lower).
+    ``score`` is the cosine similarity to the query.
     """
     keyword_min_similarity = min(keyword_min_similarity, min_similarity)
-    top_keyword = {
-        doc_id(d) for ranking in rankings for d in ranking if d.metadata.get("keyword_rank") == 1
-    }
+    top_keyword = {_top_keyword_hit(ranking, rejected) for ranking in rankings} - {None}
 
     def floor(doc: Document) -> float:
         return keyword_min_similarity if doc_id(doc) in top_keyword else min_similarity
 
-    return [d for d in reciprocal_rank_fusion(rankings) if d.metadata.get("score", 1.0) >= floor(d)]
+    return [
+        d
+        for d in reciprocal_rank_fusion(rankings)
+        if doc_id(d) not in rejected and d.metadata.get("score", 1.0) >= floor(d)
+    ]

@@ -2,15 +2,36 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from langgraph.runtime import Runtime
 
+from crag.documents import normalize
 from crag.llm import complete
 from crag.services import services_for
 from graph.context import Context
 from graph.state import RAGState
 from nodes.common import context_of, first_line, question_of, render
+
+_NUMBER = re.compile(r"\d+")
+
+
+def usable_query(query: str, question: str, tried: list[str]) -> str:
+    """``query`` if it is a search query worth running, else the question itself.
+
+    The small model was seen writing a made-up answer instead of a query ("John Gallagher was
+    born on January 1, 1950.", which finds neither the year nor the paragraph) and repeating a
+    query already tried on every retry. So a query is replaced by the question when it names a
+    number the question does not (a guessed answer) or repeats a tried query, unless the
+    question was itself tried: then the repeat stands, and the retry differs by searching past
+    the chunks already rejected (see ``nodes.retrieve``).
+    """
+    seen = {normalize(q) for q in tried}
+    guessed = set(_NUMBER.findall(normalize(query))) - set(_NUMBER.findall(normalize(question)))
+    if query and not guessed and normalize(query) not in seen:
+        return query
+    return question if normalize(question) not in seen else query or question
 
 
 def rewrite_query(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -19,14 +40,15 @@ def rewrite_query(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
     The query is used for retrieval only: the question itself is what gets answered and graded.
     """
     ctx = context_of(runtime)
+    question = question_of(state)
     previous = [a["query"] for a in state.get("attempts") or [] if a["query"]]
     prompt, recorded = render(
         state,
         ctx,
         "rewrite_query",
-        question=question_of(state),
+        question=question,
         previous_queries="\n".join(f"- {q}" for q in previous) or "(none)",
         feedback=state.get("feedback") or "(none)",
     )
-    query = first_line(complete(services_for(ctx).llm, prompt)) or question_of(state)
-    return {"rewritten_query": query, **recorded}
+    query = first_line(complete(services_for(ctx).llm, prompt))
+    return {"rewritten_query": usable_query(query, question, previous), **recorded}

@@ -18,7 +18,7 @@ from graph.graph import (
     route_after_relevance,
     step_limit,
 )
-from tests.conftest import KB_PATH, FakeRetriever, happy_responder, make_llm
+from tests.conftest import KB_PATH, FakeRetriever, doc, happy_responder, make_llm
 
 NODES = {
     "contextualize_question",
@@ -229,6 +229,16 @@ def test_retry_changes_the_prompt(fake_services):
     rewrites = [c["text"] for c in llm.calls if c["prompt"] == "rewrite_query"]
     assert len(rewrites) == 2 and rewrites[0] != rewrites[1]
     assert "which no document contains" in rewrites[1]  # the check's feedback reaches the retry
+
+
+def test_a_retry_grades_chunks_it_has_not_seen(fake_services):
+    docs = [doc(f"c{i}", f"passage-{i:02d}", 0.9 - i / 100) for i in range(12)]
+    llm = make_llm(always_no)
+    fake_services(llm=llm, retriever=FakeRetriever(docs))
+    run_question("Which team won Super Bowl 50?", Context(max_retries=2, top_k=4))
+    graded = [c["text"] for c in llm.calls if c["prompt"] == "grade_documents"]
+    assert len(graded) == 12
+    assert all(any(f"passage-{i:02d}" in text for text in graded) for i in range(12))
 
 
 def test_build_graph_accepts_a_checkpointer(fake_services):

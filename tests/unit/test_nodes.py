@@ -67,6 +67,32 @@ def test_rewrite_query_on_retry_sees_feedback_and_previous_queries(fake_services
     assert "the answer named the wrong team." in text and "- old query" in text
 
 
+def test_rewrite_query_replaces_a_guessed_answer_with_the_question(fake_services):
+    fake_services(llm=make_llm(lambda p, t: "John Gallagher was born on January 1, 1950."))
+    question = "When was John Gallagher born?"
+    assert rewrite_query({"question": question}, rt())["rewritten_query"] == question
+    fake_services(llm=make_llm(lambda p, t: "Super Bowl 50 winning team"))
+    assert rewrite_query({"question": Q}, rt())["rewritten_query"] == "Super Bowl 50 winning team"
+
+
+def attempt(query: str) -> dict[str, Any]:
+    return {
+        "query": query,
+        "generation": "x",
+        "sources": [],
+        "grounded": "no",
+        "answers_question": None,
+    }
+
+
+def test_rewrite_query_never_repeats_a_tried_query_while_the_question_is_untried(fake_services):
+    fake_services(llm=make_llm(lambda p, t: "Super Bowl 50 champion"))
+    state = {"question": Q, "attempts": [attempt("super bowl 50 CHAMPION.")]}
+    assert rewrite_query(state, rt())["rewritten_query"] == Q
+    state["attempts"].append(attempt(Q))  # both tried: the repeat stands (retrieve goes deeper)
+    assert rewrite_query(state, rt())["rewritten_query"] == "Super Bowl 50 champion"
+
+
 # retrieve --------------------------------------------------------------------------------
 
 
@@ -120,6 +146,30 @@ def test_retrieve_exempts_a_chunk_that_only_the_rewrite_ranks_first(fake_service
     by_rewrite = [keyword_hit("gold", 0.24, rank=1)]
     kept = above_floor([by_question, by_rewrite], 0.3, 0.2)
     assert [d.metadata["id"] for d in kept] == ["gold", "dense"]  # gold: in both rankings
+
+
+def test_retrieve_on_a_retry_searches_past_the_rejected_chunks(fake_services):
+    docs = [doc("a", "x", 0.9), doc("b", "y", 0.8), doc("c", "z", 0.7), doc("d", "w", 0.6)]
+    fake_services(retriever=FakeRetriever(docs))
+    update = retrieve({"question": Q, "rejected_chunks": ["a", "b"]}, rt(top_k=2))
+    assert [d.metadata["id"] for d in update["documents"]] == ["c", "d"]
+
+
+def test_the_keyword_exemption_passes_to_the_best_hit_not_rejected():
+    from nodes.retrieve import above_floor
+
+    ranking = [
+        doc("dense", "x", 0.5),
+        keyword_hit("kw1", 0.28, rank=1),
+        keyword_hit("kw2", 0.27, rank=2),
+        keyword_hit("kw3", 0.26, rank=3),
+    ]
+    ids = lambda docs: [d.metadata["id"] for d in docs]  # noqa: E731
+    assert ids(above_floor([ranking], 0.3, 0.2)) == ["dense", "kw1"]
+    assert ids(above_floor([ranking], 0.3, 0.2, {"kw1"})) == ["dense", "kw2"]
+    assert ids(above_floor([ranking], 0.3, 0.2, {"kw1", "kw2"})) == ["dense", "kw3"]
+    gap = [doc("dense", "x", 0.5), keyword_hit("kw3", 0.26, rank=3)]
+    assert ids(above_floor([gap], 0.3, 0.2, {"kw1"})) == ["dense"]  # rank 2 unknown: no exemption
 
 
 # grade_documents -------------------------------------------------------------------------
@@ -335,6 +385,14 @@ def test_increment_retry_counts_and_keeps_the_attempt():
     assert update["attempts"][0]["query"] == "q"
     assert update["attempts"][0]["answers_question"] is None
     assert update["attempts"][0]["sources"][0]["id"] == "sb50__c0000"
+
+
+def test_increment_retry_records_the_chunks_the_grader_rejected():
+    graded = [doc("a", "x"), doc("b", "y"), doc("c", "z")]
+    for d, grade in zip(graded, ["yes", "no", "no"], strict=True):
+        d.metadata["relevant"] = grade
+    state = {"question": Q, "documents": graded, "rejected_chunks": ["z", "b"]}
+    assert increment_retry(state, rt())["rejected_chunks"] == ["z", "b", "c"]
 
 
 def test_finalize_returns_passing_answer_and_its_sources():
