@@ -92,6 +92,8 @@ def answer_naive(question: str, ctx: Context) -> dict[str, Any]:
     return {
         "prediction": answer,
         "retrieved": [d.metadata.get("id", "") for d in docs],
+        "queries": [question],
+        "rejected_chunk_ids": [],
         "path": ["retrieve", "generate"],
         "retries": 0,
         "web_search_used": False,
@@ -104,12 +106,21 @@ def answer_crag(question: str, ctx: Context) -> dict[str, Any]:
 
     result = run_question(question, ctx)
     retrieved: list[str] = []
+    queries: list[str] = []
+    rejected: list[str] = []
     for step in result.steps:
-        if step.node == "retrieve":
+        if step.node == "rewrite_query":
+            queries.append(step.update.get("rewritten_query", ""))
+        elif step.node == "retrieve":
             retrieved += [d.metadata.get("id", "") for d in step.update.get("documents") or []]
+        elif step.node == "grade_documents":
+            graded = step.update.get("documents") or []
+            rejected += [d.metadata.get("id", "") for d in graded if d.metadata["relevant"] == "no"]
     return {
         "prediction": result.state.get("answer", ""),
         "retrieved": list(dict.fromkeys(retrieved)),
+        "queries": queries,
+        "rejected_chunk_ids": list(dict.fromkeys(rejected)),
         "path": result.path,
         "retries": result.state.get("retry_count", 0),
         "web_search_used": bool(result.state.get("web_search_used")),

@@ -104,6 +104,7 @@ def test_eval_run_records_scores_and_resumes(fake_services, tiny, tmp_path, pipe
     assert q1["prediction"] == "Denver Broncos" and q1["exact_match"] == 1.0
     assert q1["retrieval_hit"] is True and records[2]["retrieval_hit"] is False
     assert q1["llm_calls"] >= 1 and q1["path"][-1] in ("generate", "finalize")
+    assert q1["queries"] and q1["rejected_chunk_ids"] == []
     for key in (
         "retrieved_chunk_ids",
         "retries",
@@ -123,6 +124,17 @@ def test_eval_run_records_scores_and_resumes(fake_services, tiny, tmp_path, pipe
     summary = harness.write_summary(run)
     assert summary["questions"] == 3 and summary["exact_match"] == pytest.approx(33.3)
     assert (run.out / "summary.md").read_text().startswith("| run | pipeline |")
+
+
+def test_crag_records_name_the_search_queries_and_the_rejected_chunks(fake_services, tiny):
+    gold = doc("super-bowl-50-p000__c0000", "The Denver Broncos defeated the Carolina Panthers.")
+    other = doc("super-bowl-50-p001__c0000", "The game was played at Levi's Stadium.")
+    fake_services(llm=make_llm(responder), retriever=FakeRetriever([gold, other]))
+    q1 = load_squad(tiny).questions[0]
+    record = harness.run_one("crag", q1, Context())
+    assert record["queries"] == ["Super Bowl 50 winner"]
+    assert record["retrieved_chunk_ids"] == [gold.metadata["id"], other.metadata["id"]]
+    assert record["rejected_chunk_ids"] == [other.metadata["id"]]
 
 
 def test_compare_uses_the_questions_both_runs_answered(tmp_path):
