@@ -18,7 +18,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: setup model model-small demo serve bench-retrieval bench-floor eval eval-no-refine eval-report test test-unit test-integration lint graph-diagram clean
+.PHONY: setup model model-small demo serve bench-retrieval bench-floor bench-grader eval eval-no-refine eval-report test test-unit test-integration lint graph-diagram clean
 
 setup: $(STAMP) model
 
@@ -61,6 +61,14 @@ bench-retrieval: setup
 # The similarity floor before grading (no LLM): gold kept vs off-topic chunks graded, per policy.
 bench-floor: setup
 	$(BIN)/python -m benchmarks.floor --dataset $(SQUAD) --out docs/benchmarks
+
+# The document grader with the embedded model (all SQuAD dev paragraphs indexed, as for eval):
+# answer-bearing chunks kept and distractors dropped, product prompt vs candidate prompts.
+GRADER_LIMIT ?= 80
+GRADER_PROMPTS ?= v1 $(wildcard benchmarks/candidates/grade_documents-*.md)
+bench-grader: setup
+	$(BIN)/python -m benchmarks.grader --dataset $(SQUAD) --limit $(GRADER_LIMIT) \
+		$(addprefix --prompt ,$(GRADER_PROMPTS)) --out docs/benchmarks
 
 # CRAG vs naive RAG on EVAL_LIMIT SQuAD questions with the embedded model (resumable; each
 # pipeline runs in its own process, so neither inherits the other's llama.cpp prompt cache).

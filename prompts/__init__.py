@@ -100,6 +100,11 @@ def load(name: str, version: str | None = None) -> Prompt:
         raise PromptError(
             f"prompt {name!r} has no version {version!r}; versions: {', '.join(versions(name))}"
         )
+    return load_file(path, name, version)
+
+
+def load_file(path: Path, name: str, version: str) -> Prompt:
+    """Load a prompt file from anywhere (e.g. a benchmark's candidate) as ``name:version``."""
     match = _FRONT_MATTER.match(path.read_text(encoding="utf-8"))
     if not match:
         raise PromptError(f"{path}: missing the '---' front-matter block")
