@@ -17,7 +17,6 @@ floor policy with the node's own ``above_floor``:
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import tempfile
 import time
@@ -26,6 +25,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
+from benchmarks import write_results  # noqa: E402
 from crag.eval.corpus import index_paragraphs, paragraph_of  # noqa: E402
 from crag.eval.squad import Dataset, load_squad  # noqa: E402
 from graph.context import Context  # noqa: E402
@@ -116,22 +116,20 @@ def main() -> None:
         f"top {TOP_K}, question only."
     )
     print(f"\n{summary}\n\n{table}")
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "floor-table.md").write_text(f"{summary}\n\n{table}\n")
-    (args.out / "floor.json").write_text(
-        json.dumps(
-            {
-                "dataset": args.dataset.name,
-                "articles_indexed": len(indexed),
-                "chunks": kb.count(),
-                "questions_in_corpus": len(inside),
-                "questions_out_of_corpus": len(outside),
-                "top_k": TOP_K,
-                "results": results,
-            },
-            indent=2,
-        )
-        + "\n"
+    write_results(
+        args.out,
+        "floor",
+        summary,
+        table,
+        {
+            "dataset": args.dataset.name,
+            "articles_indexed": len(indexed),
+            "chunks": kb.count(),
+            "questions_in_corpus": len(inside),
+            "questions_out_of_corpus": len(outside),
+            "top_k": TOP_K,
+            "results": results,
+        },
     )
 
 

@@ -22,7 +22,6 @@ on the questions it is then evaluated on.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -36,13 +35,14 @@ from langchain_core.documents import Document  # noqa: E402
 from langchain_core.language_models import BaseChatModel  # noqa: E402
 
 import prompts  # noqa: E402
-from crag.documents import format_documents, normalize  # noqa: E402
+from benchmarks import write_results  # noqa: E402
+from crag.documents import containing  # noqa: E402
 from crag.eval import harness  # noqa: E402
 from crag.eval.corpus import paragraph_of  # noqa: E402
 from crag.eval.squad import Question, load_squad  # noqa: E402
 from crag.llm import judge  # noqa: E402
 from graph.context import Context  # noqa: E402
-from nodes.grade_documents import DocumentGrade  # noqa: E402
+from nodes.grade_documents import DocumentGrade, grade_inputs  # noqa: E402
 
 NAME = "grade_documents"
 
@@ -56,13 +56,12 @@ class Case:
     expected: str
 
 
-def contains_answer(text: str, answers: tuple[str, ...] | list[str]) -> bool:
-    """Whether ``text`` contains one of ``answers`` as whole words, once normalised.
+def contains_answer(doc: Document, answers: tuple[str, ...]) -> bool:
+    """Whether ``doc`` contains one of ``answers`` as whole words, once normalised.
 
     All punctuation becomes a word break, e.g. the dash in "(1919–1980)".
     """
-    norm = f" {normalize(text)} "
-    return any(f" {normalize(a)} " in norm for a in answers if normalize(a))
+    return any(containing(answer, [doc]) for answer in answers)
 
 
 def cases_for(question: Question, retrieved: list[Document]) -> list[Case]:
@@ -73,7 +72,7 @@ def cases_for(question: Question, retrieved: list[Document]) -> list[Case]:
             d
             for d in retrieved
             if paragraph_of(d.metadata["id"]) == question.paragraph_id
-            and contains_answer(d.page_content, question.answers)
+            and contains_answer(d, question.answers)
         ),
         None,
     )
@@ -82,7 +81,7 @@ def cases_for(question: Question, retrieved: list[Document]) -> list[Case]:
             d
             for d in retrieved
             if paragraph_of(d.metadata["id"]) != question.paragraph_id
-            and not contains_answer(d.page_content, question.answers)
+            and not contains_answer(d, question.answers)
         ),
         None,
     )
@@ -102,7 +101,7 @@ def prompt_for(spec: str) -> prompts.Prompt:
 
 def grade(llm: BaseChatModel, prompt: prompts.Prompt, case: Case) -> str:
     """The grader's verdict: yes, no, or unparsable."""
-    rendered = prompt.render(document=format_documents([case.doc]), question=case.question.question)
+    rendered = prompt.render(**grade_inputs(case.doc, case.question.question))
     result = judge(llm, rendered, DocumentGrade)
     return "unparsable" if result is None else result.contains_answer
 
@@ -111,7 +110,7 @@ def main() -> None:
     """Run the benchmark."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", type=Path, required=True)
-    parser.add_argument("--limit", type=int, default=60, help="questions sampled")
+    parser.add_argument("--limit", type=int, default=80, help="questions sampled")
     parser.add_argument("--seed", type=int, default=1, help="not make eval's seed (0)")
     parser.add_argument(
         "--prompt",
@@ -184,21 +183,19 @@ def main() -> None:
         f"model {ctx.model}."
     )
     print(f"\n{summary}\n\n{table}")
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "grader-table.md").write_text(f"{summary}\n\n{table}\n")
-    (args.out / "grader.json").write_text(
-        json.dumps(
-            {
-                "dataset": args.dataset.name,
-                "questions": len(questions),
-                "seed": args.seed,
-                "positives": positives,
-                "negatives": len(cases) - positives,
-                "results": results,
-            },
-            indent=2,
-        )
-        + "\n"
+    write_results(
+        args.out,
+        "grader",
+        summary,
+        table,
+        {
+            "dataset": args.dataset.name,
+            "questions": len(questions),
+            "seed": args.seed,
+            "positives": positives,
+            "negatives": len(cases) - positives,
+            "results": results,
+        },
     )
 
 

@@ -12,7 +12,6 @@ JSON) to --out.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import tempfile
 import time
@@ -21,6 +20,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
+from benchmarks import write_results  # noqa: E402
 from crag.eval.corpus import index_paragraphs, paragraph_of  # noqa: E402
 from crag.eval.metrics import percentile  # noqa: E402
 from crag.eval.squad import load_squad  # noqa: E402
@@ -104,22 +104,20 @@ def main() -> None:
     )
     print()
     print(table)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "retrieval-table.md").write_text(f"{summary}\n\n{table}\n")
-    (args.out / "retrieval.json").write_text(
-        json.dumps(
-            {
-                "dataset": str(args.dataset.name),
-                "paragraphs": len(dataset.paragraphs),
-                "chunks": kb.count(),
-                "questions": len(questions),
-                "index_build_s": build_s,
-                "paragraphs_written": written,
-                "results": results,
-            },
-            indent=2,
-        )
-        + "\n"
+    write_results(
+        args.out,
+        "retrieval",
+        summary,
+        table,
+        {
+            "dataset": str(args.dataset.name),
+            "paragraphs": len(dataset.paragraphs),
+            "chunks": kb.count(),
+            "questions": len(questions),
+            "index_build_s": build_s,
+            "paragraphs_written": written,
+            "results": results,
+        },
     )
 
 

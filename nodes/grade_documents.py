@@ -30,6 +30,11 @@ class DocumentGrade(BaseModel):
     )
 
 
+def grade_inputs(doc: Document, question: str) -> dict[str, str]:
+    """The ``grade_documents`` prompt's variables for one document."""
+    return {"document": format_documents([doc]), "question": question}
+
+
 def decide(relevant: list[Document], ctx: Context) -> RetrievalVerdict:
     """CRAG's three-way decision from the documents the grader judged relevant.
 
@@ -62,11 +67,7 @@ def grade_documents(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any
     graded: list[Document] = []
     for doc in docs:
         prompt, recorded = render(
-            state,
-            ctx,
-            "grade_documents",
-            document=format_documents([doc]),
-            question=question_of(state),
+            state, ctx, "grade_documents", **grade_inputs(doc, question_of(state))
         )
         update.update(recorded)
         result = judge(llm, prompt, DocumentGrade)

@@ -20,9 +20,9 @@ QUESTION = Question(
 
 
 def test_answers_are_matched_as_whole_normalised_words():
-    assert grader.contains_answer("John Gallagher (1919–1980) wrote", ("1919",))
-    assert not grader.contains_answer("In 19190 nothing happened", ("1919",))
-    assert grader.contains_answer("The Denver Broncos won.", ("the Denver Broncos!",))
+    assert grader.contains_answer(doc("a", "John Gallagher (1919–1980) wrote"), ("1919",))
+    assert not grader.contains_answer(doc("b", "In 19190 nothing happened"), ("1919",))
+    assert grader.contains_answer(doc("c", "The Denver Broncos won."), ("the Denver Broncos!",))
 
 
 def test_cases_are_the_best_answer_chunk_and_the_best_distractor():
