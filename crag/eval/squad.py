@@ -30,6 +30,9 @@ class Question:
     question: str
     answers: tuple[str, ...]
     paragraph_id: str
+    """The gold paragraph's id (empty when the dataset names none)."""
+    category: str = "in_kb"
+    """``in_kb``, ``web_only`` or ``unanswerable`` (see ``crag.eval.mixed``); SQuAD: in_kb."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,252 @@
+"""Build the mixed benchmark: questions whose answer is in the knowledge base, only on the web,
+or nowhere, from SQuAD v1.1 dev and the bundled encyclopedia (both CC BY-SA 4.0).
+
+- The knowledge base is every paragraph of the SQuAD dev articles that have no entry in the
+  encyclopedia, so a knowledge-base question cannot be answered from the web instead.
+- ``in_kb``: questions on those articles (their gold paragraph is in the knowledge base).
+- ``web_only``: questions on the other articles whose own encyclopedia summary states a gold
+  answer as the answer to the question. Candidates are found mechanically (a summary sentence
+  holds a gold answer and shares a content word with the question); each candidate was then
+  read by hand, and only those whose sentence really answers the question are kept
+  (``REVIEWED_WEB_ONLY``: 62 of 153 candidates; a gold answer merely mentioned, as "BBC" for
+  "who released reconstructions of Doctor Who episodes?", was dropped).
+- ``unanswerable``: questions on the other articles none of whose gold answers occurs in the
+  knowledge base or in any of the 10,033 encyclopedia summaries.
+
+Articles are split, not questions: the calibration split's articles (where thresholds and
+prompts are tuned) share nothing with the test split's (what is reported), except that the
+knowledge base holds every knowledge-base article for both. The web-only questions are few
+(a summary answers few SQuAD questions), so the calibration split takes articles only until
+it has ``MIN_CALIBRATION_WEB_ONLY`` of them and the test split keeps the rest.
+
+    .venv/bin/python -m benchmarks.mixed_dataset --squad ../shared/data/squad-v1.1-dev.json.gz \\
+        --encyclopedia crag/resources/wikipedia-vital-articles-en.jsonl.gz --out benchmarks/data
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+from crag.documents import normalize
+from crag.eval.mixed import CATEGORIES
+from crag.keyword_index import STOPWORDS
+
+SPLITS = ("calibration", "test")
+CALIBRATION_SHARE = 0.3
+"""Share of each group of articles that goes to the calibration split."""
+PER_CATEGORY = {"calibration": 20, "test": 50}
+MIN_CALIBRATION_WEB_ONLY = 10
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def contains(text: str, answer: str) -> bool:
+    """Whether normalized ``text`` holds normalized ``answer`` as whole words."""
+    needle = normalize(answer)
+    return bool(needle) and f" {needle} " in f" {text} "
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-cased words of ``text`` that are not stop words."""
+    return {w for w in normalize(text).split() if w not in STOPWORDS and len(w) > 2}
+
+
+def answering_sentence(summary: str, question: str, answers: list[str]) -> str | None:
+    """The summary sentence holding a gold answer and a word of the question (not of the answer).
+
+    This finds candidates; whether the sentence answers the question was judged by hand.
+    """
+    asked = content_words(question) - {w for a in answers for w in content_words(a)}
+    for sentence in _SENTENCE.split(summary):
+        norm = f" {normalize(sentence)} "
+        if any(contains(norm, a) for a in answers) and asked & content_words(sentence):
+            return sentence
+    return None
+
+
+REVIEWED_WEB_ONLY = frozenset(
+    {
+        "56ddde6b9a695914005b962b",
+        "56ddde6b9a695914005b962c",
+        "56dde0ba66d3e219004dad76",
+        "56df9e2838dc4217001520f8",
+        "56e0b94b7aa994140058e6b9",
+        "56e0e5f37aa994140058e78b",
+        "56e16182e3433e1400422e28",
+        "56e16182e3433e1400422e2a",
+        "56e17644e3433e1400422f42",
+        "56e17e6ee3433e1400422f81",
+        "56f7c651aef2371900625bf5",
+        "57112686b654c5140001fbd4",
+        "57112686b654c5140001fbd7",
+        "571155ae2419e31400955591",
+        "571a484210f8ca1400304fbd",
+        "571a484210f8ca1400304fbe",
+        "571a484210f8ca1400304fc1",
+        "571bb2269499d21900609caa",
+        "571bb2269499d21900609cab",
+        "571c3a685efbb31900334db2",
+        "571c3a685efbb31900334db3",
+        "571c3a685efbb31900334db4",
+        "571c3a685efbb31900334db5",
+        "571c97e2dd7acb1400e4c11f",
+        "5725b33f6a3fe71400b8952d",
+        "5725b33f6a3fe71400b89531",
+        "5725b81b271a42140099d097",
+        "5725b81b271a42140099d099",
+        "5725b888ec44d21400f3d456",
+        "5725ba5038643c19005acbe7",
+        "5726542ff1498d1400e8dc2b",
+        "57269e8a5951b619008f77f5",
+        "5727580bf1498d1400e8f69e",
+        "5727aa413acd2414000de921",
+        "5727afa82ca10214002d93c5",
+        "5727efabff5b5019007d98e2",
+        "5727efabff5b5019007d98e3",
+        "5727efabff5b5019007d98e4",
+        "5727efabff5b5019007d98e6",
+        "5727f3193acd2414000df0a9",
+        "5728349dff5b5019007d9eff",
+        "57285ed5ff5b5019007da1b7",
+        "572860e03acd2414000df977",
+        "572860e03acd2414000df978",
+        "572860e03acd2414000df979",
+        "57287ccb2ca10214002da3dc",
+        "57287ccb2ca10214002da3dd",
+        "5728dab94b864d1900164f96",
+        "5728dab94b864d1900164f98",
+        "5728dab94b864d1900164f99",
+        "5728eff82ca10214002daadd",
+        "572953013f37b31900478250",
+        "57296d571d04691400779414",
+        "57296d571d04691400779415",
+        "57296d571d04691400779416",
+        "5729e2316aef0514001550c4",
+        "572f5533a23a5019007fc55c",
+        "572fe1d404bcaa1900d76e37",
+        "572fe41e04bcaa1900d76e4f",
+        "573166ede6313a140071cef3",
+        "5732b6b5328d981900602021",
+        "5733cf61d058e614000b62e9",
+    }
+)
+
+
+def load(squad: Path, encyclopedia: Path) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """SQuAD articles, and the encyclopedia's summaries by normalized title."""
+    with gzip.open(squad, "rt", encoding="utf-8") as fh:
+        articles = json.load(fh)["data"]
+    with gzip.open(encyclopedia, "rt", encoding="utf-8") as fh:
+        entries = [json.loads(line) for line in fh if line.strip()]
+    return articles, {e["title"].replace(" ", "_").lower(): e["text"] for e in entries}
+
+
+def split_articles(titles: list[str], rng: random.Random) -> dict[str, list[str]]:
+    """``titles`` shuffled and cut into calibration and test."""
+    shuffled = sorted(titles)
+    rng.shuffle(shuffled)
+    cut = max(1, round(len(shuffled) * CALIBRATION_SHARE))
+    return {"calibration": shuffled[:cut], "test": shuffled[cut:]}
+
+
+def split_by_web_only(
+    titles: list[str], web_only: dict[str, int], rng: random.Random
+) -> dict[str, list[str]]:
+    """``titles`` shuffled; calibration takes articles until it has enough web-only questions."""
+    shuffled = sorted(titles)
+    rng.shuffle(shuffled)
+    calibration: list[str] = []
+    while shuffled and sum(web_only[t] for t in calibration) < MIN_CALIBRATION_WEB_ONLY:
+        calibration.append(shuffled.pop(0))
+    return {"calibration": calibration, "test": shuffled}
+
+
+def questions_of(article: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every question of a SQuAD article with its distinct gold answers."""
+    return [
+        {
+            "id": qa["id"],
+            "question": qa["question"].strip(),
+            "answers": list(dict.fromkeys(a["text"] for a in qa["answers"])),
+        }
+        for para in article["paragraphs"]
+        for qa in para["qas"]
+    ]
+
+
+def build(squad: Path, encyclopedia: Path, seed: int) -> dict[str, dict[str, Any]]:
+    """Both splits: ``{split: {"kb": [...], "questions": [...]}}``."""
+    rng = random.Random(seed)
+    articles, summaries = load(squad, encyclopedia)
+    by_title = {a["title"]: a for a in articles}
+    kb_titles = [t for t in by_title if t.lower() not in summaries]
+    other_titles = [t for t in by_title if t.lower() in summaries]
+    kb = [
+        {
+            "title": t.replace("_", " "),
+            "paragraphs": [p["context"] for p in by_title[t]["paragraphs"]],
+        }
+        for t in sorted(kb_titles)
+    ]
+    kb_text = " " + " ".join(normalize(p) for a in kb for p in a["paragraphs"]) + " "
+    everywhere = kb_text + " ".join(normalize(s) for s in summaries.values()) + " "
+    web_only = {
+        t: [q for q in questions_of(by_title[t]) if q["id"] in REVIEWED_WEB_ONLY]
+        for t in other_titles
+    }
+    kb_split = split_articles(kb_titles, rng)
+    other_split = split_by_web_only(other_titles, {t: len(qs) for t, qs in web_only.items()}, rng)
+    out = {}
+    for split in SPLITS:
+        pools: dict[str, list[dict[str, Any]]] = {c: [] for c in CATEGORIES}
+        for title in kb_split[split]:
+            pools["in_kb"] += questions_of(by_title[title])
+        for title in other_split[split]:
+            pools["web_only"] += web_only[title]
+            pools["unanswerable"] += [
+                q
+                for q in questions_of(by_title[title])
+                if not any(contains(everywhere, a) for a in q["answers"])
+            ]
+        questions = []
+        for category in CATEGORIES:
+            pool = sorted(pools[category], key=lambda q: q["id"])
+            picked = rng.sample(pool, min(PER_CATEGORY[split], len(pool)))
+            questions += [q | {"category": category} for q in picked]
+        out[split] = {
+            "description": (
+                f"crag mixed benchmark, {split} split: in_kb / web_only / unanswerable questions "
+                "from SQuAD v1.1 dev (CC BY-SA 4.0) against the bundled encyclopedia; "
+                "built by benchmarks/mixed_dataset.py"
+            ),
+            "articles": {"kb": sorted(kb_split[split]), "other": sorted(other_split[split])},
+            "kb": kb,
+            "questions": questions,
+        }
+    return out
+
+
+def main() -> None:
+    """Write ``mixed-calibration.json.gz`` and ``mixed-test.json.gz``."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--squad", type=Path, required=True)
+    parser.add_argument("--encyclopedia", type=Path, required=True)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=Path("benchmarks/data"))
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    for split, data in build(args.squad, args.encyclopedia, args.seed).items():
+        path = args.out / f"mixed-{split}.json.gz"
+        with gzip.GzipFile(path, "wb", mtime=0) as fh:
+            fh.write(json.dumps(data, ensure_ascii=False, indent=1).encode())
+        counts = {c: sum(q["category"] == c for q in data["questions"]) for c in CATEGORIES}
+        print(f"{path}: {len(data['kb'])} KB articles, questions {counts}")
+
+
+if __name__ == "__main__":
+    main()
