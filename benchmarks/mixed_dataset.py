@@ -1,5 +1,6 @@
-"""Build the mixed benchmark: questions whose answer is in the knowledge base, only on the web,
-or nowhere, from SQuAD v1.1 dev and the bundled encyclopedia (both CC BY-SA 4.0).
+"""Build the mixed benchmark: answers in the knowledge base, only on the web, or nowhere.
+
+Questions come from SQuAD v1.1 dev and the bundled encyclopedia (both CC BY-SA 4.0).
 
 - The knowledge base is every paragraph of the SQuAD dev articles that have no entry in the
   encyclopedia, so a knowledge-base question cannot be answered from the web instead.
@@ -19,7 +20,7 @@ knowledge base holds every knowledge-base article for both. The web-only questio
 (a summary answers few SQuAD questions), so the calibration split takes articles only until
 it has ``MIN_CALIBRATION_WEB_ONLY`` of them and the test split keeps the rest.
 
-    .venv/bin/python -m benchmarks.mixed_dataset --squad ../shared/data/squad-v1.1-dev.json.gz \\
+    .venv/bin/python -m benchmarks.mixed_dataset --squad ../shared/data/squad-v1.1-dev.json.gz
         --encyclopedia crag/resources/wikipedia-vital-articles-en.jsonl.gz --out benchmarks/data
 """
 

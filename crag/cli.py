@@ -240,62 +240,90 @@ def model_cmd(
     _run_guarded(action)
 
 
+FORMATS = ("squad", "mixed")
+
+
 @app.command("eval")
 def eval_cmd(
     dataset: Annotated[
-        str | None, typer.Option(help="SQuAD v1.1 file (.json/.json.gz); default: bundled sample.")
+        str | None,
+        typer.Option(help="Dataset file (.json/.json.gz); default: the bundled SQuAD sample."),
     ] = None,
-    dataset_format: Annotated[str, typer.Option("--format", help="Dataset format.")] = "squad",
+    dataset_format: Annotated[
+        str, typer.Option("--format", help="squad (SQuAD v1.1) or mixed (see README).")
+    ] = "squad",
     pipeline: Annotated[str, typer.Option(help="crag (the graph) or naive (baseline).")] = "crag",
     out_dir: Annotated[str, typer.Option("--out", help="Directory for the results.")] = "out/eval",
     limit: Annotated[int | None, typer.Option(help="Questions to sample (default: all).")] = None,
+    per_category: Annotated[
+        int | None, typer.Option(help="mixed: questions per category, in file order.")
+    ] = None,
     seed: Annotated[int, typer.Option(help="Sampling seed.")] = 0,
     model: Annotated[str | None, typer.Option(help="Override the model.")] = None,
 ) -> None:
-    """Evaluate a pipeline on SQuAD questions: predictions.jsonl, summary.json/.md (resumable)."""
+    """Evaluate a pipeline: predictions.jsonl, summary.json/.md (resumable)."""
     from pathlib import Path
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
     from crag.eval import harness
-    from crag.eval.squad import load_squad
-    from graph.context import Context
 
-    if dataset_format != "squad":
-        fail(f"Unknown dataset format {dataset_format!r}; supported: squad.")
+    if dataset_format not in FORMATS:
+        fail(f"Unknown dataset format {dataset_format!r}; supported: {', '.join(FORMATS)}.")
     if pipeline not in harness.PIPELINES:
         fail(f"Unknown pipeline {pipeline!r}; use one of: {', '.join(harness.PIPELINES)}.")
-    if limit is not None and limit < 1:
-        fail("--limit must be at least 1.")
+    if (limit is not None and limit < 1) or (per_category is not None and per_category < 1):
+        fail("--limit and --per-category must be at least 1.")
+    if dataset is None and dataset_format == "mixed":
+        fail("--format mixed needs --dataset (e.g. benchmarks/data/mixed-test.json.gz).")
     path = Path(dataset) if dataset else harness.BUNDLED_SAMPLE
     if not path.is_file():
         fail(f"Dataset not found: {path}")
+    _run_guarded(
+        lambda: _evaluate(
+            path, dataset_format, pipeline, Path(out_dir), limit, per_category, seed, model
+        )
+    )
 
-    def action() -> None:
-        data = load_squad(path)
-        overrides: dict[str, Any] = {"collection": harness.collection_for(path)}
-        if model:
-            overrides["model"] = model
-        ctx = Context(**overrides)
-        run = harness.EvalRun(pipeline, data.sample(limit, seed), ctx, Path(out_dir))
-        with Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            console=err,
-            transient=True,
-        ) as progress:
-            task = progress.add_task("Indexing paragraphs", total=len(data.paragraphs))
-            harness.prepare(data, ctx, lambda done, total: progress.update(task, completed=done))
-            pending = run.pending()
-            already = len(run.questions) - len(pending)
-            task = progress.add_task(f"{pipeline}", total=len(run.questions), completed=already)
-            run.run(on_done=lambda record: progress.advance(task))
-        summary = harness.write_summary(run)
-        out.print(harness.markdown_table([summary]), markup=False, highlight=False)
-        out.print(f"Results in {run.out} ({already} questions were already done).")
 
-    _run_guarded(action)
+def _evaluate(
+    path: Any,
+    dataset_format: str,
+    pipeline: str,
+    out_dir: Any,
+    limit: int | None,
+    per_category: int | None,
+    seed: int,
+    model: str | None,
+) -> None:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from crag.eval import harness
+    from crag.eval.mixed import load_mixed
+    from crag.eval.squad import load_squad
+    from graph.context import Context
+
+    data = load_mixed(path) if dataset_format == "mixed" else load_squad(path)
+    overrides: dict[str, Any] = {"collection": harness.collection_for(data)}
+    if model:
+        overrides["model"] = model
+    ctx = Context(**overrides)
+    questions = data.sample(limit, seed, per_category)
+    run = harness.EvalRun(pipeline, questions, ctx, out_dir, mixed=dataset_format == "mixed")
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=err,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("Indexing paragraphs", total=len(data.paragraphs))
+        harness.prepare(data, ctx, lambda done, total: progress.update(task, completed=done))
+        pending = run.pending()
+        already = len(run.questions) - len(pending)
+        task = progress.add_task(f"{pipeline}", total=len(run.questions), completed=already)
+        run.run(on_done=lambda record: progress.advance(task))
+    harness.write_summary(run)
+    out.print((run.out / "summary.md").read_text(), markup=False, highlight=False)
+    out.print(f"Results in {run.out} ({already} questions were already done).")
 
 
 @app.command("eval-report")
@@ -305,16 +333,20 @@ def eval_report(
         str, typer.Option("--out", help="Where to write the comparison.")
     ] = "out/eval",
 ) -> None:
-    """Compare eval runs side by side: comparison.md and comparison.png."""
+    """Compare eval runs side by side (the first is the baseline): comparison.md and .png."""
     from pathlib import Path
 
-    from crag.eval import harness
+    from crag.eval import harness, report
 
     dirs = [Path(r) for r in runs]
     missing = [str(d) for d in dirs if not (d / "summary.json").is_file()]
     if missing:
         fail(f"No summary.json in: {', '.join(missing)} (run `crag eval` first).")
-    table = harness.compare(dirs, Path(out_dir))
+    mixed = ["by_category" in json.loads((d / "summary.json").read_text()) for d in dirs]
+    if any(mixed) and not all(mixed):
+        fail("Compare mixed-format runs only with mixed-format runs.")
+    compare = report.compare_mixed if all(mixed) else harness.compare
+    table = compare(dirs, Path(out_dir))
     out.print(table, markup=False, highlight=False)
     out.print(f"Wrote {Path(out_dir) / 'comparison.md'} and comparison.png.")
 

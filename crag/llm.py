@@ -3,28 +3,30 @@
 Every provider goes through ``ChatOpenAI``: the embedded model is served by llama.cpp's
 OpenAI-compatible server, so local, OpenAI and any OpenAI-compatible server share one path.
 
-``complete`` returns text. ``judge`` asks for JSON matching a Pydantic schema through the
-OpenAI ``response_format={"type": "json_schema", ...}`` parameter (llama.cpp turns the schema
-into a grammar) and parses it; if the reply is still unparsable (a server that ignores the
-schema, a truncated reply) it returns ``None`` and the caller applies its documented fallback.
+``complete`` returns text. ``yes_probability`` asks a yes/no question for one token and reads
+the answer's log-probabilities (OpenAI's ``logprobs``/``top_logprobs``, which llama.cpp's server also
+implements) as a score, P(yes) / (P(yes) + P(no)); a provider that returns no
+log-probabilities gets the plain reply's verdict as 1.0 or 0.0, and a log line says so once.
 """
 
 from __future__ import annotations
 
-import json
+import logging
+import math
 import os
-import re
-from typing import Any, TypeVar
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
-from pydantic import BaseModel, ValidationError
 
 from crag.errors import ConfigError
 from graph.context import Context
 from prompts import RenderedPrompt
 
-T = TypeVar("T", bound=BaseModel)
+log = logging.getLogger(__name__)
+TOP_LOGPROBS = 10
+"""Alternatives asked for the verdict token: enough to see "yes", "Yes", "no", "No"."""
+_warned_no_logprobs = False
 
 
 def build_chat_model(ctx: Context) -> BaseChatModel:
@@ -81,35 +83,38 @@ def complete(llm: BaseChatModel, prompt: RenderedPrompt) -> str:
     return _text(reply).strip()
 
 
-def judge(llm: BaseChatModel, prompt: RenderedPrompt, schema: type[T]) -> T | None:
-    """Run ``prompt`` constrained to ``schema``; ``None`` if the reply cannot be parsed."""
-    response_format = {
-        "type": "json_schema",
-        "json_schema": {
-            "name": schema.__name__,
-            "schema": schema.model_json_schema(),
-            "strict": True,
-        },
-    }
-    reply = llm.bind(response_format=response_format).invoke(
+def yes_probability(llm: BaseChatModel, prompt: RenderedPrompt) -> float | None:
+    """P(yes) of a one-word yes/no reply to ``prompt``; ``None`` if the reply is neither.
+
+    Read from the first token's top log-probabilities (every casing and spacing of "yes" and
+    "no" counts); without log-probabilities, from the reply's text (1.0 or 0.0).
+    """
+    reply = llm.bind(logprobs=True, top_logprobs=TOP_LOGPROBS, max_tokens=1).invoke(
         prompt.messages, config=_call_config(prompt)
     )
-    return parse_json_reply(_text(reply), schema)
+    score = score_from_logprobs(reply.response_metadata.get("logprobs"))
+    if score is not None:
+        return score
+    global _warned_no_logprobs
+    if not _warned_no_logprobs:
+        _warned_no_logprobs = True
+        log.warning("The model returned no log-probabilities; verdicts are read as plain yes/no.")
+    word = _text(reply).strip().strip(".\"'").lower()
+    return 1.0 if word.startswith("yes") else 0.0 if word.startswith("no") else None
 
 
-def parse_json_reply(text: str, schema: type[T]) -> T | None:
-    """Parse ``text`` as ``schema``: the whole reply, else its first JSON object, else None."""
-    try:
-        return schema.model_validate_json(text)
-    except ValidationError:
-        pass
-    match = re.search(r"\{.*\}", text, flags=re.DOTALL)
-    if match:
-        try:
-            return schema.model_validate(json.loads(match.group(0)))
-        except (ValueError, ValidationError):
-            return None
-    return None
+def score_from_logprobs(logprobs: Any) -> float | None:
+    """P(yes) / (P(yes) + P(no)) over the first token's alternatives; ``None`` if neither."""
+    content = (logprobs or {}).get("content") if isinstance(logprobs, dict) else None
+    if not content:
+        return None
+    mass = {"yes": 0.0, "no": 0.0}
+    for alt in content[0].get("top_logprobs") or []:
+        word = str(alt.get("token", "")).strip().lower()
+        if word in mass:
+            mass[word] += math.exp(float(alt.get("logprob", -math.inf)))
+    total = mass["yes"] + mass["no"]
+    return mass["yes"] / total if total > 0 else None
 
 
 def _text(message: BaseMessage) -> str:

@@ -19,6 +19,8 @@ WebSearchProvider = Literal["auto", "tavily", "encyclopedia", "off"]
 
 MAX_RETRIES_LIMIT = 10
 """The largest ``max_retries`` accepted: each retry costs several LLM calls."""
+MAX_CITATION_CORRECTIONS_LIMIT = 3
+"""The largest ``max_citation_corrections`` accepted."""
 
 
 @dataclass(kw_only=True)
@@ -91,22 +93,32 @@ class Context:
             )
         },
     )
-    confident_similarity: float = field(
-        default=0.4,
+    correct_threshold: float = field(
+        default=0.5,
         metadata={
             "description": (
-                "CRAG's upper threshold: a document the grader judged relevant counts as "
-                "confident at this cosine similarity or above. Relevant but less similar "
-                "documents make the retrieval 'ambiguous' (knowledge base plus web search)."
+                "CRAG's upper threshold: the retrieval evaluator's score (P(yes) that the "
+                "documents state the answer) at or above which the retrieval is 'correct' "
+                "(knowledge base only). Calibrated in docs/benchmarks/mixed."
             )
         },
     )
-    min_relevant_docs: int = field(
-        default=1,
+    incorrect_threshold: float = field(
+        default=0.5,
         metadata={
             "description": (
-                "Confident relevant documents needed for the retrieval to count as 'correct' "
-                "(knowledge base only, no web search)."
+                "CRAG's lower threshold: below this score the retrieval is 'incorrect' (web "
+                "only); between the two it is 'ambiguous' (knowledge base plus web). Web "
+                "results, or both together, must also reach it to be answered from."
+            )
+        },
+    )
+    answer_threshold: float = field(
+        default=0.5,
+        metadata={
+            "description": (
+                "The answer check's score (P(yes) that the documents state the answer as the "
+                "answer to this question) an answer needs; below it the answer is rejected."
             )
         },
     )
@@ -152,6 +164,15 @@ class Context:
             )
         },
     )
+    max_citation_corrections: int = field(
+        default=1,
+        metadata={
+            "description": (
+                "Times per pass the generator is sent back when its citations name no "
+                "document of the run (0: unknown citations are dropped with a warning)."
+            )
+        },
+    )
     prompt_versions: dict[str, str] = field(
         default_factory=dict,
         metadata={
@@ -176,20 +197,22 @@ class Context:
             "top_k",
             "max_tokens",
             "web_results",
-            "min_relevant_docs",
             "refine_top_strips",
         ):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1, got {getattr(self, name)}.")
-        for name in ("min_similarity", "keyword_min_similarity", "confident_similarity"):
+        for name in ("min_similarity", "keyword_min_similarity"):
             if not -1.0 <= getattr(self, name) <= 1.0:
                 raise ConfigError(f"{name} must be in [-1, 1], got {getattr(self, name)}.")
-        if self.confident_similarity < self.min_similarity:
+        for name in ("correct_threshold", "incorrect_threshold", "answer_threshold"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ConfigError(f"{name} must be in [0, 1], got {getattr(self, name)}.")
+        if self.correct_threshold < self.incorrect_threshold:
             raise ConfigError(
-                f"confident_similarity ({self.confident_similarity}) must not be below "
-                f"min_similarity ({self.min_similarity})."
+                f"correct_threshold ({self.correct_threshold}) must not be below "
+                f"incorrect_threshold ({self.incorrect_threshold})."
             )
-        for name in ("max_retries", "llm_max_retries"):
+        for name in ("max_retries", "llm_max_retries", "max_citation_corrections"):
             if getattr(self, name) < 0:
                 raise ConfigError(f"{name} must not be negative, got {getattr(self, name)}.")
         for name in ("llm_timeout_s", "web_timeout_s"):
@@ -203,6 +226,10 @@ class Context:
         if self.web_search not in get_args(WebSearchProvider):
             choices = ", ".join(get_args(WebSearchProvider))
             raise ConfigError(f"web_search must be one of {choices}; got {self.web_search!r}.")
+        if self.max_citation_corrections > MAX_CITATION_CORRECTIONS_LIMIT:
+            raise ConfigError(
+                f"max_citation_corrections above {MAX_CITATION_CORRECTIONS_LIMIT} is refused."
+            )
         if self.max_retries > MAX_RETRIES_LIMIT:
             raise ConfigError(
                 f"max_retries above {MAX_RETRIES_LIMIT} is refused: each retry costs several "

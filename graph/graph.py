@@ -1,26 +1,32 @@
 """The Corrective-RAG graph: nodes, edges and routers, wired in one place.
 
-    contextualize_question -> rewrite_query -> retrieve -> grade_documents
-    grade_documents --correct--> refine_knowledge
-                    --ambiguous / incorrect / retry without web yet--> web_search
-    web_search -> refine_knowledge
-    refine_knowledge -> generate -> validate_citations
-    validate_citations --citations ok (or already corrected once)--> check_hallucination
-                       --unknown or missing citation, first time--> generate
+    contextualize_question -> retrieve -> grade_documents
+    grade_documents --correct--> generate
+                    --ambiguous / incorrect, web not searched in this pass--> web_search
+                    --after web search--> generate (from the accepted evidence, or none)
+    web_search -> refine_knowledge -> grade_documents
+    generate -> validate_citations
+    validate_citations --no answer--> finalize
+                       --unknown or missing citation, corrections left--> generate
+                       --else--> check_hallucination
     check_hallucination --grounded--> check_relevance
                         --not grounded--> increment_retry (or finalize when out of retries)
     check_relevance --answers--> finalize
                     --does not--> increment_retry (or finalize when out of retries)
-    increment_retry -> rewrite_query
+    increment_retry -> rewrite_query -> retrieve
     finalize -> END
 
-Every loop passes through ``increment_retry``, which bumps ``retry_count``; both checks' routers
-send the run to ``finalize`` once ``retry_count`` reaches ``max_retries``, so every run ends
-after at most ``max_retries + 1`` passes, and ``step_limit`` (LangGraph's recursion limit for
-the run) is sized to the longest such run. ``graph`` is compiled without a checkpointer (as
-``langgraph dev`` requires); ``build_graph(checkpointer=...)`` gives callers threads, whose
-turns ``contextualize_question`` starts by resetting the per-turn keys and resolving
-follow-ups against the thread's history.
+The first pass searches with the question itself; the query is rewritten only on a retry.
+Every call of a pass that reads documents starts with the same evidence message, so the model
+server processes the documents once per pass. "I don't know" ends the run: it is said when
+neither the knowledge base nor the web states the answer, and a retry would search the same
+places. Every loop passes through ``increment_retry``, which bumps ``retry_count``; both
+checks' routers send the run to ``finalize`` once ``retry_count`` reaches ``max_retries``, so
+every run ends after at most ``max_retries + 1`` passes, and ``step_limit`` (LangGraph's
+recursion limit for the run) is sized to the longest such run. ``graph`` is compiled without
+a checkpointer (as ``langgraph dev`` requires); ``build_graph(checkpointer=...)`` gives
+callers threads, whose turns ``contextualize_question`` starts by resetting the per-turn keys
+and resolving follow-ups against the thread's history.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer
 
-from graph.context import MAX_RETRIES_LIMIT, Context
+from graph.context import MAX_CITATION_CORRECTIONS_LIMIT, MAX_RETRIES_LIMIT, Context
 from graph.state import InputState, OutputState, RAGState
 from nodes import (
     check_hallucination,
@@ -48,44 +54,55 @@ from nodes import (
     validate_citations,
     web_search,
 )
-from nodes.common import context_of
-from nodes.validate_citations import MAX_CITATION_CORRECTIONS
-
-STEPS_PER_PASS = 10 + 2 * MAX_CITATION_CORRECTIONS
-"""Nodes in the longest pass: rewrite_query, retrieve, grade_documents, web_search,
-refine_knowledge, generate and validate_citations (again per correction), check_hallucination,
-check_relevance and increment_retry."""
+from nodes.common import context_of, is_no_answer
 
 
-def step_limit(max_retries: int) -> int:
+def steps_per_pass(citation_corrections: int) -> int:
+    """Nodes in the longest pass.
+
+    rewrite_query, retrieve, grade_documents, web_search, refine_knowledge, grade_documents
+    again, generate and validate_citations (again per citation correction),
+    check_hallucination, check_relevance and increment_retry.
+    """
+    return 11 + 2 * citation_corrections
+
+
+def step_limit(max_retries: int, citation_corrections: int = MAX_CITATION_CORRECTIONS_LIMIT) -> int:
     """The recursion limit a run needs for all its passes.
 
-    The longest run is contextualize_question, then ``max_retries + 1`` passes of
-    ``STEPS_PER_PASS`` nodes (the last ends in finalize instead of increment_retry); LangGraph
-    also counts the step that takes the input.
+    The longest run is ``max_retries + 1`` of the longest passes, the first starting with
+    contextualize_question instead of rewrite_query and the last ending in finalize instead
+    of increment_retry; LangGraph also counts the step that takes the input.
 
-    The loops are bounded by ``max_retries`` and ``MAX_CITATION_CORRECTIONS``; this limit is
+    The loops are bounded by ``max_retries`` and ``max_citation_corrections``; this limit is
     the backstop, and it must be set explicitly: a graph run inside another runnable inherits
     LangChain's default limit of 25, which a run with two retries can exceed.
     """
-    return 2 + STEPS_PER_PASS * (max_retries + 1)
+    return 1 + steps_per_pass(citation_corrections) * (max_retries + 1)
 
 
-def route_after_grading(state: RAGState) -> Literal["refine_knowledge", "web_search"]:
-    """Use the knowledge base alone when retrieval was correct, else search the web too.
+def route_after_grading(state: RAGState) -> Literal["generate", "web_search"]:
+    """Answer from the knowledge base when retrieval was correct, else search the web first.
 
-    A retry that has not used the web yet searches it too: a retry must bring new knowledge,
-    not re-send the prompt that just failed.
+    After this pass's web search the evidence is settled either way. A retry that has not
+    used the web yet searches it too: a retry must bring new knowledge, not re-send the
+    prompt that just failed.
     """
+    if state.get("web_searched"):
+        return "generate"
     retry_without_web = state.get("retry_count", 0) > 0 and not state.get("web_search_used")
     if state.get("retrieval_verdict") == "correct" and not retry_without_web:
-        return "refine_knowledge"
+        return "generate"
     return "web_search"
 
 
-def route_after_citations(state: RAGState) -> Literal["generate", "check_hallucination"]:
-    """Back to the generator when its citations need the (one) correction, else on."""
-    return "generate" if state.get("citation_feedback") else "check_hallucination"
+def route_after_citations(
+    state: RAGState,
+) -> Literal["generate", "check_hallucination", "finalize"]:
+    """End on "I don't know"; send citations that need a correction back; else go on."""
+    if state.get("citation_feedback"):
+        return "generate"
+    return "finalize" if is_no_answer(state.get("generation", "")) else "check_hallucination"
 
 
 def _can_retry(state: RAGState, runtime: Runtime[Context]) -> bool:
@@ -129,17 +146,17 @@ def build_graph(checkpointer: Checkpointer = None) -> CompiledStateGraph[Any, An
     builder.add_node(finalize)
 
     builder.add_edge(START, "contextualize_question")
-    builder.add_edge("contextualize_question", "rewrite_query")
-    builder.add_edge("rewrite_query", "retrieve")
+    builder.add_edge("contextualize_question", "retrieve")
     builder.add_edge("retrieve", "grade_documents")
     builder.add_conditional_edges("grade_documents", route_after_grading)
     builder.add_edge("web_search", "refine_knowledge")
-    builder.add_edge("refine_knowledge", "generate")
+    builder.add_edge("refine_knowledge", "grade_documents")
     builder.add_edge("generate", "validate_citations")
     builder.add_conditional_edges("validate_citations", route_after_citations)
     builder.add_conditional_edges("check_hallucination", route_after_hallucination)
     builder.add_conditional_edges("check_relevance", route_after_relevance)
     builder.add_edge("increment_retry", "rewrite_query")
+    builder.add_edge("rewrite_query", "retrieve")
     builder.add_edge("finalize", END)
     compiled = builder.compile(checkpointer=checkpointer, name="crag")
     return compiled.with_config(recursion_limit=step_limit(MAX_RETRIES_LIMIT))

@@ -99,16 +99,24 @@ class RAGState(InputState, OutputState, total=False):
     rewritten_query: str
     """Search query written from the question (and, on a retry, the checks' feedback)."""
     documents: list[Document]
-    """Documents retrieved from the knowledge base for this pass, best first."""
-    relevant_documents: list[Document]
-    """The retrieved documents the grader kept."""
+    """Documents retrieved from the knowledge base for this pass, best first; after grading
+    each carries ``metadata["relevant"]`` ("yes" or "no")."""
+    retrieval_score: float
+    """The retrieval evaluator's score of this pass's knowledge-base documents: P(yes) that
+    they state the answer (1.0 or 0.0 when the model gives no log-probabilities)."""
     retrieval_verdict: RetrievalVerdict
-    """correct: enough relevant documents; ambiguous: only partly relevant ones;
-    incorrect: nothing relevant."""
+    """correct: score at or above ``correct_threshold``; incorrect: below
+    ``incorrect_threshold`` (or nothing retrieved); ambiguous: in between."""
+    web_searched: bool
+    """Whether this pass has searched the web yet (reset by ``retrieve``)."""
     web_results: list[Document]
-    """Web-search results added to the context (empty when web search was not needed)."""
-    refined_documents: list[Document]
-    """Kept documents and web results reduced to the strips that bear on the question."""
+    """This pass's web-search results, refined to the strips that bear on the question."""
+    evidence_score: float
+    """The evaluator's score of the evidence after web search (knowledge-base documents kept
+    as ambiguous plus web results)."""
+    relevant_documents: list[Document]
+    """The evidence the answer is generated from: the graded documents the evaluator
+    accepted (empty: nothing states the answer, and the reply is the no-answer reply)."""
     generation: str
     """The answer generated in this pass (citation markers removed once validated)."""
     citations: list[str]
@@ -116,11 +124,13 @@ class RAGState(InputState, OutputState, total=False):
     citation_feedback: str
     """Why the generator is asked to redo its citations (empty when they are fine)."""
     citation_corrections: int
-    """Citation corrections used in this pass (bounded by ``MAX_CITATION_CORRECTIONS``)."""
+    """Citation corrections used in this pass (bounded by ``max_citation_corrections``)."""
     grounded: Verdict
     """Hallucination check: is the generation supported by the documents?"""
     answers_question: Verdict
-    """Answer-relevance check: does the generation answer the question?"""
+    """Answer check: do the documents state the generation as the answer to the question?"""
+    answer_score: float
+    """The answer check's score (P(yes)); compared with ``answer_threshold``."""
     feedback: str
     """Why the last pass failed its checks; fed to the next rewrite and generation."""
     attempts: list[Attempt]

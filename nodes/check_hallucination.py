@@ -3,31 +3,28 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
-from pydantic import BaseModel, ConfigDict, Field
 
-from crag.documents import containing, format_documents, normalize
+from crag.documents import containing, normalize
 from graph.context import Context
 from graph.state import RAGState
-from nodes.common import context_documents, context_of, is_no_answer, run_check
-
-UNPARSABLE_WARNING = (
-    "The hallucination check's reply could not be parsed; the answer was not verified "
-    "against its documents."
+from nodes.common import (
+    context_documents,
+    context_of,
+    is_no_answer,
+    score_on_evidence,
+    with_warning,
 )
 
-
-class GroundingVerdict(BaseModel):
-    """The hallucination judge's reply."""
-
-    model_config = ConfigDict(extra="forbid")
-    grounded: Literal["yes", "no"] = Field(
-        description="yes if every claim in the answer is supported by the documents"
-    )
-    unsupported: str = Field(description="the first unsupported claim, or an empty string")
+UNPARSABLE_WARNING = (
+    "The hallucination check's reply was neither yes nor no; the answer was not verified "
+    "against its documents."
+)
+GROUNDED_SCORE = 0.5
+"""The judge's P(yes) at or above which an answer counts as grounded."""
 
 
 # Numbers, and capitalised words (names, places, titles): the claims a small model invents.
@@ -77,7 +74,8 @@ def check_hallucination(state: RAGState, runtime: Runtime[Context]) -> dict[str,
     definition: small judges were measured rejecting such correct short answers), or when the
     answer names a number or a capitalised term found in no document (the small judge was
     seen accepting both an invented score and an answer from its own memory).
-    Unparsable judge reply: ``unknown`` plus a warning, and the run goes on.
+    Otherwise a judge that reuses the pass's evidence message decides. An unusable reply:
+    ``unknown`` plus a warning, and the run goes on.
     """
     ctx = context_of(runtime)
     answer = state.get("generation", "")
@@ -92,15 +90,17 @@ def check_hallucination(state: RAGState, runtime: Runtime[Context]) -> dict[str,
             "grounded": "no",
             "feedback": f"the answer states {', '.join(missing)}, which no document contains.",
         }
-    return run_check(
-        state,
-        ctx,
-        prompt="check_hallucination",
-        schema=GroundingVerdict,
-        verdict="grounded",
-        explanation="unsupported",
-        failure="the answer was not supported by the documents ({detail}).",
-        unparsable=UNPARSABLE_WARNING,
-        documents=format_documents(docs),
-        answer=answer,
-    )
+    score, update = score_on_evidence(state, ctx, "check_hallucination", docs, answer=answer)
+    if score is None:
+        return {
+            **update,
+            "grounded": "unknown",
+            "warnings": with_warning(state, UNPARSABLE_WARNING),
+        }
+    if score >= GROUNDED_SCORE:
+        return {**update, "grounded": "yes"}
+    return {
+        **update,
+        "grounded": "no",
+        "feedback": f"the documents do not support {answer!r}.",
+    }

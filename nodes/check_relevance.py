@@ -1,52 +1,55 @@
-"""check_relevance: does the generation actually answer the user's question?"""
+"""check_relevance: do the documents state the generation as the answer to the question?"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from langgraph.runtime import Runtime
-from pydantic import BaseModel, ConfigDict, Field
 
 from graph.context import Context
 from graph.state import RAGState
-from nodes.common import context_of, is_no_answer, question_of, run_check
+from nodes.common import (
+    context_documents,
+    context_of,
+    is_no_answer,
+    score_on_evidence,
+    with_warning,
+)
 
 UNPARSABLE_WARNING = (
-    "The answer-relevance check's reply could not be parsed; the answer was not verified "
-    "against the question."
+    "The answer check's reply was neither yes nor no; the answer was not verified against "
+    "the question."
 )
 NO_ANSWER_FEEDBACK = "the documents did not contain the answer."
 
 
-class RelevanceVerdict(BaseModel):
-    """The answer-relevance judge's reply."""
-
-    model_config = ConfigDict(extra="forbid")
-    answers_question: Literal["yes", "no"] = Field(
-        description="yes if the answer gives what the question asks for"
-    )
-    reason: str = Field(description="one short sentence")
-
-
 def check_relevance(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Judge the answer against the original question.
+    """Judge whether the documents give the answer as the answer to *this* question.
 
-    "I don't know" fails without asking the model. Unparsable judge reply: ``unknown`` plus a
-    warning, and the run goes on.
+    A span copied from a related document passes the grounding check yet may answer another
+    question (a city named in another city's history); this check reads the documents, the
+    question and the answer together, and its score must reach ``answer_threshold``. It
+    reuses the pass's evidence message. "I don't know" fails without asking the model; an
+    unusable reply gives ``unknown`` plus a warning, and the run goes on.
     """
     ctx = context_of(runtime)
     answer = state.get("generation", "")
     if is_no_answer(answer):
         return {"answers_question": "no", "feedback": NO_ANSWER_FEEDBACK}
-    return run_check(
-        state,
-        ctx,
-        prompt="check_relevance",
-        schema=RelevanceVerdict,
-        verdict="answers_question",
-        explanation="reason",
-        failure="the answer did not answer the question ({detail}).",
-        unparsable=UNPARSABLE_WARNING,
-        question=question_of(state),
-        answer=answer,
+    score, update = score_on_evidence(
+        state, ctx, "check_relevance", context_documents(state), answer=answer
     )
+    if score is None:
+        return {
+            **update,
+            "answers_question": "unknown",
+            "warnings": with_warning(state, UNPARSABLE_WARNING),
+        }
+    if score >= ctx.answer_threshold:
+        return {**update, "answers_question": "yes", "answer_score": round(score, 4)}
+    return {
+        **update,
+        "answers_question": "no",
+        "answer_score": round(score, 4),
+        "feedback": f"the documents do not state {answer!r} as the answer to the question.",
+    }

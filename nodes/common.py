@@ -8,11 +8,11 @@ from typing import Any
 
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
-from pydantic import BaseModel
 
 import prompts
-from crag.documents import dedupe, doc_id, doc_source, normalize
-from crag.llm import judge
+from crag.citations import citation_keys
+from crag.documents import doc_id, doc_source, format_documents, normalize
+from crag.llm import yes_probability
 from crag.services import services_for
 from graph.context import Context
 from graph.state import Attempt, RAGState, Source, Verdict
@@ -73,34 +73,33 @@ def render(
     return rendered, {"prompt_versions": versions}
 
 
-def run_check(
-    state: RAGState,
-    ctx: Context,
-    *,
-    prompt: str,
-    schema: type[BaseModel],
-    verdict: str,
-    explanation: str,
-    failure: str,
-    unparsable: str,
-    **values: str,
-) -> dict[str, Any]:
-    """Ask a yes/no judge and turn its reply into a state update.
+def render_on_evidence(
+    state: RAGState, ctx: Context, name: str, docs: list[Document], **values: str
+) -> tuple[prompts.RenderedPrompt, dict[str, Any]]:
+    """Prompt ``name`` as a second message after the evidence message (documents, question).
 
-    ``schema`` has a ``yes``/``no`` field ``verdict`` (also the state key written) and a text
-    field ``explanation``. On "no", ``failure`` (with ``{detail}``) becomes the feedback for the
-    retry. An unparsable reply gives ``unknown`` plus the ``unparsable`` warning: the run goes
-    on rather than crash or loop on a parser failure.
+    Every call of a pass that reads documents starts with the same evidence message, so the
+    model server processes it once and each later call adds only its short task (llama.cpp's
+    prompt cache; OpenAI caches long shared prefixes too).
     """
-    rendered, recorded = render(state, ctx, prompt, **values)
-    reply = judge(services_for(ctx).llm, rendered, schema)
-    if reply is None:
-        return {verdict: "unknown", "warnings": with_warning(state, unparsable), **recorded}
-    update: dict[str, Any] = {verdict: getattr(reply, verdict), **recorded}
-    if update[verdict] == "no":
-        detail = str(getattr(reply, explanation)).strip()[:300] or "no reason given"
-        update["feedback"] = failure.format(detail=detail)
-    return update
+    evidence, _ = render(
+        state,
+        ctx,
+        "evidence",
+        documents=format_documents(docs, citation_keys(len(docs))),
+        question=question_of(state),
+    )
+    task, recorded = render(state, ctx, name, **values)
+    recorded["prompt_versions"][evidence.name] = evidence.version
+    return replace(task, messages=[*evidence.messages, *task.messages]), recorded
+
+
+def score_on_evidence(
+    state: RAGState, ctx: Context, name: str, docs: list[Document], **values: str
+) -> tuple[float | None, dict[str, Any]]:
+    """The yes/no prompt ``name``'s P(yes) on ``docs``, plus the state update recording it."""
+    prompt, recorded = render_on_evidence(state, ctx, name, docs, **values)
+    return yes_probability(services_for(ctx).llm, prompt), recorded
 
 
 def with_warning(state: RAGState, warning: str) -> list[str]:
@@ -109,17 +108,14 @@ def with_warning(state: RAGState, warning: str) -> list[str]:
     return warnings if warning in warnings else [*warnings, warning]
 
 
-def gathered_documents(state: RAGState) -> list[Document]:
-    """The pass's knowledge: kept knowledge-base documents, then web results."""
-    return dedupe(
-        list(state.get("relevant_documents") or []) + list(state.get("web_results") or [])
-    )
-
-
 def context_documents(state: RAGState) -> list[Document]:
-    """The documents an answer is generated from: the refined knowledge once refined."""
-    refined = state.get("refined_documents")
-    return list(refined) if refined is not None else gathered_documents(state)
+    """The documents an answer is generated from: the evidence the evaluator accepted.
+
+    Without an evaluator (the naive pipeline, which never grades) every retrieved document.
+    """
+    if "relevant_documents" in state:
+        return list(state["relevant_documents"])
+    return list(state.get("documents") or [])
 
 
 def sources_of(docs: list[Document]) -> list[Source]:
@@ -137,7 +133,7 @@ def current_attempt(state: RAGState) -> Attempt:
     grounded: Verdict = state.get("grounded", "unknown")
     cited = set(state.get("citations") or [])
     return Attempt(
-        query=state.get("rewritten_query", ""),
+        query=state.get("rewritten_query") or question_of(state),
         generation=state.get("generation", ""),
         sources=sources_of([d for d in context_documents(state) if doc_id(d) in cited]),
         grounded=grounded,

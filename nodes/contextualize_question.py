@@ -25,6 +25,7 @@ TURN_RESET: dict[str, Any] = {
     "warnings": [],
     "feedback": "",
     "web_search_used": False,
+    "web_searched": False,
     "web_results": [],
     "prompt_versions": {},
     "citations": [],

@@ -8,7 +8,7 @@ from langgraph.runtime import Runtime
 
 from graph.context import Context
 from graph.state import MAX_HISTORY_TURNS, Attempt, RAGState, Turn
-from nodes.common import current_attempt, is_no_answer, question_of, with_warning
+from nodes.common import NO_ANSWER, current_attempt, is_no_answer, question_of, with_warning
 
 
 def passed(attempt: Attempt) -> bool:
@@ -26,34 +26,34 @@ def score(attempt: Attempt) -> int:
 
 
 def finalize(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Return the current answer if it passed its checks, else the best pass, with a warning.
+    """Return the current answer if it passed its checks; else say the answer is unknown.
 
-    The turn is appended to ``history``, which a thread's next turn resolves follow-ups against.
+    An answer that no check confirmed is a guess, so it is not returned as the answer: the
+    reply is the no-answer reply, and a warning names the best unverified attempt (grounded
+    counts most, then relevant) so the caller can still see it. The turn is appended to
+    ``history``, which a thread's next turn resolves follow-ups against.
     """
     current = current_attempt(state)
     warnings = list(state.get("warnings") or [])
-    best = current
-    if not passed(current):
-        # Latest first, so among equally good passes the one with the most context wins.
-        candidates = [current, *reversed(state.get("attempts") or [])]
-        best = max(candidates, key=score)
+    answer, sources = current["generation"], current["sources"]
+    # Latest first, so among equally good passes the one with the most context wins.
+    best = max([current, *reversed(state.get("attempts") or [])], key=score)
+    if is_no_answer(answer) or not passed(current):
+        answer, sources = NO_ANSWER, []
+    if is_no_answer(answer) and not is_no_answer(best["generation"]):
         retries = state.get("retry_count", 0)
         warnings = with_warning(
             state,
             f"No answer passed both checks after {retries} "
-            f"{'retry' if retries == 1 else 'retries'}; this is the best attempt. "
-            f"Last feedback: {state.get('feedback') or 'none'}",
+            f"{'retry' if retries == 1 else 'retries'}, so none is given; the best unverified "
+            f"answer was {best['generation']!r}. Last feedback: {state.get('feedback') or 'none'}",
         )
-    turn = Turn(
-        question=state["question"],
-        standalone_question=question_of(state),
-        answer=best["generation"],
-    )
+    turn = Turn(question=state["question"], standalone_question=question_of(state), answer=answer)
     return {
         "history": [*(state.get("history") or []), turn][-MAX_HISTORY_TURNS:],
         "standalone_question": question_of(state),
-        "answer": best["generation"],
-        "sources": [] if is_no_answer(best["generation"]) else best["sources"],
+        "answer": answer,
+        "sources": [] if is_no_answer(answer) else sources,
         "warnings": warnings,
         "retry_count": state.get("retry_count", 0),
         "web_search_used": bool(state.get("web_search_used")),

@@ -1,4 +1,4 @@
-"""generate: answer the user's question from the kept documents and web results."""
+"""generate: answer the user's question from the evidence the evaluator accepted."""
 
 from __future__ import annotations
 
@@ -6,22 +6,21 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from crag.citations import citation_keys
-from crag.documents import format_documents
 from crag.llm import complete
 from crag.services import services_for
 from graph.context import Context
 from graph.state import RAGState
-from nodes.common import NO_ANSWER, context_documents, context_of, question_of, render
+from nodes.common import NO_ANSWER, context_documents, context_of, render_on_evidence
 
 
 def generate(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Answer the original question (not the rewrite) from the context documents.
+    """Answer the original question (not the rewrite) from the accepted evidence.
 
-    With no documents at all there is nothing to ground an answer in, so the node says so
-    without calling the model. On a retry the checks' feedback is part of the prompt, and on
-    a citation correction, what was wrong with the citations. Documents are shown with the
-    short ids ``S1``..``Sn`` that the answer cites.
+    With no evidence nothing states the answer, so the node says so without calling the
+    model. The prompt starts with the same evidence message the evaluator just read, so only
+    the task is new to the model server. On a retry the checks' feedback is part of the
+    prompt, and on a citation correction, what was wrong with the citations. Documents are
+    shown with the short ids ``S1``..``Sn`` that the answer cites.
     """
     ctx = context_of(runtime)
     docs = context_documents(state)
@@ -32,14 +31,8 @@ def generate(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
         notes.append(f"A previous answer was rejected: {state['feedback']}")
     if state.get("citation_feedback"):
         notes.append(state["citation_feedback"])
-    prompt, recorded = render(
-        state,
-        ctx,
-        "generate",
-        documents=format_documents(docs, citation_keys(len(docs))),
-        question=question_of(state),
-        feedback="\n".join(notes),
-        no_answer=NO_ANSWER,
+    prompt, recorded = render_on_evidence(
+        state, ctx, "generate", docs, feedback="\n".join(notes), no_answer=NO_ANSWER
     )
     answer = complete(services_for(ctx).llm, prompt)
     return {"generation": answer or NO_ANSWER, **recorded}

@@ -1,88 +1,84 @@
-"""grade_documents: judge each retrieved document and decide correct / ambiguous / incorrect."""
+"""grade_documents: CRAG's retrieval evaluator - do the documents state the answer?
+
+The evaluator is one yes/no call on the pass's documents, read as a score: the probability the
+model gives "yes" (its log-probabilities). Two thresholds turn the score into CRAG's decision
+on knowledge-base documents - correct, ambiguous, incorrect - and, after web search, the
+evidence (knowledge-base documents kept as ambiguous plus the web results) must reach the
+lower one to be answered from at all; otherwise nothing states the answer and the run says so.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
-from pydantic import BaseModel, ConfigDict, Field
 
-from crag.documents import format_documents
-from crag.llm import judge
-from crag.services import services_for
+from crag.documents import dedupe
 from graph.context import Context
 from graph.state import RAGState, RetrievalVerdict
-from nodes.common import context_of, question_of, render, with_warning
+from nodes.common import context_of, score_on_evidence, with_warning
 
 UNPARSABLE_WARNING = (
-    "The document grader's reply could not be parsed for some documents; they were kept "
-    "as relevant."
+    "The retrieval evaluator's reply was neither yes nor no; the documents were kept as relevant."
 )
 
 
-class DocumentGrade(BaseModel):
-    """The grader's reply for one document."""
-
-    model_config = ConfigDict(extra="forbid")
-    contains_answer: Literal["yes", "no"] = Field(
-        description="yes if the document contains the answer to the question"
-    )
+def decide(score: float, ctx: Context) -> RetrievalVerdict:
+    """CRAG's three-way decision from the evaluator's score and the two thresholds."""
+    if score >= ctx.correct_threshold:
+        return "correct"
+    return "incorrect" if score < ctx.incorrect_threshold else "ambiguous"
 
 
-def grade_inputs(doc: Document, question: str) -> dict[str, str]:
-    """The ``grade_documents`` prompt's variables for one document."""
-    return {"document": format_documents([doc]), "question": question}
+def marked(docs: list[Document], relevant: bool) -> list[Document]:
+    """``docs`` with ``metadata["relevant"]`` set (the retry skips rejected chunks)."""
+    grade = "yes" if relevant else "no"
+    return [
+        Document(id=d.id, page_content=d.page_content, metadata={**d.metadata, "relevant": grade})
+        for d in docs
+    ]
 
 
-def decide(relevant: list[Document], ctx: Context) -> RetrievalVerdict:
-    """CRAG's three-way decision from the documents the grader judged relevant.
-
-    Each relevant document's confidence is its cosine similarity to the question (the
-    retriever's score; chunks under ``min_similarity``, the lower threshold, never reach the
-    grader). correct: at least ``min_relevant_docs`` relevant documents scoring at least
-    ``confident_similarity`` (the upper threshold); incorrect: none relevant; ambiguous:
-    relevant documents, but too few confident ones (the knowledge base is kept and the web
-    is searched too).
-    """
-    if not relevant:
-        return "incorrect"
-    confident = [d for d in relevant if d.metadata.get("score", 1.0) >= ctx.confident_similarity]
-    return "correct" if len(confident) >= ctx.min_relevant_docs else "ambiguous"
+def _score(state: RAGState, ctx: Context, docs: list[Document]) -> tuple[float, dict[str, Any]]:
+    """The evaluator's score of ``docs``; an unusable reply counts as yes, with a warning."""
+    score, update = score_on_evidence(state, ctx, "grade_documents", docs)
+    if score is None:
+        return 1.0, {**update, "warnings": with_warning(state, UNPARSABLE_WARNING)}
+    return score, update
 
 
 def grade_documents(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Grade each retrieved document (one small structured call each) and keep the relevant.
+    """Score the knowledge-base documents, or after web search the whole evidence.
 
-    One binary question per document was measured far more reliable with the embedded 1.5B
-    model than grading all documents in one call or on a three-level scale. The document
-    comes first in the prompt so llama.cpp reuses it from the cache in later prompts.
-    An unparsable reply keeps the document (a lost relevant document costs more than an
-    extra irrelevant one) and adds a warning.
+    Knowledge base: the score decides correct / ambiguous / incorrect, and the documents are
+    kept unless incorrect. After web search: the kept documents plus the web results are
+    scored together (the prompt the answer will reuse), and kept only at or above
+    ``incorrect_threshold``. Nothing to score costs no call.
     """
     ctx = context_of(runtime)
-    docs: list[Document] = list(state.get("documents") or [])
-    llm = services_for(ctx).llm
-    update: dict[str, Any] = {}
-    graded: list[Document] = []
-    for doc in docs:
-        prompt, recorded = render(
-            state, ctx, "grade_documents", **grade_inputs(doc, question_of(state))
-        )
-        update.update(recorded)
-        result = judge(llm, prompt, DocumentGrade)
-        if result is None:
-            update["warnings"] = with_warning(state, UNPARSABLE_WARNING)
-        grade = "yes" if result is None else result.contains_answer
-        graded.append(
-            Document(
-                id=doc.id,
-                page_content=doc.page_content,
-                metadata={**doc.metadata, "relevant": grade},
-            )
-        )
-    relevant = [d for d in graded if d.metadata["relevant"] == "yes"]
-    update["documents"] = graded
-    update["relevant_documents"] = relevant
-    update["retrieval_verdict"] = decide(relevant, ctx)
-    return update
+    docs = list(state.get("documents") or [])
+    if not state.get("web_searched"):
+        if not docs:
+            return {"retrieval_verdict": "incorrect", "relevant_documents": []}
+        score, update = _score(state, ctx, docs)
+        verdict = decide(score, ctx)
+        kept = verdict != "incorrect"
+        return {
+            **update,
+            "retrieval_score": round(score, 4),
+            "retrieval_verdict": verdict,
+            "documents": marked(docs, kept),
+            "relevant_documents": marked(docs, True) if kept else [],
+        }
+    web = list(state.get("web_results") or [])
+    if not web:  # the web failed or is off: the knowledge-base decision stands
+        return {}
+    evidence = dedupe([*(state.get("relevant_documents") or []), *web])
+    score, update = _score(state, ctx, evidence)
+    accepted = score >= ctx.incorrect_threshold
+    return {
+        **update,
+        "evidence_score": round(score, 4),
+        "relevant_documents": evidence if accepted else [],
+    }

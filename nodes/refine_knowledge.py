@@ -1,6 +1,8 @@
-"""refine_knowledge: keep the parts of each document that bear on the question.
+"""refine_knowledge: keep the parts of each web result that bear on the question.
 
-CRAG's decompose-then-recompose step, on knowledge-base documents and web results alike.
+CRAG's decompose-then-recompose step, applied to web results before they are graded and
+answered from. Knowledge-base chunks are short and stay whole: they are the shared prefix of
+the pass's calls, and rewriting them would make the model server process them again.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from langgraph.runtime import Runtime
 from crag.services import services_for
 from graph.context import Context
 from graph.state import RAGState
-from nodes.common import context_of, gathered_documents, question_of
+from nodes.common import context_of, question_of
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
 _ABBREVIATION = re.compile(
@@ -47,21 +49,22 @@ def refine_document(doc: Document, scores: list[float], strips: list[str], keep:
 
 
 def refine_knowledge(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Decompose each kept document into strips, keep the best ones, recompose in order.
+    """Decompose each web result into strips, keep the best ones, recompose in order.
 
     Strips are sentences, scored by cosine similarity to the question with the retrieval
-    embeddings (no LLM call). On 300 SQuAD dev questions the sentence holding the answer was
-    the paragraph's closest sentence 80% of the time and in the top 3 98% of the time, so the
-    default keeps 3 per document. Documents with no more strips than that pass unchanged; so
-    does everything when ``refine`` is off.
+    embeddings (no LLM call); ``refine_top_strips`` are kept per result (see
+    docs/decisions.md for how the default was measured). Results with no more strips than
+    that pass unchanged; so does everything when ``refine`` is off.
     """
     ctx = context_of(runtime)
-    docs = gathered_documents(state)
-    embeddings = services_for(ctx).embeddings
+    docs = list(state.get("web_results") or [])
     keep = ctx.refine_top_strips
     split = [split_strips(d.page_content) for d in docs]
-    if not ctx.refine or embeddings is None or all(len(s) <= keep for s in split):
-        return {"refined_documents": docs}
+    if not ctx.refine or all(len(s) <= keep for s in split):
+        return {}
+    embeddings = services_for(ctx).embeddings
+    if embeddings is None:
+        return {}
     query = embeddings.embed_query(question_of(state))
     flat = [strip for strips in split if len(strips) > keep for strip in strips]
     vectors = iter(embeddings.embed_documents(flat))
@@ -72,4 +75,4 @@ def refine_knowledge(state: RAGState, runtime: Runtime[Context]) -> dict[str, An
             continue
         scores = [sum(a * b for a, b in zip(query, next(vectors), strict=True)) for _ in strips]
         refined.append(refine_document(doc, scores, strips, keep))
-    return {"refined_documents": refined}
+    return {"web_results": refined}

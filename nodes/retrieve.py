@@ -22,7 +22,8 @@ def retrieve(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
     documents the question itself finds. Chunks under the similarity floor are dropped here:
     grading them would cost an LLM call each, and the small grader was seen calling such
     off-topic chunks relevant. On a retry the chunks already graded irrelevant are skipped and
-    the search goes that much deeper, so the retry grades chunks it has not seen.
+    the search goes that much deeper, so the retry grades chunks it has not seen. A new pass
+    starts without web results.
     """
     ctx = context_of(runtime)
     retriever = services_for(ctx).retriever
@@ -31,7 +32,7 @@ def retrieve(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
     queries = list(dict.fromkeys(q for q in candidates if q))
     rankings = [retriever.search(q, ctx.top_k + len(rejected)) for q in queries]
     kept = above_floor(rankings, ctx.min_similarity, ctx.keyword_min_similarity, rejected)
-    return {"documents": kept[: ctx.top_k]}
+    return {"documents": kept[: ctx.top_k], "web_searched": False, "web_results": []}
 
 
 def _top_keyword_hit(ranking: list[Document], rejected: Set[str]) -> str | None:

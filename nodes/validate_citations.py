@@ -2,62 +2,91 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
 from crag.citations import citation_keys, parse_citations, strip_citations
 from crag.documents import containing, doc_id
 from graph.context import Context
 from graph.state import RAGState
-from nodes.common import context_documents, is_no_answer, with_warning
+from nodes.common import context_documents, context_of, is_no_answer, with_warning
 
-MAX_CITATION_CORRECTIONS = 1
-"""Times per pass the generator is sent back to fix its citations."""
+
+@dataclass(frozen=True)
+class CitationCheck:
+    """What the citations of one answer come to."""
+
+    cited: list[str]
+    """Valid keys the answer is attributed to."""
+    unknown: list[str]
+    """Cited keys that name no document of the run."""
+
+
+def check_citations(answer: str, docs: list[Document]) -> CitationCheck:
+    """Attribute ``answer`` (citation markers removed) to the documents that support it.
+
+    An answer found word for word in some documents is attributed to them when it cites none,
+    or when none of the documents it cites contains it (the generator was seen copying a span
+    from one document and citing another). Otherwise its valid cited keys stand.
+    """
+    keys = citation_keys(len(docs))
+    cited = parse_citations(answer)
+    unknown = [k for k in cited if k not in keys]
+    valid = [k for k in cited if k in keys]
+    span = strip_citations(answer)
+    holders = [keys[i] for i in containing(span, docs)]
+    if holders and not any(k in holders for k in valid):
+        valid = holders
+    return CitationCheck(cited=valid, unknown=unknown)
 
 
 def validate_citations(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Map cited keys to chunk ids; send the answer back once if a key is unknown or missing.
+    """Map cited keys to chunk ids; send the answer back if a key is unknown or missing.
 
-    An answer that cites nothing but appears word for word in some documents is attributed
-    to those documents, with no second generation: asking the 1.5B model again got a
-    citation for 1 of 11 uncited SQuAD answers, and sometimes changed the answer. After
-    the one correction, unknown keys are dropped with a warning. The answer goes on without
-    its citation markers; ``citations`` holds the validated chunk ids, which become the
-    run's sources.
+    An answer is attributed to the documents that contain it word for word when its own
+    citations do not (no second generation for that). When it cites a key that names no
+    document, or cites nothing and is found in no document, it is sent back with the valid
+    keys listed, at most ``max_citation_corrections`` times per pass; after that, unknown
+    keys are dropped with a warning. The answer goes on without its citation markers;
+    ``citations`` holds the validated chunk ids, which become the run's sources.
     """
     raw = state.get("generation", "")
     docs = context_documents(state)
     if is_no_answer(raw):
         return {"generation": strip_citations(raw), "citations": [], "citation_feedback": ""}
-    keys = citation_keys(len(docs))
-    cited = parse_citations(raw)
-    if not cited:
-        cited = [keys[i] for i in containing(strip_citations(raw), docs)]
-    unknown = [k for k in cited if k not in keys]
+    check = check_citations(raw, docs)
     corrections = state.get("citation_corrections", 0)
-    if (unknown or not cited) and corrections < MAX_CITATION_CORRECTIONS:
-        problem = (
-            f"it cited {', '.join(f'[{k}]' for k in unknown)}, which is not a document id"
-            if unknown
-            else "it cited no document"
-        )
+    if (check.unknown or not check.cited) and corrections < context_of(
+        runtime
+    ).max_citation_corrections:
         return {
             "citation_corrections": corrections + 1,
-            "citation_feedback": (
-                f"Your previous answer was: {strip_citations(raw)!r}, but {problem}. "
-                f"Cite only these ids: {', '.join(f'[{k}]' for k in keys)}."
-            ),
+            "citation_feedback": _correction(raw, check, citation_keys(len(docs))),
         }
+    keys = citation_keys(len(docs))
     update: dict[str, Any] = {
         "generation": strip_citations(raw),
-        "citations": [doc_id(docs[keys.index(k)]) for k in cited if k in keys],
+        "citations": [doc_id(docs[keys.index(k)]) for k in check.cited],
         "citation_feedback": "",
     }
-    if unknown:
-        update["warnings"] = with_warning(
-            state, f"Removed citations of unknown documents: {', '.join(unknown)}."
-        )
-    elif not cited:
+    if check.unknown:
+        warning = f"Removed citations of unknown documents: {', '.join(check.unknown)}."
+        update["warnings"] = with_warning(state, warning)
+    elif not check.cited:
         update["warnings"] = with_warning(state, "The answer cites none of its documents.")
     return update
+
+
+def _correction(raw: str, check: CitationCheck, keys: list[str]) -> str:
+    problem = (
+        f"it cited {', '.join(f'[{k}]' for k in check.unknown)}, which is not a document id"
+        if check.unknown
+        else "it cited no document"
+    )
+    return (
+        f"Your previous answer was: {strip_citations(raw)!r}, but {problem}. "
+        f"Cite only these ids: {', '.join(f'[{k}]' for k in keys)}."
+    )

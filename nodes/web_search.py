@@ -16,18 +16,19 @@ OFF_WARNING = "Web search is off; the answer uses the knowledge base only."
 
 
 def web_search(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Search the web with the rewritten query; a failure becomes a warning, never a document.
+    """Search the web; a failure becomes a warning, never a document.
 
-    Results replace those of an earlier pass; on failure the earlier ones stay.
+    The query is the rewrite on a retry, else the question. The pass is marked as having
+    searched the web either way, so it searches at most once.
     """
     ctx = context_of(runtime)
     provider = services_for(ctx).web_search
     if provider is None:
-        return {"warnings": with_warning(state, OFF_WARNING)}
+        return {"web_searched": True, "warnings": with_warning(state, OFF_WARNING)}
     query = state.get("rewritten_query") or question_of(state)
     try:
         results = provider.search(query, ctx.web_results)
     except WebSearchError as exc:
         warning = f"Web search failed, so the answer uses the knowledge base only: {exc}"
-        return {"warnings": with_warning(state, warning)}
-    return {"web_results": results, "web_search_used": True}
+        return {"web_searched": True, "warnings": with_warning(state, warning)}
+    return {"web_results": results, "web_searched": True, "web_search_used": True}

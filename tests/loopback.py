@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -57,8 +58,17 @@ def loopback(handler: Handler) -> Iterator[tuple[str, list[dict[str, Any]]]]:
         server.server_close()
 
 
-def chat_completion(content: str) -> dict[str, Any]:
-    """An OpenAI chat-completions reply carrying ``content``."""
+def chat_completion(content: str, top: dict[str, float] | None = None) -> dict[str, Any]:
+    """An OpenAI chat-completions reply carrying ``content``.
+
+    ``top`` (token -> log-probability) adds the first token's ``logprobs`` as OpenAI and
+    llama.cpp return them.
+    """
+    logprobs = None
+    if top is not None:
+        alternatives = [{"token": t, "logprob": lp, "bytes": None} for t, lp in top.items()]
+        first = {"token": content, "logprob": max(top.values()), "bytes": None}
+        logprobs = {"content": [first | {"top_logprobs": alternatives}], "refusal": None}
     return {
         "id": "chatcmpl-test",
         "object": "chat.completion",
@@ -69,18 +79,20 @@ def chat_completion(content: str) -> dict[str, Any]:
                 "index": 0,
                 "finish_reason": "stop",
                 "message": {"role": "assistant", "content": content},
+                "logprobs": logprobs,
             }
         ],
         "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12},
     }
 
 
-def scripted_model(answer: str, standalone: str = "") -> Handler:
+def scripted_model(answer: str, standalone: str = "", verdict_score: float = 0.9) -> Handler:
     """An OpenAI-compatible chat endpoint that plays a well-behaved CRAG model.
 
     ``answer`` should cite its document (``"... [S1]"``) as the generator is asked to.
 
-    Structured calls are answered from the requested JSON schema's fields (every judge says
+    Yes/no verdicts are "yes" with log-probabilities giving P(yes) = ``verdict_score``;
+    structured calls are answered from the requested JSON schema's fields (every judge says
     yes); free-text calls by the prompt's wording: a search query, a standalone question, or
     ``answer`` for the generator.
     """
@@ -89,6 +101,9 @@ def scripted_model(answer: str, standalone: str = "") -> Handler:
         if not path.endswith("/chat/completions"):
             return 404, {"error": {"message": f"no route {path}"}}
         text = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
+        if text.rstrip().endswith("Reply with one word: yes or no."):
+            top = {"yes": math.log(verdict_score), "no": math.log(1 - verdict_score)}
+            return 200, chat_completion("yes", top=top)
         schema = (body.get("response_format") or {}).get("json_schema", {}).get("schema", {})
         fields = set(schema.get("properties", {}))
         if fields:

@@ -18,20 +18,24 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.documents import Document
 from langchain_core.outputs import LLMResult
 from langchain_core.runnables import RunnableLambda
 
-from crag.citations import citation_keys, strip_citations
-from crag.documents import format_documents
+from crag.documents import containing, doc_id
+from crag.eval import report
 from crag.eval.corpus import index_paragraphs, paragraph_of
 from crag.eval.metrics import best, exact_match, f1, percentile
 from crag.eval.squad import Dataset, Question
+from crag.run import RunResult, run_question
 from graph.context import Context
+from graph.naive import naive_context
+from nodes.common import is_no_answer
 
 PIPELINES = ("crag", "naive")
 BUNDLED_SAMPLE = Path(__file__).resolve().parents[1] / "resources" / "squad-dev-sample.json.gz"
@@ -43,6 +47,7 @@ class UsageCounter(BaseCallbackHandler):
     def __init__(self) -> None:
         self.calls = 0
         self.prompt_tokens = 0
+        self.cached_tokens = 0
         self.completion_tokens = 0
 
     def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
@@ -58,12 +63,20 @@ class UsageCounter(BaseCallbackHandler):
             }
         self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
         self.completion_tokens += int(usage.get("completion_tokens") or 0)
+        details = usage.get("prompt_tokens_details") or {}
+        self.cached_tokens += int(details.get("cached_tokens") or 0)
 
 
-def collection_for(dataset_path: Path) -> str:
-    """The collection a dataset is indexed into (named after its content, so it is reused)."""
-    digest = hashlib.sha1(dataset_path.read_bytes()).hexdigest()[:10]
-    return f"eval-{digest}"
+def collection_for(dataset: Dataset) -> str:
+    """The collection a dataset's paragraphs go into, named after them.
+
+    So it is reused, also by another file with the same knowledge base (such as the mixed
+    benchmark's two splits).
+    """
+    digest = hashlib.sha1()
+    for p in dataset.paragraphs:
+        digest.update(f"{p.id}\n{p.text}\n".encode())
+    return f"eval-{digest.hexdigest()[:10]}"
 
 
 def prepare(dataset: Dataset, ctx: Context, on_progress: Callable[[int, int], None] | None) -> int:
@@ -73,51 +86,44 @@ def prepare(dataset: Dataset, ctx: Context, on_progress: Callable[[int, int], No
     return index_paragraphs(knowledge_base(ctx.collection), dataset, on_progress)
 
 
-def answer_naive(question: str, ctx: Context) -> dict[str, Any]:
-    """One retrieval, one generation: the baseline."""
-    import prompts
-    from crag.llm import complete
-    from crag.services import services_for
-    from nodes.common import NO_ANSWER
-
-    services = services_for(ctx)
-    docs = services.retriever.search(question, ctx.top_k)
-    prompt = prompts.load("generate", ctx.prompt_version("generate")).render(
-        documents=format_documents(docs, citation_keys(len(docs))),
-        question=question,
-        feedback="",
-        no_answer=NO_ANSWER,
-    )
-    answer = strip_citations(complete(services.llm, prompt)) or NO_ANSWER
-    return {
-        "prediction": answer,
-        "retrieved": [d.metadata.get("id", "") for d in docs],
-        "queries": [question],
-        "rejected_chunk_ids": [],
-        "path": ["retrieve", "generate"],
-        "retries": 0,
-        "web_search_used": False,
-    }
+def sources_with_text(result: RunResult) -> list[dict[str, str]]:
+    """The run's cited sources, each with the text of the chunk or web result it names."""
+    texts: dict[str, str] = {}
+    for step in result.steps:
+        for key in ("documents", "relevant_documents", "web_results"):
+            for d in step.update.get(key) or []:
+                texts.setdefault(doc_id(d), d.page_content)
+    return [
+        {"id": s["id"], "source": s["source"], "text": texts.get(s["id"], "")}
+        for s in result.state.get("sources") or []
+    ]
 
 
-def answer_crag(question: str, ctx: Context) -> dict[str, Any]:
-    """The whole CRAG graph."""
-    from crag.run import run_question
-
-    result = run_question(question, ctx)
+def outcome(result: RunResult) -> dict[str, Any]:
+    """What a record keeps of a run: its answer and sources, and how it got there."""
     retrieved: list[str] = []
     queries: list[str] = []
     rejected: list[str] = []
+    scores: dict[str, float] = {}
+    rewrite = ""
     for step in result.steps:
+        update = step.update
         if step.node == "rewrite_query":
-            queries.append(step.update.get("rewritten_query", ""))
-        elif step.node == "retrieve":
-            retrieved += [d.metadata.get("id", "") for d in step.update.get("documents") or []]
+            rewrite = update.get("rewritten_query", "")
+        elif step.node == "retrieve":  # a pass searches with its rewrite, the first with none
+            queries.append(rewrite or result.question)
+            retrieved += [doc_id(d) for d in update.get("documents") or []]
         elif step.node == "grade_documents":
-            graded = step.update.get("documents") or []
-            rejected += [d.metadata.get("id", "") for d in graded if d.metadata["relevant"] == "no"]
+            graded = update.get("documents") or []
+            rejected += [doc_id(d) for d in graded if d.metadata.get("relevant") == "no"]
+        for key in ("retrieval_score", "evidence_score", "answer_score"):
+            if key in update:
+                scores.setdefault(key, update[key])
+    prediction = result.state.get("answer", "")
     return {
-        "prediction": result.state.get("answer", ""),
+        "prediction": prediction,
+        "abstained": is_no_answer(prediction),
+        "sources": sources_with_text(result),
         "retrieved": list(dict.fromkeys(retrieved)),
         "queries": queries,
         "rejected_chunk_ids": list(dict.fromkeys(rejected)),
@@ -125,7 +131,21 @@ def answer_crag(question: str, ctx: Context) -> dict[str, Any]:
         "retries": result.state.get("retry_count", 0),
         "web_search_used": bool(result.state.get("web_search_used")),
         "warnings": result.state.get("warnings", []),
+        "prompt_versions": result.state.get("prompt_versions", {}),
+        **scores,
     }
+
+
+def answer_naive(question: str, ctx: Context) -> dict[str, Any]:
+    """The baseline: one retrieval, one generation (``graph.naive``, the same nodes)."""
+    from graph.naive import build_naive_graph
+
+    return outcome(run_question(question, naive_context(ctx), graph=build_naive_graph()))
+
+
+def answer_crag(question: str, ctx: Context) -> dict[str, Any]:
+    """The whole CRAG graph."""
+    return outcome(run_question(question, ctx))
 
 
 def run_one(pipeline: str, q: Question, ctx: Context) -> dict[str, Any]:
@@ -139,22 +159,34 @@ def run_one(pipeline: str, q: Question, ctx: Context) -> dict[str, Any]:
     )
     latency = time.perf_counter() - started
     prediction = out.pop("prediction")
+    answerable = q.category != "unanswerable"
     return {
         "id": q.id,
+        "category": q.category,
         "question": q.question,
         "prediction": prediction,
         "gold_answers": list(q.answers),
-        "exact_match": best(exact_match, prediction, q.answers),
-        "f1": best(f1, prediction, q.answers),
+        "exact_match": best(exact_match, prediction, q.answers) if answerable else None,
+        "f1": best(f1, prediction, q.answers) if answerable else None,
         "gold_paragraph": q.paragraph_id,
         "retrieval_hit": q.paragraph_id in {paragraph_of(c) for c in out["retrieved"]},
         "retrieved_chunk_ids": out.pop("retrieved"),
+        "citation_ok": cites_its_answer(prediction, out["sources"]),
         **out,
         "llm_calls": counter.calls,
         "prompt_tokens": counter.prompt_tokens,
+        "cached_prompt_tokens": counter.cached_tokens,
         "completion_tokens": counter.completion_tokens,
         "latency_s": round(latency, 3),
     }
+
+
+def cites_its_answer(prediction: str, sources: list[dict[str, str]]) -> bool | None:
+    """Whether a cited source holds the answer word for word; ``None`` when nothing is cited."""
+    if is_no_answer(prediction) or not sources:
+        return None
+    docs = [Document(page_content=s.get("text", "")) for s in sources]
+    return bool(containing(prediction, docs))
 
 
 def done_ids(predictions: Path) -> set[str]:
@@ -189,6 +221,8 @@ class EvalRun:
     questions: list[Question]
     ctx: Context
     out: Path
+    mixed: bool = False
+    """The mixed format: summaries per category (``crag.eval.report``)."""
 
     @property
     def predictions(self) -> Path:
@@ -308,9 +342,18 @@ def differences(
 
 def write_summary(run: EvalRun) -> dict[str, Any]:
     """Write ``summary.json`` and ``summary.md`` for ``run``; return the summary."""
-    summary = summarize(read_records(run.predictions), run.pipeline, run.ctx.model, run.out.name)
+    records = read_records(run.predictions)
+    if run.mixed:
+        settings = asdict(naive_context(run.ctx) if run.pipeline == "naive" else run.ctx)
+        summary = report.summarize_mixed(
+            records, run=run.out.name, pipeline=run.pipeline, settings=settings
+        )
+        table = report.markdown_table(report.rows_of(summary), report.COLUMNS)
+    else:
+        summary = summarize(records, run.pipeline, run.ctx.model, run.out.name)
+        table = markdown_table([summary])
     (run.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    (run.out / "summary.md").write_text(markdown_table([summary]) + "\n")
+    (run.out / "summary.md").write_text(table + "\n")
     return summary
 
 

@@ -42,11 +42,26 @@ class Dataset:
     paragraphs: list[Paragraph]
     questions: list[Question]
 
-    def sample(self, limit: int | None, seed: int) -> list[Question]:
-        """``limit`` questions drawn with ``seed`` (all, in file order, when ``limit`` is None)."""
-        if limit is None or limit >= len(self.questions):
-            return list(self.questions)
-        return random.Random(seed).sample(self.questions, limit)
+    def sample(
+        self, limit: int | None, seed: int, per_category: int | None = None
+    ) -> list[Question]:
+        """The questions to ask.
+
+        The first ``per_category`` of each category (file order), then ``limit`` of those
+        drawn with ``seed`` (all, in order, when ``limit`` is None).
+        """
+        questions = list(self.questions)
+        if per_category is not None:
+            seen: dict[str, int] = {}
+            kept = []
+            for q in questions:
+                seen[q.category] = seen.get(q.category, 0) + 1
+                if seen[q.category] <= per_category:
+                    kept.append(q)
+            questions = kept
+        if limit is None or limit >= len(questions):
+            return questions
+        return random.Random(seed).sample(questions, limit)
 
 
 def paragraph_id(title: str, index: int) -> str:

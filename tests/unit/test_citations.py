@@ -17,8 +17,8 @@ from nodes.validate_citations import validate_citations
 from tests.conftest import KB_DOCS, WEB_DOCS
 
 
-def rt() -> Runtime[Context]:
-    return Runtime(context=Context())
+def rt(**ctx: Any) -> Runtime[Context]:
+    return Runtime(context=Context(**ctx))
 
 
 def test_parse_citations_finds_keys_in_order_without_duplicates():
@@ -56,8 +56,7 @@ def state(generation: str, **extra: Any) -> dict[str, Any]:
     return {
         "question": "Who won?",
         "generation": generation,
-        "relevant_documents": KB_DOCS[:1],
-        "web_results": WEB_DOCS,
+        "relevant_documents": [KB_DOCS[0], *WEB_DOCS],
         **extra,
     }
 
@@ -81,6 +80,17 @@ def test_an_unknown_key_gets_one_correction_then_is_removed():
     assert second["generation"] == "Broncos."
     assert any("S7" in w for w in second["warnings"])
     assert route_after_citations(second) == "check_hallucination"
+
+
+def test_an_answer_citing_a_document_without_it_is_attributed_to_the_one_that_has_it():
+    update = validate_citations(state("Leonardo da Vinci [S1]"), rt())
+    assert update["citations"] == ["web:Mona_Lisa"]
+    assert update["generation"] == "Leonardo da Vinci"
+
+
+def test_the_naive_pipeline_drops_unknown_keys_without_a_correction():
+    update = validate_citations(state("Nobody [S7]."), rt(max_citation_corrections=0))
+    assert update["citations"] == [] and any("S7" in w for w in update["warnings"])
 
 
 def test_an_uncited_answer_found_in_a_document_is_attributed_without_a_second_generation():

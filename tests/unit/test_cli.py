@@ -64,7 +64,7 @@ def test_ask_streams_nodes_and_prints_answer(hash_kb, fake_services, tmp_path):
     fake_services()
     result = runner.invoke(app, ["ask", "Which team won Super Bowl 50?"])
     assert result.exit_code == 0, result.output
-    for node in ("rewrite_query", "retrieve", "grade_documents", "generate", "finalize"):
+    for node in ("contextualize_question", "retrieve", "grade_documents", "generate", "finalize"):
         assert node in result.output
     assert "The Denver Broncos won, 24–10." in result.output
 

@@ -37,7 +37,9 @@ def test_dict_context_is_accepted_by_the_graph_runtime():
         {"llm_timeout_s": 0},
         {"min_similarity": 2.0},
         {"keyword_min_similarity": -1.5},
-        {"min_relevant_docs": 0},
+        {"correct_threshold": 1.5},
+        {"correct_threshold": 0.2, "incorrect_threshold": 0.4},
+        {"max_citation_corrections": 4},
     ],
 )
 def test_invalid_values_are_refused(kwargs):

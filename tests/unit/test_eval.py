@@ -131,10 +131,21 @@ def test_crag_records_name_the_search_queries_and_the_rejected_chunks(fake_servi
     other = doc("super-bowl-50-p001__c0000", "The game was played at Levi's Stadium.")
     fake_services(llm=make_llm(responder), retriever=FakeRetriever([gold, other]))
     q1 = load_squad(tiny).questions[0]
+    # The evaluator rejects the knowledge base on the first pass and accepts the web, whose
+    # documents do not hold the answer given: the grounding check fails and the run retries.
+    grades: list[str] = []
+
+    def reject_first(prompt: str, text: str) -> Any:
+        if prompt == "grade_documents":
+            grades.append(text)
+            return "no" if len(grades) == 1 else "yes"
+        return responder(prompt, text)
+
+    fake_services(llm=make_llm(reject_first), retriever=FakeRetriever([gold, other]))
     record = harness.run_one("crag", q1, Context())
-    assert record["queries"] == ["Super Bowl 50 winner"]
+    assert record["queries"][:2] == [q1.question, "Super Bowl 50 winner"]  # the retry's rewrite
     assert record["retrieved_chunk_ids"] == [gold.metadata["id"], other.metadata["id"]]
-    assert record["rejected_chunk_ids"] == [other.metadata["id"]]
+    assert record["rejected_chunk_ids"] == [gold.metadata["id"], other.metadata["id"]]
 
 
 def test_compare_uses_the_questions_both_runs_answered(tmp_path):

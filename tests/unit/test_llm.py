@@ -1,7 +1,8 @@
-"""The LLM adapter: provider strings, structured output over the real OpenAI client, fallbacks."""
+"""The LLM adapter: provider strings, scored yes/no verdicts over the real OpenAI client."""
 
 from __future__ import annotations
 
+import math
 import time
 
 import openai
@@ -9,21 +10,21 @@ import pytest
 
 import prompts
 from crag.errors import ConfigError
-from crag.llm import build_chat_model, complete, judge, parse_json_reply
+from crag.llm import build_chat_model, complete, score_from_logprobs, yes_probability
 from graph.context import Context
-from nodes.check_relevance import RelevanceVerdict
 from tests.loopback import chat_completion, loopback
 
 
-def test_parse_json_reply_fallbacks():
-    assert parse_json_reply('{"answers_question": "yes", "reason": "r"}', RelevanceVerdict)
-    wrapped = 'Sure:\n```json\n{"answers_question": "no", "reason": "r"}\n```'
-    assert parse_json_reply(wrapped, RelevanceVerdict).answers_question == "no"
-    assert (
-        parse_json_reply('{"answers_question": "maybe", "reason": "r"}', RelevanceVerdict) is None
-    )
-    assert parse_json_reply("yes", RelevanceVerdict) is None
-    assert parse_json_reply('{"answers_question": "yes"', RelevanceVerdict) is None  # truncated
+def test_score_sums_every_spelling_of_yes_and_no():
+    top = {"yes": math.log(0.5), "Yes": math.log(0.2), " no": math.log(0.2), "The": math.log(0.1)}
+    logprobs = {
+        "content": [
+            {"token": "yes", "top_logprobs": [{"token": t, "logprob": lp} for t, lp in top.items()]}
+        ]
+    }
+    assert score_from_logprobs(logprobs) == pytest.approx(0.7 / 0.9)
+    assert score_from_logprobs({"content": [{"token": "x", "top_logprobs": []}]}) is None
+    assert score_from_logprobs(None) is None
 
 
 def test_unknown_provider_and_missing_keys_are_config_errors(monkeypatch):
@@ -44,26 +45,30 @@ def test_openai_provider_is_built_from_the_key(monkeypatch):
 
 
 def rendered():
-    return prompts.load("check_relevance").render(question="Who won?", answer="The Broncos")
+    return prompts.load("check_relevance").render(answer="The Broncos")
 
 
-def test_judge_sends_json_schema_to_an_openai_compatible_server():
-    reply = '{"answers_question": "yes", "reason": "names the winner"}'
-    with loopback(lambda m, p, b: (200, chat_completion(reply))) as (url, requests):
+def test_yes_probability_asks_one_token_with_logprobs_and_reads_the_score():
+    reply = chat_completion("yes", top={"yes": math.log(0.6), "no": math.log(0.2)})
+    with loopback(lambda m, p, b: (200, reply)) as (url, requests):
         llm = build_chat_model(Context(model="openai-compatible:test", base_url=url + "/v1"))
-        verdict = judge(llm, rendered(), RelevanceVerdict)
-    assert verdict == RelevanceVerdict(answers_question="yes", reason="names the winner")
+        score = yes_probability(llm, rendered())
+    assert score == pytest.approx(0.75)
     body = requests[0]["body"]
     assert requests[0]["path"] == "/v1/chat/completions"
-    assert body["response_format"]["type"] == "json_schema"
-    assert body["response_format"]["json_schema"]["schema"]["additionalProperties"] is False
+    assert (
+        body["logprobs"] is True
+        and body["top_logprobs"] == 10
+        and body["max_completion_tokens"] == 1
+    )
     assert body["model"] == "test" and body["temperature"] == 0.0
 
 
-def test_server_that_ignores_the_schema_gives_none_not_a_crash():
-    with loopback(lambda m, p, b: (200, chat_completion("I think yes."))) as (url, _):
+@pytest.mark.parametrize(("text", "expected"), [("Yes.", 1.0), ("no", 0.0), ("Maybe", None)])
+def test_a_provider_without_logprobs_falls_back_to_the_word(text, expected):
+    with loopback(lambda m, p, b: (200, chat_completion(text))) as (url, _):
         llm = build_chat_model(Context(model="openai-compatible:t", base_url=url + "/v1"))
-        assert judge(llm, rendered(), RelevanceVerdict) is None
+        assert yes_probability(llm, rendered()) == expected
 
 
 def test_5xx_is_retried_then_raised_within_bounds():

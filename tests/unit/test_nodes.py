@@ -20,6 +20,7 @@ from nodes import (
     web_search,
 )
 from nodes.common import NO_ANSWER
+from nodes.grade_documents import decide
 from tests.conftest import KB_DOCS, WEB_DOCS, FakeRetriever, FakeWebSearch, doc, make_llm
 
 
@@ -175,27 +176,34 @@ def test_the_keyword_exemption_passes_to_the_best_hit_not_rejected():
 # grade_documents -------------------------------------------------------------------------
 
 
-def test_grade_documents_keeps_relevant_and_says_correct(fake_services):
+def test_grade_documents_scores_the_documents_once_and_says_correct(fake_services):
     llm = fake_services().llm
     update = grade_documents({"question": Q, "documents": KB_DOCS}, rt())
-    assert update["retrieval_verdict"] == "correct"
-    assert [d.metadata["id"] for d in update["relevant_documents"]] == ["sb50__c0000"]
-    assert [d.metadata["relevant"] for d in update["documents"]] == ["yes", "no"]
-    assert llm.prompts_called() == ["grade_documents", "grade_documents"]  # one call per doc
+    assert update["retrieval_verdict"] == "correct" and update["retrieval_score"] == 1.0
+    assert [d.metadata["id"] for d in update["relevant_documents"]] == [
+        "sb50__c0000",
+        "sb50__c0001",
+    ]
+    assert [d.metadata["relevant"] for d in update["documents"]] == ["yes", "yes"]
+    assert llm.prompts_called() == ["grade_documents"]  # one call for the whole set
+    assert update["prompt_versions"] == {"grade_documents": "v2", "evidence": "v1"}
 
 
-def test_grade_documents_incorrect_when_nothing_relevant(fake_services):
-    fake_services(llm=make_llm(lambda p, t: {"contains_answer": "no"}))
+def test_grade_documents_incorrect_rejects_every_document(fake_services):
+    fake_services(llm=make_llm(lambda p, t: "no"))
     update = grade_documents({"question": Q, "documents": KB_DOCS}, rt())
     assert update["retrieval_verdict"] == "incorrect"
     assert update["relevant_documents"] == []
+    assert [d.metadata["relevant"] for d in update["documents"]] == ["no", "no"]
 
 
-def test_grade_documents_ambiguous_below_threshold(fake_services):
-    fake_services()
-    update = grade_documents({"question": Q, "documents": KB_DOCS}, rt(min_relevant_docs=2))
-    assert update["retrieval_verdict"] == "ambiguous"
-    assert len(update["relevant_documents"]) == 1
+@pytest.mark.parametrize(
+    ("score", "verdict"),
+    [(0.9, "correct"), (0.7, "correct"), (0.5, "ambiguous"), (0.2, "incorrect")],
+)
+def test_the_three_way_decision_uses_both_thresholds(score, verdict):
+    ctx = Context(correct_threshold=0.7, incorrect_threshold=0.3)
+    assert decide(score, ctx) == verdict
 
 
 def test_grade_documents_with_no_documents_calls_no_model(fake_services):
@@ -204,19 +212,52 @@ def test_grade_documents_with_no_documents_calls_no_model(fake_services):
     assert update["retrieval_verdict"] == "incorrect" and llm.calls == []
 
 
-def test_grade_documents_unparsable_reply_keeps_document_with_warning(fake_services):
+def test_grade_documents_unusable_reply_keeps_documents_with_warning(fake_services):
     fake_services(llm=make_llm(lambda p, t: "Sure! The document is great."))
     update = grade_documents({"question": Q, "documents": KB_DOCS[:1]}, rt())
     assert update["retrieval_verdict"] == "correct"
-    assert "could not be parsed" in update["warnings"][0]
+    assert "neither yes nor no" in update["warnings"][0]
 
 
-def test_grade_documents_sends_json_schema_response_format(fake_services):
+def test_grade_documents_after_web_search_scores_kept_documents_and_results_together(
+    fake_services,
+):
+    llm = make_llm(lambda p, t: "yes" if "Leonardo" in t else "no")
+    fake_services(llm=llm)
+    state = {
+        "question": Q,
+        "documents": KB_DOCS,
+        "relevant_documents": KB_DOCS[:1],
+        "web_searched": True,
+        "web_results": WEB_DOCS,
+    }
+    update = grade_documents(state, rt())
+    assert [d.metadata["id"] for d in update["relevant_documents"]] == [
+        "sb50__c0000",
+        "web:Mona_Lisa",
+    ]
+    text = llm.calls[0]["text"]
+    assert text.index('id="S1"') < text.index("Broncos defeated") < text.index("Leonardo")
+    fake_services(llm=make_llm(lambda p, t: "no"))
+    assert grade_documents(state, rt())["relevant_documents"] == []
+
+
+def test_grade_documents_after_a_failed_web_search_keeps_the_decision(fake_services):
     llm = fake_services().llm
-    grade_documents({"question": Q, "documents": KB_DOCS[:1]}, rt())
-    fmt = llm.calls[0]["kwargs"]["response_format"]
-    assert fmt["type"] == "json_schema"
-    assert fmt["json_schema"]["schema"]["properties"]["contains_answer"]["enum"] == ["yes", "no"]
+    state = {"question": Q, "documents": KB_DOCS, "web_searched": True, "web_results": []}
+    assert grade_documents(state, rt()) == {} and llm.calls == []
+
+
+def test_every_prompt_of_a_pass_starts_with_the_same_evidence_message(fake_services):
+    llm = fake_services().llm
+    state = {"question": Q, "documents": KB_DOCS}
+    state |= grade_documents(state, rt())
+    state |= generate(state, rt())
+    state |= {"generation": "They won easily."}
+    check_relevance(state, rt())
+    firsts = [c["messages"][0] for c in llm.calls]
+    assert len(firsts) == 3 and firsts[0] == firsts[1] == firsts[2]
+    assert [len(c["messages"]) for c in llm.calls] == [2, 2, 2]
 
 
 # web_search ------------------------------------------------------------------------------
@@ -227,6 +268,7 @@ def test_web_search_adds_results(fake_services):
     fake_services(web=web)
     update = web_search({"question": Q, "rewritten_query": "mona lisa painter"}, rt())
     assert update["web_results"] == WEB_DOCS and update["web_search_used"] is True
+    assert update["web_searched"] is True
     assert web.queries == ["mona lisa painter"]
 
 
@@ -240,19 +282,21 @@ def test_web_search_failure_is_a_warning_not_a_document(fake_services):
 def test_web_search_off(fake_services):
     fake_services(web=None)
     update = web_search({"question": Q}, rt())
-    assert update == {"warnings": ["Web search is off; the answer uses the knowledge base only."]}
+    assert update == {
+        "web_searched": True,
+        "warnings": ["Web search is off; the answer uses the knowledge base only."],
+    }
 
 
 # generate --------------------------------------------------------------------------------
 
 
-def test_generate_answers_original_question_from_kept_and_web_docs(fake_services):
+def test_generate_answers_original_question_from_the_accepted_evidence(fake_services):
     llm = fake_services().llm
     state = {
         "question": Q,
         "rewritten_query": "REWRITE",
-        "relevant_documents": KB_DOCS[:1],
-        "web_results": WEB_DOCS,
+        "relevant_documents": [KB_DOCS[0], WEB_DOCS[0]],
     }
     update = generate(state, rt())
     assert update["generation"] == "The Denver Broncos won, 24–10. [S1]"
@@ -307,7 +351,7 @@ def test_check_hallucination_rejects_names_and_numbers_absent_from_documents(fak
 def test_check_hallucination_spelled_numbers_and_yes_are_left_to_the_judge(
     fake_services, answer, text
 ):
-    llm = make_llm(lambda p, t: {"grounded": "yes", "unsupported": ""})
+    llm = make_llm(lambda p, t: "yes")
     fake_services(llm=llm)
     docs = [doc("d1", text)]
     state = {"question": Q, "generation": answer, "relevant_documents": docs}
@@ -330,16 +374,16 @@ def test_check_hallucination_other_numbers_still_fail_without_the_model(
 
 
 def test_check_hallucination_asks_judge_otherwise(fake_services):
-    llm = make_llm(lambda p, t: {"grounded": "no", "unsupported": "they won easily"})
+    llm = make_llm(lambda p, t: "no")
     fake_services(llm=llm)
     state = {"question": Q, "generation": "The Broncos won easily.", "relevant_documents": KB_DOCS}
     update = check_hallucination(state, rt())
-    assert update["grounded"] == "no" and "they won easily" in update["feedback"]
-    assert update["prompt_versions"] == {"check_hallucination": "v1"}
+    assert update["grounded"] == "no" and "won easily" in update["feedback"]
+    assert update["prompt_versions"] == {"check_hallucination": "v2", "evidence": "v1"}
 
 
 def test_check_hallucination_unparsable_is_unknown_with_warning(fake_services):
-    fake_services(llm=make_llm(lambda p, t: '{"grounded": "maybe"'))
+    fake_services(llm=make_llm(lambda p, t: "maybe"))
     state = {"question": Q, "generation": "The Broncos won easily.", "relevant_documents": KB_DOCS}
     update = check_hallucination(state, rt())
     assert update["grounded"] == "unknown" and update["warnings"]
@@ -354,14 +398,27 @@ def test_check_relevance_declined_answer_fails_without_model(fake_services):
     assert update["answers_question"] == "no" and llm.calls == []
 
 
-def test_check_relevance_uses_judge(fake_services):
-    fake_services(llm=make_llm(lambda p, t: {"answers_question": "no", "reason": "off topic"}))
-    update = check_relevance({"question": Q, "generation": "Paris is nice."}, rt())
-    assert update["answers_question"] == "no" and "off topic" in update["feedback"]
+def test_check_relevance_reads_documents_question_and_answer(fake_services):
+    llm = make_llm(lambda p, t: "no")
+    fake_services(llm=llm)
+    state = {"question": Q, "generation": "Carolina Panthers", "relevant_documents": KB_DOCS}
+    update = check_relevance(state, rt())
+    assert update["answers_question"] == "no" and "Carolina Panthers" in update["feedback"]
+    text = llm.calls[0]["text"]
+    assert "Broncos defeated" in text and Q in text and "Proposed answer: Carolina Panthers" in text
+
+
+def test_check_relevance_compares_the_score_with_the_answer_threshold(fake_services):
+    fake_services(llm=make_llm(lambda p, t: "yes"))
+    state = {"question": Q, "generation": "Denver Broncos", "relevant_documents": KB_DOCS}
+    assert check_relevance(state, rt())["answers_question"] == "yes"
+    assert check_relevance(state, rt(answer_threshold=1.0))["answers_question"] == "yes"
+    fake_services(llm=make_llm(lambda p, t: "no"))
+    assert check_relevance(state, rt(answer_threshold=0.0))["answers_question"] == "yes"
 
 
 def test_check_relevance_unparsable_is_unknown(fake_services):
-    fake_services(llm=make_llm(lambda p, t: "yes!"))
+    fake_services(llm=make_llm(lambda p, t: "Perhaps!"))
     update = check_relevance({"question": Q, "generation": "The Broncos."}, rt())
     assert update["answers_question"] == "unknown" and update["warnings"]
 
@@ -401,8 +458,7 @@ def test_finalize_returns_passing_answer_and_its_sources():
         "generation": "Broncos",
         "grounded": "yes",
         "answers_question": "yes",
-        "relevant_documents": KB_DOCS,
-        "web_results": WEB_DOCS,
+        "relevant_documents": [*KB_DOCS, *WEB_DOCS],
         "citations": ["web:Mona_Lisa", "sb50__c0000"],
     }
     update = finalize(state, rt())
@@ -412,7 +468,7 @@ def test_finalize_returns_passing_answer_and_its_sources():
     assert update["retry_count"] == 0 and update["web_search_used"] is False
 
 
-def test_finalize_falls_back_to_best_attempt_with_warning():
+def test_finalize_gives_no_unverified_answer_but_names_the_best_one():
     good = {
         "query": "q1",
         "generation": "Broncos",
@@ -429,5 +485,10 @@ def test_finalize_falls_back_to_best_attempt_with_warning():
         "feedback": "the answer states 9, which no document contains.",
     }
     update = finalize(state, rt())
-    assert update["answer"] == "Broncos" and update["sources"] == good["sources"]
-    assert "after 2 retries" in update["warnings"][0]
+    assert update["answer"] == NO_ANSWER and update["sources"] == []
+    assert "after 2 retries" in update["warnings"][0] and "'Broncos'" in update["warnings"][0]
+
+
+def test_finalize_passes_a_plain_no_answer_without_a_warning():
+    update = finalize({"question": Q, "generation": NO_ANSWER}, rt())
+    assert update["answer"] == NO_ANSWER and update["warnings"] == []

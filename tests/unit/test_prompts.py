@@ -13,6 +13,8 @@ USED_BY_NODES = {
     "generate",
     "check_hallucination",
     "check_relevance",
+    "evidence",
+    "contextualize_question",
 }
 
 
@@ -30,6 +32,10 @@ def test_each_version_renders_with_exactly_its_variables(name):
         assert (rendered.name, rendered.version) == (name, version)
         for placeholder in values.values():
             assert placeholder in rendered.text
+        with pytest.raises(PromptError, match="extra"):
+            prompt.render(**values, surprise="x")
+        if not values:
+            continue
         missing = dict(values)
         missing.pop(next(iter(values)))
         with pytest.raises(PromptError, match="missing"):
@@ -50,14 +56,12 @@ def test_version_order_is_natural():
     assert sorted(["v10", "v2", "v1"], key=prompts._version_key) == ["v1", "v2", "v10"]
 
 
-def test_documents_come_first_in_document_prompts():
-    # Shared prefixes let llama.cpp reuse its prompt cache across the graph's calls.
-    for name, var in [
-        ("grade_documents", "document"),
-        ("generate", "documents"),
-        ("check_hallucination", "documents"),
-    ]:
-        assert prompts.load(name).template.template.startswith("{" + var + "}")
+def test_the_evidence_message_starts_with_the_documents_and_ends_with_the_question():
+    # One shared first message lets llama.cpp reuse its prompt cache across a pass's calls.
+    template = prompts.load("evidence").template.template
+    assert template.startswith("{documents}") and template.rstrip().endswith("{question}")
+    for name in ("grade_documents", "generate", "check_hallucination", "check_relevance"):
+        assert not {"documents", "question"} & prompts.load(name).variables
 
 
 def test_declared_variables_must_match_template(tmp_path, monkeypatch):

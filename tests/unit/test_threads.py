@@ -26,7 +26,7 @@ def thread_responder(fail_relevance_once: bool = False) -> Any:
             return f"Standalone question: {STANDALONE}"
         if prompt == "check_relevance" and fail_relevance_once and not failed:
             failed.append(True)
-            return {"answers_question": "no", "reason": "vague"}
+            return "no"
         return happy_responder(prompt, text)
 
     return responder

@@ -1,0 +1,242 @@
+"""Mixed-benchmark summaries and the naive-vs-CRAG report: per category and overall.
+
+Scored as SQuAD: exact match and F1 on answerable questions (an "I don't know" scores 0),
+abstention on unanswerable ones, false abstention on answerable ones, citation precision (of
+the answers that cite, the share whose cited text holds the answer), web-search rate, LLM
+calls, prompt tokens (and how many the server read from its prompt cache), completion tokens,
+latency. Every summary records the commit, the model, the prompt versions and the settings
+that shaped the run, so two runs compare as an A/B.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from crag.eval.metrics import percentile
+from crag.eval.mixed import CATEGORIES
+
+COLUMNS = [
+    ("run", "run"),
+    ("category", "category"),
+    ("questions", "questions"),
+    ("exact_match", "EM"),
+    ("f1", "F1"),
+    ("false_abstention", "false abstention %"),
+    ("abstention", "abstention % (unanswerable)"),
+    ("citation_precision", "citation precision %"),
+    ("web_search_rate", "web search %"),
+    ("llm_calls_mean", "LLM calls / q"),
+    ("llm_calls_median", "LLM calls median"),
+    ("prompt_tokens", "prompt tokens / q"),
+    ("cached_prompt_tokens", "of which cached"),
+    ("completion_tokens", "completion tokens / q"),
+    ("latency_p50_s", "latency p50 s"),
+    ("latency_p95_s", "latency p95 s"),
+    ("total_s", "total s"),
+]
+
+
+def markdown_table(rows: list[dict[str, Any]], columns: list[tuple[str, str]]) -> str:
+    """``rows`` as one Markdown table with ``columns`` (key, label); missing values are "—"."""
+    lines = [
+        "| " + " | ".join(label for _, label in columns) + " |",
+        "|" + "---|" * len(columns),
+    ]
+    for row in rows:
+        cells = ["—" if row.get(key) is None else str(row[key]) for key, _ in columns]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _mean(values: list[float], scale: float = 1.0, digits: int = 1) -> float | None:
+    return round(scale * sum(values) / len(values), digits) if values else None
+
+
+def group_metrics(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The metrics of one group of records (a category, or all)."""
+    answerable = [r for r in records if r.get("category", "in_kb") != "unanswerable"]
+    unanswerable = [r for r in records if r.get("category") == "unanswerable"]
+    citing = [r for r in records if r.get("citation_ok") is not None]
+    calls = [float(r["llm_calls"]) for r in records]
+    latencies = [float(r["latency_s"]) for r in records]
+    return {
+        "questions": len(records),
+        "exact_match": _mean([float(r["exact_match"]) for r in answerable], 100),
+        "f1": _mean([float(r["f1"]) for r in answerable], 100),
+        "false_abstention": _mean([float(r["abstained"]) for r in answerable], 100),
+        "abstention": _mean([float(r["abstained"]) for r in unanswerable], 100),
+        "citation_precision": _mean([float(r["citation_ok"]) for r in citing], 100),
+        "web_search_rate": _mean([float(r["web_search_used"]) for r in records], 100),
+        "llm_calls_mean": _mean(calls, digits=2),
+        "llm_calls_median": statistics.median(calls) if calls else None,
+        "prompt_tokens": _mean([float(r["prompt_tokens"]) for r in records], digits=0),
+        "cached_prompt_tokens": _mean(
+            [float(r.get("cached_prompt_tokens", 0)) for r in records], digits=0
+        ),
+        "completion_tokens": _mean([float(r["completion_tokens"]) for r in records], digits=0),
+        "latency_p50_s": round(percentile(latencies, 50), 1) if records else None,
+        "latency_p95_s": round(percentile(latencies, 95), 1) if records else None,
+        "total_s": round(sum(latencies), 1),
+        "retries_per_question": _mean([float(r["retries"]) for r in records], digits=2),
+    }
+
+
+def commit() -> str:
+    """The checkout's commit (with ``+dirty`` for uncommitted changes), or ``unknown``."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return head + ("+dirty" if dirty else "")
+
+
+def summarize_mixed(
+    records: list[dict[str, Any]], *, run: str, pipeline: str, settings: dict[str, Any]
+) -> dict[str, Any]:
+    """Overall and per-category metrics, plus what the run was: commit, model, prompts."""
+    versions: dict[str, str] = {}
+    for r in records:
+        versions |= r.get("prompt_versions") or {}
+    return {
+        "run": run,
+        "pipeline": pipeline,
+        "commit": commit(),
+        "model": settings.get("model"),
+        "prompt_versions": dict(sorted(versions.items())),
+        "settings": settings,
+        "overall": group_metrics(records),
+        "by_category": {
+            c: group_metrics([r for r in records if r.get("category") == c])
+            for c in CATEGORIES
+            if any(r.get("category") == c for r in records)
+        },
+    }
+
+
+def rows_of(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """One table row per category, then the overall row."""
+    rows = [{"run": summary["run"], "category": c, **m} for c, m in summary["by_category"].items()]
+    return [*rows, {"run": summary["run"], "category": "all", **summary["overall"]}]
+
+
+def ratios(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]]:
+    """``other`` against ``base`` per category: latency p50 and total time ratios, F1 gap."""
+    out = []
+    pairs = [*((c, m) for c, m in other["by_category"].items()), ("all", other["overall"])]
+    for category, mine in pairs:
+        theirs = base["overall"] if category == "all" else base["by_category"].get(category)
+        if not theirs:
+            continue
+
+        def ratio(key: str, mine: dict[str, Any] = mine, theirs: dict[str, Any] = theirs) -> Any:
+            return round(mine[key] / theirs[key], 2) if theirs.get(key) else None
+
+        gap = None
+        if mine.get("f1") is not None and theirs.get("f1") is not None:
+            gap = round(mine["f1"] - theirs["f1"], 1)
+        out.append(
+            {
+                "category": category,
+                "f1_gap": gap,
+                "latency_p50_ratio": ratio("latency_p50_s"),
+                "total_time_ratio": ratio("total_s"),
+                "llm_calls_median": mine["llm_calls_median"],
+            }
+        )
+    return out
+
+
+RATIO_COLUMNS = [
+    ("category", "category"),
+    ("f1_gap", "F1 − baseline F1"),
+    ("latency_p50_ratio", "latency p50 ÷ baseline"),
+    ("total_time_ratio", "total time ÷ baseline"),
+    ("llm_calls_median", "LLM calls median"),
+]
+
+
+def compare_mixed(run_dirs: list[Path], out: Path) -> str:
+    """The per-category table of several runs (the first is the baseline), ratios, a chart."""
+    from crag.eval.harness import read_records
+
+    summaries = [json.loads((d / "summary.json").read_text()) for d in run_dirs]
+    common = set.intersection(
+        *({r["id"] for r in read_records(d / "predictions.jsonl")} for d in run_dirs)
+    )
+    summaries = [
+        summarize_mixed(
+            [r for r in read_records(d / "predictions.jsonl") if r["id"] in common],
+            run=s["run"],
+            pipeline=s["pipeline"],
+            settings=s["settings"],
+        )
+        | {"commit": s["commit"]}
+        for s, d in zip(summaries, run_dirs, strict=True)
+    ]
+    table = markdown_table([row for s in summaries for row in rows_of(s)], COLUMNS)
+    sections = [table]
+    for other in summaries[1:]:
+        sections.append(
+            f"## {other['run']} against {summaries[0]['run']}\n\n"
+            + markdown_table(ratios(summaries[0], other), RATIO_COLUMNS)
+        )
+    provenance = {
+        s["run"]: {k: s[k] for k in ("commit", "model", "prompt_versions")} for s in summaries
+    }
+    sections.append("## Runs\n\n```json\n" + json.dumps(provenance, indent=2) + "\n```")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "comparison.md").write_text("\n\n".join(sections) + "\n")
+    (out / "comparison.json").write_text(json.dumps(summaries, indent=2) + "\n")
+    chart(summaries, out / "comparison.png")
+    return table
+
+
+def chart(summaries: list[dict[str, Any]], path: Path) -> None:
+    """Bars per category: F1 (answerable) or abstention (unanswerable), latency p50, calls."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    categories = [c for c in CATEGORIES if c in summaries[0]["by_category"]]
+    panels = [
+        ("quality", lambda m, c: m["abstention"] if c == "unanswerable" else m["f1"]),
+        ("latency p50 (s)", lambda m, c: m["latency_p50_s"]),
+        ("LLM calls / question", lambda m, c: m["llm_calls_mean"]),
+    ]
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.5 * len(panels), 3.4))
+    width = 0.8 / len(summaries)
+    colors = ["#8c8c8c", "#4c72b0", "#55a868", "#c44e52"]
+    for ax, (title, value) in zip(axes, panels, strict=True):
+        for i, s in enumerate(summaries):
+            values = [value(s["by_category"][c], c) or 0 for c in categories]
+            xs = [x + i * width for x in range(len(categories))]
+            ax.bar(xs, values, width, label=s["run"], color=colors[i % len(colors)])
+        ax.set_xticks([x + width * (len(summaries) - 1) / 2 for x in range(len(categories))])
+        ax.set_xticklabels(categories)
+        ax.set_title(title)
+    axes[0].set_ylabel("F1 (answerable) / abstention % (unanswerable)")
+    axes[0].legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

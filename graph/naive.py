@@ -1,0 +1,44 @@
+"""Naive RAG built from the CRAG graph's own nodes: retrieve once, generate once.
+
+The evaluation's baseline. It reuses ``retrieve``, ``generate``, ``validate_citations`` and
+``finalize`` with the same retriever, model and prompts, so a comparison with the CRAG graph
+measures only what CRAG adds: no similarity floor, no evaluator, no web search, no checks, no
+retries, no citation corrections (the answer is still attributed to the documents that
+contain it, exactly as in CRAG).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+from graph.context import Context
+from graph.state import InputState, OutputState, RAGState
+from nodes import finalize, generate, retrieve, validate_citations
+
+
+def naive_context(ctx: Context) -> Context:
+    """``ctx`` as the naive pipeline runs it: every top-k chunk kept, no citation correction."""
+    return replace(
+        ctx, min_similarity=-1.0, keyword_min_similarity=-1.0, max_citation_corrections=0
+    )
+
+
+def build_naive_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
+    """Wire and compile the naive baseline."""
+    builder = StateGraph(
+        RAGState, context_schema=Context, input_schema=InputState, output_schema=OutputState
+    )
+    builder.add_node(retrieve)
+    builder.add_node(generate)
+    builder.add_node(validate_citations)
+    builder.add_node(finalize)
+    builder.add_edge(START, "retrieve")
+    builder.add_edge("retrieve", "generate")
+    builder.add_edge("generate", "validate_citations")
+    builder.add_edge("validate_citations", "finalize")
+    builder.add_edge("finalize", END)
+    return builder.compile(name="naive-rag")
