@@ -3,10 +3,11 @@
 Every provider goes through ``ChatOpenAI``: the embedded model is served by llama.cpp's
 OpenAI-compatible server, so local, OpenAI and any OpenAI-compatible server share one path.
 
-``complete`` returns text. ``yes_probability`` asks a yes/no question for one token and reads
-the answer's log-probabilities (OpenAI's ``logprobs``/``top_logprobs``, which llama.cpp's server also
-implements) as a score, P(yes) / (P(yes) + P(no)); a provider that returns no
-log-probabilities gets the plain reply's verdict as 1.0 or 0.0, and a log line says so once.
+``complete`` returns text. ``yes_probability`` asks a yes/no question for one token and
+reads the answer's log-probabilities (OpenAI's ``logprobs``/``top_logprobs``, which
+llama.cpp's server also implements) as a score, P(yes) / (P(yes) + P(no)); a provider that
+returns no log-probabilities gets the plain reply's verdict as 1.0 or 0.0, and a log line
+says so once.
 """
 
 from __future__ import annotations
