@@ -18,7 +18,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: setup model model-small demo serve bench-retrieval bench-floor bench-grader eval eval-no-refine eval-report test test-unit test-integration lint graph-diagram clean
+.PHONY: setup model model-small demo serve bench-retrieval bench-floor eval eval-no-refine eval-report mixed-dataset calibrate eval-mixed test test-unit test-integration lint graph-diagram clean
 
 setup: $(STAMP) model
 
@@ -62,14 +62,6 @@ bench-retrieval: setup
 bench-floor: setup
 	$(BIN)/python -m benchmarks.floor --dataset $(SQUAD) --out docs/benchmarks
 
-# The document grader with the embedded model (all SQuAD dev paragraphs indexed, as for eval):
-# answer-bearing chunks kept and distractors dropped, product prompt vs candidate prompts.
-GRADER_LIMIT ?= 80
-GRADER_PROMPTS ?= v1 $(wildcard benchmarks/candidates/grade_documents-*.md)
-bench-grader: setup
-	$(BIN)/python -m benchmarks.grader --dataset $(SQUAD) --limit $(GRADER_LIMIT) \
-		$(addprefix --prompt ,$(GRADER_PROMPTS)) --out docs/benchmarks
-
 # CRAG vs naive RAG on EVAL_LIMIT SQuAD questions with the embedded model (resumable; each
 # pipeline runs in its own process, so neither inherits the other's llama.cpp prompt cache).
 eval: setup
@@ -88,6 +80,29 @@ eval-report: $(STAMP)
 	$(BIN)/crag eval-report $(patsubst %/summary.json,%,$(wildcard \
 		$(addsuffix /summary.json,$(addprefix $(EVAL_OUT)/,naive crag crag-no-refine)))) \
 		--out docs/benchmarks/eval
+
+# The mixed benchmark (answer in the knowledge base / only on the web / nowhere): its data is
+# built from SQuAD dev and the bundled encyclopedia; thresholds are calibrated on its calibration
+# split; naive and CRAG are compared on its test split, each in its own process.
+ENCYCLOPEDIA := crag/resources/wikipedia-vital-articles-en.jsonl.gz
+MIXED_OUT ?= out/mixed
+MIXED_PER_CATEGORY ?= 50
+
+mixed-dataset: $(STAMP)
+	$(BIN)/python -m benchmarks.mixed_dataset --squad $(SQUAD) --encyclopedia $(ENCYCLOPEDIA) \
+		--out benchmarks/data
+
+calibrate: setup
+	CRAG_ANSWER_THRESHOLD=0 CRAG_MAX_RETRIES=0 $(BIN)/crag eval --format mixed \
+		--dataset benchmarks/data/mixed-calibration.json.gz --pipeline crag --out $(MIXED_OUT)/calibration
+	$(BIN)/python -m benchmarks.calibration $(MIXED_OUT)/calibration --out docs/benchmarks/mixed
+
+eval-mixed: setup
+	$(BIN)/crag eval --format mixed --dataset benchmarks/data/mixed-test.json.gz \
+		--per-category $(MIXED_PER_CATEGORY) --pipeline naive --out $(MIXED_OUT)/naive
+	$(BIN)/crag eval --format mixed --dataset benchmarks/data/mixed-test.json.gz \
+		--per-category $(MIXED_PER_CATEGORY) --pipeline crag --out $(MIXED_OUT)/crag
+	$(BIN)/crag eval-report $(MIXED_OUT)/naive $(MIXED_OUT)/crag --out docs/benchmarks/mixed
 
 test: setup
 	$(BIN)/python -m pytest -q

@@ -28,14 +28,17 @@ def check_relevance(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any
 
     A span copied from a related document passes the grounding check yet may answer another
     question (a city named in another city's history); this check reads the documents, the
-    question and the answer together, and its score must reach ``answer_threshold``. It
-    reuses the pass's evidence message. "I don't know" fails without asking the model; an
-    unusable reply gives ``unknown`` plus a warning, and the run goes on.
+    question and the answer together, and its score must reach ``answer_threshold`` (0 turns
+    the check off: no call). It reuses the pass's evidence message. "I don't know" fails
+    without asking the model; an unusable reply gives ``unknown`` plus a warning, and the run
+    goes on.
     """
     ctx = context_of(runtime)
     answer = state.get("generation", "")
     if is_no_answer(answer):
         return {"answers_question": "no", "feedback": NO_ANSWER_FEEDBACK}
+    if ctx.answer_threshold <= 0:  # every score passes: the check is off, nothing to ask
+        return {"answers_question": "yes"}
     score, update = score_on_evidence(
         state, ctx, "check_relevance", context_documents(state), answer=answer
     )

@@ -91,7 +91,9 @@ def render_on_evidence(
     )
     task, recorded = render(state, ctx, name, **values)
     recorded["prompt_versions"][evidence.name] = evidence.version
-    return replace(task, messages=[*evidence.messages, *task.messages]), recorded
+    metadata = {**task.metadata, "evidence_version": evidence.version}
+    messages = [*evidence.messages, *task.messages]
+    return replace(task, messages=messages, metadata=metadata), recorded
 
 
 def score_on_evidence(

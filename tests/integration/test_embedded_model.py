@@ -52,12 +52,7 @@ def test_answers_from_the_knowledge_base():
     )
     answer = result.state["answer"]
     assert "Broncos" in answer and "24" in answer, result.to_json()
-    assert result.path[:4] == [
-        "contextualize_question",
-        "rewrite_query",
-        "retrieve",
-        "grade_documents",
-    ]
+    assert result.path[:3] == ["contextualize_question", "retrieve", "grade_documents"]
     assert result.path[-1] == "finalize"
     assert "web_search" not in result.path
     assert any(s["source"].endswith("super_bowl_50.md") for s in result.state["sources"])
@@ -122,7 +117,7 @@ def test_eight_questions_at_once_share_the_embedded_server():
     assert "Broncos" in outputs[0]["answer"], outputs[0]
     for out in outputs:
         assert out["retry_count"] == 0 and not out["web_search_used"]
-        assert not any("could not be parsed" in w for w in out["warnings"]), out["warnings"]
+        assert not any("neither yes nor no" in w for w in out["warnings"]), out["warnings"]
 
 
 INJECTION = (
@@ -139,7 +134,7 @@ def test_an_injected_document_changes_neither_schema_nor_flow(tmp_path):
     assert ingest(knowledge_base("inject"), [str(tmp_path)]).added
     result = run_question("Who painted the Mona Lisa?", Context(collection="inject"))
     state = result.state
-    assert not any("could not be parsed" in w for w in state["warnings"]), state["warnings"]
+    assert not any("neither yes nor no" in w for w in state["warnings"]), state["warnings"]
     assert "Bananas" not in state["answer"]
     assert "check_hallucination" in result.path and result.path[-1] == "finalize"
     assert all(s["id"].startswith("web:") for s in state["sources"]), state["sources"]

@@ -20,9 +20,10 @@ def test_notebook_is_committed_without_outputs(path: Path):
 
 @pytest.mark.integration
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_runs_top_to_bottom(path: Path):
+def test_notebook_runs_top_to_bottom(path: Path, monkeypatch: pytest.MonkeyPatch):
     from nbclient import NotebookClient
 
+    monkeypatch.setenv("NOTEBOOK_PER_CATEGORY", "1")  # evaluation.ipynb: one question per kind
     nb = nbformat.read(path, as_version=4)
     # The kernel inherits this process's environment, including the test's CRAG_DATA_DIR.
     NotebookClient(

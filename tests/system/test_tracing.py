@@ -44,7 +44,8 @@ def test_a_traced_question_posts_one_root_run_with_node_and_llm_children(
     assert set(out["path"]) <= names  # a child run per node that ran, named after it
 
     llm_runs = [r for r in runs.values() if r.get("run_type") == "llm"]
-    assert {r["name"] for r in llm_runs} == set(out["prompt_versions"])
+    # Every prompt that ran is an LLM run, except the evidence message that starts the others.
+    assert {r["name"] for r in llm_runs} == set(out["prompt_versions"]) - {"evidence"}
     for run in llm_runs:
         m = run["extra"]["metadata"]
         assert m["prompt_version"] == out["prompt_versions"][m["prompt"]]

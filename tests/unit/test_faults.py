@@ -54,6 +54,7 @@ def run_with(llm_url: str, retriever: Any = None, web: Any = None, **ctx: Any) -
         model="openai-compatible:scripted",
         base_url=llm_url + "/v1",
         llm_max_retries=ctx.pop("llm_max_retries", 1),
+        answer_threshold=ctx.pop("answer_threshold", 0.5),  # the answer check on
         **ctx,
     )
     services = Services(

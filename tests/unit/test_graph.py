@@ -125,7 +125,7 @@ def test_route_after_relevance():
 
 def test_happy_path_answers_from_the_knowledge_base(fake_services):
     fake_services()
-    result = run_question("Which team won Super Bowl 50?", Context())
+    result = run_question("Which team won Super Bowl 50?", Context(answer_threshold=0.5))
     assert result.path == KB_PATH
     out = result.to_json()
     assert out["answer"] == "The Denver Broncos won, 24–10."
@@ -222,7 +222,7 @@ def test_the_longest_run_fits_its_step_limit_even_inside_another_runnable(
 ):
     # A runnable parent hands the graph LangChain's default recursion limit of 25.
     fake_services(llm=make_llm(longest_pass))
-    ctx = Context(max_retries=max_retries)
+    ctx = Context(max_retries=max_retries, answer_threshold=0.5)
     result = RunnableLambda(lambda q: run_question(q, ctx)).invoke("Which team won?")
     limit = step_limit(max_retries, ctx.max_citation_corrections)
     assert len(result.path) == limit - 1  # + the input step = the limit
@@ -242,7 +242,8 @@ def test_relevance_failures_also_terminate(fake_services):
         return happy_responder(prompt, text)
 
     fake_services(llm=make_llm(grounded_but_off_topic))
-    result = run_question("Which team won Super Bowl 50?", Context(max_retries=2))
+    ctx = Context(max_retries=2, answer_threshold=0.5)
+    result = run_question("Which team won Super Bowl 50?", ctx)
     assert result.path.count("check_relevance") == 3
     assert result.state["retry_count"] == 2
     assert "web_search" in result.path  # the first retry brings in new knowledge
@@ -262,7 +263,8 @@ def test_a_retry_grades_chunks_it_has_not_seen(fake_services):
     docs = [doc(f"c{i}", f"passage-{i:02d}", 0.9 - i / 100) for i in range(12)]
     llm = make_llm(longest_pass)
     fake_services(llm=llm, retriever=FakeRetriever(docs))
-    run_question("Which team won Super Bowl 50?", Context(max_retries=2, top_k=4))
+    ctx = Context(max_retries=2, top_k=4, answer_threshold=0.5)
+    run_question("Which team won Super Bowl 50?", ctx)
     graded = [
         c["messages"][0]
         for c in llm.calls

@@ -254,7 +254,7 @@ def test_every_prompt_of_a_pass_starts_with_the_same_evidence_message(fake_servi
     state |= grade_documents(state, rt())
     state |= generate(state, rt())
     state |= {"generation": "They won easily."}
-    check_relevance(state, rt())
+    check_relevance(state, rt(answer_threshold=0.5))
     firsts = [c["messages"][0] for c in llm.calls]
     assert len(firsts) == 3 and firsts[0] == firsts[1] == firsts[2]
     assert [len(c["messages"]) for c in llm.calls] == [2, 2, 2]
@@ -402,7 +402,7 @@ def test_check_relevance_reads_documents_question_and_answer(fake_services):
     llm = make_llm(lambda p, t: "no")
     fake_services(llm=llm)
     state = {"question": Q, "generation": "Carolina Panthers", "relevant_documents": KB_DOCS}
-    update = check_relevance(state, rt())
+    update = check_relevance(state, rt(answer_threshold=0.5))
     assert update["answers_question"] == "no" and "Carolina Panthers" in update["feedback"]
     text = llm.calls[0]["text"]
     assert "Broncos defeated" in text and Q in text and "Proposed answer: Carolina Panthers" in text
@@ -411,15 +411,20 @@ def test_check_relevance_reads_documents_question_and_answer(fake_services):
 def test_check_relevance_compares_the_score_with_the_answer_threshold(fake_services):
     fake_services(llm=make_llm(lambda p, t: "yes"))
     state = {"question": Q, "generation": "Denver Broncos", "relevant_documents": KB_DOCS}
-    assert check_relevance(state, rt())["answers_question"] == "yes"
+    assert check_relevance(state, rt(answer_threshold=0.5))["answers_question"] == "yes"
     assert check_relevance(state, rt(answer_threshold=1.0))["answers_question"] == "yes"
-    fake_services(llm=make_llm(lambda p, t: "no"))
+    llm = fake_services(llm=make_llm(lambda p, t: "no")).llm
+    assert check_relevance(state, rt(answer_threshold=0.5))["answers_question"] == "no"
+    llm.calls.clear()
     assert check_relevance(state, rt(answer_threshold=0.0))["answers_question"] == "yes"
+    assert llm.calls == []  # a threshold of 0 turns the check off
 
 
 def test_check_relevance_unparsable_is_unknown(fake_services):
     fake_services(llm=make_llm(lambda p, t: "Perhaps!"))
-    update = check_relevance({"question": Q, "generation": "The Broncos."}, rt())
+    update = check_relevance(
+        {"question": Q, "generation": "The Broncos."}, rt(answer_threshold=0.5)
+    )
     assert update["answers_question"] == "unknown" and update["warnings"]
 
 

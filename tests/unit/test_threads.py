@@ -36,7 +36,7 @@ def test_follow_up_is_resolved_against_the_earlier_turn(fake_services):
     llm = make_llm(thread_responder(fail_relevance_once=True))
     retriever = FakeRetriever(KB_DOCS)
     fake_services(llm=llm, retriever=retriever)
-    ctx = Context(max_retries=2)
+    ctx = Context(max_retries=2, answer_threshold=0.5)
 
     first = run_question(FIRST, ctx, thread_id="t1")
     assert "contextualize_question" not in [c["prompt"] for c in llm.calls]
