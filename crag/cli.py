@@ -125,9 +125,7 @@ def _describe(node: str, update: dict[str, Any]) -> str:
     if node == "retrieve":
         return f"{len(update.get('documents') or [])} documents"
     if node == "grade_documents":
-        kept = len(update.get("relevant_documents") or [])
-        total = len(update.get("documents") or [])
-        return f"{update.get('retrieval_verdict')}: kept {kept} of {total}"
+        return _describe_grading(update)
     if node == "web_search":
         if "web_results" in update:
             return f"{len(update['web_results'])} results"
@@ -142,6 +140,17 @@ def _describe(node: str, update: dict[str, Any]) -> str:
     if node == "increment_retry":
         return f"retry {update.get('retry_count')}"
     return ""
+
+
+def _describe_grading(update: dict[str, Any]) -> str:
+    """The evaluator's outcome: its score and decision, on the knowledge base or the evidence."""
+    kept = len(update.get("relevant_documents") or [])
+    if "evidence_score" in update:
+        verdict = f"kept {kept} documents" if kept else "nothing states the answer"
+        return f"with web results, score {update['evidence_score']:.2f}: {verdict}"
+    if "retrieval_score" in update:
+        return f"{update['retrieval_verdict']} (score {update['retrieval_score']:.2f})"
+    return str(update.get("retrieval_verdict") or "")
 
 
 @app.command()
@@ -252,7 +261,13 @@ def eval_cmd(
     dataset_format: Annotated[
         str, typer.Option("--format", help="squad (SQuAD v1.1) or mixed (see README).")
     ] = "squad",
-    pipeline: Annotated[str, typer.Option(help="crag (the graph) or naive (baseline).")] = "crag",
+    pipeline: Annotated[
+        str,
+        typer.Option(
+            help="crag (the graph), naive (baseline), or both as 'naive,crag': one run, "
+            "question by question, each in its own process, results in OUT/<pipeline>."
+        ),
+    ] = "crag",
     out_dir: Annotated[str, typer.Option("--out", help="Directory for the results.")] = "out/eval",
     limit: Annotated[int | None, typer.Option(help="Questions to sample (default: all).")] = None,
     per_category: Annotated[
@@ -268,8 +283,9 @@ def eval_cmd(
 
     if dataset_format not in FORMATS:
         fail(f"Unknown dataset format {dataset_format!r}; supported: {', '.join(FORMATS)}.")
-    if pipeline not in harness.PIPELINES:
-        fail(f"Unknown pipeline {pipeline!r}; use one of: {', '.join(harness.PIPELINES)}.")
+    pipelines = [p.strip() for p in pipeline.split(",")]
+    if any(p not in harness.PIPELINES for p in pipelines) or len(set(pipelines)) < len(pipelines):
+        fail(f"Unknown pipeline {pipeline!r}; use one or more of: {', '.join(harness.PIPELINES)}.")
     if (limit is not None and limit < 1) or (per_category is not None and per_category < 1):
         fail("--limit and --per-category must be at least 1.")
     if dataset is None and dataset_format == "mixed":
@@ -279,7 +295,7 @@ def eval_cmd(
         fail(f"Dataset not found: {path}")
     _run_guarded(
         lambda: _evaluate(
-            path, dataset_format, pipeline, Path(out_dir), limit, per_category, seed, model
+            path, dataset_format, pipelines, Path(out_dir), limit, per_category, seed, model
         )
     )
 
@@ -287,7 +303,7 @@ def eval_cmd(
 def _evaluate(
     path: Any,
     dataset_format: str,
-    pipeline: str,
+    pipelines: list[str],
     out_dir: Any,
     limit: int | None,
     per_category: int | None,
@@ -296,7 +312,7 @@ def _evaluate(
 ) -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from crag.eval import harness
+    from crag.eval import harness, interleave
     from crag.eval.mixed import load_mixed
     from crag.eval.squad import load_squad
     from graph.context import Context
@@ -307,7 +323,12 @@ def _evaluate(
         overrides["model"] = model
     ctx = Context(**overrides)
     questions = data.sample(limit, seed, per_category)
-    run = harness.EvalRun(pipeline, questions, ctx, out_dir, mixed=dataset_format == "mixed")
+    mixed = dataset_format == "mixed"
+    together = len(pipelines) > 1
+    runs = [
+        harness.EvalRun(p, questions, ctx, out_dir / p if together else out_dir, mixed=mixed)
+        for p in pipelines
+    ]
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -317,13 +338,26 @@ def _evaluate(
     ) as progress:
         task = progress.add_task("Indexing paragraphs", total=len(data.paragraphs))
         harness.prepare(data, ctx, lambda done, total: progress.update(task, completed=done))
-        pending = run.pending()
-        already = len(run.questions) - len(pending)
-        task = progress.add_task(f"{pipeline}", total=len(run.questions), completed=already)
-        run.run(on_done=lambda record: progress.advance(task))
-    harness.write_summary(run)
-    out.print((run.out / "summary.md").read_text(), markup=False, highlight=False)
-    out.print(f"Results in {run.out} ({already} questions were already done).")
+        already = len(questions) - len(runs[0].pending())
+        tasks = {
+            r.pipeline: progress.add_task(r.pipeline, total=len(questions), completed=already)
+            for r in runs
+        }
+        if together:
+            job = {
+                "dataset": str(path),
+                "format": dataset_format,
+                "out": str(out_dir),
+                "context": overrides,
+            }
+            pending = [q.id for q in questions if any(q in r.pending() for r in runs)]
+            interleave.run(pipelines, pending, job, lambda p, _: progress.advance(tasks[p]))
+        else:
+            runs[0].run(on_done=lambda record: progress.advance(tasks[runs[0].pipeline]))
+    for run in runs:
+        harness.write_summary(run)
+        out.print((run.out / "summary.md").read_text(), markup=False, highlight=False)
+    out.print(f"Results in {out_dir} ({already} questions were already done).")
 
 
 @app.command("eval-report")

@@ -66,6 +66,7 @@ def test_ask_streams_nodes_and_prints_answer(hash_kb, fake_services, tmp_path):
     assert result.exit_code == 0, result.output
     for node in ("contextualize_question", "retrieve", "grade_documents", "generate", "finalize"):
         assert node in result.output
+    assert "correct (score 1.00)" in result.output  # the evaluator's decision and score
     assert "The Denver Broncos won, 24–10." in result.output
 
 

@@ -1,0 +1,140 @@
+"""Several pipelines in one run, question by question, each in its own process.
+
+A comparison of latencies is only fair when both pipelines meet the same machine: this host's
+speed drifts by tens of percent within an hour, so two runs one after the other compare the
+hour as much as the pipelines. Here every pipeline has its own worker process (its own model
+server and prompt cache, so neither inherits the other's cache), and the parent hands each
+question to every worker in turn - A B, B A, A B... - so drift falls on all of them alike.
+
+Each worker appends its records to its own ``predictions.jsonl`` exactly as ``crag eval``
+does, so a rerun resumes and the results are summarised and compared the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import selectors
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from crag.errors import CragError
+
+QUESTION_TIMEOUT_S = 1800.0
+"""The longest one worker may take for one question before the run is stopped."""
+DONE = "@@done "
+"""What a worker prints when a question's record is written (other output is ignored)."""
+
+
+@dataclass
+class Worker:
+    """One pipeline's process."""
+
+    pipeline: str
+    process: subprocess.Popen[str]
+    log: Path
+    """Where the worker's stderr goes."""
+
+    def ask(self, question_id: str) -> None:
+        """Have the worker answer ``question_id``; return once its record is written."""
+        stdin: IO[str] = self.process.stdin  # type: ignore[assignment]
+        stdout: IO[str] = self.process.stdout  # type: ignore[assignment]
+        stdin.write(question_id + "\n")
+        stdin.flush()
+        deadline = time.monotonic() + QUESTION_TIMEOUT_S
+        with selectors.DefaultSelector() as selector:
+            selector.register(stdout, selectors.EVENT_READ)
+            while selector.select(max(0.0, deadline - time.monotonic())):
+                line = stdout.readline()
+                if not line:  # the worker exited
+                    raise CragError(
+                        f"The {self.pipeline} worker failed on {question_id}; see {self.log}."
+                    )
+                if line.strip() == DONE + question_id:
+                    return
+        raise CragError(f"The {self.pipeline} worker took over {QUESTION_TIMEOUT_S:.0f}s.")
+
+    def stop(self) -> None:
+        """Close its input (it exits) and wait, killing it if it does not."""
+        if self.process.stdin:
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def start(pipeline: str, job: dict[str, Any]) -> Worker:
+    """Start the worker for ``pipeline``; ``job`` says what to evaluate and where to write."""
+    out = Path(job["out"])
+    out.mkdir(parents=True, exist_ok=True)
+    log = out / "worker.log"
+    with log.open("a", encoding="utf-8") as stderr:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "crag.eval.interleave",
+                json.dumps(job | {"pipeline": pipeline}),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            bufsize=1,
+        )
+    return Worker(pipeline, process, log)
+
+
+def run(
+    pipelines: list[str],
+    question_ids: list[str],
+    job: dict[str, Any],
+    on_done: Callable[[str, str], None] | None = None,
+) -> None:
+    """Answer every question with every pipeline, alternating which goes first."""
+    workers = [start(p, job | {"out": str(Path(job["out"]) / p)}) for p in pipelines]
+    try:
+        for n, question_id in enumerate(question_ids):
+            order = workers if n % 2 == 0 else list(reversed(workers))
+            for worker in order:
+                worker.ask(question_id)
+                if on_done:
+                    on_done(worker.pipeline, question_id)
+    finally:
+        for worker in workers:
+            worker.stop()
+
+
+def serve(job: dict[str, Any]) -> None:
+    """The worker: answer each question id read from stdin, then echo it (record written)."""
+    from crag.eval import harness
+    from crag.eval.mixed import load_mixed
+    from crag.eval.squad import load_squad
+    from graph.context import Context
+
+    path = Path(job["dataset"])
+    data = load_mixed(path) if job["format"] == "mixed" else load_squad(path)
+    by_id = {q.id: q for q in data.questions}
+    ctx = Context(**job["context"])
+    run = harness.EvalRun(
+        job["pipeline"], [], ctx, Path(job["out"]), mixed=job["format"] == "mixed"
+    )
+    run.out.mkdir(parents=True, exist_ok=True)
+    done = harness.done_ids(run.predictions)
+    for line in sys.stdin:
+        question_id = line.strip()
+        if question_id not in done:
+            record = harness.run_one(run.pipeline, by_id[question_id], ctx)
+            with run.predictions.open("a", encoding="utf-8") as fh:
+                fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        sys.stdout.write(DONE + question_id + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    serve(json.loads(sys.argv[1]))

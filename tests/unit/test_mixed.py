@@ -1,0 +1,235 @@
+"""The mixed benchmark on a tiny dataset: the format, the per-category metrics, both pipelines,
+the report, the CLI, and the threshold calibration's rules."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from benchmarks.calibration import choose
+from crag.cli import app
+from crag.errors import ConfigError
+from crag.eval import harness, report
+from crag.eval.mixed import load_mixed
+from graph.context import Context
+from tests.conftest import FakeRetriever, FakeWebSearch, doc, make_llm
+
+TINY = {
+    "kb": [{"title": "Super Bowl 50", "paragraphs": ["The Denver Broncos won Super Bowl 50."]}],
+    "questions": [
+        {
+            "id": "k1",
+            "question": "Who won Super Bowl 50?",
+            "answers": ["Denver Broncos"],
+            "category": "in_kb",
+        },
+        {
+            "id": "w1",
+            "question": "Who painted the Mona Lisa?",
+            "answers": ["Leonardo da Vinci"],
+            "category": "web_only",
+        },
+        {
+            "id": "u1",
+            "question": "Who sang the anthem?",
+            "answers": ["Lady Gaga"],
+            "category": "unanswerable",
+        },
+        {"id": "u2", "question": "What did the coach eat?", "category": "unanswerable"},
+    ],
+}
+KB = [doc("super-bowl-50-p000__c0000", "The Denver Broncos won Super Bowl 50.")]
+WEB = [
+    doc(
+        "web:Mona_Lisa",
+        "The Mona Lisa was painted by Leonardo da Vinci.",
+        source="https://en.wikipedia.org/wiki/Mona_Lisa",
+    )
+]
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    path = tmp_path / "mixed.json"
+    path.write_text(json.dumps(TINY))
+    return path
+
+
+def responder(prompt: str, text: str) -> Any:
+    """A model that knows which evidence answers which question."""
+    asked = text.split("Question:")[-1]
+    if prompt == "grade_documents":
+        answers = ("Broncos" in text and "Super Bowl" in asked) or (
+            "Leonardo" in text and "Mona" in asked
+        )
+        return "yes" if answers else "no"
+    if prompt == "generate":
+        if "Mona" in asked:
+            return "Leonardo da Vinci [S1]"
+        return "Denver Broncos [S1]"
+    return "yes"
+
+
+def test_load_mixed_reads_the_format_and_refuses_bad_files(tiny, tmp_path):
+    data = load_mixed(tiny)
+    assert [p.id for p in data.paragraphs] == ["super-bowl-50-p000"]
+    assert [q.category for q in data.questions] == ["in_kb", "web_only", "unanswerable"] + [
+        "unanswerable"
+    ]
+    assert data.questions[3].answers == ()
+    for bad, message in [
+        ({"kb": [], "questions": TINY["questions"]}, "non-empty"),
+        (
+            {"kb": TINY["kb"], "questions": [{"id": "x", "question": "q", "category": "maybe"}]},
+            "category",
+        ),
+        (
+            {"kb": TINY["kb"], "questions": [{"id": "x", "question": "q", "category": "in_kb"}]},
+            "gold answers",
+        ),
+        ([1, 2], "not the mixed format"),
+    ]:
+        path = tmp_path / "bad.json"
+        path.write_text(json.dumps(bad))
+        with pytest.raises(ConfigError, match=message):
+            load_mixed(path)
+
+
+def test_per_category_sampling_keeps_file_order(tiny):
+    questions = load_mixed(tiny).sample(None, 0, per_category=1)
+    assert [q.id for q in questions] == ["k1", "w1", "u1"]
+
+
+@pytest.mark.parametrize("pipeline", ["naive", "crag"])
+def test_records_carry_category_abstention_sources_and_costs(fake_services, tiny, pipeline):
+    fake_services(llm=make_llm(responder), retriever=FakeRetriever(KB), web=FakeWebSearch(WEB))
+    records = {q.id: harness.run_one(pipeline, q, Context()) for q in load_mixed(tiny).questions}
+    k1, u1 = records["k1"], records["u1"]
+    assert k1["category"] == "in_kb" and k1["prediction"] == "Denver Broncos" and k1["f1"] == 1.0
+    assert k1["sources"] == [
+        {"id": KB[0].metadata["id"], "source": KB[0].metadata["source"], "text": KB[0].page_content}
+    ]
+    assert k1["citation_ok"] is True and k1["abstained"] is False
+    for key in (
+        "path",
+        "retries",
+        "web_search_used",
+        "llm_calls",
+        "prompt_tokens",
+        "completion_tokens",
+        "cached_prompt_tokens",
+        "latency_s",
+    ):
+        assert key in k1
+    assert u1["f1"] is None and u1["exact_match"] is None  # not scored as SQuAD
+    if pipeline == "crag":
+        # The knowledge base and the web both fail the evaluator: CRAG says so.
+        assert u1["abstained"] is True and u1["citation_ok"] is None
+        assert (
+            records["w1"]["prediction"] == "Leonardo da Vinci" and records["w1"]["web_search_used"]
+        )
+    else:  # naive answers from whatever it retrieved
+        assert u1["abstained"] is False and u1["path"] == [
+            "retrieve",
+            "generate",
+            "validate_citations",
+            "finalize",
+        ]
+
+
+def record(
+    category: str, f1: float | None, abstained: bool, cited: bool | None, calls: int, latency: float
+) -> dict[str, Any]:
+    return {
+        "id": f"{category}-{f1}-{latency}",
+        "category": category,
+        "exact_match": f1,
+        "f1": f1,
+        "abstained": abstained,
+        "citation_ok": cited,
+        "web_search_used": category != "in_kb",
+        "llm_calls": calls,
+        "prompt_tokens": 100 * calls,
+        "cached_prompt_tokens": 50,
+        "completion_tokens": 5,
+        "latency_s": latency,
+        "retries": 0,
+    }
+
+
+def test_group_metrics_score_each_kind_of_question_as_it_should_be():
+    rows = [
+        record("in_kb", 1.0, False, True, 3, 10.0),
+        record("in_kb", 0.0, True, None, 2, 20.0),
+        record("unanswerable", None, True, None, 2, 8.0),
+        record("unanswerable", None, False, False, 3, 12.0),
+    ]
+    m = report.group_metrics(rows)
+    assert m["f1"] == 50.0 and m["exact_match"] == 50.0  # answerable questions only
+    assert m["false_abstention"] == 50.0 and m["abstention"] == 50.0
+    assert m["citation_precision"] == 50.0  # of the two answers that cite
+    assert m["llm_calls_median"] == 2.5 and m["total_s"] == 50.0 and m["latency_p50_s"] == 11.0
+    summary = report.summarize_mixed(rows, run="r", pipeline="crag", settings={"model": "local"})
+    assert set(summary["by_category"]) == {"in_kb", "unanswerable"}
+    assert summary["by_category"]["unanswerable"]["f1"] is None
+    assert summary["commit"] and summary["model"] == "local"
+
+
+def test_report_compares_runs_per_category_with_ratios(tmp_path):
+    naive = [
+        record("in_kb", 0.5, False, True, 1, 10.0),
+        record("unanswerable", None, False, True, 1, 10.0),
+    ]
+    crag = [
+        record("in_kb", 1.0, False, True, 3, 12.0),
+        record("unanswerable", None, True, None, 2, 15.0),
+    ]
+    dirs = []
+    for name, rows in (("naive", naive), ("crag", crag)):
+        d = tmp_path / name
+        d.mkdir()
+        (d / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        summary = report.summarize_mixed(rows, run=name, pipeline=name, settings={"model": "m"})
+        (d / "summary.json").write_text(json.dumps(summary))
+        dirs.append(d)
+    table = report.compare_mixed(dirs, tmp_path / "out")
+    assert "| crag | in_kb | 1 | 100.0 | 100.0 |" in table
+    text = (tmp_path / "out" / "comparison.md").read_text()
+    assert "| in_kb | 50.0 | 1.2 | 1.2 | 3 |" in text  # F1 gap, p50 and total time ratios
+    assert "| all |" in text and '"commit"' in text
+    assert (tmp_path / "out" / "comparison.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cli_eval_mixed_end_to_end(hash_kb, fake_services, tiny, tmp_path):
+    fake_services(llm=make_llm(responder), retriever=FakeRetriever(KB), web=FakeWebSearch(WEB))
+    out = tmp_path / "out"
+    args = ["eval", "--format", "mixed", "--dataset", str(tiny), "--pipeline", "crag"]
+    result = CliRunner().invoke(app, [*args, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["by_category"]["unanswerable"]["abstention"] == 100.0
+    assert summary["by_category"]["web_only"]["f1"] == 100.0
+    assert "| crag | web_only |" in result.output
+    missing = CliRunner().invoke(app, ["eval", "--format", "mixed"])
+    assert missing.exit_code == 2 and "--dataset" in missing.output
+    assert CliRunner().invoke(app, ["eval", "--format", "tsv"]).exit_code == 2
+
+
+def scored(category: str, retrieval: float, answer: float | None = None, f1: float = 0.0):
+    return {"category": category, "retrieval_score": retrieval, "answer_score": answer, "f1": f1}
+
+
+def test_calibration_rules_pick_thresholds_and_turn_off_a_check_that_does_not_separate():
+    records = [scored("in_kb", 0.6 + i / 100, 0.8, 1.0) for i in range(20)] + [
+        scored("unanswerable", 0.1 + i / 100, 0.3) for i in range(20)
+    ]
+    chosen = choose(records)
+    assert chosen["correct_threshold"] == 0.3  # no question outside the KB reaches it
+    assert chosen["incorrect_threshold"] == 0.3
+    assert chosen["answer_threshold"] == 0.35  # the check separates: on
+    noise = [scored("in_kb", 0.7, 0.5, 1.0 if i % 2 else 0.0) for i in range(40)]
+    elsewhere = [scored("unanswerable", 0.1 + i / 100) for i in range(20)]  # no answers
+    assert choose(noise + elsewhere)["answer_threshold"] == 0.0  # it does not: off
