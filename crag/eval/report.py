@@ -85,26 +85,19 @@ def group_metrics(records: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _git(*args: str) -> str:
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        ["git", *args], cwd=root, capture_output=True, text=True, timeout=10, check=True
+    )
+    return done.stdout.strip()
+
+
 def commit() -> str:
     """The checkout's commit (with ``+dirty`` for uncommitted changes), or ``unknown``."""
-    root = Path(__file__).resolve().parents[2]
     try:
-        head = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=True,
-        ).stdout.strip()
+        head = _git("rev-parse", "--short", "HEAD")
+        dirty = _git("status", "--porcelain", "--untracked-files=no")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return head + ("+dirty" if dirty else "")
