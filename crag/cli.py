@@ -350,7 +350,8 @@ def _evaluate(
                 "out": str(out_dir),
                 "context": overrides,
             }
-            pending = [q.id for q in questions if any(q in r.pending() for r in runs)]
+            todo = {q.id for r in runs for q in r.pending()}  # each file read once
+            pending = [q.id for q in questions if q.id in todo]
             interleave.run(pipelines, pending, job, lambda p, _: progress.advance(tasks[p]))
         else:
             runs[0].run(on_done=lambda record: progress.advance(tasks[runs[0].pipeline]))
