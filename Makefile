@@ -23,6 +23,9 @@ EVAL_OUT ?= out/eval
 setup: $(STAMP) model
 
 $(STAMP): requirements.lock requirements-model.txt pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else \
+		"crag needs Python 3.11 (its pinned wheels are built for it); found " + sys.version.split()[0] + \
+		". Run with PYTHON=python3.11.")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade "pip>=24"
 	# torch first and alone: its pinned CPU build must win over any CUDA build.
