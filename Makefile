@@ -88,7 +88,7 @@ eval-report: $(STAMP)
 # built from SQuAD dev and the bundled encyclopedia; thresholds are calibrated on its calibration
 # split; naive and CRAG are compared on its test split in one run, question by question, each
 # in its own process (own model server and prompt cache), so the host's drift hits both alike.
-ENCYCLOPEDIA := crag/resources/wikipedia-vital-articles-en.jsonl.gz
+ENCYCLOPEDIA := adapters/resources/wikipedia-vital-articles-en.jsonl.gz
 MIXED_OUT ?= out/mixed
 MIXED_PER_CATEGORY ?= 50
 
@@ -116,8 +116,8 @@ test-integration: setup
 	$(BIN)/python -m pytest -q -m integration
 
 lint: $(STAMP)
-	$(BIN)/ruff check crag graph nodes prompts tests benchmarks
-	$(BIN)/ruff format --check crag graph nodes prompts tests benchmarks
+	$(BIN)/ruff check crag graph nodes schema adapters prompts tests benchmarks
+	$(BIN)/ruff format --check crag graph nodes schema adapters prompts tests benchmarks
 
 # Regenerates the Mermaid diagram embedded in README.md from the compiled graph.
 graph-diagram: $(STAMP)

@@ -28,8 +28,8 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 from benchmarks import write_results  # noqa: E402
 from crag.eval.corpus import index_paragraphs, paragraph_of  # noqa: E402
 from crag.eval.squad import Dataset, load_squad  # noqa: E402
-from graph.context import Context  # noqa: E402
 from nodes.retrieve import above_floor  # noqa: E402
+from schema.context import Context  # noqa: E402
 
 TOP_K = Context().top_k
 # (label, min_similarity, keyword_min_similarity); -1 means no floor.
@@ -56,8 +56,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("docs/benchmarks"))
     args = parser.parse_args()
 
-    from crag.embeddings import default_embeddings
-    from crag.knowledge_base import KnowledgeBase
+    from adapters.embeddings import default_embeddings
+    from adapters.knowledge_base import KnowledgeBase
 
     dataset = load_squad(args.dataset)
     titles = list(dict.fromkeys(p.title for p in dataset.paragraphs))

@@ -21,7 +21,7 @@ knowledge base holds every knowledge-base article for both. The web-only questio
 it has ``MIN_CALIBRATION_WEB_ONLY`` of them and the test split keeps the rest.
 
     .venv/bin/python -m benchmarks.mixed_dataset --squad ../shared/data/squad-v1.1-dev.json.gz
-        --encyclopedia crag/resources/wikipedia-vital-articles-en.jsonl.gz --out benchmarks/data
+        --encyclopedia adapters/resources/wikipedia-vital-articles-en.jsonl.gz --out benchmarks/data
 """
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from crag.documents import normalize
+from adapters.documents import normalize
+from adapters.keyword_index import STOPWORDS
 from crag.eval.mixed import CATEGORIES
-from crag.keyword_index import STOPWORDS
 
 SPLITS = ("calibration", "test")
 CALIBRATION_SHARE = 0.3

@@ -40,8 +40,8 @@ def main() -> None:
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated subset")
     args = parser.parse_args()
 
-    from crag.embeddings import default_embeddings
-    from crag.knowledge_base import KnowledgeBase
+    from adapters.embeddings import default_embeddings
+    from adapters.knowledge_base import KnowledgeBase
 
     dataset = load_squad(args.dataset)
     questions = dataset.sample(args.limit, args.seed)

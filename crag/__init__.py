@@ -1,6 +1,8 @@
-"""crag: adapters, ingestion and command line for the Corrective-RAG graph.
+"""crag: the application layer of the Corrective-RAG graph.
 
-The graph itself lives in the top-level ``graph`` package and its nodes in ``nodes``;
-this package holds what they talk to: the LLM, embeddings, the knowledge base (Chroma),
-web search, and the embedded model server.
+The command line (``crag.cli``), running a question or a thread turn (``crag.run``,
+``crag.threads``), ingestion (``crag.ingest``) and evaluation (``crag.eval``). It sits on top
+of ``graph`` (the wiring), which uses ``nodes``, ``schema`` (state and context), ``adapters``
+(the clients: LLM, embeddings, Chroma, keyword index, web search, embedded model server) and
+``prompts``; see docs/architecture.md.
 """

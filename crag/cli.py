@@ -25,7 +25,7 @@ from dotenv import load_dotenv  # noqa: E402
 from rich.console import Console  # noqa: E402
 from rich.markup import escape  # noqa: E402
 
-from crag.errors import ConfigError, CragError  # noqa: E402
+from adapters.errors import ConfigError, CragError  # noqa: E402
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 out = Console(soft_wrap=True)
@@ -83,7 +83,7 @@ def ingest(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from crag.ingest import ingest as run_ingest
-    from crag.services import knowledge_base
+    from graph.services import knowledge_base
 
     def action() -> None:
         kb = knowledge_base(collection)
@@ -173,12 +173,12 @@ def ask(
     ] = None,
 ) -> None:
     """Answer a question with the CRAG graph, showing each node as it runs."""
-    from crag.errors import QuestionError
-    from crag.questions import clean_question
+    from adapters.errors import QuestionError
+    from adapters.questions import clean_question
     from crag.run import Step, run_question
-    from crag.services import knowledge_base
     from crag.threads import check_thread_id
-    from graph.context import Context
+    from graph.services import knowledge_base
+    from schema.context import Context
 
     try:
         question = clean_question(question)
@@ -233,7 +233,7 @@ def model_cmd(
     ] = False,
 ) -> None:
     """Assemble and verify the embedded model (joins its parts once, checks the sha256)."""
-    from crag import local_model
+    from adapters import local_model
 
     def action() -> None:
         started = time.perf_counter()
@@ -315,7 +315,7 @@ def _evaluate(
     from crag.eval import harness, interleave
     from crag.eval.mixed import load_mixed
     from crag.eval.squad import load_squad
-    from graph.context import Context
+    from schema.context import Context
 
     data = load_mixed(path) if dataset_format == "mixed" else load_squad(path)
     overrides: dict[str, Any] = {"collection": harness.collection_for(data)}

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
-from crag.knowledge_base import KnowledgeBase
+from adapters.knowledge_base import KnowledgeBase
 
 SUPPORTED_SUFFIXES = frozenset({".txt", ".md", ".markdown"})
 MAX_FILE_BYTES = 20 * 1024 * 1024

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from crag.threads import thread_config, thread_graph
-from graph.context import Context
+from schema.context import Context
 
 
 @dataclass

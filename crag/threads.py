@@ -14,14 +14,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from crag.errors import ConfigError
+from adapters.errors import ConfigError
 
 THREAD_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
 
 
 def threads_path() -> Path:
     """The SQLite file holding every thread's checkpoints."""
-    from crag.settings import data_dir
+    from adapters.settings import data_dir
 
     return data_dir() / "threads.sqlite"
 

@@ -1,5 +1,6 @@
-"""The CRAG LangGraph.
+"""The CRAG LangGraph's wiring.
 
-State lives in ``graph.state``, configuration in ``graph.context``, and the wiring in
-``graph.graph``, which exports the compiled ``graph``.
+``graph.graph`` wires the nodes and exports the compiled ``graph``; ``graph.naive`` is the
+naive baseline built from the same nodes; ``graph.services`` builds the clients the nodes are
+handed. The state and the run context are in ``schema``.
 """

@@ -38,8 +38,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer
 
-from graph.context import MAX_CITATION_CORRECTIONS_LIMIT, MAX_RETRIES_LIMIT, Context
-from graph.state import InputState, OutputState, RAGState
+from graph.services import ServiceFactory, bind
 from nodes import (
     check_hallucination,
     check_relevance,
@@ -54,7 +53,9 @@ from nodes import (
     validate_citations,
     web_search,
 )
-from nodes.common import context_of, is_no_answer
+from nodes.common import is_no_answer
+from schema.context import MAX_CITATION_CORRECTIONS_LIMIT, MAX_RETRIES_LIMIT, Context, context_of
+from schema.state import InputState, OutputState, RAGState
 
 
 def steps_per_pass(citation_corrections: int) -> int:
@@ -127,21 +128,23 @@ def route_after_relevance(
     return "increment_retry" if _can_retry(state, runtime) else "finalize"
 
 
-def build_graph(checkpointer: Checkpointer = None) -> CompiledStateGraph[Any, Any, Any, Any]:
-    """Wire and compile the CRAG graph."""
+def build_graph(
+    services: ServiceFactory | None = None, checkpointer: Checkpointer = None
+) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """Wire and compile the CRAG graph; its nodes get their clients from ``services``."""
     builder = StateGraph(
         RAGState, context_schema=Context, input_schema=InputState, output_schema=OutputState
     )
-    builder.add_node(contextualize_question)
-    builder.add_node(rewrite_query)
-    builder.add_node(retrieve)
-    builder.add_node(grade_documents)
-    builder.add_node(web_search)
-    builder.add_node(refine_knowledge)
-    builder.add_node(generate)
+    builder.add_node(bind(contextualize_question, services))
+    builder.add_node(bind(rewrite_query, services))
+    builder.add_node(bind(retrieve, services))
+    builder.add_node(bind(grade_documents, services))
+    builder.add_node(bind(web_search, services))
+    builder.add_node(bind(refine_knowledge, services))
+    builder.add_node(bind(generate, services))
     builder.add_node(validate_citations)
-    builder.add_node(check_hallucination)
-    builder.add_node(check_relevance)
+    builder.add_node(bind(check_hallucination, services))
+    builder.add_node(bind(check_relevance, services))
     builder.add_node(increment_retry)
     builder.add_node(finalize)
 

@@ -15,9 +15,10 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from graph.context import Context
-from graph.state import InputState, OutputState, RAGState
+from graph.services import ServiceFactory, bind
 from nodes import finalize, generate, retrieve, validate_citations
+from schema.context import Context
+from schema.state import InputState, OutputState, RAGState
 
 
 def naive_context(ctx: Context) -> Context:
@@ -27,13 +28,15 @@ def naive_context(ctx: Context) -> Context:
     )
 
 
-def build_naive_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
-    """Wire and compile the naive baseline."""
+def build_naive_graph(
+    services: ServiceFactory | None = None,
+) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """Wire and compile the naive baseline; its nodes get their clients from ``services``."""
     builder = StateGraph(
         RAGState, context_schema=Context, input_schema=InputState, output_schema=OutputState
     )
-    builder.add_node(retrieve)
-    builder.add_node(generate)
+    builder.add_node(bind(retrieve, services))
+    builder.add_node(bind(generate, services))
     builder.add_node(validate_citations)
     builder.add_node(finalize)
     builder.add_edge(START, "retrieve")

@@ -1,7 +1,8 @@
 """The CRAG graph's nodes, one module each.
 
-Every node is a short function of ``(state, runtime)`` that returns only the keys it changes.
-Clients come from ``crag.services.services_for(context)``; nodes never build them.
+Every node is a short function of ``(state, runtime)``, or ``(state, runtime, services)`` when
+it talks to a client, that returns only the keys it changes. Nodes never build a client: the
+graph hands them theirs (``graph.services.bind``).
 """
 
 from nodes.check_hallucination import check_hallucination

@@ -8,16 +8,16 @@ from typing import Any
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
-from crag.documents import containing, normalize
-from graph.context import Context
-from graph.state import RAGState
+from adapters.documents import containing, normalize
+from adapters.services import Services
 from nodes.common import (
     context_documents,
-    context_of,
     is_no_answer,
     score_on_evidence,
     with_warning,
 )
+from schema.context import Context, context_of
+from schema.state import RAGState
 
 UNPARSABLE_WARNING = (
     "The hallucination check's reply was neither yes nor no; the answer was not verified "
@@ -66,7 +66,9 @@ def unsupported_terms(answer: str, docs: list[Document]) -> list[str]:
     return missing
 
 
-def check_hallucination(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+def check_hallucination(
+    state: RAGState, runtime: Runtime[Context], services: Services
+) -> dict[str, Any]:
     """Judge whether the answer is grounded in the context documents.
 
     Decided without the model when the answer declines ("I don't know" claims nothing), when
@@ -90,7 +92,9 @@ def check_hallucination(state: RAGState, runtime: Runtime[Context]) -> dict[str,
             "grounded": "no",
             "feedback": f"the answer states {', '.join(missing)}, which no document contains.",
         }
-    score, update = score_on_evidence(state, ctx, "check_hallucination", docs, answer=answer)
+    score, update = score_on_evidence(
+        state, ctx, services.llm, "check_hallucination", docs, answer=answer
+    )
     if score is None:
         return {
             **update,

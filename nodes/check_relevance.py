@@ -6,15 +6,15 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from graph.context import Context
-from graph.state import RAGState
+from adapters.services import Services
 from nodes.common import (
     context_documents,
-    context_of,
     is_no_answer,
     score_on_evidence,
     with_warning,
 )
+from schema.context import Context, context_of
+from schema.state import RAGState
 
 UNPARSABLE_WARNING = (
     "The answer check's reply was neither yes nor no; the answer was not verified against "
@@ -23,7 +23,9 @@ UNPARSABLE_WARNING = (
 NO_ANSWER_FEEDBACK = "the documents did not contain the answer."
 
 
-def check_relevance(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+def check_relevance(
+    state: RAGState, runtime: Runtime[Context], services: Services
+) -> dict[str, Any]:
     """Judge whether the documents give the answer as the answer to *this* question.
 
     A span copied from a related document passes the grounding check yet may answer another
@@ -40,7 +42,7 @@ def check_relevance(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any
     if ctx.answer_threshold <= 0:  # every score passes: the check is off, nothing to ask
         return {"answers_question": "yes"}
     score, update = score_on_evidence(
-        state, ctx, "check_relevance", context_documents(state), answer=answer
+        state, ctx, services.llm, "check_relevance", context_documents(state), answer=answer
     )
     if score is None:
         return {

@@ -7,15 +7,14 @@ from dataclasses import replace
 from typing import Any
 
 from langchain_core.documents import Document
-from langgraph.runtime import Runtime
+from langchain_core.language_models import BaseChatModel
 
 import prompts
-from crag.citations import citation_keys
-from crag.documents import doc_id, doc_source, format_documents, normalize
-from crag.llm import yes_probability
-from crag.services import services_for
-from graph.context import Context
-from graph.state import Attempt, RAGState, Source, Verdict
+from adapters.citations import citation_keys
+from adapters.documents import doc_id, doc_source, format_documents, normalize
+from adapters.llm import yes_probability
+from schema.context import Context
+from schema.state import Attempt, RAGState, Source, Verdict
 
 NO_ANSWER = "I don't know."
 """What the generator says when the documents do not contain the answer."""
@@ -42,14 +41,6 @@ def first_line(text: str) -> str:
         if line:
             return line[:MAX_LINE_CHARS]
     return ""
-
-
-def context_of(runtime: Runtime[Context] | None) -> Context:
-    """The run's context (defaults when the caller passed none)."""
-    ctx = getattr(runtime, "context", None)
-    if ctx is None:
-        return Context()
-    return ctx if isinstance(ctx, Context) else Context(**ctx)
 
 
 def render(
@@ -97,11 +88,16 @@ def render_on_evidence(
 
 
 def score_on_evidence(
-    state: RAGState, ctx: Context, name: str, docs: list[Document], **values: str
+    state: RAGState,
+    ctx: Context,
+    llm: BaseChatModel,
+    name: str,
+    docs: list[Document],
+    **values: str,
 ) -> tuple[float | None, dict[str, Any]]:
     """The yes/no prompt ``name``'s P(yes) on ``docs``, plus the state update recording it."""
     prompt, recorded = render_on_evidence(state, ctx, name, docs, **values)
-    return yes_probability(services_for(ctx).llm, prompt), recorded
+    return yes_probability(llm, prompt), recorded
 
 
 def with_warning(state: RAGState, warning: str) -> list[str]:

@@ -6,12 +6,12 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from crag.llm import complete
-from crag.questions import clean_question
-from crag.services import services_for
-from graph.context import Context
-from graph.state import RAGState, Turn
-from nodes.common import context_of, first_line, render
+from adapters.llm import complete
+from adapters.questions import clean_question
+from adapters.services import Services
+from nodes.common import first_line, render
+from schema.context import Context, context_of
+from schema.state import RAGState, Turn
 
 HISTORY_TURNS_IN_PROMPT = 3
 """How many of the latest turns the rewrite sees (older turns rarely hold the referent)."""
@@ -44,7 +44,9 @@ def format_history(turns: list[Turn]) -> str:
     return "\n".join(lines)
 
 
-def contextualize_question(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+def contextualize_question(
+    state: RAGState, runtime: Runtime[Context], services: Services
+) -> dict[str, Any]:
     """Reset the per-turn keys and write the standalone question for this turn.
 
     A thread's first turn (no history) needs no LLM call: the question is already standalone.
@@ -59,5 +61,5 @@ def contextualize_question(state: RAGState, runtime: Runtime[Context]) -> dict[s
     prompt, recorded = render(
         {}, ctx, "contextualize_question", history=format_history(history), question=question
     )
-    standalone = first_line(complete(services_for(ctx).llm, prompt)) or question
+    standalone = first_line(complete(services.llm, prompt)) or question
     return {**TURN_RESET, **recorded, "standalone_question": standalone}

@@ -6,9 +6,9 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from graph.context import Context
-from graph.state import MAX_HISTORY_TURNS, Attempt, RAGState, Turn
 from nodes.common import NO_ANSWER, current_attempt, is_no_answer, question_of, with_warning
+from schema.context import Context
+from schema.state import MAX_HISTORY_TURNS, Attempt, RAGState, Turn
 
 
 def passed(attempt: Attempt) -> bool:

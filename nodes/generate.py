@@ -6,14 +6,14 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from crag.llm import complete
-from crag.services import services_for
-from graph.context import Context
-from graph.state import RAGState
-from nodes.common import NO_ANSWER, context_documents, context_of, render_on_evidence
+from adapters.llm import complete
+from adapters.services import Services
+from nodes.common import NO_ANSWER, context_documents, render_on_evidence
+from schema.context import Context, context_of
+from schema.state import RAGState
 
 
-def generate(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+def generate(state: RAGState, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
     """Answer the original question (not the rewrite) from the accepted evidence.
 
     With no evidence nothing states the answer, so the node says so without calling the
@@ -34,5 +34,5 @@ def generate(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
     prompt, recorded = render_on_evidence(
         state, ctx, "generate", docs, feedback="\n".join(notes), no_answer=NO_ANSWER
     )
-    answer = complete(services_for(ctx).llm, prompt)
+    answer = complete(services.llm, prompt)
     return {"generation": answer or NO_ANSWER, **recorded}

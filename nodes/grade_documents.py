@@ -12,12 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.documents import Document
+from langchain_core.language_models import BaseChatModel
 from langgraph.runtime import Runtime
 
-from crag.documents import dedupe
-from graph.context import Context
-from graph.state import RAGState, RetrievalVerdict
-from nodes.common import context_of, score_on_evidence, with_warning
+from adapters.documents import dedupe
+from adapters.services import Services
+from nodes.common import score_on_evidence, with_warning
+from schema.context import Context, context_of
+from schema.state import RAGState, RetrievalVerdict
 
 UNPARSABLE_WARNING = (
     "The retrieval evaluator's reply was neither yes nor no; the documents were kept as relevant."
@@ -40,15 +42,19 @@ def marked(docs: list[Document], relevant: bool) -> list[Document]:
     ]
 
 
-def _score(state: RAGState, ctx: Context, docs: list[Document]) -> tuple[float, dict[str, Any]]:
+def _score(
+    state: RAGState, ctx: Context, llm: BaseChatModel, docs: list[Document]
+) -> tuple[float, dict[str, Any]]:
     """The evaluator's score of ``docs``; an unusable reply counts as yes, with a warning."""
-    score, update = score_on_evidence(state, ctx, "grade_documents", docs)
+    score, update = score_on_evidence(state, ctx, llm, "grade_documents", docs)
     if score is None:
         return 1.0, {**update, "warnings": with_warning(state, UNPARSABLE_WARNING)}
     return score, update
 
 
-def grade_documents(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+def grade_documents(
+    state: RAGState, runtime: Runtime[Context], services: Services
+) -> dict[str, Any]:
     """Score the knowledge-base documents, or after web search the whole evidence.
 
     Knowledge base: the score decides correct / ambiguous / incorrect, and the documents are
@@ -61,7 +67,7 @@ def grade_documents(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any
     if not state.get("web_searched"):
         if not docs:
             return {"retrieval_verdict": "incorrect", "relevant_documents": []}
-        score, update = _score(state, ctx, docs)
+        score, update = _score(state, ctx, services.llm, docs)
         verdict = decide(score, ctx)
         kept = verdict != "incorrect"
         return {
@@ -75,7 +81,7 @@ def grade_documents(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any
     if not web:  # the web failed or is off: the knowledge-base decision stands
         return {}
     evidence = dedupe([*(state.get("relevant_documents") or []), *web])
-    score, update = _score(state, ctx, evidence)
+    score, update = _score(state, ctx, services.llm, evidence)
     accepted = score >= ctx.incorrect_threshold
     return {
         **update,

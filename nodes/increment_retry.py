@@ -6,10 +6,10 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from crag.documents import doc_id
-from graph.context import Context
-from graph.state import RAGState
+from adapters.documents import doc_id
 from nodes.common import current_attempt
+from schema.context import Context
+from schema.state import RAGState
 
 
 def increment_retry(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:

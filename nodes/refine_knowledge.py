@@ -13,10 +13,10 @@ from typing import Any
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
-from crag.services import services_for
-from graph.context import Context
-from graph.state import RAGState
-from nodes.common import context_of, question_of
+from adapters.services import Services
+from nodes.common import question_of
+from schema.context import Context, context_of
+from schema.state import RAGState
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
 _ABBREVIATION = re.compile(
@@ -48,7 +48,9 @@ def refine_document(doc: Document, scores: list[float], strips: list[str], keep:
     return Document(id=doc.id, page_content=text, metadata=metadata)
 
 
-def refine_knowledge(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+def refine_knowledge(
+    state: RAGState, runtime: Runtime[Context], services: Services
+) -> dict[str, Any]:
     """Decompose each web result into strips, keep the best ones, recompose in order.
 
     Strips are sentences, scored by cosine similarity to the question with the retrieval
@@ -62,7 +64,7 @@ def refine_knowledge(state: RAGState, runtime: Runtime[Context]) -> dict[str, An
     split = [split_strips(d.page_content) for d in docs]
     if not ctx.refine or all(len(s) <= keep for s in split):
         return {}
-    embeddings = services_for(ctx).embeddings
+    embeddings = services.embeddings
     if embeddings is None:
         return {}
     query = embeddings.embed_query(question_of(state))

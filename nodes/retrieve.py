@@ -8,14 +8,14 @@ from typing import Any
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
-from crag.documents import doc_id, reciprocal_rank_fusion
-from crag.services import services_for
-from graph.context import Context
-from graph.state import RAGState
-from nodes.common import context_of, question_of
+from adapters.documents import doc_id, reciprocal_rank_fusion
+from adapters.services import Services
+from nodes.common import question_of
+from schema.context import Context, context_of
+from schema.state import RAGState
 
 
-def retrieve(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+def retrieve(state: RAGState, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
     """Top ``top_k`` chunks for the question and the rewritten query, fused by reciprocal rank.
 
     Searching with both means a rewrite that drifts from the question cannot lose the
@@ -26,7 +26,7 @@ def retrieve(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
     starts without web results.
     """
     ctx = context_of(runtime)
-    retriever = services_for(ctx).retriever
+    retriever = services.retriever
     rejected = set(state.get("rejected_chunks") or [])
     candidates = (question_of(state), state.get("rewritten_query"))
     queries = list(dict.fromkeys(q for q in candidates if q))

@@ -7,12 +7,12 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from crag.documents import normalize
-from crag.llm import complete
-from crag.services import services_for
-from graph.context import Context
-from graph.state import RAGState
-from nodes.common import context_of, first_line, question_of, render
+from adapters.documents import normalize
+from adapters.llm import complete
+from adapters.services import Services
+from nodes.common import first_line, question_of, render
+from schema.context import Context, context_of
+from schema.state import RAGState
 
 _NUMBER = re.compile(r"\d+")
 
@@ -34,7 +34,7 @@ def usable_query(query: str, question: str, tried: list[str]) -> str:
     return question if normalize(question) not in seen else query or question
 
 
-def rewrite_query(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+def rewrite_query(state: RAGState, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
     """Write a search query for the question; on a retry, use the feedback to change it.
 
     The query is used for retrieval only: the question itself is what gets answered and graded.
@@ -50,5 +50,5 @@ def rewrite_query(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
         previous_queries="\n".join(f"- {q}" for q in previous) or "(none)",
         feedback=state.get("feedback") or "(none)",
     )
-    query = first_line(complete(services_for(ctx).llm, prompt))
+    query = first_line(complete(services.llm, prompt))
     return {"rewritten_query": usable_query(query, question, previous), **recorded}

@@ -8,11 +8,11 @@ from typing import Any
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
-from crag.citations import citation_keys, parse_citations, strip_citations
-from crag.documents import containing, doc_id
-from graph.context import Context
-from graph.state import RAGState
-from nodes.common import context_documents, context_of, is_no_answer, with_warning
+from adapters.citations import citation_keys, parse_citations, strip_citations
+from adapters.documents import containing, doc_id
+from nodes.common import context_documents, is_no_answer, with_warning
+from schema.context import Context, context_of
+from schema.state import RAGState
 
 
 @dataclass(frozen=True)

@@ -6,23 +6,23 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from crag.errors import WebSearchError
-from crag.services import services_for
-from graph.context import Context
-from graph.state import RAGState
-from nodes.common import context_of, question_of, with_warning
+from adapters.errors import WebSearchError
+from adapters.services import Services
+from nodes.common import question_of, with_warning
+from schema.context import Context, context_of
+from schema.state import RAGState
 
 OFF_WARNING = "Web search is off; the answer uses the knowledge base only."
 
 
-def web_search(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+def web_search(state: RAGState, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
     """Search the web; a failure becomes a warning, never a document.
 
     The query is the rewrite on a retry, else the question. The pass is marked as having
     searched the web either way, so it searches at most once.
     """
     ctx = context_of(runtime)
-    provider = services_for(ctx).web_search
+    provider = services.web_search
     if provider is None:
         return {"web_searched": True, "warnings": with_warning(state, OFF_WARNING)}
     query = state.get("rewritten_query") or question_of(state)

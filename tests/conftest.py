@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -13,8 +13,9 @@ from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
-from crag.errors import WebSearchError
-from crag.services import Services, use_services
+import graph.services
+from adapters.errors import WebSearchError
+from adapters.services import Services
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
@@ -145,36 +146,38 @@ def happy_responder(prompt: str, text: str) -> Any:
     raise AssertionError(f"unexpected prompt {prompt!r}")
 
 
-@pytest.fixture
-def fake_services() -> Iterator[Callable[..., Services]]:
-    """Install fake services: ``fake_services(llm=..., retriever=..., web=...)``."""
-    stack: list[Any] = []
+def make_services(
+    llm: BaseChatModel | None = None, retriever: Any = None, web: Any = "default"
+) -> Services:
+    """Fake services: the happy-path model, the knowledge-base and web documents above."""
+    return Services(
+        llm=llm or make_llm(happy_responder),
+        retriever=retriever or FakeRetriever(KB_DOCS),
+        web_search=FakeWebSearch(WEB_DOCS) if web == "default" else web,
+    )
 
-    def install(
-        llm: BaseChatModel | None = None,
-        retriever: Any = None,
-        web: Any = "default",
-    ) -> Services:
-        services = Services(
-            llm=llm or make_llm(happy_responder),
-            retriever=retriever or FakeRetriever(KB_DOCS),
-            web_search=FakeWebSearch(WEB_DOCS) if web == "default" else web,
-        )
-        cm = use_services(services)
-        cm.__enter__()
-        stack.append(cm)
+
+@pytest.fixture
+def fake_services(monkeypatch: pytest.MonkeyPatch) -> Callable[..., Services]:
+    """``fake_services(llm=..., retriever=..., web=...)``: fake services, made the default.
+
+    Graphs built with ``build_graph(services=...)`` get fakes directly; the entry points (CLI,
+    ``run_question``, the eval harness) and graphs built without a factory use
+    ``default_services``, which this replaces for the test.
+    """
+
+    def install(llm: BaseChatModel | None = None, retriever: Any = None, web: Any = "default"):
+        services = make_services(llm, retriever, web)
+        monkeypatch.setattr(graph.services, "default_services", lambda ctx: services)
         return services
 
-    yield install
-    for cm in reversed(stack):
-        cm.__exit__(None, None, None)
+    return install
 
 
 @pytest.fixture
 def hash_kb(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> Callable[[str], Any]:
     """Knowledge bases with a fast embedding, so CLI tests need no torch model."""
-    import crag.services
-    from crag.knowledge_base import KnowledgeBase
+    from adapters.knowledge_base import KnowledgeBase
     from tests.unit.test_ingest import HashEmbeddings
 
     made: dict[str, KnowledgeBase] = {}
@@ -184,5 +187,5 @@ def hash_kb(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> Callable[[str], A
             made[collection] = KnowledgeBase(tmp_path / "chroma", collection, HashEmbeddings())
         return made[collection]
 
-    monkeypatch.setattr(crag.services, "knowledge_base", factory)
+    monkeypatch.setattr(graph.services, "knowledge_base", factory)
     return factory

@@ -5,9 +5,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 
+from adapters.knowledge_base import KnowledgeBase
 from crag.eval.squad import Dataset
 from crag.ingest import split_text
-from crag.knowledge_base import KnowledgeBase
 
 
 def index_paragraphs(

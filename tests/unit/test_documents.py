@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from crag.documents import format_documents, normalize, reciprocal_rank_fusion
+from adapters.documents import format_documents, normalize, reciprocal_rank_fusion
 from tests.conftest import doc
 
 

@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from adapters.errors import ConfigError
 from crag.cli import app
-from crag.errors import ConfigError
 from crag.eval import harness
 from crag.eval.metrics import best, exact_match, f1, normalize_answer, percentile
 from crag.eval.squad import load_squad
-from graph.context import Context
+from schema.context import Context
 from tests.conftest import FakeRetriever, doc, happy_responder, make_llm
 
 TINY = {

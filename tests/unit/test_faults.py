@@ -15,11 +15,12 @@ from typing import Any
 import openai
 import pytest
 
-from crag.llm import build_chat_model
+from adapters.services import Services
+from adapters.web_search import TavilySearch
 from crag.run import run_question
-from crag.services import Services, use_services
-from crag.web_search import TavilySearch
-from graph.context import Context
+from graph.graph import build_graph
+from graph.services import chat_model_for
+from schema.context import Context
 from tests.conftest import KB_DOCS, FakeRetriever, doc
 from tests.loopback import chat_completion, loopback, scripted_model
 
@@ -58,12 +59,11 @@ def run_with(llm_url: str, retriever: Any = None, web: Any = None, **ctx: Any) -
         **ctx,
     )
     services = Services(
-        llm=build_chat_model(context),
+        llm=chat_model_for(context),
         retriever=retriever or FakeRetriever(KB_DOCS),
         web_search=web,
     )
-    with use_services(services):
-        return run_question(QUESTION, context)
+    return run_question(QUESTION, context, graph=build_graph(services=lambda _: services))
 
 
 def test_healthy_endpoint_baseline():

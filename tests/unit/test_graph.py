@@ -9,7 +9,6 @@ from langchain_core.runnables import RunnableLambda
 from langgraph.runtime import Runtime
 
 from crag.run import run_question
-from graph.context import Context
 from graph.graph import (
     build_graph,
     graph,
@@ -18,6 +17,7 @@ from graph.graph import (
     route_after_relevance,
     step_limit,
 )
+from schema.context import Context
 from tests.conftest import KB_PATH, FakeRetriever, doc, happy_responder, make_llm
 
 NODES = {

@@ -7,9 +7,9 @@ import hashlib
 import pytest
 from langchain_core.embeddings import Embeddings
 
-from crag.errors import KnowledgeBaseError
+from adapters.errors import KnowledgeBaseError
+from adapters.knowledge_base import KnowledgeBase, chunk_id
 from crag.ingest import document_id, ingest, split_text
-from crag.knowledge_base import KnowledgeBase, chunk_id
 
 
 class HashEmbeddings(Embeddings):

@@ -9,9 +9,10 @@ import openai
 import pytest
 
 import prompts
-from crag.errors import ConfigError
-from crag.llm import build_chat_model, complete, score_from_logprobs, yes_probability
-from graph.context import Context
+from adapters.errors import ConfigError
+from adapters.llm import complete, score_from_logprobs, yes_probability
+from graph.services import chat_model_for
+from schema.context import Context
 from tests.loopback import chat_completion, loopback
 
 
@@ -29,18 +30,18 @@ def test_score_sums_every_spelling_of_yes_and_no():
 
 def test_unknown_provider_and_missing_keys_are_config_errors(monkeypatch):
     with pytest.raises(ConfigError, match="Unknown model provider"):
-        build_chat_model(Context(model="anthropic:claude"))
+        chat_model_for(Context(model="anthropic:claude"))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(ConfigError, match="OPENAI_API_KEY"):
-        build_chat_model(Context(model="openai:gpt-4o-mini"))
+        chat_model_for(Context(model="openai:gpt-4o-mini"))
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     with pytest.raises(ConfigError, match="base_url"):
-        build_chat_model(Context(model="openai-compatible:llama3"))
+        chat_model_for(Context(model="openai-compatible:llama3"))
 
 
 def test_openai_provider_is_built_from_the_key(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    llm = build_chat_model(Context(model="openai:gpt-4o-mini", llm_timeout_s=9))
+    llm = chat_model_for(Context(model="openai:gpt-4o-mini", llm_timeout_s=9))
     assert llm.model_name == "gpt-4o-mini" and llm.request_timeout == 9
 
 
@@ -51,7 +52,7 @@ def rendered():
 def test_yes_probability_asks_one_token_with_logprobs_and_reads_the_score():
     reply = chat_completion("yes", top={"yes": math.log(0.6), "no": math.log(0.2)})
     with loopback(lambda m, p, b: (200, reply)) as (url, requests):
-        llm = build_chat_model(Context(model="openai-compatible:test", base_url=url + "/v1"))
+        llm = chat_model_for(Context(model="openai-compatible:test", base_url=url + "/v1"))
         score = yes_probability(llm, rendered())
     assert score == pytest.approx(0.75)
     body = requests[0]["body"]
@@ -67,13 +68,13 @@ def test_yes_probability_asks_one_token_with_logprobs_and_reads_the_score():
 @pytest.mark.parametrize(("text", "expected"), [("Yes.", 1.0), ("no", 0.0), ("Maybe", None)])
 def test_a_provider_without_logprobs_falls_back_to_the_word(text, expected):
     with loopback(lambda m, p, b: (200, chat_completion(text))) as (url, _):
-        llm = build_chat_model(Context(model="openai-compatible:t", base_url=url + "/v1"))
+        llm = chat_model_for(Context(model="openai-compatible:t", base_url=url + "/v1"))
         assert yes_probability(llm, rendered()) == expected
 
 
 def test_5xx_is_retried_then_raised_within_bounds():
     with loopback(lambda m, p, b: (503, {"error": {"message": "overloaded"}})) as (url, reqs):
-        llm = build_chat_model(
+        llm = chat_model_for(
             Context(model="openai-compatible:t", base_url=url + "/v1", llm_max_retries=1)
         )
         with pytest.raises(openai.InternalServerError):
@@ -87,7 +88,7 @@ def test_timeout_is_bounded():
         return 200, chat_completion("late")
 
     with loopback(slow) as (url, _):
-        llm = build_chat_model(
+        llm = chat_model_for(
             Context(
                 model="openai-compatible:t",
                 base_url=url + "/v1",

@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from adapters.errors import ConfigError
 from benchmarks.calibration import choose
 from crag.cli import app
-from crag.errors import ConfigError
 from crag.eval import harness, report
 from crag.eval.mixed import load_mixed
-from graph.context import Context
+from schema.context import Context
 from tests.conftest import FakeRetriever, FakeWebSearch, doc, make_llm
 
 TINY = {

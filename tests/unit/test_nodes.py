@@ -7,21 +7,22 @@ from typing import Any
 import pytest
 from langgraph.runtime import Runtime
 
-from graph.context import Context
-from nodes import (
-    check_hallucination,
-    check_relevance,
-    finalize,
-    generate,
-    grade_documents,
-    increment_retry,
-    retrieve,
-    rewrite_query,
-    web_search,
-)
+import nodes
+from graph.services import bind
+from nodes import finalize, increment_retry
 from nodes.common import NO_ANSWER
 from nodes.grade_documents import decide
+from schema.context import Context
 from tests.conftest import KB_DOCS, WEB_DOCS, FakeRetriever, FakeWebSearch, doc, make_llm
+
+# The nodes as the graph calls them: ``(state, runtime)``, clients from the services factory.
+check_hallucination = bind(nodes.check_hallucination, None)
+check_relevance = bind(nodes.check_relevance, None)
+generate = bind(nodes.generate, None)
+grade_documents = bind(nodes.grade_documents, None)
+retrieve = bind(nodes.retrieve, None)
+rewrite_query = bind(nodes.rewrite_query, None)
+web_search = bind(nodes.web_search, None)
 
 
 def rt(**ctx: Any) -> Runtime[Context]:

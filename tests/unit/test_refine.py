@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from graph.context import Context
+from adapters.services import Services
 from nodes.refine_knowledge import GAP, refine_knowledge, split_strips
-from tests.conftest import doc
+from schema.context import Context
+from tests.conftest import doc, make_services
 from tests.unit.test_ingest import HashEmbeddings
 
 LONG = (
@@ -33,7 +34,6 @@ def test_split_strips_splits_sentences_only_at_sentence_ends():
 
 
 def test_refinement_keeps_the_best_strips_in_document_order():
-    from crag.services import Services, use_services
     from tests.conftest import FakeRetriever, FakeWebSearch, happy_responder, make_llm
 
     services = Services(
@@ -46,8 +46,7 @@ def test_refinement_keeps_the_best_strips_in_document_order():
         "question": "Who won Super Bowl 50 at the stadium?",
         "web_results": [doc("web:long", LONG), doc("web:short", "Short one.")],
     }
-    with use_services(services):
-        update = refine_knowledge(state, rt(refine_top_strips=2))
+    update = refine_knowledge(state, rt(refine_top_strips=2), services)
     long_doc, short_doc = update["web_results"]
     assert "Denver Broncos won Super Bowl 50" in long_doc.page_content
     assert "Coldplay" not in long_doc.page_content
@@ -57,11 +56,10 @@ def test_refinement_keeps_the_best_strips_in_document_order():
     assert short_doc.page_content == "Short one."  # nothing to remove
     assert long_doc.metadata["id"] == "web:long"  # citations still name the result
 
-    with use_services(services):
-        assert refine_knowledge(state, rt(refine=False)) == {}  # results pass unchanged
+    assert refine_knowledge(state, rt(refine=False), services) == {}  # results pass unchanged
 
 
 def test_knowledge_base_chunks_are_never_refined():
     # They are the pass's shared prompt prefix: rewriting them would cost a full re-read.
     state = {"question": "Who won?", "relevant_documents": [doc("long__c0000", LONG)]}
-    assert refine_knowledge(state, rt(refine_top_strips=1)) == {}
+    assert refine_knowledge(state, rt(refine_top_strips=1), make_services()) == {}

@@ -6,16 +6,21 @@ from typing import Any
 
 import pytest
 
-from crag.errors import ConfigError
+import nodes
+from adapters.errors import ConfigError
 from crag.run import run_question
 from crag.threads import check_thread_id, thread_config, thread_graph, threads_path
-from graph.context import Context
-from nodes.contextualize_question import contextualize_question, format_history
+from graph.services import bind
+from nodes.contextualize_question import format_history
+from schema.context import Context
 from tests.conftest import KB_DOCS, FakeRetriever, happy_responder, make_llm
 
 FIRST = "Which team won Super Bowl 50?"
 FOLLOW_UP = "What was the final score?"
 STANDALONE = "What was the final score of Super Bowl 50?"
+
+
+contextualize_question = bind(nodes.contextualize_question, None)  # as the graph calls it
 
 
 def thread_responder(fail_relevance_once: bool = False) -> Any:
@@ -83,7 +88,7 @@ def test_without_a_thread_nothing_is_kept(fake_services):
 
 
 def test_history_is_bounded(fake_services):
-    from graph.state import MAX_HISTORY_TURNS
+    from schema.state import MAX_HISTORY_TURNS
 
     fake_services(llm=make_llm(thread_responder()))
     with thread_graph() as threaded:

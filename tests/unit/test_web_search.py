@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from crag.errors import ConfigError, WebSearchError
-from crag.web_search import EncyclopediaSearch, TavilySearch, build_web_search
+from adapters.errors import ConfigError, WebSearchError
+from adapters.web_search import EncyclopediaSearch, TavilySearch, build_web_search
 from tests.loopback import loopback
 
 RESULTS = {

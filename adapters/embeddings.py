@@ -12,7 +12,7 @@ from functools import cache
 
 from langchain_core.embeddings import Embeddings
 
-from crag.errors import KnowledgeBaseError
+from adapters.errors import KnowledgeBaseError
 
 _encode_lock = threading.Lock()
 

@@ -17,7 +17,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from crag.errors import KnowledgeBaseError
+from adapters.errors import KnowledgeBaseError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS chunks (

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from crag.errors import ConfigError
+from adapters.errors import ConfigError
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 

@@ -12,8 +12,10 @@ import os
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, get_args
 
-from crag.errors import ConfigError
-from crag.knowledge_base import RetrievalMode
+from langgraph.runtime import Runtime
+
+from adapters.errors import ConfigError
+from adapters.knowledge_base import RetrievalMode
 
 WebSearchProvider = Literal["auto", "tavily", "encyclopedia", "off"]
 
@@ -241,7 +243,7 @@ class Context:
 
     def trace_metadata(self) -> dict[str, Any]:
         """What a trace should record about this configuration (no secrets)."""
-        from crag.local_model import DEFAULT_MODEL
+        from adapters.local_model import DEFAULT_MODEL
 
         provider, _, name = self.model.partition(":")
         return {
@@ -275,3 +277,11 @@ def _parse_env(name: str, raw: str, default: Any) -> Any:
     except ValueError as exc:
         raise ConfigError(f"CRAG_{name.upper()}={raw!r} is not valid: {exc}") from exc
     return raw.strip()
+
+
+def context_of(runtime: Runtime[Context] | None) -> Context:
+    """The run's context (defaults when the caller passed none)."""
+    ctx = getattr(runtime, "context", None)
+    if ctx is None:
+        return Context()
+    return ctx if isinstance(ctx, Context) else Context(**ctx)

@@ -20,8 +20,8 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from crag.errors import ModelError
-from crag.settings import data_dir
+from adapters.errors import ModelError
+from adapters.settings import data_dir
 
 _CHUNK = 8 << 20
 

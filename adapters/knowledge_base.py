@@ -1,7 +1,7 @@
 """The knowledge base: a Chroma collection on disk holding embedded chunks.
 
 Dense search is Chroma (cosine, MiniLM embeddings computed by crag); keyword search is BM25 in
-SQLite FTS5 (``crag.keyword_index``) over the same chunk ids; hybrid fuses the two rankings by
+SQLite FTS5 (``adapters.keyword_index``) over the same chunk ids; hybrid fuses the two rankings by
 Reciprocal Rank Fusion (k=60). Every hit carries its cosine similarity to the query as
 ``score`` (keyword-only hits too, from their stored embedding), so one similarity floor applies
 whatever found the chunk; keyword hits also carry ``bm25`` and ``keyword_rank`` (1 = best).
@@ -24,9 +24,9 @@ from typing import Any, Literal, Protocol
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
-from crag.documents import reciprocal_rank_fusion
-from crag.errors import KnowledgeBaseError
-from crag.keyword_index import KeywordIndex
+from adapters.documents import reciprocal_rank_fusion
+from adapters.errors import KnowledgeBaseError
+from adapters.keyword_index import KeywordIndex
 
 RetrievalMode = Literal["dense", "keyword", "hybrid"]
 RRF_K = 60

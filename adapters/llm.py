@@ -19,9 +19,10 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
+from pydantic import SecretStr
 
-from crag.errors import ConfigError
-from graph.context import Context
+from adapters import local_model
+from adapters.errors import ConfigError
 from prompts import RenderedPrompt
 
 log = logging.getLogger(__name__)
@@ -30,41 +31,50 @@ TOP_LOGPROBS = 10
 _warned_no_logprobs = False
 
 
-def build_chat_model(ctx: Context) -> BaseChatModel:
-    """Build the chat model named by ``ctx.model`` (starting the embedded server if local)."""
+def build_chat_model(
+    model: str,
+    *,
+    base_url: str,
+    temperature: float,
+    max_tokens: int,
+    timeout_s: float,
+    max_retries: int,
+) -> BaseChatModel:
+    """Build the chat model named ``provider:model`` (starting the embedded server if local)."""
     from langchain_openai import ChatOpenAI
 
-    provider, _, name = ctx.model.partition(":")
+    provider, _, name = model.partition(":")
     common: dict[str, Any] = {
-        "temperature": ctx.temperature,
-        "max_tokens": ctx.max_tokens,
-        "timeout": ctx.llm_timeout_s,
-        "max_retries": ctx.llm_max_retries,
+        "temperature": temperature,
+        "max_tokens": max_tokens,
+        "timeout": timeout_s,
+        "max_retries": max_retries,
     }
     if provider == "local":
-        from crag import local_model
-
         srv = local_model.server(name or None)
         # llama.cpp needs no key; the client library insists on one.
         return ChatOpenAI(
-            base_url=srv.base_url, api_key="not-needed", model=name or "local", **common
+            base_url=srv.base_url, api_key=SecretStr("not-needed"), model=name or "local", **common
         )
     if provider == "openai":
         if not os.environ.get("OPENAI_API_KEY"):
-            raise ConfigError(f"model {ctx.model!r} needs OPENAI_API_KEY in the environment.")
+            raise ConfigError(f"model {model!r} needs OPENAI_API_KEY in the environment.")
         if not name:
             raise ConfigError("Name the OpenAI model, e.g. 'openai:gpt-4o-mini'.")
         return ChatOpenAI(model=name, **common)
     if provider == "openai-compatible":
-        base_url = ctx.base_url or os.environ.get("OPENAI_BASE_URL", "")
+        base_url = base_url or os.environ.get("OPENAI_BASE_URL", "")
         if not base_url:
             raise ConfigError(
-                "'openai-compatible:<model>' needs base_url (context) or CRAG_BASE_URL."
+                "'openai-compatible:<model>' needs base_url (context), CRAG_BASE_URL "
+                "or OPENAI_BASE_URL."
             )
         key = os.environ.get("CRAG_API_KEY") or os.environ.get("OPENAI_API_KEY") or "not-needed"
-        return ChatOpenAI(base_url=base_url, api_key=key, model=name or "default", **common)
+        return ChatOpenAI(
+            base_url=base_url, api_key=SecretStr(key), model=name or "default", **common
+        )
     raise ConfigError(
-        f"Unknown model provider {provider!r} in {ctx.model!r}; "
+        f"Unknown model provider {provider!r} in {model!r}; "
         "use 'local', 'openai:<model>' or 'openai-compatible:<model>'."
     )
 

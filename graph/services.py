@@ -1,0 +1,103 @@
+"""The one place that builds the graph's clients from a run's context.
+
+``build_graph(services=...)`` takes a factory ``Context -> Services`` and hands each node the
+clients for its run; nodes never build a client. ``default_services`` is the factory used
+when none is given (the exported graph, the CLI, the eval harness). It builds clients once
+per process, cached by the context fields that shape them, so every run with the same
+configuration shares one LLM client (and one embedded model server), one embedding model,
+one Chroma client and one web-search index.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from langchain_core.language_models import BaseChatModel
+from langgraph.runtime import Runtime
+
+from adapters.embeddings import LazyEmbeddings, default_embeddings
+from adapters.knowledge_base import KnowledgeBase, ModeRetriever
+from adapters.llm import build_chat_model
+from adapters.services import Services
+from adapters.settings import data_dir
+from adapters.web_search import build_web_search
+from schema.context import Context, context_of
+from schema.state import RAGState
+
+ServiceFactory = Callable[[Context], Services]
+"""What ``build_graph`` is given: the clients for a run configured by a context."""
+
+ServiceNode = Callable[[RAGState, Runtime[Context], Services], dict[str, Any]]
+GraphNode = Callable[[RAGState, Runtime[Context]], dict[str, Any]]
+
+T = TypeVar("T")
+_cache: dict[tuple[object, ...], object] = {}
+_lock = threading.Lock()
+
+
+def _cached(key: tuple[object, ...], build: Callable[[], T]) -> T:
+    with _lock:
+        if key not in _cache:
+            _cache[key] = build()
+        return _cache[key]  # type: ignore[return-value]
+
+
+def knowledge_base(collection: str) -> KnowledgeBase:
+    """The process's knowledge base for ``collection`` (Chroma under the data dir)."""
+    return _cached(
+        ("kb", str(data_dir()), collection),
+        lambda: KnowledgeBase(data_dir() / "chroma", collection, default_embeddings),
+    )
+
+
+def chat_model_for(ctx: Context) -> BaseChatModel:
+    """A new chat model configured by ``ctx`` (``default_services`` keeps one per setting)."""
+    return build_chat_model(
+        ctx.model,
+        base_url=ctx.base_url,
+        temperature=ctx.temperature,
+        max_tokens=ctx.max_tokens,
+        timeout_s=ctx.llm_timeout_s,
+        max_retries=ctx.llm_max_retries,
+    )
+
+
+def default_services(ctx: Context) -> Services:
+    """The clients for a run configured by ``ctx``."""
+    llm = _cached(
+        (
+            "llm",
+            ctx.model,
+            ctx.base_url,
+            ctx.temperature,
+            ctx.max_tokens,
+            ctx.llm_timeout_s,
+            ctx.llm_max_retries,
+        ),
+        lambda: chat_model_for(ctx),
+    )
+    has_tavily_key = bool(os.environ.get("TAVILY_API_KEY"))
+    web = _cached(
+        ("web", ctx.web_search, ctx.web_timeout_s, has_tavily_key),
+        lambda: build_web_search(ctx.web_search, timeout_s=ctx.web_timeout_s),
+    )
+    retriever = ModeRetriever(knowledge_base(ctx.collection), ctx.retrieval_mode)
+    return Services(llm=llm, retriever=retriever, web_search=web, embeddings=LazyEmbeddings())
+
+
+def bind(node: ServiceNode, services: ServiceFactory | None) -> GraphNode:
+    """``node`` as LangGraph calls it: ``(state, runtime)``, its clients from ``services``.
+
+    ``None`` means ``default_services``, looked up when the node runs.
+    """
+
+    def run(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+        factory = services or default_services
+        return node(state, runtime, factory(context_of(runtime)))
+
+    run.__name__ = run.__qualname__ = node.__name__
+    run.__doc__ = node.__doc__
+    return run

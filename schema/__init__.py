@@ -1,0 +1,5 @@
+"""What every node is written against: the graph's state and its run context.
+
+``schema.state`` and ``schema.context`` are LangGraph's ``state_schema`` and
+``context_schema``.
+"""
