@@ -106,7 +106,8 @@ eval-mixed: setup
 		--per-category $(MIXED_PER_CATEGORY) --pipeline naive,crag --out $(MIXED_OUT)
 	$(BIN)/crag eval-report $(MIXED_OUT)/naive $(MIXED_OUT)/crag --out docs/benchmarks/mixed
 
-test: setup
+# Lint (style, strict types, import layers) first: a wrong-way import fails the build.
+test: setup lint
 	$(BIN)/python -m pytest -q
 
 test-unit: $(STAMP)
@@ -118,6 +119,8 @@ test-integration: setup
 lint: $(STAMP)
 	$(BIN)/ruff check crag graph nodes schema adapters prompts tests benchmarks
 	$(BIN)/ruff format --check crag graph nodes schema adapters prompts tests benchmarks
+	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 # Regenerates the Mermaid diagram embedded in README.md from the compiled graph.
 graph-diagram: $(STAMP)

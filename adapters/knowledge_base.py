@@ -172,7 +172,7 @@ class KnowledgeBase:
                 got["ids"], got["documents"], got["metadatas"], got["embeddings"], strict=True
             )
         }
-        docs = []
+        docs: list[Document] = []
         for cid, _text, bm25 in hits:
             if cid not in stored:  # indexed but not (or no longer) in Chroma: never served
                 continue

@@ -19,6 +19,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
+from langchain_core.runnables import RunnableConfig
 from pydantic import SecretStr
 
 from adapters import local_model
@@ -79,7 +80,7 @@ def build_chat_model(
     )
 
 
-def _call_config(prompt: RenderedPrompt) -> dict[str, Any]:
+def _call_config(prompt: RenderedPrompt) -> RunnableConfig:
     """Name the LLM run after its prompt; record the prompt version and its metadata."""
     return {
         "run_name": prompt.name,

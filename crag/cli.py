@@ -129,7 +129,7 @@ def _describe(node: str, update: dict[str, Any]) -> str:
     if node == "web_search":
         if "web_results" in update:
             return f"{len(update['web_results'])} results"
-        return (update.get("warnings") or ["no results"])[-1]
+        return str((update.get("warnings") or ["no results"])[-1])
     if node == "generate":
         text = " ".join(str(update.get("generation", "")).split())
         return text if len(text) <= 70 else text[:67] + "..."

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langgraph.runtime import Runtime
@@ -31,7 +31,6 @@ ServiceFactory = Callable[[Context], Services]
 """What ``build_graph`` is given: the clients for a run configured by a context."""
 
 ServiceNode = Callable[[RAGState, Runtime[Context], Services], dict[str, Any]]
-GraphNode = Callable[[RAGState, Runtime[Context]], dict[str, Any]]
 
 T = TypeVar("T")
 _cache: dict[tuple[object, ...], object] = {}
@@ -86,6 +85,16 @@ def default_services(ctx: Context) -> Services:
     )
     retriever = ModeRetriever(knowledge_base(ctx.collection), ctx.retrieval_mode)
     return Services(llm=llm, retriever=retriever, web_search=web, embeddings=LazyEmbeddings())
+
+
+class GraphNode(Protocol):
+    """A node as LangGraph calls it."""
+
+    __name__: str
+
+    def __call__(self, state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+        """Run the node on ``state``; return the keys it changes."""
+        ...
 
 
 def bind(node: ServiceNode, services: ServiceFactory | None) -> GraphNode:

@@ -58,8 +58,9 @@ def contextualize_question(
     if not history:
         return {**TURN_RESET, "standalone_question": question}
     ctx = context_of(runtime)
+    turn = RAGState(question=question)  # a new turn: no retries, no web, no versions yet
     prompt, recorded = render(
-        {}, ctx, "contextualize_question", history=format_history(history), question=question
+        turn, ctx, "contextualize_question", history=format_history(history), question=question
     )
     standalone = first_line(complete(services.llm, prompt)) or question
     return {**TURN_RESET, **recorded, "standalone_question": standalone}

@@ -154,9 +154,10 @@ def run_one(pipeline: str, q: Question, ctx: Context) -> dict[str, Any]:
     counter = UsageCounter()
     started = time.perf_counter()
     # Run under a runnable whose config carries the counter: every LLM call inside inherits it.
-    out = RunnableLambda(lambda question: answer(question, ctx), name=pipeline).invoke(
-        q.question, config={"callbacks": [counter], "run_name": f"eval:{pipeline}"}
+    run: RunnableLambda[str, dict[str, Any]] = RunnableLambda(
+        lambda question: answer(question, ctx), name=pipeline
     )
+    out = run.invoke(q.question, config={"callbacks": [counter], "run_name": f"eval:{pipeline}"})
     latency = time.perf_counter() - started
     prediction = out.pop("prediction")
     answerable = q.category != "unanswerable"

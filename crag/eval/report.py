@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import statistics
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -212,7 +213,7 @@ def chart(summaries: list[dict[str, Any]], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     categories = [c for c in CATEGORIES if c in summaries[0]["by_category"]]
-    panels = [
+    panels: list[tuple[str, Callable[[dict[str, Any], str], float | None]]] = [
         ("quality", lambda m, c: m["abstention"] if c == "unanswerable" else m["f1"]),
         ("latency p50 (s)", lambda m, c: m["latency_p50_s"]),
         ("LLM calls / question", lambda m, c: m["llm_calls_mean"]),
