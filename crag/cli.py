@@ -116,43 +116,6 @@ def ingest(
     _run_guarded(action)
 
 
-def _describe(node: str, update: dict[str, Any]) -> str:
-    """A short outcome of a node for the progress lines."""
-    if node == "contextualize_question":
-        return f"question: {update.get('standalone_question', '')!r}"
-    if node == "rewrite_query":
-        return f"query: {update.get('rewritten_query', '')!r}"
-    if node == "retrieve":
-        return f"{len(update.get('documents') or [])} documents"
-    if node == "grade_documents":
-        return _describe_grading(update)
-    if node == "web_search":
-        if "web_results" in update:
-            return f"{len(update['web_results'])} results"
-        return str((update.get("warnings") or ["no results"])[-1])
-    if node == "generate":
-        text = " ".join(str(update.get("generation", "")).split())
-        return text if len(text) <= 70 else text[:67] + "..."
-    if node == "check_hallucination":
-        return f"grounded: {update.get('grounded')}"
-    if node == "check_relevance":
-        return f"answers the question: {update.get('answers_question')}"
-    if node == "increment_retry":
-        return f"retry {update.get('retry_count')}"
-    return ""
-
-
-def _describe_grading(update: dict[str, Any]) -> str:
-    """The evaluator's outcome: its score and decision, on the knowledge base or the evidence."""
-    kept = len(update.get("relevant_documents") or [])
-    if "evidence_score" in update:
-        verdict = f"kept {kept} documents" if kept else "nothing states the answer"
-        return f"with web results, score {update['evidence_score']:.2f}: {verdict}"
-    if "retrieval_score" in update:
-        return f"{update['retrieval_verdict']} (score {update['retrieval_score']:.2f})"
-    return str(update.get("retrieval_verdict") or "")
-
-
 @app.command()
 def ask(
     question: Annotated[str, typer.Argument(help="The question to answer.")],
@@ -201,7 +164,7 @@ def ask(
 
         def on_step(step: Step) -> None:
             if not as_json:
-                line = escape(_describe(step.node, step.update))
+                line = escape(step.summary)
                 out.print(f"[cyan]{step.node:<20}[/] {line} [dim]{step.seconds:.1f}s[/]")
 
         result = run_question(question, ctx, on_step=on_step, thread_id=thread)

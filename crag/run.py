@@ -13,11 +13,13 @@ from schema.context import Context
 
 @dataclass
 class Step:
-    """One node that ran: its name, the keys it returned, and how long it took."""
+    """One node that ran: its name, the keys it returned, how long it took, what it did."""
 
     node: str
     update: dict[str, Any]
     seconds: float
+    summary: str = ""
+    """The node's own one-line account of its outcome (its custom stream event)."""
 
 
 @dataclass
@@ -95,12 +97,17 @@ def run_question(
     config = run_config(ctx, thread_id)
     if callbacks:
         config["callbacks"] = callbacks
-    for chunk in graph.stream(
-        {"question": question}, config=config, context=ctx, stream_mode="updates"
+    summaries: dict[str, str] = {}
+    for mode, chunk in graph.stream(
+        {"question": question}, config=config, context=ctx, stream_mode=["custom", "updates"]
     ):
+        if mode == "custom":
+            summaries[chunk["node"]] = chunk["summary"]
+            continue
         for node, update in chunk.items():
             now = time.perf_counter()
-            step = Step(node=node, update=dict(update or {}), seconds=now - last)
+            summary = summaries.pop(node, "")
+            step = Step(node, dict(update or {}), now - last, summary)
             last = now
             result.steps.append(step)
             result.state.update(step.update)

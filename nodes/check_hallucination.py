@@ -13,6 +13,7 @@ from adapters.services import Services
 from nodes.common import (
     context_documents,
     is_no_answer,
+    reports,
     score_on_evidence,
     with_warning,
 )
@@ -66,6 +67,7 @@ def unsupported_terms(answer: str, docs: list[Document]) -> list[str]:
     return missing
 
 
+@reports(lambda u: f"grounded: {u.get('grounded')}")
 def check_hallucination(
     state: RAGState, runtime: Runtime[Context], services: Services
 ) -> dict[str, Any]:

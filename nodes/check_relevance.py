@@ -10,6 +10,7 @@ from adapters.services import Services
 from nodes.common import (
     context_documents,
     is_no_answer,
+    reports,
     score_on_evidence,
     with_warning,
 )
@@ -23,6 +24,7 @@ UNPARSABLE_WARNING = (
 NO_ANSWER_FEEDBACK = "the documents did not contain the answer."
 
 
+@reports(lambda u: f"answers the question: {u.get('answers_question')}")
 def check_relevance(
     state: RAGState, runtime: Runtime[Context], services: Services
 ) -> dict[str, Any]:

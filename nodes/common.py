@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from langchain_core.documents import Document
 from langchain_core.language_models import BaseChatModel
+from langgraph.runtime import Runtime
 
 import prompts
 from adapters.citations import citation_keys
@@ -137,3 +140,27 @@ def current_attempt(state: RAGState) -> Attempt:
         grounded=grounded,
         answers_question=state.get("answers_question") if grounded != "no" else None,
     )
+
+
+NodeT = TypeVar("NodeT", bound=Callable[..., dict[str, Any]])
+
+
+def reports(describe: Callable[[dict[str, Any]], str]) -> Callable[[NodeT], NodeT]:
+    """Make a node tell whoever streams the run what it did, in one line.
+
+    After the node returns, ``describe(update)`` is written to the run's custom stream
+    (``stream_mode="custom"``) as ``{"node": name, "summary": line}``, so the CLI, the API
+    server and any UI print the same line without knowing the node's keys.
+    """
+
+    def decorate(node: NodeT) -> NodeT:
+        def run(state: RAGState, runtime: Runtime[Context], *args: Any, **kwargs: Any) -> Any:
+            update = node(state, runtime, *args, **kwargs)
+            writer = getattr(runtime, "stream_writer", None)
+            if writer is not None:
+                writer({"node": node.__name__, "summary": describe(update)})
+            return update
+
+        return cast(NodeT, functools.update_wrapper(run, node))
+
+    return decorate

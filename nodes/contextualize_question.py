@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 from adapters.llm import complete
 from adapters.questions import clean_question
 from adapters.services import Services
-from nodes.common import first_line, render
+from nodes.common import first_line, render, reports
 from schema.context import Context, context_of
 from schema.state import RAGState, Turn
 
@@ -44,6 +44,7 @@ def format_history(turns: list[Turn]) -> str:
     return "\n".join(lines)
 
 
+@reports(lambda u: f"question: {u.get('standalone_question', '')!r}")
 def contextualize_question(
     state: RAGState, runtime: Runtime[Context], services: Services
 ) -> dict[str, Any]:

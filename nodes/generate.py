@@ -8,11 +8,18 @@ from langgraph.runtime import Runtime
 
 from adapters.llm import complete
 from adapters.services import Services
-from nodes.common import NO_ANSWER, context_documents, render_on_evidence
+from nodes.common import NO_ANSWER, context_documents, render_on_evidence, reports
 from schema.context import Context, context_of
 from schema.state import RAGState
 
 
+def describe(update: dict[str, Any]) -> str:
+    """The answer, on one line, shortened."""
+    text = " ".join(str(update.get("generation", "")).split())
+    return text if len(text) <= 70 else text[:67] + "..."
+
+
+@reports(describe)
 def generate(state: RAGState, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
     """Answer the original question (not the rewrite) from the accepted evidence.
 

@@ -17,7 +17,7 @@ from langgraph.runtime import Runtime
 
 from adapters.documents import dedupe
 from adapters.services import Services
-from nodes.common import score_on_evidence, with_warning
+from nodes.common import reports, score_on_evidence, with_warning
 from schema.context import Context, context_of
 from schema.state import RAGState, RetrievalVerdict
 
@@ -52,6 +52,18 @@ def _score(
     return score, update
 
 
+def describe(update: dict[str, Any]) -> str:
+    """The evaluator's outcome: its score and decision, on the knowledge base or the evidence."""
+    kept = len(update.get("relevant_documents") or [])
+    if "evidence_score" in update:
+        verdict = f"kept {kept} documents" if kept else "nothing states the answer"
+        return f"with web results, score {update['evidence_score']:.2f}: {verdict}"
+    if "retrieval_score" in update:
+        return f"{update['retrieval_verdict']} (score {update['retrieval_score']:.2f})"
+    return str(update.get("retrieval_verdict") or "")
+
+
+@reports(describe)
 def grade_documents(
     state: RAGState, runtime: Runtime[Context], services: Services
 ) -> dict[str, Any]:

@@ -7,11 +7,12 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from adapters.documents import doc_id
-from nodes.common import current_attempt
+from nodes.common import current_attempt, reports
 from schema.context import Context
 from schema.state import RAGState
 
 
+@reports(lambda u: f"retry {u.get('retry_count')}")
 def increment_retry(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Keep the failed pass (to fall back on its answer) and bump ``retry_count``.
 

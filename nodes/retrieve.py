@@ -10,11 +10,12 @@ from langgraph.runtime import Runtime
 
 from adapters.documents import doc_id, reciprocal_rank_fusion
 from adapters.services import Services
-from nodes.common import question_of
+from nodes.common import question_of, reports
 from schema.context import Context, context_of
 from schema.state import RAGState
 
 
+@reports(lambda u: f"{len(u.get('documents') or [])} documents")
 def retrieve(state: RAGState, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
     """Top ``top_k`` chunks for the question and the rewritten query, fused by reciprocal rank.
 

@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 from adapters.documents import normalize
 from adapters.llm import complete
 from adapters.services import Services
-from nodes.common import first_line, question_of, render
+from nodes.common import first_line, question_of, render, reports
 from schema.context import Context, context_of
 from schema.state import RAGState
 
@@ -34,6 +34,7 @@ def usable_query(query: str, question: str, tried: list[str]) -> str:
     return question if normalize(question) not in seen else query or question
 
 
+@reports(lambda u: f"query: {u.get('rewritten_query', '')!r}")
 def rewrite_query(state: RAGState, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
     """Write a search query for the question; on a retry, use the feedback to change it.
 

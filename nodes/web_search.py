@@ -8,13 +8,21 @@ from langgraph.runtime import Runtime
 
 from adapters.errors import WebSearchError
 from adapters.services import Services
-from nodes.common import question_of, with_warning
+from nodes.common import question_of, reports, with_warning
 from schema.context import Context, context_of
 from schema.state import RAGState
 
 OFF_WARNING = "Web search is off; the answer uses the knowledge base only."
 
 
+def describe(update: dict[str, Any]) -> str:
+    """How many results came back, or why none did."""
+    if "web_results" in update:
+        return f"{len(update['web_results'])} results"
+    return str((update.get("warnings") or ["no results"])[-1])
+
+
+@reports(describe)
 def web_search(state: RAGState, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
     """Search the web; a failure becomes a warning, never a document.
 

@@ -140,6 +140,29 @@ def test_happy_path_answers_from_the_knowledge_base(fake_services):
     }
 
 
+def test_each_node_describes_its_own_outcome_on_the_custom_stream(fake_services):
+    services = fake_services()
+    crag = build_graph(services=lambda _: services)
+    events = [
+        chunk
+        for mode, chunk in crag.stream(
+            {"question": "Which team won Super Bowl 50?"},
+            context=Context(answer_threshold=0.5),
+            stream_mode=["custom", "updates"],
+        )
+        if mode == "custom"
+    ]
+    lines = {e["node"]: e["summary"] for e in events}
+    assert lines["retrieve"] == "2 documents"
+    assert lines["grade_documents"].startswith("correct (score ")
+    assert lines["generate"] == "The Denver Broncos won, 24–10. [S1]"
+    assert lines["check_hallucination"] == "grounded: yes"
+    assert lines["check_relevance"] == "answers the question: yes"
+    # run_question hands each step its line; the CLI prints it without knowing the node.
+    result = run_question("Which team won Super Bowl 50?", Context(), graph=crag)
+    assert [s.summary for s in result.steps if s.node == "retrieve"] == ["2 documents"]
+
+
 def test_nothing_relevant_anywhere_is_an_answer_of_its_own(fake_services):
     llm = make_llm(lambda p, t: "no")
     fake_services(llm=llm)
