@@ -99,10 +99,16 @@ def run_question(
         config["callbacks"] = callbacks
     summaries: dict[str, str] = {}
     for mode, chunk in graph.stream(
-        {"question": question}, config=config, context=ctx, stream_mode=["custom", "updates"]
+        {"question": question},
+        config=config,
+        context=ctx,
+        stream_mode=["custom", "updates", "values"],
     ):
         if mode == "custom":
             summaries[chunk["node"]] = chunk["summary"]
+            continue
+        if mode == "values":  # the whole state after the step, reducers applied
+            result.state = dict(chunk)
             continue
         for node, update in chunk.items():
             now = time.perf_counter()
@@ -110,7 +116,6 @@ def run_question(
             step = Step(node, dict(update or {}), now - last, summary)
             last = now
             result.steps.append(step)
-            result.state.update(step.update)
             if on_step:
                 on_step(step)
     result.seconds = time.perf_counter() - started

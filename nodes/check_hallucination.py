@@ -15,7 +15,6 @@ from nodes.common import (
     is_no_answer,
     reports,
     score_on_evidence,
-    with_warning,
 )
 from schema.context import Context, context_of
 from schema.state import RAGState
@@ -101,7 +100,7 @@ def check_hallucination(
         return {
             **update,
             "grounded": "unknown",
-            "warnings": with_warning(state, UNPARSABLE_WARNING),
+            "warnings": [UNPARSABLE_WARNING],
         }
     if score >= GROUNDED_SCORE:
         return {**update, "grounded": "yes"}

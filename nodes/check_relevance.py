@@ -12,7 +12,6 @@ from nodes.common import (
     is_no_answer,
     reports,
     score_on_evidence,
-    with_warning,
 )
 from schema.context import Context, context_of
 from schema.state import RAGState
@@ -50,7 +49,7 @@ def check_relevance(
         return {
             **update,
             "answers_question": "unknown",
-            "warnings": with_warning(state, UNPARSABLE_WARNING),
+            "warnings": [UNPARSABLE_WARNING],
         }
     if score >= ctx.answer_threshold:
         return {**update, "answers_question": "yes", "answer_score": round(score, 4)}

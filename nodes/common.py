@@ -63,8 +63,7 @@ def render(
             "web_search_used": bool(state.get("web_search_used")),
         },
     )
-    versions = dict(state.get("prompt_versions") or {}) | {rendered.name: rendered.version}
-    return rendered, {"prompt_versions": versions}
+    return rendered, {"prompt_versions": {rendered.name: rendered.version}}
 
 
 def render_on_evidence(
@@ -101,12 +100,6 @@ def score_on_evidence(
     """The yes/no prompt ``name``'s P(yes) on ``docs``, plus the state update recording it."""
     prompt, recorded = render_on_evidence(state, ctx, name, docs, **values)
     return yes_probability(llm, prompt), recorded
-
-
-def with_warning(state: RAGState, warning: str) -> list[str]:
-    """The state's warnings plus ``warning`` (once)."""
-    warnings = list(state.get("warnings") or [])
-    return warnings if warning in warnings else [*warnings, warning]
 
 
 def context_documents(state: RAGState) -> list[Document]:

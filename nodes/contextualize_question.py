@@ -11,28 +11,12 @@ from adapters.questions import clean_question
 from adapters.services import Services
 from nodes.common import first_line, render, reports
 from schema.context import Context, context_of
-from schema.state import RAGState, Turn
+from schema.state import RAGState, Turn, turn_reset
 
 HISTORY_TURNS_IN_PROMPT = 3
 """How many of the latest turns the rewrite sees (older turns rarely hold the referent)."""
 
 MAX_ANSWER_CHARS_IN_PROMPT = 400
-
-TURN_RESET: dict[str, Any] = {
-    "retry_count": 0,
-    "attempts": [],
-    "rejected_chunks": [],
-    "warnings": [],
-    "feedback": "",
-    "web_search_used": False,
-    "web_searched": False,
-    "web_results": [],
-    "prompt_versions": {},
-    "citations": [],
-    "citation_feedback": "",
-    "citation_corrections": 0,
-}
-"""Per-turn keys that accumulate within a turn and so must start empty on every turn."""
 
 
 def format_history(turns: list[Turn]) -> str:
@@ -57,11 +41,11 @@ def contextualize_question(
     question = clean_question(state.get("question") or "")
     history = state.get("history") or []
     if not history:
-        return {**TURN_RESET, "standalone_question": question}
+        return {**turn_reset(), "standalone_question": question}
     ctx = context_of(runtime)
     turn = RAGState(question=question)  # a new turn: no retries, no web, no versions yet
     prompt, recorded = render(
         turn, ctx, "contextualize_question", history=format_history(history), question=question
     )
     standalone = first_line(complete(services.llm, prompt)) or question
-    return {**TURN_RESET, **recorded, "standalone_question": standalone}
+    return {**turn_reset(), **recorded, "standalone_question": standalone}

@@ -6,9 +6,9 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from nodes.common import NO_ANSWER, current_attempt, is_no_answer, question_of, with_warning
+from nodes.common import NO_ANSWER, current_attempt, is_no_answer, question_of
 from schema.context import Context
-from schema.state import MAX_HISTORY_TURNS, Attempt, RAGState, Turn
+from schema.state import Attempt, RAGState, Turn
 
 
 def passed(attempt: Attempt) -> bool:
@@ -31,10 +31,11 @@ def finalize(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
     An answer that no check confirmed is a guess, so it is not returned as the answer: the
     reply is the no-answer reply, and a warning names the best unverified attempt (grounded
     counts most, then relevant) so the caller can still see it. The turn is appended to
-    ``history``, which a thread's next turn resolves follow-ups against.
+    ``history``, which a thread's next turn resolves follow-ups against (its reducer keeps
+    the last ``MAX_HISTORY_TURNS``).
     """
     current = current_attempt(state)
-    warnings = list(state.get("warnings") or [])
+    warnings: list[str] = []
     answer, sources = current["generation"], current["sources"]
     # Latest first, so among equally good passes the one with the most context wins.
     best = max([current, *reversed(state.get("attempts") or [])], key=score)
@@ -42,20 +43,19 @@ def finalize(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
         answer, sources = NO_ANSWER, []
     if is_no_answer(answer) and not is_no_answer(best["generation"]):
         retries = state.get("retry_count", 0)
-        warnings = with_warning(
-            state,
+        warnings = [
             f"No answer passed both checks after {retries} "
             f"{'retry' if retries == 1 else 'retries'}, so none is given; the best unverified "
-            f"answer was {best['generation']!r}. Last feedback: {state.get('feedback') or 'none'}",
-        )
+            f"answer was {best['generation']!r}. Last feedback: {state.get('feedback') or 'none'}"
+        ]
     turn = Turn(question=state["question"], standalone_question=question_of(state), answer=answer)
     return {
-        "history": [*(state.get("history") or []), turn][-MAX_HISTORY_TURNS:],
+        "history": [turn],
         "standalone_question": question_of(state),
         "answer": answer,
         "sources": [] if is_no_answer(answer) else sources,
         "warnings": warnings,
         "retry_count": state.get("retry_count", 0),
         "web_search_used": bool(state.get("web_search_used")),
-        "prompt_versions": dict(state.get("prompt_versions") or {}),
+        "prompt_versions": {},  # nothing new: present in the output even if no prompt ran
     }

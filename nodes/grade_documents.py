@@ -17,7 +17,7 @@ from langgraph.runtime import Runtime
 
 from adapters.documents import dedupe
 from adapters.services import Services
-from nodes.common import reports, score_on_evidence, with_warning
+from nodes.common import reports, score_on_evidence
 from schema.context import Context, context_of
 from schema.state import RAGState, RetrievalVerdict
 
@@ -48,7 +48,7 @@ def _score(
     """The evaluator's score of ``docs``; an unusable reply counts as yes, with a warning."""
     score, update = score_on_evidence(state, ctx, llm, "grade_documents", docs)
     if score is None:
-        return 1.0, {**update, "warnings": with_warning(state, UNPARSABLE_WARNING)}
+        return 1.0, {**update, "warnings": [UNPARSABLE_WARNING]}
     return score, update
 
 

@@ -20,13 +20,12 @@ def increment_retry(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any
     the state for the next rewrite and generation, and the chunks the grader rejected are
     recorded so the next retrieval searches past them.
     """
-    attempts = [*(state.get("attempts") or []), current_attempt(state)]
     rejected = [
         doc_id(d) for d in state.get("documents") or [] if d.metadata.get("relevant") == "no"
     ]
     return {
         "retry_count": state.get("retry_count", 0) + 1,
-        "attempts": attempts,
-        "rejected_chunks": list(dict.fromkeys([*(state.get("rejected_chunks") or []), *rejected])),
+        "attempts": [current_attempt(state)],
+        "rejected_chunks": rejected,
         "citation_corrections": 0,
     }

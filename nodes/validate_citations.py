@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 
 from adapters.citations import citation_keys, parse_citations, strip_citations
 from adapters.documents import containing, doc_id
-from nodes.common import context_documents, is_no_answer, with_warning
+from nodes.common import context_documents, is_no_answer
 from schema.context import Context, context_of
 from schema.state import RAGState
 
@@ -74,9 +74,9 @@ def validate_citations(state: RAGState, runtime: Runtime[Context]) -> dict[str, 
     }
     if check.unknown:
         warning = f"Removed citations of unknown documents: {', '.join(check.unknown)}."
-        update["warnings"] = with_warning(state, warning)
+        update["warnings"] = [warning]
     elif not check.cited:
-        update["warnings"] = with_warning(state, "The answer cites none of its documents.")
+        update["warnings"] = ["The answer cites none of its documents."]
     return update
 
 

@@ -8,7 +8,7 @@ from langgraph.runtime import Runtime
 
 from adapters.errors import WebSearchError
 from adapters.services import Services
-from nodes.common import question_of, reports, with_warning
+from nodes.common import question_of, reports
 from schema.context import Context, context_of
 from schema.state import RAGState
 
@@ -32,11 +32,11 @@ def web_search(state: RAGState, runtime: Runtime[Context], services: Services) -
     ctx = context_of(runtime)
     provider = services.web_search
     if provider is None:
-        return {"web_searched": True, "warnings": with_warning(state, OFF_WARNING)}
+        return {"web_searched": True, "warnings": [OFF_WARNING]}
     query = state.get("rewritten_query") or question_of(state)
     try:
         results = provider.search(query, ctx.web_results)
     except WebSearchError as exc:
         warning = f"Web search failed, so the answer uses the knowledge base only: {exc}"
-        return {"web_searched": True, "warnings": with_warning(state, warning)}
+        return {"web_searched": True, "warnings": [warning]}
     return {"web_results": results, "web_searched": True, "web_search_used": True}

@@ -1,15 +1,18 @@
 """State of the CRAG graph: what callers give, what they get back, and what flows between nodes.
 
-The graph runs one node at a time (no parallel branches), so no field needs a reducer: every
-node returns whole new values for the keys it changes, e.g. ``warnings`` is returned as the
-old list plus the new warning. That keeps each update readable on its own in a trace.
+Keys that accumulate have a reducer, so a node returns only what it adds: a new warning, the
+prompt versions it used, the failed pass, the chunks it rejected, the finished turn. Keys
+marked ``PER_TURN`` start every turn of a thread from their zero value: ``turn_reset()``
+derives that reset from the annotations below, so a new per-turn key cannot be forgotten.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+import operator
+from typing import Annotated, Any, Literal, get_origin, get_type_hints
 
 from langchain_core.documents import Document
+from langgraph.types import Overwrite
 from typing_extensions import TypedDict
 
 Verdict = Literal["yes", "no", "unknown"]
@@ -17,6 +20,27 @@ Verdict = Literal["yes", "no", "unknown"]
 
 MAX_HISTORY_TURNS = 10
 """How many earlier turns a thread keeps in its state (older ones are dropped)."""
+
+
+class _PerTurn:
+    """Marks a key that starts every turn from its zero value (see ``turn_reset``)."""
+
+    def __repr__(self) -> str:
+        return "PER_TURN"
+
+
+PER_TURN = _PerTurn()
+
+
+def add_unique(left: list[str], right: list[str]) -> list[str]:
+    """Reducer: append the new items that are not there yet, in order."""
+    return list(dict.fromkeys([*left, *right]))
+
+
+def merge(left: dict[str, str], right: dict[str, str]) -> dict[str, str]:
+    """Reducer: the old mapping updated with the new entries."""
+    return {**left, **right}
+
 
 RetrievalVerdict = Literal["correct", "ambiguous", "incorrect"]
 """CRAG's three-way judgement of the retrieval (see ``nodes.grade_documents``)."""
@@ -57,6 +81,11 @@ class Turn(TypedDict):
     """The answer returned."""
 
 
+def recent_turns(left: list[Turn], right: list[Turn]) -> list[Turn]:
+    """Reducer: append the finished turns, keeping the last ``MAX_HISTORY_TURNS``."""
+    return [*left, *right][-MAX_HISTORY_TURNS:]
+
+
 class InputState(TypedDict):
     """What a caller gives the graph."""
 
@@ -76,13 +105,13 @@ class OutputState(TypedDict, total=False):
     """The final answer (the best attempt's answer when checks kept failing)."""
     sources: list[Source]
     """Documents the answer was generated from."""
-    warnings: list[str]
+    warnings: Annotated[list[str], PER_TURN, add_unique]
     """Anything the caller should know: retries exhausted, web search failed, unparsable judge."""
-    web_search_used: bool
+    web_search_used: Annotated[bool, PER_TURN]
     """Whether web results were fetched during the run."""
-    retry_count: int
+    retry_count: Annotated[int, PER_TURN]
     """How many retries ran (0 when the first answer passed both checks)."""
-    prompt_versions: dict[str, str]
+    prompt_versions: Annotated[dict[str, str], PER_TURN, merge]
     """Prompt name -> version of every prompt that ran."""
 
 
@@ -90,10 +119,11 @@ class RAGState(InputState, OutputState, total=False):
     """Everything that flows between the nodes.
 
     On a checkpointed thread the state persists between turns. ``contextualize_question``
-    starts every turn by resetting the per-turn keys, so only ``history`` carries over.
+    starts every turn with ``turn_reset()``, so what one turn accumulates (warnings, retries,
+    failed passes, rejected chunks, prompt versions) never leaks into the next.
     """
 
-    history: list[Turn]
+    history: Annotated[list[Turn], recent_turns]
     """The thread's earlier turns, oldest first (the last ``MAX_HISTORY_TURNS``)."""
 
     rewritten_query: str
@@ -107,9 +137,9 @@ class RAGState(InputState, OutputState, total=False):
     retrieval_verdict: RetrievalVerdict
     """correct: score at or above ``correct_threshold``; incorrect: below
     ``incorrect_threshold`` (or nothing retrieved); ambiguous: in between."""
-    web_searched: bool
+    web_searched: Annotated[bool, PER_TURN]
     """Whether this pass has searched the web yet (reset by ``retrieve``)."""
-    web_results: list[Document]
+    web_results: Annotated[list[Document], PER_TURN]
     """This pass's web-search results, refined to the strips that bear on the question."""
     evidence_score: float
     """The evaluator's score of the evidence after web search (knowledge-base documents kept
@@ -119,11 +149,11 @@ class RAGState(InputState, OutputState, total=False):
     accepted (empty: nothing states the answer, and the reply is the no-answer reply)."""
     generation: str
     """The answer generated in this pass (citation markers removed once validated)."""
-    citations: list[str]
+    citations: Annotated[list[str], PER_TURN]
     """Chunk ids the answer cites, each validated against this pass's documents."""
-    citation_feedback: str
+    citation_feedback: Annotated[str, PER_TURN]
     """Why the generator is asked to redo its citations (empty when they are fine)."""
-    citation_corrections: int
+    citation_corrections: Annotated[int, PER_TURN]
     """Citation corrections used in this pass (bounded by ``max_citation_corrections``)."""
     grounded: Verdict
     """Hallucination check: is the generation supported by the documents?"""
@@ -131,10 +161,26 @@ class RAGState(InputState, OutputState, total=False):
     """Answer check: do the documents state the generation as the answer to the question?"""
     answer_score: float
     """The answer check's score (P(yes)); compared with ``answer_threshold``."""
-    feedback: str
+    feedback: Annotated[str, PER_TURN]
     """Why the last pass failed its checks; fed to the next rewrite and generation."""
-    attempts: list[Attempt]
+    attempts: Annotated[list[Attempt], PER_TURN, operator.add]
     """Every failed pass so far, for choosing the best answer when retries run out."""
-    rejected_chunks: list[str]
+    rejected_chunks: Annotated[list[str], PER_TURN, add_unique]
     """Ids of the chunks the grader judged irrelevant in the failed passes of this turn: a
     retry searches past them instead of grading them again."""
+
+
+def turn_reset() -> dict[str, Any]:
+    """The update that starts a turn: every ``PER_TURN`` key at its type's zero value.
+
+    Keys with a reducer are overwritten (``Overwrite``), the others simply set.
+    """
+    reset: dict[str, Any] = {}
+    for key, hint in get_type_hints(RAGState, include_extras=True).items():
+        metadata: tuple[Any, ...] = getattr(hint, "__metadata__", ())
+        if PER_TURN not in metadata:
+            continue
+        base = hint.__origin__  # the type inside Annotated[...]
+        zero = (get_origin(base) or base)()
+        reset[key] = Overwrite(zero) if callable(metadata[-1]) else zero
+    return reset

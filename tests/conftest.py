@@ -189,3 +189,23 @@ def hash_kb(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> Callable[[str], A
 
     monkeypatch.setattr(graph.services, "knowledge_base", factory)
     return factory
+
+
+def applied(state: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
+    """``state`` after a node's ``update``, through the graph state's own reducers.
+
+    Node updates hold only what a node adds to an accumulating key (or an ``Overwrite``);
+    LangGraph applies them. This runs one step of a graph over ``RAGState`` to do the same.
+    """
+    from langgraph.graph import END, START, StateGraph
+
+    from schema.state import RAGState
+
+    def step(_: RAGState) -> dict[str, Any]:
+        return update
+
+    builder = StateGraph(RAGState)
+    builder.add_node("step", step)
+    builder.add_edge(START, "step")
+    builder.add_edge("step", END)
+    return dict(builder.compile().invoke(state))

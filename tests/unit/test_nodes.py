@@ -13,7 +13,15 @@ from nodes import finalize, increment_retry
 from nodes.common import NO_ANSWER
 from nodes.grade_documents import decide
 from schema.context import Context
-from tests.conftest import KB_DOCS, WEB_DOCS, FakeRetriever, FakeWebSearch, doc, make_llm
+from tests.conftest import (
+    KB_DOCS,
+    WEB_DOCS,
+    FakeRetriever,
+    FakeWebSearch,
+    applied,
+    doc,
+    make_llm,
+)
 
 # The nodes as the graph calls them: ``(state, runtime)``, clients from the services factory.
 check_hallucination = bind(nodes.check_hallucination, None)
@@ -455,7 +463,7 @@ def test_increment_retry_records_the_chunks_the_grader_rejected():
     for d, grade in zip(graded, ["yes", "no", "no"], strict=True):
         d.metadata["relevant"] = grade
     state = {"question": Q, "documents": graded, "rejected_chunks": ["z", "b"]}
-    assert increment_retry(state, rt())["rejected_chunks"] == ["z", "b", "c"]
+    assert applied(state, increment_retry(state, rt()))["rejected_chunks"] == ["z", "b", "c"]
 
 
 def test_finalize_returns_passing_answer_and_its_sources():

@@ -13,7 +13,7 @@ from crag.threads import check_thread_id, thread_config, thread_graph, threads_p
 from graph.services import bind
 from nodes.contextualize_question import format_history
 from schema.context import Context
-from tests.conftest import KB_DOCS, FakeRetriever, happy_responder, make_llm
+from tests.conftest import KB_DOCS, FakeRetriever, applied, happy_responder, make_llm
 
 FIRST = "Which team won Super Bowl 50?"
 FOLLOW_UP = "What was the final score?"
@@ -109,7 +109,7 @@ def test_contextualize_resets_the_turn_and_falls_back_on_an_empty_reply(fake_ser
         "web_search_used": True,
         "attempts": [{"query": "x"}],
     }
-    update = contextualize_question(state, None)  # type: ignore[arg-type]
+    update = applied(state, contextualize_question(state, None))  # type: ignore[arg-type]
     assert update["standalone_question"] == "and its population?"
     assert update["retry_count"] == 0 and update["warnings"] == [] and update["attempts"] == []
     assert update["web_search_used"] is False and update["web_results"] == []
@@ -129,3 +129,18 @@ def test_format_history_keeps_the_latest_turns_and_bounds_answers():
 def test_bad_thread_ids_are_refused(bad):
     with pytest.raises(ConfigError):
         check_thread_id(bad)
+
+
+def test_every_accumulating_key_but_history_starts_each_turn_empty():
+    from typing import get_type_hints
+
+    from langgraph.types import Overwrite
+
+    from schema.state import RAGState, turn_reset
+
+    hints = get_type_hints(RAGState, include_extras=True)
+    with_reducer = {k for k, h in hints.items() if callable(getattr(h, "__metadata__", [0])[-1])}
+    assert {"warnings", "attempts", "rejected_chunks", "prompt_versions"} <= with_reducer
+    reset = turn_reset()
+    assert {k for k, v in reset.items() if isinstance(v, Overwrite)} == with_reducer - {"history"}
+    assert reset["retry_count"] == 0 and reset["web_search_used"] is False
