@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -24,6 +23,7 @@ from pydantic import SecretStr
 
 from adapters import local_model
 from adapters.errors import ConfigError
+from adapters.settings import settings
 from prompts import RenderedPrompt
 
 log = logging.getLogger(__name__)
@@ -58,22 +58,21 @@ def build_chat_model(
             base_url=srv.base_url, api_key=SecretStr("not-needed"), model=name or "local", **common
         )
     if provider == "openai":
-        if not os.environ.get("OPENAI_API_KEY"):
+        if settings().openai_api_key is None:
             raise ConfigError(f"model {model!r} needs OPENAI_API_KEY in the environment.")
         if not name:
             raise ConfigError("Name the OpenAI model, e.g. 'openai:gpt-4o-mini'.")
         return ChatOpenAI(model=name, **common)
     if provider == "openai-compatible":
-        base_url = base_url or os.environ.get("OPENAI_BASE_URL", "")
+        base_url = base_url or settings().openai_base_url
         if not base_url:
             raise ConfigError(
                 "'openai-compatible:<model>' needs base_url (context), CRAG_BASE_URL "
                 "or OPENAI_BASE_URL."
             )
-        key = os.environ.get("CRAG_API_KEY") or os.environ.get("OPENAI_API_KEY") or "not-needed"
-        return ChatOpenAI(
-            base_url=base_url, api_key=SecretStr(key), model=name or "default", **common
-        )
+        # llama.cpp and many other servers need no key; the client library insists on one.
+        key = settings().compatible_api_key or SecretStr("not-needed")
+        return ChatOpenAI(base_url=base_url, api_key=key, model=name or "default", **common)
     raise ConfigError(
         f"Unknown model provider {provider!r} in {model!r}; "
         "use 'local', 'openai:<model>' or 'openai-compatible:<model>'."

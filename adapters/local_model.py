@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from adapters.errors import ModelError
-from adapters.settings import data_dir
+from adapters.settings import data_dir, settings
 
 _CHUNK = 8 << 20
 
@@ -194,7 +194,7 @@ def server(name: str | None = None) -> LocalServer:
     model = get_model(name)
     with _lock:
         if model.name not in _servers:
-            n_ctx = int(os.environ.get("CRAG_LOCAL_N_CTX", "8192"))
+            n_ctx = settings().local_n_ctx
             _servers[model.name] = LocalServer(assemble(model), n_ctx=n_ctx)
         return _servers[model.name]
 

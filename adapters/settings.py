@@ -1,7 +1,10 @@
-"""Process-wide settings: where crag keeps its state.
+"""Process-level settings, read from the environment in one typed place.
 
-Everything crag writes (the Chroma store, the joined model file, caches) lives under one
-data dir: ``CRAG_DATA_DIR`` if set, otherwise ``.crag/`` at the project root.
+Run-level settings (model, collection, thresholds, retries…) are the graph's ``Context``
+(``schema/context.py``); these are the ones a process has once: where crag keeps its state,
+provider credentials and endpoints, the embedded server's context size. Everything crag writes
+(the Chroma store, the joined model file, thread checkpoints) lives under one data dir:
+``CRAG_DATA_DIR`` if set, otherwise ``.crag/`` at the project root.
 """
 
 from __future__ import annotations
@@ -9,14 +12,70 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from pydantic import AliasChoices, Field, SecretStr, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
 from adapters.errors import ConfigError
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
+class Settings(BaseSettings):
+    """The environment variables crag reads (``.env`` is loaded by the CLI and the server)."""
+
+    model_config = SettingsConfigDict(extra="ignore", populate_by_name=True, env_ignore_empty=True)
+
+    data_dir: Path = Field(
+        default=PROJECT_ROOT / ".crag",
+        validation_alias="CRAG_DATA_DIR",
+        description="Where crag keeps its store, model file and threads.",
+    )
+    local_n_ctx: int = Field(
+        default=8192,
+        ge=512,
+        validation_alias="CRAG_LOCAL_N_CTX",
+        description="Context window of the embedded model server, in tokens.",
+    )
+    openai_api_key: SecretStr | None = Field(
+        default=None, validation_alias="OPENAI_API_KEY", description="Key for 'openai:<model>'."
+    )
+    compatible_api_key: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("CRAG_API_KEY", "OPENAI_API_KEY"),
+        description="Key for 'openai-compatible:<model>' (CRAG_API_KEY, else OPENAI_API_KEY).",
+    )
+    openai_base_url: str = Field(
+        default="",
+        validation_alias="OPENAI_BASE_URL",
+        description="Endpoint for 'openai-compatible:<model>' when the context names none.",
+    )
+    tavily_api_key: SecretStr | None = Field(
+        default=None, validation_alias="TAVILY_API_KEY", description="Key for Tavily search."
+    )
+    tavily_api_base_url: str = Field(
+        default="",
+        validation_alias="TAVILY_API_BASE_URL",
+        description="Tavily endpoint (default: Tavily's own).",
+    )
+    debug: bool = Field(
+        default=False, validation_alias="CRAG_DEBUG", description="Show tracebacks on errors."
+    )
+
+
+def settings() -> Settings:
+    """The settings as the environment holds them now (a bad value is a ``ConfigError``)."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in e['loc'])}: {e['msg']}" for e in exc.errors()
+        )
+        raise ConfigError(f"Invalid environment setting: {problems}.") from exc
+
+
 def data_dir() -> Path:
     """Return the data dir, creating it if needed."""
-    path = Path(os.environ.get("CRAG_DATA_DIR") or PROJECT_ROOT / ".crag").expanduser()
+    path = settings().data_dir.expanduser()
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import re
 import threading
 from functools import cache
@@ -20,6 +19,7 @@ from urllib.parse import quote
 from langchain_core.documents import Document
 
 from adapters.errors import ConfigError, WebSearchError
+from adapters.settings import settings
 
 
 class WebSearch(Protocol):
@@ -125,13 +125,15 @@ def _encyclopedia() -> EncyclopediaSearch:
 
 def build_web_search(provider: str, *, timeout_s: float) -> WebSearch | None:
     """The provider named by the context's ``web_search`` (``None`` when off)."""
-    key = os.environ.get("TAVILY_API_KEY", "")
+    env = settings()
     if provider == "off":
         return None
-    if provider == "tavily" or (provider == "auto" and key):
-        if not key:
+    if provider == "tavily" or (provider == "auto" and env.tavily_api_key):
+        if env.tavily_api_key is None:
             raise ConfigError("web_search='tavily' needs TAVILY_API_KEY in the environment.")
         return TavilySearch(
-            key, timeout_s=timeout_s, api_base_url=os.environ.get("TAVILY_API_BASE_URL") or None
+            env.tavily_api_key.get_secret_value(),
+            timeout_s=timeout_s,
+            api_base_url=env.tavily_api_base_url or None,
         )
     return _encyclopedia()

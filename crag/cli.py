@@ -13,19 +13,22 @@ import sys
 import time
 from typing import Annotated, Any, NoReturn
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+import typer
+from dotenv import load_dotenv
+from rich.console import Console
+from rich.markup import escape
 
-import typer  # noqa: E402
-from dotenv import load_dotenv  # noqa: E402
-from rich.console import Console  # noqa: E402
-from rich.markup import escape  # noqa: E402
+from adapters.errors import ConfigError, CragError
 
-from adapters.errors import ConfigError, CragError  # noqa: E402
+QUIET_OFFLINE_LIBRARIES = {
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+    "TRANSFORMERS_VERBOSITY": "error",
+    "ANONYMIZED_TELEMETRY": "False",
+    "TOKENIZERS_PARALLELISM": "false",
+}
+"""Defaults for the libraries crag uses: no hub access, no progress bars, no telemetry."""
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 out = Console(soft_wrap=True)
@@ -55,6 +58,16 @@ def _llm_error(exc: BaseException) -> str | None:
     return None
 
 
+def _debug() -> bool:
+    """Whether CRAG_DEBUG asks for tracebacks instead of one-line messages."""
+    from adapters.settings import settings
+
+    try:
+        return settings().debug
+    except ConfigError:
+        return False
+
+
 def _run_guarded(action: Any) -> Any:
     """Run ``action`` and turn known failures into messages and exit codes."""
     try:
@@ -68,7 +81,7 @@ def _run_guarded(action: Any) -> Any:
     except CragError as exc:
         fail(str(exc), 3)
     except Exception as exc:
-        if os.environ.get("CRAG_DEBUG"):
+        if _debug():
             raise
         message = _llm_error(exc)
         fail(message or f"{type(exc).__name__}: {exc} (set CRAG_DEBUG=1 for a traceback)", 3)
@@ -358,7 +371,9 @@ def graph_cmd() -> None:
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: library defaults, then ``.env``, then the command."""
+    for name, value in QUIET_OFFLINE_LIBRARIES.items():
+        os.environ.setdefault(name, value)
     load_dotenv()
     app()
 

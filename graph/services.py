@@ -10,7 +10,6 @@ one Chroma client and one web-search index.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
@@ -22,7 +21,7 @@ from adapters.embeddings import LazyEmbeddings, default_embeddings
 from adapters.knowledge_base import KnowledgeBase, ModeRetriever
 from adapters.llm import build_chat_model
 from adapters.services import Services
-from adapters.settings import data_dir
+from adapters.settings import data_dir, settings
 from adapters.web_search import build_web_search
 from schema.context import Context, context_of
 from schema.state import RAGState
@@ -78,7 +77,7 @@ def default_services(ctx: Context) -> Services:
         ),
         lambda: chat_model_for(ctx),
     )
-    has_tavily_key = bool(os.environ.get("TAVILY_API_KEY"))
+    has_tavily_key = settings().tavily_api_key is not None
     web = _cached(
         ("web", ctx.web_search, ctx.web_timeout_s, has_tavily_key),
         lambda: build_web_search(ctx.web_search, timeout_s=ctx.web_timeout_s),

@@ -51,3 +51,18 @@ def test_bad_env_value_is_a_clear_error(monkeypatch):
     monkeypatch.setenv("CRAG_TOP_K", "many")
     with pytest.raises(ConfigError, match="CRAG_TOP_K"):
         Context()
+
+
+def test_process_settings_come_from_the_environment_in_one_typed_place(monkeypatch, tmp_path):
+    from adapters.settings import data_dir, settings
+
+    monkeypatch.setenv("CRAG_DATA_DIR", str(tmp_path / "d"))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai")
+    assert data_dir() == tmp_path / "d" and data_dir().is_dir()
+    assert settings().compatible_api_key.get_secret_value() == "sk-openai"
+    monkeypatch.setenv("CRAG_API_KEY", "sk-crag")  # the compatible endpoint's own key wins
+    assert settings().compatible_api_key.get_secret_value() == "sk-crag"
+    assert "sk-crag" not in repr(settings())  # secrets never print
+    monkeypatch.setenv("CRAG_LOCAL_N_CTX", "lots")
+    with pytest.raises(ConfigError, match="CRAG_LOCAL_N_CTX"):
+        settings()
