@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import write_results
-from crag.eval.harness import read_records
 from crag.eval.metrics import percentile
-from crag.eval.report import markdown_table
+from crag.eval.records import read_records
+from crag.eval.tables import markdown_table
 
 MISS = 0.10
 GRID = [round(0.05 * i, 2) for i in range(21)]

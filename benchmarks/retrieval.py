@@ -16,6 +16,7 @@ import os
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
@@ -23,14 +24,26 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 from benchmarks import write_results  # noqa: E402
 from crag.eval.corpus import index_paragraphs, paragraph_of  # noqa: E402
 from crag.eval.metrics import percentile  # noqa: E402
-from crag.eval.squad import load_squad  # noqa: E402
+from crag.eval.squad import Question, load_squad  # noqa: E402
+from crag.eval.tables import markdown_table  # noqa: E402
 
 MODES = ("dense", "keyword", "hybrid")
 CHUNKS_PER_QUERY = 10  # paragraphs are ranked by their best chunk among these
 
 
-def main() -> None:
-    """Run the benchmark."""
+COLUMNS = [
+    ("mode", "mode"),
+    ("recall@1", "recall@1"),
+    ("recall@5", "recall@5"),
+    ("recall@10", "recall@10"),
+    ("mrr@10", "MRR@10"),
+    ("latency_p50_ms", "latency p50"),
+    ("latency_p95_ms", "latency p95"),
+]
+
+
+def parse_args() -> argparse.Namespace:
+    """The command line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", type=Path, required=True)
     parser.add_argument("--limit", type=int, default=None, help="questions (default: all)")
@@ -38,11 +51,51 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, default=None, help="index dir (kept, reused)")
     parser.add_argument("--out", type=Path, default=Path("docs/benchmarks"))
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated subset")
-    args = parser.parse_args()
+    return parser.parse_args()
 
+
+def measure(kb: Any, questions: list[Question], mode: str) -> dict[str, float]:
+    """Recall@1/5/10, MRR@10 and search latency of ``mode`` over ``questions``."""
+    hits = {1: 0, 5: 0, 10: 0}
+    reciprocal = 0.0
+    latencies = []
+    for q in questions:
+        t0 = time.perf_counter()
+        docs = kb.search(q.question, CHUNKS_PER_QUERY, mode)
+        latencies.append(time.perf_counter() - t0)
+        ranked = list(dict.fromkeys(paragraph_of(d.metadata["id"]) for d in docs))[:10]
+        if q.paragraph_id in ranked:
+            rank = ranked.index(q.paragraph_id) + 1
+            reciprocal += 1.0 / rank
+            for k in hits:
+                hits[k] += rank <= k
+    n = len(questions)
+    return {
+        "recall@1": hits[1] / n,
+        "recall@5": hits[5] / n,
+        "recall@10": hits[10] / n,
+        "mrr@10": reciprocal / n,
+        "latency_p50_ms": 1000 * percentile(latencies, 50),
+        "latency_p95_ms": 1000 * percentile(latencies, 95),
+    }
+
+
+def table(results: dict[str, dict[str, float]]) -> str:
+    """The results as the Markdown table in docs/benchmarks/retrieval.md."""
+    rows = [
+        {"mode": mode}
+        | {k: f"{v:.1f} ms" if k.startswith("latency") else f"{v:.3f}" for k, v in r.items()}
+        for mode, r in results.items()
+    ]
+    return markdown_table(rows, COLUMNS)
+
+
+def main() -> None:
+    """Index the dataset, measure every mode, write the table."""
     from adapters.embeddings import default_embeddings
     from adapters.knowledge_base import KnowledgeBase
 
+    args = parse_args()
     dataset = load_squad(args.dataset)
     questions = dataset.sample(args.limit, args.seed)
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="crag-bench-"))
@@ -57,41 +110,10 @@ def main() -> None:
         f"{len(dataset.paragraphs)} paragraphs ({kb.count()} chunks; {written} written) indexed "
         f"in {build_s:.1f}s (embedding model load {load_s:.1f}s); {len(questions)} questions"
     )
-
     results = {}
     for mode in args.modes.split(","):
-        hits = {1: 0, 5: 0, 10: 0}
-        reciprocal = 0.0
-        latencies = []
-        for q in questions:
-            t0 = time.perf_counter()
-            docs = kb.search(q.question, CHUNKS_PER_QUERY, mode)  # type: ignore[arg-type]
-            latencies.append(time.perf_counter() - t0)
-            ranked = list(dict.fromkeys(paragraph_of(d.metadata["id"]) for d in docs))[:10]
-            if q.paragraph_id in ranked:
-                rank = ranked.index(q.paragraph_id) + 1
-                reciprocal += 1.0 / rank
-                for k in hits:
-                    hits[k] += rank <= k
-        n = len(questions)
-        results[mode] = {
-            "recall@1": hits[1] / n,
-            "recall@5": hits[5] / n,
-            "recall@10": hits[10] / n,
-            "mrr@10": reciprocal / n,
-            "latency_p50_ms": 1000 * percentile(latencies, 50),
-            "latency_p95_ms": 1000 * percentile(latencies, 95),
-        }
+        results[mode] = measure(kb, questions, mode)
         print(f"{mode}: {results[mode]}")
-
-    header = "| mode | recall@1 | recall@5 | recall@10 | MRR@10 | latency p50 | latency p95 |"
-    rows = [header, "|---|---|---|---|---|---|---|"]
-    for mode, r in results.items():
-        rows.append(
-            f"| {mode} | {r['recall@1']:.3f} | {r['recall@5']:.3f} | {r['recall@10']:.3f} "
-            f"| {r['mrr@10']:.3f} | {r['latency_p50_ms']:.1f} ms | {r['latency_p95_ms']:.1f} ms |"
-        )
-    table = "\n".join(rows)
     build = (
         f"Index build {build_s:.0f} s (MiniLM on CPU; BM25 index included)"
         if written == len(dataset.paragraphs)
@@ -102,23 +124,17 @@ def main() -> None:
         f"{len(questions)} questions. {build}; embedding-model load {load_s:.1f} s. "
         f"Latency is one `search` call (query embedding included), top {CHUNKS_PER_QUERY} chunks."
     )
-    print()
-    print(table)
-    write_results(
-        args.out,
-        "retrieval",
-        summary,
-        table,
-        {
-            "dataset": str(args.dataset.name),
-            "paragraphs": len(dataset.paragraphs),
-            "chunks": kb.count(),
-            "questions": len(questions),
-            "index_build_s": build_s,
-            "paragraphs_written": written,
-            "results": results,
-        },
-    )
+    print(f"\n{table(results)}")
+    details = {
+        "dataset": str(args.dataset.name),
+        "paragraphs": len(dataset.paragraphs),
+        "chunks": kb.count(),
+        "questions": len(questions),
+        "index_build_s": build_s,
+        "paragraphs_written": written,
+        "results": results,
+    }
+    write_results(args.out, "retrieval", summary, table(results), details)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,9 @@ from adapters.documents import containing, doc_id
 from crag.eval import report
 from crag.eval.corpus import index_paragraphs, paragraph_of
 from crag.eval.metrics import best, exact_match, f1, percentile
+from crag.eval.records import done_ids, read_records
 from crag.eval.squad import Dataset, Question
+from crag.eval.tables import cell, markdown_table
 from crag.run import RunResult, run_question
 from graph.naive import naive_context
 from nodes.common import is_no_answer
@@ -190,30 +192,6 @@ def cites_its_answer(prediction: str, sources: list[dict[str, str]]) -> bool | N
     return bool(containing(prediction, docs))
 
 
-def done_ids(predictions: Path) -> set[str]:
-    """Ids already answered in ``predictions`` (a torn last line is ignored)."""
-    if not predictions.exists():
-        return set()
-    ids = set()
-    for line in predictions.read_text(encoding="utf-8").splitlines():
-        try:
-            ids.add(json.loads(line)["id"])
-        except (ValueError, KeyError, TypeError):
-            continue
-    return ids
-
-
-def read_records(predictions: Path) -> list[dict[str, Any]]:
-    """Every complete record of ``predictions``."""
-    records = []
-    for line in predictions.read_text(encoding="utf-8").splitlines():
-        try:
-            records.append(json.loads(line))
-        except ValueError:
-            continue
-    return records
-
-
 @dataclass
 class EvalRun:
     """One ``crag eval`` invocation."""
@@ -295,21 +273,6 @@ COLUMNS = [
 ]
 
 
-def markdown_table(summaries: list[dict[str, Any]]) -> str:
-    """The summaries as one Markdown table."""
-    lines = [
-        "| " + " | ".join(label for _, label in COLUMNS) + " |",
-        "|" + "---|" * len(COLUMNS),
-    ]
-    for s in summaries:
-        lines.append("| " + " | ".join(str(s.get(key, "")) for key, _ in COLUMNS) + " |")
-    return "\n".join(lines)
-
-
-def _cell(text: Any) -> str:
-    return " ".join(str(text).split()).replace("|", "\\|") or "(empty)"
-
-
 def differences(
     base: list[dict[str, Any]], other: list[dict[str, Any]], names: tuple[str, str]
 ) -> str:
@@ -329,16 +292,25 @@ def differences(
         f"## {other_name} vs {base_name}: {wins} wins, {len(changed) - wins} losses, "
         f"{len(pairs) - len(changed)} ties (F1 per question)",
         "",
-        f"| question | gold | {base_name} | {other_name} | F1 change |",
-        "|---|---|---|---|---|",
     ]
-    for b, o in changed:
-        gold = (o.get("gold_answers") or [""])[0]
-        lines.append(
-            f"| {_cell(o.get('question', o['id']))} | {_cell(gold)} | {_cell(b.get('prediction'))}"
-            f" | {_cell(o.get('prediction'))} | {o['f1'] - b['f1']:+.2f} |"
-        )
-    return "\n".join(lines)
+    rows = [
+        {
+            "question": cell(o.get("question", o["id"])),
+            "gold": cell((o.get("gold_answers") or [""])[0]),
+            "base": cell(b.get("prediction")),
+            "other": cell(o.get("prediction")),
+            "change": f"{o['f1'] - b['f1']:+.2f}",
+        }
+        for b, o in changed
+    ]
+    columns = [
+        ("question", "question"),
+        ("gold", "gold"),
+        ("base", base_name),
+        ("other", other_name),
+        ("change", "F1 change"),
+    ]
+    return "\n".join(lines) + "\n" + markdown_table(rows, columns)
 
 
 def write_summary(run: EvalRun) -> dict[str, Any]:
@@ -349,10 +321,10 @@ def write_summary(run: EvalRun) -> dict[str, Any]:
         summary = report.summarize_mixed(
             records, run=run.out.name, pipeline=run.pipeline, settings=settings
         )
-        table = report.markdown_table(report.rows_of(summary), report.COLUMNS)
+        table = markdown_table(report.rows_of(summary), report.COLUMNS)
     else:
         summary = summarize(records, run.pipeline, run.ctx.model, run.out.name)
-        table = markdown_table([summary])
+        table = markdown_table([summary], COLUMNS, missing="")
     (run.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     (run.out / "summary.md").write_text(table + "\n")
     return summary
@@ -380,7 +352,7 @@ def compare(run_dirs: list[Path], out: Path) -> str:
     ]
     names = [s["run"] for s in summaries]
     out.mkdir(parents=True, exist_ok=True)
-    table = markdown_table(summaries)
+    table = markdown_table(summaries, COLUMNS, missing="")
     sections = [
         differences(records[0], recs, (names[0], name))
         for recs, name in zip(records[1:], names[1:], strict=True)

@@ -112,7 +112,7 @@ def run(
 
 def serve(job: dict[str, Any]) -> None:
     """The worker: answer each question id read from stdin, then echo it (record written)."""
-    from crag.eval import harness
+    from crag.eval import harness, records
     from crag.eval.mixed import load_mixed
     from crag.eval.squad import load_squad
     from schema.context import Context
@@ -125,7 +125,7 @@ def serve(job: dict[str, Any]) -> None:
         job["pipeline"], [], ctx, Path(job["out"]), mixed=job["format"] == "mixed"
     )
     run.out.mkdir(parents=True, exist_ok=True)
-    done = harness.done_ids(run.predictions)
+    done = records.done_ids(run.predictions)
     for line in sys.stdin:
         question_id = line.strip()
         if question_id not in done:

@@ -19,6 +19,8 @@ from typing import Any
 
 from crag.eval.metrics import percentile
 from crag.eval.mixed import CATEGORIES
+from crag.eval.records import read_records
+from crag.eval.tables import markdown_table
 
 COLUMNS = [
     ("run", "run"),
@@ -39,18 +41,6 @@ COLUMNS = [
     ("latency_p95_s", "latency p95 s"),
     ("total_s", "total s"),
 ]
-
-
-def markdown_table(rows: list[dict[str, Any]], columns: list[tuple[str, str]]) -> str:
-    """``rows`` as one Markdown table with ``columns`` (key, label); missing values are "—"."""
-    lines = [
-        "| " + " | ".join(label for _, label in columns) + " |",
-        "|" + "---|" * len(columns),
-    ]
-    for row in rows:
-        cells = ["—" if row.get(key) is None else str(row[key]) for key, _ in columns]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
 
 
 def _mean(values: list[float], scale: float = 1.0, digits: int = 1) -> float | None:
@@ -171,8 +161,6 @@ RATIO_COLUMNS = [
 
 def compare_mixed(run_dirs: list[Path], out: Path) -> str:
     """The per-category table of several runs (the first is the baseline), ratios, a chart."""
-    from crag.eval.harness import read_records
-
     summaries = [json.loads((d / "summary.json").read_text()) for d in run_dirs]
     common = set.intersection(
         *({r["id"] for r in read_records(d / "predictions.jsonl")} for d in run_dirs)
