@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal, get_args
+from functools import cache
+from typing import Annotated, Any, Literal, get_type_hints
 
 from langgraph.runtime import Runtime
+from pydantic import BeforeValidator, Field, TypeAdapter, ValidationError
 
 from adapters.errors import ConfigError
 from adapters.knowledge_base import RetrievalMode
@@ -23,6 +25,20 @@ MAX_RETRIES_LIMIT = 10
 """The largest ``max_retries`` accepted: each retry costs several LLM calls."""
 MAX_CITATION_CORRECTIONS_LIMIT = 3
 """The largest ``max_citation_corrections`` accepted."""
+
+AtLeastOne = Annotated[int, Field(ge=1)]
+NonNegative = Annotated[int, Field(ge=0)]
+Positive = Annotated[float, Field(gt=0)]
+Probability = Annotated[float, Field(ge=0.0, le=1.0)]
+Similarity = Annotated[float, Field(ge=-1.0, le=1.0)]
+
+
+def _pairs(value: Any) -> Any:
+    """``"generate=v1, rewrite_query=v1"`` (the env form) as a dict; anything else unchanged."""
+    if isinstance(value, str):
+        pairs = (item.split("=", 1) for item in value.split(",") if item.strip())
+        return {k.strip(): v.strip() for k, v in pairs}
+    return value
 
 
 @dataclass(kw_only=True)
@@ -48,13 +64,13 @@ class Context:
     temperature: float = field(
         default=0.0, metadata={"description": "Sampling temperature of every LLM call."}
     )
-    max_tokens: int = field(
+    max_tokens: AtLeastOne = field(
         default=384, metadata={"description": "Upper bound on tokens generated per LLM call."}
     )
-    llm_timeout_s: float = field(
+    llm_timeout_s: Positive = field(
         default=120.0, metadata={"description": "Timeout in seconds of one LLM HTTP request."}
     )
-    llm_max_retries: int = field(
+    llm_max_retries: NonNegative = field(
         default=2,
         metadata={
             "description": "Retries (with backoff) of a failed LLM request: 5xx, 429, timeout."
@@ -72,10 +88,10 @@ class Context:
             )
         },
     )
-    top_k: int = field(
+    top_k: AtLeastOne = field(
         default=4, metadata={"description": "Documents retrieved from the knowledge base."}
     )
-    min_similarity: float = field(
+    min_similarity: Similarity = field(
         default=0.3,
         metadata={
             "description": (
@@ -84,7 +100,7 @@ class Context:
             )
         },
     )
-    keyword_min_similarity: float = field(
+    keyword_min_similarity: Similarity = field(
         default=0.2,
         metadata={
             "description": (
@@ -95,7 +111,7 @@ class Context:
             )
         },
     )
-    correct_threshold: float = field(
+    correct_threshold: Probability = field(
         default=0.5,
         metadata={
             "description": (
@@ -106,7 +122,7 @@ class Context:
             )
         },
     )
-    incorrect_threshold: float = field(
+    incorrect_threshold: Probability = field(
         default=0.5,
         metadata={
             "description": (
@@ -116,7 +132,7 @@ class Context:
             )
         },
     )
-    answer_threshold: float = field(
+    answer_threshold: Probability = field(
         default=0.0,
         metadata={
             "description": (
@@ -136,7 +152,7 @@ class Context:
             )
         },
     )
-    refine_top_strips: int = field(
+    refine_top_strips: AtLeastOne = field(
         default=3,
         metadata={
             "description": (
@@ -154,13 +170,13 @@ class Context:
             )
         },
     )
-    web_results: int = field(
+    web_results: AtLeastOne = field(
         default=3, metadata={"description": "Web results added when the graph searches the web."}
     )
-    web_timeout_s: float = field(
+    web_timeout_s: Positive = field(
         default=15.0, metadata={"description": "Timeout in seconds of one web-search request."}
     )
-    max_retries: int = field(
+    max_retries: Annotated[int, Field(ge=0, le=MAX_RETRIES_LIMIT)] = field(
         default=2,
         metadata={
             "description": (
@@ -169,16 +185,18 @@ class Context:
             )
         },
     )
-    max_citation_corrections: int = field(
-        default=1,
-        metadata={
-            "description": (
-                "Times per pass the generator is sent back when its citations name no "
-                "document of the run (0: unknown citations are dropped with a warning)."
-            )
-        },
+    max_citation_corrections: Annotated[int, Field(ge=0, le=MAX_CITATION_CORRECTIONS_LIMIT)] = (
+        field(
+            default=1,
+            metadata={
+                "description": (
+                    "Times per pass the generator is sent back when its citations name no "
+                    "document of the run (0: unknown citations are dropped with a warning)."
+                )
+            },
+        )
     )
-    prompt_versions: dict[str, str] = field(
+    prompt_versions: Annotated[dict[str, str], BeforeValidator(_pairs)] = field(
         default_factory=dict,
         metadata={
             "description": (
@@ -189,56 +207,23 @@ class Context:
     )
 
     def __post_init__(self) -> None:
-        """Apply ``CRAG_<FIELD>`` env fallbacks to fields left at their default, then validate."""
-        for f in fields(self):
-            env = os.environ.get(f"CRAG_{f.name.upper()}")
-            if env is None or getattr(self, f.name) != _default(f):
-                continue
-            setattr(self, f.name, _parse_env(f.name, env, _default(f)))
-        self._validate()
+        """Apply ``CRAG_<FIELD>`` env fallbacks to fields left at their default, then validate.
 
-    def _validate(self) -> None:
-        for name in (
-            "top_k",
-            "max_tokens",
-            "web_results",
-            "refine_top_strips",
-        ):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"{name} must be at least 1, got {getattr(self, name)}.")
-        for name in ("min_similarity", "keyword_min_similarity"):
-            if not -1.0 <= getattr(self, name) <= 1.0:
-                raise ConfigError(f"{name} must be in [-1, 1], got {getattr(self, name)}.")
-        for name in ("correct_threshold", "incorrect_threshold", "answer_threshold"):
-            if not 0.0 <= getattr(self, name) <= 1.0:
-                raise ConfigError(f"{name} must be in [0, 1], got {getattr(self, name)}.")
+        Each field's type carries its constraints; pydantic checks (and coerces) every value.
+        """
+        for f in fields(self):
+            value, source = getattr(self, f.name), f.name
+            env = os.environ.get(f"CRAG_{f.name.upper()}")
+            if env is not None and value == _default(f):
+                value, source = env.strip(), f"CRAG_{f.name.upper()}"
+            try:
+                setattr(self, f.name, _adapter(f.name).validate_python(value))
+            except ValidationError as exc:
+                raise ConfigError(_message(source, value, exc)) from exc
         if self.correct_threshold < self.incorrect_threshold:
             raise ConfigError(
                 f"correct_threshold ({self.correct_threshold}) must not be below "
                 f"incorrect_threshold ({self.incorrect_threshold})."
-            )
-        for name in ("max_retries", "llm_max_retries", "max_citation_corrections"):
-            if getattr(self, name) < 0:
-                raise ConfigError(f"{name} must not be negative, got {getattr(self, name)}.")
-        for name in ("llm_timeout_s", "web_timeout_s"):
-            if getattr(self, name) <= 0:
-                raise ConfigError(f"{name} must be positive, got {getattr(self, name)}.")
-        if self.retrieval_mode not in get_args(RetrievalMode):
-            choices = ", ".join(get_args(RetrievalMode))
-            raise ConfigError(
-                f"retrieval_mode must be one of {choices}; got {self.retrieval_mode!r}."
-            )
-        if self.web_search not in get_args(WebSearchProvider):
-            choices = ", ".join(get_args(WebSearchProvider))
-            raise ConfigError(f"web_search must be one of {choices}; got {self.web_search!r}.")
-        if self.max_citation_corrections > MAX_CITATION_CORRECTIONS_LIMIT:
-            raise ConfigError(
-                f"max_citation_corrections above {MAX_CITATION_CORRECTIONS_LIMIT} is refused."
-            )
-        if self.max_retries > MAX_RETRIES_LIMIT:
-            raise ConfigError(
-                f"max_retries above {MAX_RETRIES_LIMIT} is refused: each retry costs several "
-                "LLM calls."
             )
 
     def trace_metadata(self) -> dict[str, Any]:
@@ -263,20 +248,18 @@ def _default(f: Any) -> Any:
     return f.default_factory() if callable(f.default_factory) else f.default
 
 
-def _parse_env(name: str, raw: str, default: Any) -> Any:
-    try:
-        if isinstance(default, bool):
-            return raw.strip().lower() in {"1", "true", "yes", "on"}
-        if isinstance(default, int):
-            return int(raw)
-        if isinstance(default, float):
-            return float(raw)
-        if isinstance(default, dict):
-            pairs = (item.split("=", 1) for item in raw.split(",") if item.strip())
-            return {k.strip(): v.strip() for k, v in pairs}
-    except ValueError as exc:
-        raise ConfigError(f"CRAG_{name.upper()}={raw!r} is not valid: {exc}") from exc
-    return raw.strip()
+def _message(source: str, value: Any, exc: ValidationError) -> str:
+    """One line naming the setting, what it must be, and what it got."""
+    error = exc.errors()[0]
+    if error["type"] == "literal_error":
+        return f"{source} must be one of {error['ctx']['expected']}; got {value!r}."
+    return f"{source}={value!r} is not valid: {error['msg'].lower()}."
+
+
+@cache
+def _adapter(name: str) -> TypeAdapter[Any]:
+    """The validator of field ``name``: its annotated type."""
+    return TypeAdapter(get_type_hints(Context, include_extras=True)[name])
 
 
 def context_of(runtime: Runtime[Context] | None) -> Context:
