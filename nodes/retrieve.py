@@ -33,7 +33,12 @@ def retrieve(state: RAGState, runtime: Runtime[Context], services: Services) -> 
     queries = list(dict.fromkeys(q for q in candidates if q))
     rankings = [retriever.search(q, ctx.top_k + len(rejected)) for q in queries]
     kept = above_floor(rankings, ctx.min_similarity, ctx.keyword_min_similarity, rejected)
-    return {"documents": kept[: ctx.top_k], "web_searched": False, "web_results": []}
+    return {
+        "documents": kept[: ctx.top_k],
+        "queries": [state.get("rewritten_query") or question_of(state)],
+        "web_searched": False,
+        "web_results": [],
+    }
 
 
 def _top_keyword_hit(ranking: list[Document], rejected: Set[str]) -> str | None:

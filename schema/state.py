@@ -128,6 +128,8 @@ class RAGState(InputState, OutputState, total=False):
 
     rewritten_query: str
     """Search query written from the question (and, on a retry, the checks' feedback)."""
+    queries: Annotated[list[str], PER_TURN, operator.add]
+    """The search query of every pass of this turn, in order (the first is the question)."""
     documents: list[Document]
     """Documents retrieved from the knowledge base for this pass, best first; after grading
     each carries ``metadata["relevant"]`` ("yes" or "no")."""

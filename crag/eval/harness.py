@@ -103,37 +103,26 @@ def sources_with_text(result: RunResult) -> list[dict[str, str]]:
 
 def outcome(result: RunResult) -> dict[str, Any]:
     """What a record keeps of a run: its answer and sources, and how it got there."""
-    retrieved: list[str] = []
-    queries: list[str] = []
-    rejected: list[str] = []
+    state = result.state
+    retrieved = [doc_id(d) for s in result.steps for d in s.update.get("documents") or []]
     scores: dict[str, float] = {}
-    rewrite = ""
-    for step in result.steps:
-        update = step.update
-        if step.node == "rewrite_query":
-            rewrite = update.get("rewritten_query", "")
-        elif step.node == "retrieve":  # a pass searches with its rewrite, the first with none
-            queries.append(rewrite or result.question)
-            retrieved += [doc_id(d) for d in update.get("documents") or []]
-        elif step.node == "grade_documents":
-            graded = update.get("documents") or []
-            rejected += [doc_id(d) for d in graded if d.metadata.get("relevant") == "no"]
+    for step in result.steps:  # each score as first given (the first pass's)
         for key in ("retrieval_score", "evidence_score", "answer_score"):
-            if key in update:
-                scores.setdefault(key, update[key])
-    prediction = result.state.get("answer", "")
+            if key in step.update:
+                scores.setdefault(key, step.update[key])
+    prediction = state.get("answer", "")
     return {
         "prediction": prediction,
         "abstained": is_no_answer(prediction),
         "sources": sources_with_text(result),
         "retrieved": list(dict.fromkeys(retrieved)),
-        "queries": queries,
-        "rejected_chunk_ids": list(dict.fromkeys(rejected)),
+        "queries": state.get("queries", []),
+        "rejected_chunk_ids": state.get("rejected_chunks", []),
         "path": result.path,
-        "retries": result.state.get("retry_count", 0),
-        "web_search_used": bool(result.state.get("web_search_used")),
-        "warnings": result.state.get("warnings", []),
-        "prompt_versions": result.state.get("prompt_versions", {}),
+        "retries": state.get("retry_count", 0),
+        "web_search_used": bool(state.get("web_search_used")),
+        "warnings": state.get("warnings", []),
+        "prompt_versions": state.get("prompt_versions", {}),
         **scores,
     }
 
