@@ -154,7 +154,6 @@ def ask(
     from crag.run import Step, run_question
     from crag.threads import check_thread_id
     from graph.services import knowledge_base
-    from schema.context import Context
 
     try:
         question = clean_question(question)
@@ -164,14 +163,7 @@ def ask(
         _run_guarded(lambda: check_thread_id(thread))
 
     def action() -> None:
-        overrides: dict[str, Any] = {"collection": collection}
-        if model:
-            overrides["model"] = model
-        if web_search:
-            overrides["web_search"] = web_search
-        if max_retries is not None:
-            overrides["max_retries"] = max_retries
-        ctx = Context(**overrides)
+        ctx = _ask_context(collection, model, web_search, max_retries)
         if knowledge_base(collection).count() == 0:
             fail(f"Nothing is ingested in collection {collection!r}; run `crag ingest PATH` first.")
 
@@ -183,22 +175,43 @@ def ask(
         result = run_question(question, ctx, on_step=on_step, thread_id=thread)
         if as_json:
             sys.stdout.write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
-            return
-        state = result.state
-        out.print()
-        out.rule("Answer")
-        out.print(escape(state.get("answer", "")))
-        for src in state.get("sources", []):
-            out.print(f"  [dim]-[/] [bold]{escape(src['id'])}[/] {escape(src['source'])}")
-        for warning in state.get("warnings", []):
-            out.print(f"[yellow]warning:[/] {escape(warning)}")
-        out.print(
-            f"[dim]{len(result.steps)} steps, {state.get('retry_count', 0)} retries, "
-            f"web search {'used' if state.get('web_search_used') else 'not used'}, "
-            f"{result.seconds:.1f}s[/]"
-        )
+        else:
+            _print_answer(result)
 
     _run_guarded(action)
+
+
+def _ask_context(
+    collection: str, model: str | None, web_search: str | None, max_retries: int | None
+) -> Any:
+    """The run's context: the command's options over the defaults and the environment."""
+    from schema.context import Context
+
+    overrides: dict[str, Any] = {"collection": collection}
+    if model:
+        overrides["model"] = model
+    if web_search:
+        overrides["web_search"] = web_search
+    if max_retries is not None:
+        overrides["max_retries"] = max_retries
+    return Context(**overrides)
+
+
+def _print_answer(result: Any) -> None:
+    """The answer, its sources and warnings, and a one-line account of the run."""
+    state = result.state
+    out.print()
+    out.rule("Answer")
+    out.print(escape(state.get("answer", "")))
+    for src in state.get("sources", []):
+        out.print(f"  [dim]-[/] [bold]{escape(src['id'])}[/] {escape(src['source'])}")
+    for warning in state.get("warnings", []):
+        out.print(f"[yellow]warning:[/] {escape(warning)}")
+    out.print(
+        f"[dim]{len(result.steps)} steps, {state.get('retry_count', 0)} retries, "
+        f"web search {'used' if state.get('web_search_used') else 'not used'}, "
+        f"{result.seconds:.1f}s[/]"
+    )
 
 
 @app.command("model")
@@ -286,9 +299,7 @@ def _evaluate(
     seed: int,
     model: str | None,
 ) -> None:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-    from crag.eval import harness, interleave
+    from crag.eval import harness
     from crag.eval.mixed import load_mixed
     from crag.eval.squad import load_squad
     from schema.context import Context
@@ -299,42 +310,53 @@ def _evaluate(
         overrides["model"] = model
     ctx = Context(**overrides)
     questions = data.sample(limit, seed, per_category)
-    mixed = dataset_format == "mixed"
     together = len(pipelines) > 1
     runs = [
-        harness.EvalRun(p, questions, ctx, out_dir / p if together else out_dir, mixed=mixed)
+        harness.EvalRun(
+            p, questions, ctx, out_dir / p if together else out_dir, mixed=dataset_format == "mixed"
+        )
         for p in pipelines
     ]
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        console=err,
-        transient=True,
-    ) as progress:
+    job = {
+        "dataset": str(path),
+        "format": dataset_format,
+        "out": str(out_dir),
+        "context": overrides,
+    }
+    with _progress() as progress:
         task = progress.add_task("Indexing paragraphs", total=len(data.paragraphs))
         harness.prepare(data, ctx, lambda done, total: progress.update(task, completed=done))
-        already = len(questions) - len(runs[0].pending())
-        tasks = {
-            r.pipeline: progress.add_task(r.pipeline, total=len(questions), completed=already)
-            for r in runs
-        }
-        if together:
-            job = {
-                "dataset": str(path),
-                "format": dataset_format,
-                "out": str(out_dir),
-                "context": overrides,
-            }
-            todo = {q.id for r in runs for q in r.pending()}  # each file read once
-            pending = [q.id for q in questions if q.id in todo]
-            interleave.run(pipelines, pending, job, lambda p, _: progress.advance(tasks[p]))
-        else:
-            runs[0].run(on_done=lambda record: progress.advance(tasks[runs[0].pipeline]))
+        already = _answer(runs, questions, job, progress)
     for run in runs:
         harness.write_summary(run)
         out.print((run.out / "summary.md").read_text(), markup=False, highlight=False)
     out.print(f"Results in {out_dir} ({already} questions were already done).")
+
+
+def _progress() -> Any:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn())
+    return Progress(*columns, console=err, transient=True)
+
+
+def _answer(runs: list[Any], questions: list[Any], job: dict[str, Any], progress: Any) -> int:
+    """Answer what ``runs`` still lack (alternating when several); return how many were done."""
+    from crag.eval import interleave
+
+    already = len(questions) - len(runs[0].pending())
+    tasks = {
+        r.pipeline: progress.add_task(r.pipeline, total=len(questions), completed=already)
+        for r in runs
+    }
+    if len(runs) > 1:
+        todo = {q.id for r in runs for q in r.pending()}  # each file read once
+        pending = [q.id for q in questions if q.id in todo]
+        pipelines = [r.pipeline for r in runs]
+        interleave.run(pipelines, pending, job, lambda p, _: progress.advance(tasks[p]))
+    else:
+        runs[0].run(on_done=lambda record: progress.advance(tasks[runs[0].pipeline]))
+    return already
 
 
 @app.command("eval-report")
