@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,31 +92,40 @@ def run_question(
         from graph.graph import graph as default_graph
 
         graph = default_graph
-    result = RunResult(question=question, thread_id=thread_id)
-    started = last = time.perf_counter()
     config = run_config(ctx, thread_id)
     if callbacks:
         config["callbacks"] = callbacks
-    summaries: dict[str, str] = {}
-    for mode, chunk in graph.stream(
+    result = RunResult(question=question, thread_id=thread_id)
+    started = time.perf_counter()
+    stream = graph.stream(
         {"question": question},
         config=config,
         context=ctx,
         stream_mode=["custom", "updates", "values"],
-    ):
-        if mode == "custom":
-            summaries[chunk["node"]] = chunk["summary"]
-            continue
-        if mode == "values":  # the whole state after the step, reducers applied
-            result.state = dict(chunk)
-            continue
-        for node, update in chunk.items():
-            now = time.perf_counter()
-            summary = summaries.pop(node, "")
-            step = Step(node, dict(update or {}), now - last, summary)
-            last = now
-            result.steps.append(step)
-            if on_step:
-                on_step(step)
+    )
+    for step in _steps(stream, result):
+        result.steps.append(step)
+        if on_step:
+            on_step(step)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _steps(stream: Iterable[tuple[str, Any]], result: RunResult) -> Iterator[Step]:
+    """The steps of a ``["custom", "updates", "values"]`` stream; the state goes to ``result``.
+
+    A node's custom event (its one-line summary) arrives before its update; the values event
+    after each step is the whole state with the reducers applied.
+    """
+    summaries: dict[str, str] = {}
+    last = time.perf_counter()
+    for mode, chunk in stream:
+        if mode == "custom":
+            summaries[chunk["node"]] = chunk["summary"]
+        elif mode == "values":
+            result.state = dict(chunk)
+        else:
+            for node, update in chunk.items():
+                now = time.perf_counter()
+                yield Step(node, dict(update or {}), now - last, summaries.pop(node, ""))
+                last = now

@@ -327,11 +327,6 @@ def compare(run_dirs: list[Path], out: Path) -> str:
     ``comparison.md`` also lists, for each later run against the first, the questions whose
     F1 differs.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     runs = [(json.loads((d / "summary.json").read_text()), d) for d in run_dirs]
     records = [read_records(d / "predictions.jsonl") for _, d in runs]
     common = set.intersection(*({r["id"] for r in recs} for recs in records)) if records else set()
@@ -348,19 +343,31 @@ def compare(run_dirs: list[Path], out: Path) -> str:
     ]
     (out / "comparison.md").write_text("\n\n".join([table, *sections]) + "\n")
     (out / "comparison.json").write_text(json.dumps(summaries, indent=2) + "\n")
+    title = f"{len(common)} SQuAD dev questions, model {summaries[0]['model']}"
+    chart(summaries, title, out / "comparison.png")
+    return table
+
+
+def chart(summaries: list[dict[str, Any]], title: str, path: Path) -> None:
+    """Bars per run: F1, exact match, latency p50 and LLM calls per question."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     panels = [
         ("f1", "F1"),
         ("exact_match", "exact match"),
         ("latency_p50_s", "latency p50 (s)"),
         ("llm_calls_per_question", "LLM calls / question"),
     ]
+    names = [s["run"] for s in summaries]
     fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.2))
     for ax, (key, label) in zip(axes, panels, strict=True):
         colors = ["#8c8c8c", "#4c72b0", "#55a868", "#c44e52"][: len(names)]
         ax.bar(names, [s[key] for s in summaries], color=colors)
         ax.set_title(label)
-    fig.suptitle(f"{len(common)} SQuAD dev questions, model {summaries[0]['model']}")
+    fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(out / "comparison.png", dpi=100)
+    fig.savefig(path, dpi=100)
     plt.close(fig)
-    return table
