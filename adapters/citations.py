@@ -1,9 +1,9 @@
 """Citations: the generator cites its documents by short keys (``[S1]``, ``[S2]``...).
 
-Documents are shown to the generator with ids ``S1``..``Sn`` (the embedded 1.5B model copied
-these reliably; it mangled 30-character chunk ids). Only bracketed ``S<number>`` keys count as
-citations, so footnotes such as ``[1]`` or ``[Smith 2023]`` copied from a document are text,
-not citations. Keys are mapped back to chunk ids, and a key that names no document of this
+Documents are shown to the generator with ids ``S1``..``Sn``: short keys a small model copies
+reliably, where long chunk ids get mangled (docs/decisions.md, "Citations"). Only bracketed
+``S<number>`` keys count as citations, so footnotes such as ``[1]`` or ``[Smith 2023]`` copied
+from a document are text, not citations. Keys are mapped back to chunk ids, and a key that names no document of this
 run is invalid.
 """
 

@@ -74,11 +74,10 @@ def check_hallucination(
 
     Decided without the model when the answer declines ("I don't know" claims nothing), when
     the whole answer appears verbatim in the documents (a copied span is grounded by
-    definition: small judges were measured rejecting such correct short answers), or when the
-    answer names a number or a capitalised term found in no document (the small judge was
-    seen accepting both an invented score and an answer from its own memory).
-    Otherwise a judge that reuses the pass's evidence message decides. An unusable reply:
-    ``unknown`` plus a warning, and the run goes on.
+    definition), or when the answer names a number or a capitalised term found in no document
+    (see docs/decisions.md, "Lexical guards"). Otherwise a judge that reuses the pass's
+    evidence message decides. An unusable reply: ``unknown`` plus a warning, and the run goes
+    on.
     """
     ctx = context_of(runtime)
     answer = state.get("generation", "")

@@ -20,11 +20,10 @@ def retrieve(state: RAGState, runtime: Runtime[Context], services: Services) -> 
     """Top ``top_k`` chunks for the question and the rewritten query, fused by reciprocal rank.
 
     Searching with both means a rewrite that drifts from the question cannot lose the
-    documents the question itself finds. Chunks under the similarity floor are dropped here:
-    grading them would cost an LLM call each, and the small grader was seen calling such
-    off-topic chunks relevant. On a retry the chunks already graded irrelevant are skipped and
-    the search goes that much deeper, so the retry grades chunks it has not seen. A new pass
-    starts without web results.
+    documents the question itself finds. Chunks under the similarity floor are dropped here,
+    before the evaluator reads them (docs/benchmarks/floor.md). On a retry the chunks already
+    graded irrelevant are skipped and the search goes that much deeper, so the retry grades
+    chunks it has not seen. A new pass starts without web results.
     """
     ctx = context_of(runtime)
     retriever = services.retriever

@@ -20,12 +20,10 @@ _NUMBER = re.compile(r"\d+")
 def usable_query(query: str, question: str, tried: list[str]) -> str:
     """``query`` if it is a search query worth running, else the question itself.
 
-    The small model was seen writing a made-up answer instead of a query ("John Gallagher was
-    born on January 1, 1950.", which finds neither the year nor the paragraph) and repeating a
-    query already tried on every retry. So a query is replaced by the question when it names a
-    number the question does not (a guessed answer) or repeats a tried query, unless the
-    question was itself tried: then the repeat stands, and the retry differs by searching past
-    the chunks already rejected (see ``nodes.retrieve``).
+    A query is replaced by the question when it names a number the question does not (a
+    guessed answer, not a query) or repeats a tried query, unless the question was itself
+    tried: then the repeat stands, and the retry differs by searching past the chunks already
+    rejected (see ``nodes.retrieve``; why: docs/decisions.md, "Lexical guards").
     """
     seen = {normalize(q) for q in tried}
     guessed = set(_NUMBER.findall(normalize(query))) - set(_NUMBER.findall(normalize(question)))

@@ -29,8 +29,8 @@ def check_citations(answer: str, docs: list[Document]) -> CitationCheck:
     """Attribute ``answer`` (citation markers removed) to the documents that support it.
 
     An answer found word for word in some documents is attributed to them when it cites none,
-    or when none of the documents it cites contains it (the generator was seen copying a span
-    from one document and citing another). Otherwise its valid cited keys stand.
+    or when none of the documents it cites contains it (a span copied from one document and
+    cited to another; docs/decisions.md, "Citations"). Otherwise its valid cited keys stand.
     """
     keys = citation_keys(len(docs))
     cited = parse_citations(answer)
