@@ -3,8 +3,8 @@
 Documents are shown to the generator with ids ``S1``..``Sn``: short keys a small model copies
 reliably, where long chunk ids get mangled (docs/decisions.md, "Citations"). Only bracketed
 ``S<number>`` keys count as citations, so footnotes such as ``[1]`` or ``[Smith 2023]`` copied
-from a document are text, not citations. Keys are mapped back to chunk ids, and a key that names no document of this
-run is invalid.
+from a document are text, not citations. Keys are mapped back to chunk ids, and a key that
+names no document of this run is invalid.
 """
 
 from __future__ import annotations
