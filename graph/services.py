@@ -11,7 +11,7 @@ one Chroma client and one web-search index.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TypeVar
 
 from langchain_core.language_models import BaseChatModel
@@ -29,7 +29,7 @@ from schema.state import RAGState
 ServiceFactory = Callable[[Context], Services]
 """What ``build_graph`` is given: the clients for a run configured by a context."""
 
-ServiceNode = Callable[[RAGState, Runtime[Context], Services], dict[str, Any]]
+ServiceNode = Callable[[RAGState, Runtime[Context], Services], Mapping[str, Any]]
 
 T = TypeVar("T")
 _cache: dict[tuple[object, ...], object] = {}
@@ -91,7 +91,7 @@ class GraphNode(Protocol):
 
     __name__: str
 
-    def __call__(self, state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+    def __call__(self, state: RAGState, runtime: Runtime[Context]) -> Mapping[str, Any]:
         """Run the node on ``state``; return the keys it changes."""
         ...
 
@@ -102,7 +102,7 @@ def bind(node: ServiceNode, services: ServiceFactory | None) -> GraphNode:
     ``None`` means ``default_services``, looked up when the node runs.
     """
 
-    def run(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+    def run(state: RAGState, runtime: Runtime[Context]) -> Mapping[str, Any]:
         factory = services or default_services
         return node(state, runtime, factory(context_of(runtime)))
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
@@ -17,7 +16,7 @@ from nodes.common import (
     score_on_evidence,
 )
 from schema.context import Context, context_of
-from schema.state import RAGState
+from schema.state import RAGState, Update
 
 UNPARSABLE_WARNING = (
     "The hallucination check's reply was neither yes nor no; the answer was not verified "
@@ -67,9 +66,7 @@ def unsupported_terms(answer: str, docs: list[Document]) -> list[str]:
 
 
 @reports(lambda u: f"grounded: {u.get('grounded')}")
-def check_hallucination(
-    state: RAGState, runtime: Runtime[Context], services: Services
-) -> dict[str, Any]:
+def check_hallucination(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
     """Judge whether the answer is grounded in the context documents.
 
     Decided without the model when the answer declines ("I don't know" claims nothing), when

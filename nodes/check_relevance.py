@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from langgraph.runtime import Runtime
 
 from adapters.services import Services
@@ -14,7 +12,7 @@ from nodes.common import (
     score_on_evidence,
 )
 from schema.context import Context, context_of
-from schema.state import RAGState
+from schema.state import RAGState, Update
 
 UNPARSABLE_WARNING = (
     "The answer check's reply was neither yes nor no; the answer was not verified against "
@@ -24,9 +22,7 @@ NO_ANSWER_FEEDBACK = "the documents did not contain the answer."
 
 
 @reports(lambda u: f"answers the question: {u.get('answers_question')}")
-def check_relevance(
-    state: RAGState, runtime: Runtime[Context], services: Services
-) -> dict[str, Any]:
+def check_relevance(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
     """Judge whether the documents give the answer as the answer to *this* question.
 
     A span copied from a related document passes the grounding check yet may answer another

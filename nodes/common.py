@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, TypeVar, cast
 
@@ -17,7 +17,7 @@ from adapters.citations import citation_keys
 from adapters.documents import doc_id, doc_source, format_documents, normalize
 from adapters.llm import yes_probability
 from schema.context import Context
-from schema.state import Attempt, RAGState, Source, Verdict
+from schema.state import Attempt, RAGState, Source, Update, Verdict
 
 NO_ANSWER = "I don't know."
 """What the generator says when the documents do not contain the answer."""
@@ -48,7 +48,7 @@ def first_line(text: str) -> str:
 
 def render(
     state: RAGState, ctx: Context, name: str, **values: str
-) -> tuple[prompts.RenderedPrompt, dict[str, Any]]:
+) -> tuple[prompts.RenderedPrompt, Update]:
     """Render prompt ``name`` at its configured version, plus the state update recording it.
 
     The prompt carries the trace metadata of its LLM call: the configuration, and where in the
@@ -63,12 +63,12 @@ def render(
             "web_search_used": bool(state.get("web_search_used")),
         },
     )
-    return rendered, {"prompt_versions": {rendered.name: rendered.version}}
+    return rendered, Update(prompt_versions={rendered.name: rendered.version})
 
 
 def render_on_evidence(
     state: RAGState, ctx: Context, name: str, docs: list[Document], **values: str
-) -> tuple[prompts.RenderedPrompt, dict[str, Any]]:
+) -> tuple[prompts.RenderedPrompt, Update]:
     """Prompt ``name`` as a second message after the evidence message (documents, question).
 
     Every call of a pass that reads documents starts with the same evidence message, so the
@@ -82,8 +82,8 @@ def render_on_evidence(
         documents=format_documents(docs, citation_keys(len(docs))),
         question=question_of(state),
     )
-    task, recorded = render(state, ctx, name, **values)
-    recorded["prompt_versions"][evidence.name] = evidence.version
+    task, _ = render(state, ctx, name, **values)
+    recorded = Update(prompt_versions={evidence.name: evidence.version, task.name: task.version})
     metadata = {**task.metadata, "evidence_version": evidence.version}
     messages = [*evidence.messages, *task.messages]
     return replace(task, messages=messages, metadata=metadata), recorded
@@ -96,7 +96,7 @@ def score_on_evidence(
     name: str,
     docs: list[Document],
     **values: str,
-) -> tuple[float | None, dict[str, Any]]:
+) -> tuple[float | None, Update]:
     """The yes/no prompt ``name``'s P(yes) on ``docs``, plus the state update recording it."""
     prompt, recorded = render_on_evidence(state, ctx, name, docs, **values)
     return yes_probability(llm, prompt), recorded
@@ -135,10 +135,10 @@ def current_attempt(state: RAGState) -> Attempt:
     )
 
 
-NodeT = TypeVar("NodeT", bound=Callable[..., dict[str, Any]])
+NodeT = TypeVar("NodeT", bound=Callable[..., Mapping[str, Any]])
 
 
-def reports(describe: Callable[[dict[str, Any]], str]) -> Callable[[NodeT], NodeT]:
+def reports(describe: Callable[[Mapping[str, Any]], str]) -> Callable[[NodeT], NodeT]:
     """Make a node tell whoever streams the run what it did, in one line.
 
     After the node returns, ``describe(update)`` is written to the run's custom stream

@@ -34,6 +34,8 @@ def contextualize_question(
 ) -> dict[str, Any]:
     """Reset the per-turn keys and write the standalone question for this turn.
 
+    (Typed as a plain dict: the reset holds ``Overwrite`` values for the keys with reducers.)
+
     A thread's first turn (no history) needs no LLM call: the question is already standalone.
     Control characters are removed; an empty or overlong question fails the run with a
     ``QuestionError`` naming the problem.

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from langgraph.runtime import Runtime
 
 from nodes.common import NO_ANSWER, current_attempt, is_no_answer, question_of
 from schema.context import Context
-from schema.state import Attempt, RAGState, Turn
+from schema.state import Attempt, RAGState, Turn, Update
 
 
 def passed(attempt: Attempt) -> bool:
@@ -25,7 +23,7 @@ def score(attempt: Attempt) -> int:
     )
 
 
-def finalize(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+def finalize(state: RAGState, runtime: Runtime[Context]) -> Update:
     """Return the current answer if it passed its checks; else say the answer is unknown.
 
     An answer that no check confirmed is a guess, so it is not returned as the answer: the

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -10,17 +11,17 @@ from adapters.llm import complete
 from adapters.services import Services
 from nodes.common import NO_ANSWER, context_documents, render_on_evidence, reports
 from schema.context import Context, context_of
-from schema.state import RAGState
+from schema.state import RAGState, Update
 
 
-def describe(update: dict[str, Any]) -> str:
+def describe(update: Mapping[str, Any]) -> str:
     """The answer, on one line, shortened."""
     text = " ".join(str(update.get("generation", "")).split())
     return text if len(text) <= 70 else text[:67] + "..."
 
 
 @reports(describe)
-def generate(state: RAGState, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
+def generate(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
     """Answer the original question (not the rewrite) from the accepted evidence.
 
     With no evidence nothing states the answer, so the node says so without calling the

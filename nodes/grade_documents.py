@@ -9,6 +9,7 @@ lower one to be answered from at all; otherwise nothing states the answer and th
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from langchain_core.documents import Document
@@ -19,7 +20,7 @@ from adapters.documents import dedupe
 from adapters.services import Services
 from nodes.common import reports, score_on_evidence
 from schema.context import Context, context_of
-from schema.state import RAGState, RetrievalVerdict
+from schema.state import RAGState, RetrievalVerdict, Update
 
 UNPARSABLE_WARNING = (
     "The retrieval evaluator's reply was neither yes nor no; the documents were kept as relevant."
@@ -44,7 +45,7 @@ def marked(docs: list[Document], relevant: bool) -> list[Document]:
 
 def _score(
     state: RAGState, ctx: Context, llm: BaseChatModel, docs: list[Document]
-) -> tuple[float, dict[str, Any]]:
+) -> tuple[float, Update]:
     """The evaluator's score of ``docs``; an unusable reply counts as yes, with a warning."""
     score, update = score_on_evidence(state, ctx, llm, "grade_documents", docs)
     if score is None:
@@ -52,7 +53,7 @@ def _score(
     return score, update
 
 
-def describe(update: dict[str, Any]) -> str:
+def describe(update: Mapping[str, Any]) -> str:
     """The evaluator's outcome: its score and decision, on the knowledge base or the evidence."""
     kept = len(update.get("relevant_documents") or [])
     if "evidence_score" in update:
@@ -64,9 +65,7 @@ def describe(update: dict[str, Any]) -> str:
 
 
 @reports(describe)
-def grade_documents(
-    state: RAGState, runtime: Runtime[Context], services: Services
-) -> dict[str, Any]:
+def grade_documents(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
     """Score the knowledge-base documents, or after web search the whole evidence.
 
     Knowledge base: the score decides correct / ambiguous / incorrect, and the documents are

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from langgraph.runtime import Runtime
 
 from adapters.documents import doc_id
 from nodes.common import current_attempt, reports
 from schema.context import Context
-from schema.state import RAGState
+from schema.state import RAGState, Update
 
 
 @reports(lambda u: f"retry {u.get('retry_count')}")
-def increment_retry(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+def increment_retry(state: RAGState, runtime: Runtime[Context]) -> Update:
     """Keep the failed pass (to fall back on its answer) and bump ``retry_count``.
 
     What makes the retry different from the pass that failed: the pass's feedback stays in

@@ -8,7 +8,6 @@ the pass's calls, and rewriting them would make the model server process them ag
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
@@ -16,7 +15,7 @@ from langgraph.runtime import Runtime
 from adapters.services import Services
 from nodes.common import question_of
 from schema.context import Context, context_of
-from schema.state import RAGState
+from schema.state import RAGState, Update
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
 _ABBREVIATION = re.compile(
@@ -48,9 +47,7 @@ def refine_document(doc: Document, scores: list[float], strips: list[str], keep:
     return Document(id=doc.id, page_content=text, metadata=metadata)
 
 
-def refine_knowledge(
-    state: RAGState, runtime: Runtime[Context], services: Services
-) -> dict[str, Any]:
+def refine_knowledge(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
     """Decompose each web result into strips, keep the best ones, recompose in order.
 
     Strips are sentences, scored by cosine similarity to the question with the retrieval

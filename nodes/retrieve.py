@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Set
-from typing import Any
 
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
@@ -12,11 +11,11 @@ from adapters.documents import doc_id, reciprocal_rank_fusion
 from adapters.services import Services
 from nodes.common import question_of, reports
 from schema.context import Context, context_of
-from schema.state import RAGState
+from schema.state import RAGState, Update
 
 
 @reports(lambda u: f"{len(u.get('documents') or [])} documents")
-def retrieve(state: RAGState, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
+def retrieve(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
     """Top ``top_k`` chunks for the question and the rewritten query, fused by reciprocal rank.
 
     Searching with both means a rewrite that drifts from the question cannot lose the

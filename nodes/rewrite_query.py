@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from langgraph.runtime import Runtime
 
@@ -12,7 +11,7 @@ from adapters.llm import complete
 from adapters.services import Services
 from nodes.common import first_line, question_of, render, reports
 from schema.context import Context, context_of
-from schema.state import RAGState
+from schema.state import RAGState, Update
 
 _NUMBER = re.compile(r"\d+")
 
@@ -33,7 +32,7 @@ def usable_query(query: str, question: str, tried: list[str]) -> str:
 
 
 @reports(lambda u: f"query: {u.get('rewritten_query', '')!r}")
-def rewrite_query(state: RAGState, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
+def rewrite_query(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
     """Write a search query for the question; on a retry, use the feedback to change it.
 
     The query is used for retrieval only: the question itself is what gets answered and graded.

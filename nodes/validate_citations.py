@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
@@ -12,7 +11,7 @@ from adapters.citations import citation_keys, parse_citations, strip_citations
 from adapters.documents import containing, doc_id
 from nodes.common import context_documents, is_no_answer
 from schema.context import Context, context_of
-from schema.state import RAGState
+from schema.state import RAGState, Update
 
 
 @dataclass(frozen=True)
@@ -43,7 +42,7 @@ def check_citations(answer: str, docs: list[Document]) -> CitationCheck:
     return CitationCheck(cited=valid, unknown=unknown)
 
 
-def validate_citations(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+def validate_citations(state: RAGState, runtime: Runtime[Context]) -> Update:
     """Map cited keys to chunk ids; send the answer back if a key is unknown or missing.
 
     An answer is attributed to the documents that contain it word for word when its own
@@ -67,7 +66,7 @@ def validate_citations(state: RAGState, runtime: Runtime[Context]) -> dict[str, 
             "citation_feedback": _correction(raw, check, citation_keys(len(docs))),
         }
     keys = citation_keys(len(docs))
-    update: dict[str, Any] = {
+    update: Update = {
         "generation": strip_citations(raw),
         "citations": [doc_id(docs[keys.index(k)]) for k in check.cited],
         "citation_feedback": "",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -10,12 +11,12 @@ from adapters.errors import WebSearchError
 from adapters.services import Services
 from nodes.common import question_of, reports
 from schema.context import Context, context_of
-from schema.state import RAGState
+from schema.state import RAGState, Update
 
 OFF_WARNING = "Web search is off; the answer uses the knowledge base only."
 
 
-def describe(update: dict[str, Any]) -> str:
+def describe(update: Mapping[str, Any]) -> str:
     """How many results came back, or why none did."""
     if "web_results" in update:
         return f"{len(update['web_results'])} results"
@@ -23,7 +24,7 @@ def describe(update: dict[str, Any]) -> str:
 
 
 @reports(describe)
-def web_search(state: RAGState, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
+def web_search(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
     """Search the web; a failure becomes a warning, never a document.
 
     The query is the rewrite on a retry, else the question. The pass is marked as having

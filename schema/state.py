@@ -115,13 +115,8 @@ class OutputState(TypedDict, total=False):
     """Prompt name -> version of every prompt that ran."""
 
 
-class RAGState(InputState, OutputState, total=False):
-    """Everything that flows between the nodes.
-
-    On a checkpointed thread the state persists between turns. ``contextualize_question``
-    starts every turn with ``turn_reset()``, so what one turn accumulates (warnings, retries,
-    failed passes, rejected chunks, prompt versions) never leaks into the next.
-    """
+class FlowState(OutputState, total=False):
+    """The output keys and what the nodes pass each other on the way (every key optional)."""
 
     history: Annotated[list[Turn], recent_turns]
     """The thread's earlier turns, oldest first (the last ``MAX_HISTORY_TURNS``)."""
@@ -170,6 +165,24 @@ class RAGState(InputState, OutputState, total=False):
     rejected_chunks: Annotated[list[str], PER_TURN, add_unique]
     """Ids of the chunks the grader judged irrelevant in the failed passes of this turn: a
     retry searches past them instead of grading them again."""
+
+
+class RAGState(InputState, FlowState, total=False):
+    """Everything that flows between the nodes: the graph's state schema.
+
+    On a checkpointed thread the state persists between turns. ``contextualize_question``
+    starts every turn with ``turn_reset()``, so what one turn accumulates (warnings, retries,
+    failed passes, rejected chunks, prompt versions) never leaks into the next.
+    """
+
+
+class Update(FlowState, total=False):
+    """What a node returns: any keys of the state, none required.
+
+    Nodes are annotated ``-> Update``, so mypy refuses a misspelt key or a wrong type.
+    """
+
+    question: str
 
 
 def turn_reset() -> dict[str, Any]:
