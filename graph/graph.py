@@ -53,7 +53,7 @@ from nodes import (
     validate_citations,
     web_search,
 )
-from nodes.common import is_no_answer
+from nodes.answers import is_no_answer
 from schema.context import MAX_CITATION_CORRECTIONS_LIMIT, MAX_RETRIES_LIMIT, Context, context_of
 from schema.state import InputState, OutputState, RAGState
 

@@ -5,12 +5,9 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from adapters.services import Services
-from nodes.common import (
-    context_documents,
-    is_no_answer,
-    reports,
-    score_on_evidence,
-)
+from nodes.answers import is_no_answer
+from nodes.common import context_documents, reports
+from nodes.prompting import score_on_evidence
 from schema.context import Context, context_of
 from schema.state import RAGState, Update
 

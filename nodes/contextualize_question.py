@@ -9,7 +9,8 @@ from langgraph.runtime import Runtime
 from adapters.llm import complete
 from adapters.questions import clean_question
 from adapters.services import Services
-from nodes.common import first_line, render, reports
+from nodes.common import reports
+from nodes.prompting import first_line, render
 from schema.context import Context, context_of
 from schema.state import RAGState, Turn, turn_reset
 

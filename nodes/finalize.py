@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from nodes.common import NO_ANSWER, current_attempt, is_no_answer, question_of
+from nodes.answers import NO_ANSWER, current_attempt, is_no_answer
+from nodes.common import question_of
 from schema.context import Context
 from schema.state import Attempt, RAGState, Turn, Update
 

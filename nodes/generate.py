@@ -9,7 +9,9 @@ from langgraph.runtime import Runtime
 
 from adapters.llm import complete
 from adapters.services import Services
-from nodes.common import NO_ANSWER, context_documents, render_on_evidence, reports
+from nodes.answers import NO_ANSWER
+from nodes.common import context_documents, reports
+from nodes.prompting import render_on_evidence
 from schema.context import Context, context_of
 from schema.state import RAGState, Update
 

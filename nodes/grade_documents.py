@@ -18,7 +18,8 @@ from langgraph.runtime import Runtime
 
 from adapters.documents import dedupe
 from adapters.services import Services
-from nodes.common import reports, score_on_evidence
+from nodes.common import reports
+from nodes.prompting import score_on_evidence
 from schema.context import Context, context_of
 from schema.state import RAGState, RetrievalVerdict, Update
 

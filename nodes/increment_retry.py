@@ -5,7 +5,8 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from adapters.documents import doc_id
-from nodes.common import current_attempt, reports
+from nodes.answers import current_attempt
+from nodes.common import reports
 from schema.context import Context
 from schema.state import RAGState, Update
 

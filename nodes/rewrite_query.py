@@ -9,7 +9,8 @@ from langgraph.runtime import Runtime
 from adapters.documents import normalize
 from adapters.llm import complete
 from adapters.services import Services
-from nodes.common import first_line, question_of, render, reports
+from nodes.common import question_of, reports
+from nodes.prompting import first_line, render
 from schema.context import Context, context_of
 from schema.state import RAGState, Update
 

@@ -9,7 +9,8 @@ from langgraph.runtime import Runtime
 
 from adapters.citations import citation_keys, parse_citations, strip_citations
 from adapters.documents import containing, doc_id
-from nodes.common import context_documents, is_no_answer
+from nodes.answers import is_no_answer
+from nodes.common import context_documents
 from schema.context import Context, context_of
 from schema.state import RAGState, Update
 

@@ -36,7 +36,7 @@ from crag.eval.squad import Dataset, Question
 from crag.eval.tables import cell, markdown_table
 from crag.run import RunResult, run_question
 from graph.naive import naive_context
-from nodes.common import is_no_answer
+from nodes.answers import is_no_answer
 from schema.context import Context
 
 PIPELINES = ("crag", "naive")

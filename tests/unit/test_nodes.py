@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 import nodes
 from graph.services import bind
 from nodes import finalize, increment_retry
-from nodes.common import NO_ANSWER
+from nodes.answers import NO_ANSWER
 from nodes.grade_documents import decide
 from schema.context import Context
 from tests.conftest import (

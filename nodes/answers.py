@@ -1,0 +1,35 @@
+"""Answers: the no-answer reply, and a pass as an attempt to fall back on."""
+
+from __future__ import annotations
+
+from langchain_core.documents import Document
+
+from adapters.documents import doc_id, doc_source, normalize
+from nodes.common import context_documents, question_of
+from schema.state import Attempt, RAGState, Source, Verdict
+
+NO_ANSWER = "I don't know."
+"""What the generator says when the documents do not contain the answer."""
+
+
+def sources_of(docs: list[Document]) -> list[Source]:
+    """Sources (id and origin) of ``docs``."""
+    return [Source(id=doc_id(d), source=doc_source(d)) for d in docs]
+
+
+def is_no_answer(text: str) -> bool:
+    """Whether a generation declines to answer."""
+    return not text.strip() or normalize(text).startswith(normalize(NO_ANSWER))
+
+
+def current_attempt(state: RAGState) -> Attempt:
+    """The pass that just ran, as an ``Attempt``."""
+    grounded: Verdict = state.get("grounded", "unknown")
+    cited = set(state.get("citations") or [])
+    return Attempt(
+        query=state.get("rewritten_query") or question_of(state),
+        generation=state.get("generation", ""),
+        sources=sources_of([d for d in context_documents(state) if doc_id(d) in cited]),
+        grounded=grounded,
+        answers_question=state.get("answers_question") if grounded != "no" else None,
+    )
