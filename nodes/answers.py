@@ -5,7 +5,7 @@ from __future__ import annotations
 from langchain_core.documents import Document
 
 from adapters.documents import doc_id, doc_source, normalize
-from nodes.common import context_documents, question_of
+from nodes.common import answer_documents, question_of
 from schema.state import Attempt, RAGState, Source, Verdict
 
 NO_ANSWER = "I don't know."
@@ -29,7 +29,7 @@ def current_attempt(state: RAGState) -> Attempt:
     return Attempt(
         query=state.get("rewritten_query") or question_of(state),
         generation=state.get("generation", ""),
-        sources=sources_of([d for d in context_documents(state) if doc_id(d) in cited]),
+        sources=sources_of([d for d in answer_documents(state) if doc_id(d) in cited]),
         grounded=grounded,
         answers_question=state.get("answers_question") if grounded != "no" else None,
     )

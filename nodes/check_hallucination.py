@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 from adapters.documents import containing, normalize
 from adapters.services import Services
 from nodes.answers import is_no_answer
-from nodes.common import context_documents, reports
+from nodes.common import answer_documents, reports
 from nodes.prompting import score_on_evidence
 from schema.context import Context, context_of
 from schema.state import RAGState, Update
@@ -75,7 +75,7 @@ def check_hallucination(state: RAGState, runtime: Runtime[Context], services: Se
     """
     ctx = context_of(runtime)
     answer = state.get("generation", "")
-    docs = context_documents(state)
+    docs = answer_documents(state)
     if is_no_answer(answer):
         return {"grounded": "yes"}
     if containing(answer, docs):

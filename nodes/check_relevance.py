@@ -6,7 +6,7 @@ from langgraph.runtime import Runtime
 
 from adapters.services import Services
 from nodes.answers import is_no_answer
-from nodes.common import context_documents, reports
+from nodes.common import answer_documents, reports
 from nodes.prompting import score_on_evidence
 from schema.context import Context, context_of
 from schema.state import RAGState, Update
@@ -36,7 +36,7 @@ def check_relevance(state: RAGState, runtime: Runtime[Context], services: Servic
     if ctx.answer_threshold <= 0:  # every score passes: the check is off, nothing to ask
         return {"answers_question": "yes"}
     score, update = score_on_evidence(
-        state, ctx, services.llm, "check_relevance", context_documents(state), answer=answer
+        state, ctx, services.llm, "check_relevance", answer_documents(state), answer=answer
     )
     if score is None:
         return {

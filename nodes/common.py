@@ -18,7 +18,7 @@ def question_of(state: RAGState) -> str:
     return state.get("standalone_question") or state["question"]
 
 
-def context_documents(state: RAGState) -> list[Document]:
+def answer_documents(state: RAGState) -> list[Document]:
     """The documents an answer is generated from: the evidence the evaluator accepted.
 
     Without an evaluator (the naive pipeline, which never grades) every retrieved document.

@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 from adapters.llm import complete
 from adapters.services import Services
 from nodes.answers import NO_ANSWER
-from nodes.common import context_documents, reports
+from nodes.common import answer_documents, reports
 from nodes.prompting import render_on_evidence
 from schema.context import Context, context_of
 from schema.state import RAGState, Update
@@ -33,7 +33,7 @@ def generate(state: RAGState, runtime: Runtime[Context], services: Services) -> 
     shown with the short ids ``S1``..``Sn`` that the answer cites.
     """
     ctx = context_of(runtime)
-    docs = context_documents(state)
+    docs = answer_documents(state)
     if not docs:
         return {"generation": NO_ANSWER}
     notes = []

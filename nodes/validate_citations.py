@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 from adapters.citations import citation_keys, parse_citations, strip_citations
 from adapters.documents import containing, doc_id
 from nodes.answers import is_no_answer
-from nodes.common import context_documents
+from nodes.common import answer_documents
 from schema.context import Context, context_of
 from schema.state import RAGState, Update
 
@@ -54,7 +54,7 @@ def validate_citations(state: RAGState, runtime: Runtime[Context]) -> Update:
     ``citations`` holds the validated chunk ids, which become the run's sources.
     """
     raw = state.get("generation", "")
-    docs = context_documents(state)
+    docs = answer_documents(state)
     if is_no_answer(raw):
         return {"generation": strip_citations(raw), "citations": [], "citation_feedback": ""}
     check = check_citations(raw, docs)
