@@ -13,7 +13,7 @@ import httpx
 import pytest
 from langgraph_sdk import get_sync_client
 
-from tests.conftest import KB_PATH
+from tests.fakes import KB_PATH
 from tests.system.conftest import ANSWER, SECRETS, Server, base_env, langgraph_dev
 
 pytestmark = pytest.mark.system

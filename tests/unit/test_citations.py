@@ -14,7 +14,7 @@ from adapters.documents import containing
 from graph.graph import route_after_citations
 from nodes.validate_citations import validate_citations
 from schema.context import Context
-from tests.conftest import KB_DOCS, WEB_DOCS
+from tests.fakes import KB_DOCS, WEB_DOCS
 
 
 def rt(**ctx: Any) -> Runtime[Context]:
@@ -134,7 +134,7 @@ def test_citation_keys():
 
 def test_a_run_whose_generator_miscites_is_corrected_once(fake_services):
     from crag.run import run_question
-    from tests.conftest import happy_responder, make_llm
+    from tests.fakes import happy_responder, make_llm
 
     replies = iter(["The Denver Broncos won, 24–10. [S9]", "The Denver Broncos won, 24–10. [S1]"])
 

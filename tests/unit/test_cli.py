@@ -71,7 +71,7 @@ def test_ask_streams_nodes_and_prints_answer(hash_kb, fake_services, tmp_path):
 
 
 def test_ask_thread_resolves_a_follow_up(hash_kb, fake_services, tmp_path):
-    from tests.conftest import make_llm
+    from tests.fakes import make_llm
     from tests.unit.test_threads import FIRST, FOLLOW_UP, STANDALONE, thread_responder
 
     (tmp_path / "kb.md").write_text("The Denver Broncos won Super Bowl 50.")

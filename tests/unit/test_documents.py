@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from adapters.documents import format_documents, normalize, reciprocal_rank_fusion
-from tests.conftest import doc
+from tests.fakes import doc
 
 
 def test_documents_cannot_close_their_own_block():

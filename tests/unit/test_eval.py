@@ -15,7 +15,7 @@ from crag.eval import harness
 from crag.eval.metrics import best, exact_match, f1, normalize_answer, percentile
 from crag.eval.squad import load_squad
 from schema.context import Context
-from tests.conftest import FakeRetriever, doc, happy_responder, make_llm
+from tests.fakes import FakeRetriever, doc, happy_responder, make_llm
 
 TINY = {
     "version": "1.1",

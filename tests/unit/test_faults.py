@@ -21,7 +21,7 @@ from crag.run import run_question
 from graph.graph import build_graph
 from graph.services import chat_model_for
 from schema.context import Context
-from tests.conftest import KB_DOCS, FakeRetriever, doc
+from tests.fakes import KB_DOCS, FakeRetriever, doc
 from tests.loopback import chat_completion, loopback, scripted_model
 
 ANSWER = "The Denver Broncos defeated the Carolina Panthers 24–10. [S1]"

@@ -18,7 +18,7 @@ from graph.graph import (
     step_limit,
 )
 from schema.context import Context
-from tests.conftest import KB_PATH, FakeRetriever, doc, happy_responder, make_llm
+from tests.fakes import KB_PATH, FakeRetriever, doc, happy_responder, make_llm
 
 NODES = {
     "contextualize_question",

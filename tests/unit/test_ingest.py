@@ -2,31 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
-
 import pytest
-from langchain_core.embeddings import Embeddings
 
 from adapters.errors import KnowledgeBaseError
 from adapters.knowledge_base import KnowledgeBase, chunk_id
 from crag.ingest import document_id, ingest, split_text
-
-
-class HashEmbeddings(Embeddings):
-    """Bag-of-words hashed into 64 dims: deterministic, fast, similarity-preserving enough."""
-
-    def _vec(self, text: str) -> list[float]:
-        v = [0.0] * 64
-        for word in text.lower().split():
-            v[int(hashlib.md5(word.encode()).hexdigest(), 16) % 64] += 1.0
-        norm = sum(x * x for x in v) ** 0.5 or 1.0
-        return [x / norm for x in v]
-
-    def embed_documents(self, texts):
-        return [self._vec(t) for t in texts]
-
-    def embed_query(self, text):
-        return self._vec(text)
+from tests.fakes import HashEmbeddings
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from crag.cli import app
 from crag.eval import harness, report
 from crag.eval.mixed import load_mixed
 from schema.context import Context
-from tests.conftest import FakeRetriever, FakeWebSearch, doc, make_llm
+from tests.fakes import FakeRetriever, FakeWebSearch, doc, make_llm
 
 TINY = {
     "kb": [{"title": "Super Bowl 50", "paragraphs": ["The Denver Broncos won Super Bowl 50."]}],

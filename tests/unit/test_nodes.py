@@ -13,7 +13,7 @@ from nodes import finalize, increment_retry
 from nodes.answers import NO_ANSWER
 from nodes.grade_documents import decide
 from schema.context import Context
-from tests.conftest import (
+from tests.fakes import (
     KB_DOCS,
     WEB_DOCS,
     FakeRetriever,

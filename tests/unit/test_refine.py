@@ -7,8 +7,7 @@ from langgraph.runtime import Runtime
 from adapters.services import Services
 from nodes.refine_knowledge import GAP, refine_knowledge, split_strips
 from schema.context import Context
-from tests.conftest import doc, make_services
-from tests.unit.test_ingest import HashEmbeddings
+from tests.fakes import HashEmbeddings, doc, make_services
 
 LONG = (
     "The stadium opened in 2014. Parking is free on Sundays. The Denver Broncos won Super "
@@ -34,7 +33,7 @@ def test_split_strips_splits_sentences_only_at_sentence_ends():
 
 
 def test_refinement_keeps_the_best_strips_in_document_order():
-    from tests.conftest import FakeRetriever, FakeWebSearch, happy_responder, make_llm
+    from tests.fakes import FakeRetriever, FakeWebSearch, happy_responder, make_llm
 
     services = Services(
         llm=make_llm(happy_responder),

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from adapters.keyword_index import KeywordIndex, match_expression
 from adapters.knowledge_base import KnowledgeBase, ModeRetriever
-from tests.unit.test_ingest import HashEmbeddings
+from tests.fakes import HashEmbeddings
 
 DOCS = {
     "broncos": "The Denver Broncos defeated the Carolina Panthers to win Super Bowl 50.",

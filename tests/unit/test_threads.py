@@ -13,7 +13,7 @@ from crag.threads import check_thread_id, thread_config, thread_graph, threads_p
 from graph.services import bind
 from nodes.contextualize_question import format_history
 from schema.context import Context
-from tests.conftest import KB_DOCS, FakeRetriever, applied, happy_responder, make_llm
+from tests.fakes import KB_DOCS, FakeRetriever, applied, happy_responder, make_llm
 
 FIRST = "Which team won Super Bowl 50?"
 FOLLOW_UP = "What was the final score?"

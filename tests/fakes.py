@@ -1,0 +1,178 @@
+"""Fakes the tests inject: a chat model scripted by prompt name, a retriever, web search,
+embeddings, and the services bundle that carries them."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from typing import Any
+
+from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models.chat_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+
+from adapters.errors import WebSearchError
+from adapters.services import Services
+
+Responder = Callable[[str, str], Any]
+"""(prompt name, prompt text) -> reply: a str, or a dict sent as JSON."""
+
+
+class FakeChatModel(BaseChatModel):
+    """Answers by prompt name (from the call's metadata) and records every call."""
+
+    responder: Any
+    calls: list[dict[str, Any]] = []
+
+    @property
+    def _llm_type(self) -> str:
+        return "fake-crag"
+
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
+    ) -> ChatResult:
+        prompt = (run_manager.metadata or {}).get("prompt", "") if run_manager else ""
+        text = "\n".join(str(m.content) for m in messages)
+        self.calls.append(
+            {
+                "prompt": prompt,
+                "text": text,
+                "kwargs": kw,
+                "messages": [m.content for m in messages],
+            }
+        )
+        reply = self.responder(prompt, text)
+        content = reply if isinstance(reply, str) else json.dumps(reply)
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=content))])
+
+    def prompts_called(self) -> list[str]:
+        return [c["prompt"] for c in self.calls]
+
+
+def make_llm(responder: Responder) -> FakeChatModel:
+    return FakeChatModel(responder=responder, calls=[])
+
+
+def doc(doc_id: str, text: str, score: float = 0.8, source: str | None = None) -> Document:
+    return Document(
+        id=doc_id,
+        page_content=text,
+        metadata={"id": doc_id, "source": source or f"/kb/{doc_id}.md", "score": score},
+    )
+
+
+class FakeRetriever:
+    """Returns fixed documents for every query and records the queries."""
+
+    def __init__(self, docs: list[Document]):
+        self.docs = docs
+        self.queries: list[str] = []
+
+    def search(self, query: str, k: int) -> list[Document]:
+        self.queries.append(query)
+        return self.docs[:k]
+
+
+class FakeWebSearch:
+    name = "fake-web"
+
+    def __init__(self, docs: list[Document] | None = None, error: str | None = None):
+        self.docs = docs or []
+        self.error = error
+        self.queries: list[str] = []
+
+    def search(self, query: str, k: int) -> list[Document]:
+        self.queries.append(query)
+        if self.error:
+            raise WebSearchError(self.error)
+        return self.docs[:k]
+
+
+KB_DOCS = [
+    doc("sb50__c0000", "Super Bowl 50: the Denver Broncos defeated the Carolina Panthers 24–10."),
+    doc("sb50__c0001", "The Panthers defeated the Arizona Cardinals 49–15 earlier.", score=0.6),
+]
+WEB_DOCS = [
+    doc(
+        "web:Mona_Lisa",
+        "The Mona Lisa is a portrait painting by Leonardo da Vinci.",
+        source="https://en.wikipedia.org/wiki/Mona_Lisa",
+    ),
+]
+
+
+KB_PATH = [
+    "contextualize_question",
+    "retrieve",
+    "grade_documents",
+    "generate",
+    "validate_citations",
+    "check_hallucination",
+    "check_relevance",
+    "finalize",
+]
+"""Nodes of a run answered from the knowledge base on the first pass."""
+
+
+def happy_responder(prompt: str, text: str) -> Any:
+    """A model that grades, answers and judges like a good one would."""
+    if prompt == "rewrite_query":
+        return "Super Bowl 50 winner"
+    if prompt == "grade_documents":
+        return "yes" if "Broncos" in text else "no"
+    if prompt == "generate":
+        return "The Denver Broncos won, 24–10. [S1]"
+    if prompt in ("check_hallucination", "check_relevance"):
+        return "yes"
+    raise AssertionError(f"unexpected prompt {prompt!r}")
+
+
+def make_services(
+    llm: BaseChatModel | None = None, retriever: Any = None, web: Any = "default"
+) -> Services:
+    """Fake services: the happy-path model, the knowledge-base and web documents above."""
+    return Services(
+        llm=llm or make_llm(happy_responder),
+        retriever=retriever or FakeRetriever(KB_DOCS),
+        web_search=FakeWebSearch(WEB_DOCS) if web == "default" else web,
+    )
+
+
+def applied(state: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
+    """``state`` after a node's ``update``, through the graph state's own reducers.
+
+    Node updates hold only what a node adds to an accumulating key (or an ``Overwrite``);
+    LangGraph applies them. This runs one step of a graph over ``RAGState`` to do the same.
+    """
+    from langgraph.graph import END, START, StateGraph
+
+    from schema.state import RAGState
+
+    def step(_: RAGState) -> dict[str, Any]:
+        return update
+
+    builder = StateGraph(RAGState)
+    builder.add_node("step", step)
+    builder.add_edge(START, "step")
+    builder.add_edge("step", END)
+    return dict(builder.compile().invoke(state))
+
+
+class HashEmbeddings(Embeddings):
+    """Bag-of-words hashed into 64 dims: deterministic, fast, similarity-preserving enough."""
+
+    def _vec(self, text: str) -> list[float]:
+        v = [0.0] * 64
+        for word in text.lower().split():
+            v[int(hashlib.md5(word.encode()).hexdigest(), 16) % 64] += 1.0
+        norm = sum(x * x for x in v) ** 0.5 or 1.0
+        return [x / norm for x in v]
+
+    def embed_documents(self, texts):
+        return [self._vec(t) for t in texts]
+
+    def embed_query(self, text):
+        return self._vec(text)
