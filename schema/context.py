@@ -263,8 +263,9 @@ def _adapter(name: str) -> TypeAdapter[Any]:
 
 
 def context_of(runtime: Runtime[Context] | None) -> Context:
-    """The run's context (defaults when the caller passed none)."""
+    """The run's context: the defaults when the caller passed none.
+
+    LangGraph itself turns a ``context={...}`` dict into a ``Context`` before nodes run.
+    """
     ctx = getattr(runtime, "context", None)
-    if ctx is None:
-        return Context()
-    return ctx if isinstance(ctx, Context) else Context(**ctx)
+    return ctx if isinstance(ctx, Context) else Context()
