@@ -24,6 +24,13 @@ def doc_source(doc: Document) -> str:
     return str(doc.metadata.get("source", ""))
 
 
+def doc_location(doc: Document) -> str:
+    """Where in its file the chunk sits: "page 3", a heading path, or "" (no structure)."""
+    if doc.metadata.get("page") is not None:
+        return f"page {doc.metadata['page']}"
+    return str(doc.metadata.get("heading") or "")
+
+
 def _escape(text: str) -> str:
     # A document must not be able to end its own <document> block or open another.
     return re.sub(r"</?\s*document", lambda m: m.group(0).replace("<", "&lt;"), text, flags=re.I)

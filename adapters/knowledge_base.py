@@ -205,16 +205,23 @@ class KnowledgeBase:
         return chroma_hash if chroma_hash == keyword_hash else None
 
     def replace_document(
-        self, doc_id: str, source: str, content_hash: str, chunks: list[str]
+        self,
+        doc_id: str,
+        source: str,
+        content_hash: str,
+        chunks: list[str],
+        about: list[dict[str, str | int]] | None = None,
     ) -> None:
         """Store ``chunks`` as document ``doc_id``, replacing whatever it had before.
 
-        Chroma first, the keyword index last: the index's hash is the commit mark that
-        ``stored_hash`` checks.
+        ``about`` adds metadata per chunk (title, type, page, heading…). Chroma first, the
+        keyword index last: the index's hash is the commit mark that ``stored_hash`` checks.
         """
         ids = [chunk_id(doc_id, i) for i in range(len(chunks))]
+        extra = about or [{} for _ in chunks]
         metadatas: list[dict[str, Any]] = [
-            {
+            extra[i]
+            | {
                 "doc_id": doc_id,
                 "source": source,
                 "chunk": i,

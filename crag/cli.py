@@ -89,7 +89,9 @@ def _run_guarded(action: Any) -> Any:
 
 @app.command()
 def ingest(
-    paths: Annotated[list[str], typer.Argument(help=".txt/.md files or folders to ingest.")],
+    paths: Annotated[
+        list[str], typer.Argument(help="Files (.txt .md .pdf .html .docx) or folders to ingest.")
+    ],
     collection: Annotated[str, typer.Option(help="Collection to ingest into.")] = "crag",
 ) -> None:
     """Chunk, embed and store files in the knowledge base (re-ingesting never duplicates)."""
@@ -115,12 +117,15 @@ def ingest(
                 progress.update(task, completed=done, total=total, description=str(path.name))
 
             report = run_ingest(kb, paths, on_file=on_file)
-        for path, reason in report.failed:
+        for path, reason in report.skipped:
             err.print(f"[yellow]skipped[/] {escape(path)}: {escape(reason)}")
+        for path, reason in report.failed:
+            err.print(f"[red]failed[/] {escape(path)}: {escape(reason)}")
         out.print(
             f"[green]Ingested[/] into [bold]{collection}[/]: {len(report.added)} added, "
             f"{len(report.replaced)} replaced, {len(report.unchanged)} unchanged, "
-            f"{len(report.failed)} failed; {report.chunks} chunks written; "
+            f"{len(report.skipped)} skipped, {len(report.failed)} failed; "
+            f"{report.chunks} chunks written; "
             f"{kb.count()} chunks in the collection ({time.perf_counter() - started:.1f}s)."
         )
         if report.failed:
@@ -204,7 +209,8 @@ def _print_answer(result: Any) -> None:
     out.rule("Answer")
     out.print(escape(state.get("answer", "")))
     for src in state.get("sources", []):
-        out.print(f"  [dim]-[/] [bold]{escape(src['id'])}[/] {escape(src['source'])}")
+        where = f" [dim]({escape(src['location'])})[/]" if src.get("location") else ""
+        out.print(f"  [dim]-[/] [bold]{escape(src['id'])}[/] {escape(src['source'])}{where}")
     for warning in state.get("warnings", []):
         out.print(f"[yellow]warning:[/] {escape(warning)}")
     out.print(

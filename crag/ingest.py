@@ -1,9 +1,12 @@
-"""Ingest .txt and .md files into the knowledge base: idempotent, per-file, with clear errors.
+"""Ingest files into the knowledge base: idempotent, per-file, with clear errors.
 
-Each file becomes a document with id ``<slug>-<hash of its absolute path>`` and chunks
-``<doc_id>__c0000``..., so re-ingesting a file never duplicates it and a changed file replaces
-its chunks. A file that cannot be read (missing, binary, not UTF-8, empty, too large,
-unsupported) is reported and skipped; the others are still ingested.
+Text, Markdown, PDF, HTML and Word files (``adapters.extract``). Each file becomes a document
+with id ``<slug>-<hash of its absolute path>`` and chunks ``<doc_id>__c0000``..., so
+re-ingesting a file never duplicates it and a changed file replaces its chunks. Every chunk
+records the file's title, type and modification time, and where it sits: its PDF page or its
+heading path. A file that cannot be used (missing, unsupported, encrypted, without a text
+layer, binary, not UTF-8, empty, too large) is reported with the reason; the others are still
+ingested. Inside a folder such a file is *skipped*; named on its own it has *failed*.
 
 Crash safety: each file is written to Chroma, then to the keyword index, whose per-file hash is
 the commit mark (see ``KnowledgeBase.stored_hash``); a file interrupted anywhere before that
@@ -22,10 +25,16 @@ from pathlib import Path
 
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
+from adapters.extract import (
+    FILE_TYPES,
+    Extracted,
+    Unextractable,
+    extract,
+    heading_at,
+)
 from adapters.knowledge_base import KnowledgeBase
 
-SUPPORTED_SUFFIXES = frozenset({".txt", ".md", ".markdown"})
-MAX_FILE_BYTES = 20 * 1024 * 1024
+SUPPORTED_SUFFIXES = frozenset(FILE_TYPES)
 CHUNK_SIZE = 800
 CHUNK_OVERLAP = 120
 
@@ -42,6 +51,9 @@ class IngestReport:
     replaced: list[Path] = field(default_factory=list)
     unchanged: list[Path] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
+    """Files named on their own that could not be ingested, with the reason."""
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    """Files found in a folder that could not be ingested, with the reason."""
     chunks: int = 0
 
 
@@ -58,65 +70,88 @@ def split_text(text: str) -> list[str]:
     return [c for c in splitter.split_text(text) if c.strip()]
 
 
-def read_text(path: Path) -> str:
-    """Read a text file, refusing binary, non-UTF-8, empty and oversized files."""
-    try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise SkipFile(f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
-        data = path.read_bytes()
-    except OSError as exc:
-        raise SkipFile(f"cannot read: {exc.strerror or exc}") from exc
-    if b"\x00" in data:
-        raise SkipFile("binary file")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise SkipFile(f"not UTF-8 text (byte {exc.start})") from exc
-    if not text.strip():
-        raise SkipFile("empty file")
-    return text
+def chunk(extracted: Extracted) -> list[tuple[str, dict[str, str | int]]]:
+    """The file's chunks, each with where it sits: its PDF page or its heading path."""
+    splitter = RecursiveCharacterTextSplitter(
+        chunk_size=CHUNK_SIZE, chunk_overlap=CHUNK_OVERLAP, add_start_index=True
+    )
+    chunks: list[tuple[str, dict[str, str | int]]] = []
+    for section in extracted.sections:
+        for piece in splitter.create_documents([section.text]):
+            if not piece.page_content.strip():
+                continue
+            where: dict[str, str | int] = {}
+            heading = section.heading
+            if extracted.file_type == "markdown":
+                heading = heading_at(section.text, piece.metadata["start_index"])
+            if section.page is not None:
+                where["page"] = section.page
+            if heading:
+                where["heading"] = heading
+            chunks.append((piece.page_content, where))
+    return chunks
 
 
-def discover(paths: Iterable[str]) -> Iterator[tuple[Path, str | None]]:
-    """Yield ``(file, None)`` for each file to ingest and ``(path, reason)`` for each refused one.
+def discover(paths: Iterable[str]) -> Iterator[tuple[Path, str | None, bool]]:
+    """Yield ``(file, reason, in_folder)``: ``reason`` is None for a file to ingest.
 
-    Folders are walked recursively without following symlinks (no loops); files of other
-    types inside folders are skipped quietly, but a file named explicitly must be supported.
+    Folders are walked recursively without following symlinks (no loops); hidden files and
+    folders are left out; every other file is yielded, so one of an unsupported type is
+    reported as skipped.
     """
     for raw in paths:
         path = Path(raw).expanduser()
         if path.is_dir():
             for root, dirs, files in os.walk(path, followlinks=False):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                for name in sorted(files):
+                for name in sorted(n for n in files if not n.startswith(".")):
                     file = Path(root) / name
-                    if file.suffix.lower() in SUPPORTED_SUFFIXES and not name.startswith("."):
-                        yield file, None
+                    if file.suffix.lower() in SUPPORTED_SUFFIXES:
+                        yield file, None, True
+                    else:
+                        yield file, _unsupported(file), True
         elif path.is_file():
             if path.suffix.lower() in SUPPORTED_SUFFIXES:
-                yield path, None
+                yield path, None, False
             else:
-                kinds = ", ".join(sorted(SUPPORTED_SUFFIXES))
-                yield path, f"unsupported file type {path.suffix or '(none)'!r} (use {kinds})"
+                yield path, _unsupported(path), False
         elif path.is_symlink():
-            yield path, "broken or looping symlink"
+            yield path, "broken or looping symlink", False
         else:
-            yield path, "no such file or directory"
+            yield path, "no such file or directory", False
+
+
+def _unsupported(path: Path) -> str:
+    kinds = ", ".join(sorted(SUPPORTED_SUFFIXES))
+    return f"unsupported file type {path.suffix or '(none)'!r} (use {kinds})"
 
 
 def ingest_file(kb: KnowledgeBase, path: Path, report: IngestReport) -> None:
     """Ingest one file into ``kb``, recording the outcome in ``report``."""
-    text = read_text(path)
-    content_hash = hashlib.sha256(text.encode()).hexdigest()
+    try:
+        extracted = extract(path)
+        content_hash = hashlib.sha256(path.read_bytes()).hexdigest()
+        modified = int(path.stat().st_mtime)
+    except Unextractable as exc:
+        raise SkipFile(str(exc)) from exc
+    except OSError as exc:
+        raise SkipFile(f"cannot read: {exc.strerror or exc}") from exc
     doc_id = document_id(path)
     previous = kb.stored_hash(doc_id)
     if previous == content_hash:
         report.unchanged.append(path)
         return
-    chunks = split_text(text)
-    kb.replace_document(doc_id, str(path.resolve()), content_hash, chunks)
-    report.chunks += len(chunks)
+    pieces = chunk(extracted)
+    about: dict[str, str | int] = {
+        "title": extracted.title,
+        "type": extracted.file_type,
+        "modified": modified,
+    }
+    metadatas = [about | where for _, where in pieces]
+    kb.replace_document(
+        doc_id, str(path.resolve()), content_hash, [text for text, _ in pieces], metadatas
+    )
+    report.chunks += len(pieces)
     (report.replaced if previous else report.added).append(path)
 
 
@@ -129,13 +164,13 @@ def ingest(
     report = IngestReport()
     items = list(discover(paths))
     with kb.write_lock():
-        for done, (path, refused) in enumerate(items, start=1):
+        for done, (path, refused, in_folder) in enumerate(items, start=1):
             try:
                 if refused:
                     raise SkipFile(refused)
                 ingest_file(kb, path, report)
             except SkipFile as exc:
-                report.failed.append((str(path), str(exc)))
+                (report.skipped if in_folder else report.failed).append((str(path), str(exc)))
             if on_file:
                 on_file(path, done, len(items))
     return report

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from langchain_core.documents import Document
 
-from adapters.documents import doc_id, doc_source, normalize
+from adapters.documents import doc_id, doc_location, doc_source, normalize
 from nodes.common import answer_documents, question_of
 from schema.state import Attempt, RAGState, Source, Verdict
 
@@ -14,7 +14,13 @@ NO_ANSWER = "I don't know."
 
 def sources_of(docs: list[Document]) -> list[Source]:
     """Sources (id and origin) of ``docs``."""
-    return [Source(id=doc_id(d), source=doc_source(d)) for d in docs]
+    sources = []
+    for d in docs:
+        source = Source(id=doc_id(d), source=doc_source(d))
+        if location := doc_location(d):
+            source["location"] = location
+        sources.append(source)
+    return sources
 
 
 def is_no_answer(text: str) -> bool:

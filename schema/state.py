@@ -9,7 +9,7 @@ derives that reset from the annotations below, so a new per-turn key cannot be f
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal, get_origin, get_type_hints
+from typing import Annotated, Any, Literal, NotRequired, get_origin, get_type_hints
 
 from langchain_core.documents import Document
 from langgraph.types import Overwrite
@@ -53,6 +53,8 @@ class Source(TypedDict):
     """Chunk id (``<doc_id>__c0000``) or web result id (``web:...``)."""
     source: str
     """File path of the knowledge-base document, or URL of the web result."""
+    location: NotRequired[str]
+    """Where in the file: "page 3" (PDF) or its heading path ("Install > Linux")."""
 
 
 class Attempt(TypedDict):

@@ -113,8 +113,9 @@ def test_missing_collection_is_a_clear_error(hash_kb):
 
 
 def test_a_huge_file_is_refused_without_reading_it_and_nothing_of_it_is_stored(tmp_path):
+    from adapters.extract import MAX_FILE_BYTES
     from adapters.knowledge_base import KnowledgeBase
-    from crag.ingest import MAX_FILE_BYTES, ingest
+    from crag.ingest import ingest
     from tests.fakes import HashEmbeddings
 
     kb = KnowledgeBase(tmp_path / "chroma", "huge-test", HashEmbeddings())

@@ -63,7 +63,8 @@ def test_bad_items_are_reported_and_the_rest_is_ingested(kb, tmp_path):
     (tmp_path / "empty.txt").write_text("  \n")
     (tmp_path / "binary.txt").write_bytes(b"abc\x00def")
     (tmp_path / "latin1.txt").write_bytes("caf\xe9".encode("latin-1"))
-    (tmp_path / "data.pdf").write_bytes(b"%PDF")
+    (tmp_path / "data.xlsx").write_bytes(b"PK")
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF")
     loop = tmp_path / "loop.md"
     loop.symlink_to(loop)
     paths = [
@@ -73,7 +74,8 @@ def test_bad_items_are_reported_and_the_rest_is_ingested(kb, tmp_path):
             tmp_path / "empty.txt",
             tmp_path / "binary.txt",
             tmp_path / "latin1.txt",
-            tmp_path / "data.pdf",
+            tmp_path / "data.xlsx",
+            tmp_path / "broken.pdf",
             loop,
             tmp_path / "missing.md",
         )
@@ -84,7 +86,8 @@ def test_bad_items_are_reported_and_the_rest_is_ingested(kb, tmp_path):
     assert reasons[str(tmp_path / "empty.txt")] == "empty file"
     assert reasons[str(tmp_path / "binary.txt")] == "binary file"
     assert reasons[str(tmp_path / "latin1.txt")].startswith("not UTF-8")
-    assert reasons[str(tmp_path / "data.pdf")].startswith("unsupported file type")
+    assert reasons[str(tmp_path / "data.xlsx")].startswith("unsupported file type")
+    assert reasons[str(tmp_path / "broken.pdf")].startswith("unreadable PDF")
     assert reasons[str(loop)] == "broken or looping symlink"
     assert reasons[str(tmp_path / "missing.md")] == "no such file or directory"
     assert kb.count() == 1
@@ -98,6 +101,7 @@ def test_folder_walk_ignores_other_types_and_symlinked_dirs(kb, tmp_path):
     (tmp_path / "sub" / "up").symlink_to(tmp_path, target_is_directory=True)
     report = ingest(kb, [str(tmp_path)])
     assert sorted(p.name for p in report.added) == ["a.md", "b.txt"] and not report.failed
+    assert dict(report.skipped)[str(tmp_path / "image.png")].startswith("unsupported file type")
 
 
 def test_invalid_collection_name_is_refused(tmp_path):

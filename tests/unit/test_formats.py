@@ -1,0 +1,106 @@
+"""PDF, HTML and Word files made by the tests, ingested for real: text, structure, refusals."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from adapters.extract import Unextractable, extract
+from adapters.knowledge_base import KnowledgeBase
+from benchmarks.sample_files import (
+    NOISE_WORDS,
+    make_docx,
+    make_encrypted_pdf,
+    make_html,
+    make_pdf,
+    make_scanned_pdf,
+)
+from crag.cli import app
+from crag.ingest import ingest
+from nodes.answers import sources_of
+from tests.fakes import HashEmbeddings
+
+
+@pytest.fixture
+def kb(tmp_path):
+    return KnowledgeBase(tmp_path / "chroma", "formats", HashEmbeddings())
+
+
+def stored(kb):
+    got = kb.collection.get(include=["documents", "metadatas"])
+    return list(zip(got["documents"], got["metadatas"], strict=True))
+
+
+def test_a_multi_page_pdf_keeps_its_pages_and_title(kb, tmp_path):
+    pages = make_pdf(tmp_path / "report.pdf", pages=3)
+    report = ingest(kb, [str(tmp_path / "report.pdf")])
+    assert [p.name for p in report.added] == ["report.pdf"] and not report.failed
+    chunks = stored(kb)
+    assert {m["page"] for _, m in chunks} == {1, 2, 3}
+    assert {m["type"] for _, m in chunks} == {"pdf"}
+    assert {m["title"] for _, m in chunks} == {"Velna river report"}
+    fact = pages[1][3]  # a sentence of page 2
+    text, meta = next((t, m) for t, m in chunks if fact in " ".join(t.split()))
+    assert meta["page"] == 2
+    hit = kb.search(fact, 1, "keyword")[0]
+    assert sources_of([hit])[0]["location"] == "page 2"  # what the user is shown
+
+
+def test_an_html_page_gives_its_article_not_its_furniture(kb, tmp_path):
+    parts = make_html(tmp_path / "guide.html")
+    ingest(kb, [str(tmp_path / "guide.html")])
+    chunks = stored(kb)
+    everything = " ".join(t for t, _ in chunks).lower()
+    assert not [w for w in NOISE_WORDS if w in everything]  # nav, scripts, styles, footer...
+    assert all(s in everything for s in (p.lower() for part in parts for p in part))
+    headings = {m["heading"] for _, m in chunks}
+    assert "Velna river guide > Part 2" in headings
+    assert {m["title"] for _, m in chunks} == {"Velna river guide"}
+
+
+def test_a_word_file_keeps_its_heading_path_and_tables(kb, tmp_path):
+    make_docx(tmp_path / "handbook.docx")
+    ingest(kb, [str(tmp_path / "handbook.docx")])
+    chunks = stored(kb)
+    assert "Part 3 > Details of part 3" in {m["heading"] for _, m in chunks}
+    assert any("Velna bridge | 4.2 m" in t for t, _ in chunks)
+    assert {m["title"] for _, m in chunks} == {"Velna river handbook"}
+
+
+def test_markdown_chunks_carry_the_heading_they_sit_under(kb, tmp_path):
+    body = "\n\n".join(f"Paragraph {i} about installing on Linux. " * 8 for i in range(6))
+    (tmp_path / "guide.md").write_text(f"# Guide\n\nIntro.\n\n## Install\n\n### Linux\n\n{body}\n")
+    ingest(kb, [str(tmp_path / "guide.md")])
+    chunks = stored(kb)
+    assert len(chunks) > 1
+    assert {m["heading"] for t, m in chunks if "Paragraph 5" in t} == {"Guide > Install > Linux"}
+
+
+def test_pdfs_without_usable_text_are_refused_with_the_reason(tmp_path):
+    make_encrypted_pdf(tmp_path / "locked.pdf")
+    make_scanned_pdf(tmp_path / "scan.pdf")
+    with pytest.raises(Unextractable, match="encrypted"):
+        extract(tmp_path / "locked.pdf")
+    with pytest.raises(Unextractable, match="without a text layer"):
+        extract(tmp_path / "scan.pdf")
+
+
+def test_a_folder_ingest_reports_every_skipped_file_and_counts_it(hash_kb, tmp_path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    make_pdf(folder / "report.pdf", pages=2)
+    make_html(folder / "page.html")
+    make_encrypted_pdf(folder / "locked.pdf")
+    make_scanned_pdf(folder / "scan.pdf")
+    (folder / "notes.md").write_text("# Notes\n\nSome notes.")
+    (folder / "photo.png").write_bytes(b"\x89PNG")
+    result = CliRunner().invoke(app, ["ingest", str(folder), "--collection", "folder"])
+    assert result.exit_code == 0, result.output  # skipped inside a folder is not a failure
+    assert "3 added" in result.output and "3 skipped" in result.output
+    for name, reason in [
+        ("locked.pdf", "encrypted"),
+        ("scan.pdf", "without a text layer"),
+        ("photo.png", "unsupported file type"),
+    ]:
+        line = next(line for line in result.output.splitlines() if name in line)
+        assert "skipped" in line and reason in line
