@@ -114,6 +114,26 @@ class KeywordIndex:
                 (self.collection, doc_id, content_hash, len(rows)),
             )
 
+    def remove_document(self, doc_id: str) -> None:
+        """Remove document ``doc_id``'s chunks and its record, in one transaction."""
+        with self._lock, self.conn:
+            self.conn.execute(
+                "DELETE FROM chunks WHERE collection = ? AND doc_id = ?", (self.collection, doc_id)
+            )
+            self.conn.execute(
+                "DELETE FROM documents WHERE collection = ? AND doc_id = ?",
+                (self.collection, doc_id),
+            )
+
+    def doc_ids(self) -> list[str]:
+        """Every document recorded in the index."""
+        with self._lock:
+            rows = self.conn.execute(
+                "SELECT doc_id FROM documents WHERE collection = ? ORDER BY doc_id",
+                (self.collection,),
+            ).fetchall()
+        return [r[0] for r in rows]
+
     def stored_hash(self, doc_id: str) -> str | None:
         """The content hash recorded for ``doc_id``, or None."""
         with self._lock:

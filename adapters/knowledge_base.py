@@ -7,7 +7,8 @@ Reciprocal Rank Fusion (k=60). Every hit carries its cosine similarity to the qu
 whatever found the chunk; keyword hits also carry ``bm25`` and ``keyword_rank`` (1 = best).
 
 Chunks are stored with ids ``<doc_id>__c0000`` and metadata ``doc_id``, ``source``,
-``chunk``, ``chunks`` (how many the document has) and ``content_hash`` (of the whole file),
+``chunk``, ``chunks`` (how many the document has), ``ingested`` (epoch seconds) and
+``content_hash`` (of the whole file),
 which is what makes ingestion idempotent: an unchanged file is skipped, a changed one replaces
 its chunks. Embeddings are computed by crag and passed in, never by Chroma (whose default
 embedding function would try to download a model).
@@ -15,6 +16,7 @@ embedding function would try to download a model).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
@@ -57,6 +59,13 @@ def _client(path: str) -> Any:
         return chromadb.PersistentClient(path=path, settings=Settings(anonymized_telemetry=False))
     except Exception as exc:  # permission errors, a corrupt store, ...
         raise KnowledgeBaseError(f"Cannot open the vector store at {path}: {exc}") from exc
+
+
+def collection_names(store_dir: Path) -> list[str]:
+    """The collections stored under ``store_dir``."""
+    if not Path(store_dir).exists():
+        return []
+    return sorted(c.name for c in _client(str(store_dir)).list_collections())
 
 
 class KnowledgeBase:
@@ -123,6 +132,35 @@ class KnowledgeBase:
     def count(self) -> int:
         """Number of chunks stored."""
         return int(self.collection.count())
+
+    def documents(self) -> list[dict[str, Any]]:
+        """One entry per stored document: its first chunk's metadata (id, source, title…)."""
+        got = self.collection.get(where={"chunk": 0}, include=["metadatas"])
+        docs = [dict(m) for m in got["metadatas"] or []]
+        return sorted(docs, key=lambda m: (str(m.get("source")), str(m.get("doc_id"))))
+
+    def chunks_of(self, doc_id: str) -> list[Document]:
+        """Document ``doc_id``'s chunks, in order."""
+        got = self.collection.get(where={"doc_id": doc_id}, include=["documents", "metadatas"])
+        rows = zip(got["ids"], got["documents"], got["metadatas"], strict=True)
+        chunks = [_document(cid, text, meta, 0.0) for cid, text, meta in rows]
+        return sorted(chunks, key=lambda d: int(d.metadata.get("chunk", 0)))
+
+    def remove_document(self, doc_id: str) -> int:
+        """Remove document ``doc_id`` from Chroma and the keyword index; the chunks removed.
+
+        Chroma first: a removal cut short leaves keyword entries whose chunks are gone, which
+        search never serves and the next removal or ``--sync`` deletes.
+        """
+        ids = self.collection.get(where={"doc_id": doc_id}, include=[])["ids"]
+        if ids:
+            self.collection.delete(ids=ids)
+        self.keywords.remove_document(doc_id)
+        return len(ids)
+
+    def doc_ids(self) -> set[str]:
+        """Every document in Chroma or the keyword index (a removal cut short included)."""
+        return {str(m["doc_id"]) for m in self.documents()} | set(self.keywords.doc_ids())
 
     def search(self, query: str, k: int, mode: RetrievalMode = "dense") -> list[Document]:
         """The ``k`` best chunks for ``query`` by ``mode``; ``metadata["score"]`` is the cosine."""
@@ -219,6 +257,7 @@ class KnowledgeBase:
         """
         ids = [chunk_id(doc_id, i) for i in range(len(chunks))]
         extra = about or [{} for _ in chunks]
+        ingested = int(time.time())
         metadatas: list[dict[str, Any]] = [
             extra[i]
             | {
@@ -227,6 +266,7 @@ class KnowledgeBase:
                 "chunk": i,
                 "chunks": len(chunks),
                 "content_hash": content_hash,
+                "ingested": ingested,
             }
             for i in range(len(chunks))
         ]

@@ -93,6 +93,9 @@ def ingest(
         list[str], typer.Argument(help="Files (.txt .md .pdf .html .docx) or folders to ingest.")
     ],
     collection: Annotated[str, typer.Option(help="Collection to ingest into.")] = "crag",
+    sync: Annotated[
+        bool, typer.Option("--sync", help="Also remove documents whose files left the folders.")
+    ] = False,
 ) -> None:
     """Chunk, embed and store files in the knowledge base (re-ingesting never duplicates)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
@@ -116,7 +119,9 @@ def ingest(
             def on_file(path: Any, done: int, total: int) -> None:
                 progress.update(task, completed=done, total=total, description=str(path.name))
 
-            report = run_ingest(kb, paths, on_file=on_file)
+            report = run_ingest(kb, paths, on_file=on_file, sync=sync)
+        for source in report.removed:
+            err.print(f"[cyan]removed[/] {escape(source)}: its file is gone")
         for path, reason in report.skipped:
             err.print(f"[yellow]skipped[/] {escape(path)}: {escape(reason)}")
         for path, reason in report.failed:
@@ -124,8 +129,9 @@ def ingest(
         out.print(
             f"[green]Ingested[/] into [bold]{collection}[/]: {len(report.added)} added, "
             f"{len(report.replaced)} replaced, {len(report.unchanged)} unchanged, "
-            f"{len(report.skipped)} skipped, {len(report.failed)} failed; "
-            f"{report.chunks} chunks written; "
+            f"{len(report.skipped)} skipped, {len(report.failed)} failed"
+            + (f", {len(report.removed)} removed; " if sync else "; ")
+            + f"{report.chunks} chunks written; "
             f"{kb.count()} chunks in the collection ({time.perf_counter() - started:.1f}s)."
         )
         if report.failed:
@@ -218,6 +224,118 @@ def _print_answer(result: Any) -> None:
         f"web search {'used' if state.get('web_search_used') else 'not used'}, "
         f"{result.seconds:.1f}s[/]"
     )
+
+
+kb_app = typer.Typer(no_args_is_help=True, help="List, show and remove what is stored.")
+app.add_typer(kb_app, name="kb")
+
+
+def _when(epoch: Any) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(int(epoch))) if epoch else "—"
+
+
+@kb_app.command("list")
+def kb_list(
+    collection: Annotated[
+        str | None, typer.Option(help="List this collection's documents instead.")
+    ] = None,
+) -> None:
+    """The collections (documents, chunks, last ingest), or one collection's documents."""
+    from graph.services import collections, knowledge_base
+
+    def action() -> None:
+        if collection is None:
+            names = collections()
+            if not names:
+                out.print("No collections yet; run `crag ingest PATH`.")
+            for name in names:
+                kb = knowledge_base(name)
+                docs = kb.documents()
+                last = max((d.get("ingested", 0) for d in docs), default=0)
+                out.print(
+                    f"[bold]{escape(name)}[/]  {len(docs)} documents, {kb.count()} chunks, "
+                    f"last ingest {_when(last)}"
+                )
+            return
+        kb = _existing(collection)
+        for d in kb.documents():
+            out.print(
+                f"[bold]{escape(str(d['doc_id']))}[/]  {escape(str(d.get('type', '?')))}, "
+                f"{d.get('chunks')} chunks, ingested {_when(d.get('ingested'))}  "
+                f"{escape(str(d.get('source', '')))}"
+            )
+
+    _run_guarded(action)
+
+
+@kb_app.command("show")
+def kb_show(
+    doc: Annotated[str, typer.Argument(help="Document id (see `crag kb list --collection`).")],
+    collection: Annotated[str, typer.Option(help="Knowledge-base collection.")] = "crag",
+) -> None:
+    """One document: its source, title and type, and each chunk with its page or heading."""
+    from adapters.documents import doc_location
+
+    def action() -> None:
+        chunks = _existing(collection).chunks_of(doc)
+        if not chunks:
+            fail(f"No document {doc!r} in collection {collection!r} (see `crag kb list`).")
+        meta = chunks[0].metadata
+        out.print(f"[bold]{escape(doc)}[/]  {escape(str(meta.get('source', '')))}")
+        out.print(f"title {escape(str(meta.get('title', '')))!r}, type {meta.get('type', '?')}")
+        for c in chunks:
+            where = doc_location(c)
+            text = " ".join(c.page_content.split())
+            out.print(f"  {escape(str(c.id))}  [dim]{escape(where)}[/]  {escape(text[:90])}")
+
+    _run_guarded(action)
+
+
+@kb_app.command("remove")
+def kb_remove(
+    docs: Annotated[list[str] | None, typer.Argument(help="Document ids to remove.")] = None,
+    source: Annotated[
+        str | None, typer.Option(help="Remove the document of this file, or all under a folder.")
+    ] = None,
+    collection: Annotated[str, typer.Option(help="Knowledge-base collection.")] = "crag",
+) -> None:
+    """Remove documents by id, or by their file or folder."""
+    from pathlib import Path
+
+    from crag.ingest import remove_sources
+
+    if not docs and source is None:
+        fail("Name document ids or --source PATH.")
+
+    def action() -> None:
+        kb = _existing(collection)
+        removed: list[str] = []
+        with kb.write_lock():
+            known = kb.doc_ids()
+            missing = [d for d in docs or [] if d not in known]
+            if missing:
+                fail(f"No document {', '.join(map(repr, missing))} in collection {collection!r}.")
+            for d in docs or []:
+                kb.remove_document(d)
+                removed.append(d)
+            if source is not None:
+                removed += remove_sources(kb, [Path(source).expanduser().resolve()])
+        if not removed:
+            fail(f"Nothing in collection {collection!r} comes from {source!r}.")
+        for item in removed:
+            out.print(f"[cyan]removed[/] {escape(item)}")
+        out.print(f"{len(removed)} removed; {kb.count()} chunks left in {collection!r}.")
+
+    _run_guarded(action)
+
+
+def _existing(collection: str) -> Any:
+    """The collection, which must exist (a typo must not create an empty one)."""
+    from graph.services import collections, knowledge_base
+
+    if collection not in collections():
+        fail(f"No collection {collection!r}; `crag kb list` shows what there is.")
+    return knowledge_base(collection)
 
 
 @app.command("model")

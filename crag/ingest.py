@@ -54,6 +54,8 @@ class IngestReport:
     """Files named on their own that could not be ingested, with the reason."""
     skipped: list[tuple[str, str]] = field(default_factory=list)
     """Files found in a folder that could not be ingested, with the reason."""
+    removed: list[str] = field(default_factory=list)
+    """Sources removed because their files are gone (``sync``)."""
     chunks: int = 0
 
 
@@ -159,11 +161,20 @@ def ingest(
     kb: KnowledgeBase,
     paths: Iterable[str],
     on_file: Callable[[Path, int, int], None] | None = None,
+    sync: bool = False,
 ) -> IngestReport:
-    """Ingest every supported file under ``paths``; ``on_file(path, done, total)`` after each."""
+    """Ingest every supported file under ``paths``; ``on_file(path, done, total)`` after each.
+
+    With ``sync``, documents whose source lies under one of the folders in ``paths`` but whose
+    file is gone are removed too, so the collection mirrors the folders.
+    """
     report = IngestReport()
+    paths = list(paths)
     items = list(discover(paths))
     with kb.write_lock():
+        if sync:
+            folders = [Path(p).expanduser().resolve() for p in paths if Path(p).is_dir()]
+            report.removed = remove_sources(kb, folders, only_missing=True)
         for done, (path, refused, in_folder) in enumerate(items, start=1):
             try:
                 if refused:
@@ -174,3 +185,27 @@ def ingest(
             if on_file:
                 on_file(path, done, len(items))
     return report
+
+
+def remove_sources(kb: KnowledgeBase, paths: list[Path], only_missing: bool = False) -> list[str]:
+    """Remove the documents whose source is one of ``paths`` or lies under one of them.
+
+    With ``only_missing``, only those whose file no longer exists. Each document is removed
+    whole (Chroma, then the keyword index); what a removal cut short left in the keyword
+    index is removed too. Returns the sources (or leftover ids) removed. The caller holds the
+    collection's write lock.
+    """
+    removed = []
+    docs = kb.documents()
+    for meta in docs:
+        source = Path(str(meta.get("source", "")))
+        if not any(source == p or p in source.parents for p in paths):
+            continue
+        if only_missing and source.exists():
+            continue
+        kb.remove_document(str(meta["doc_id"]))
+        removed.append(str(source))
+    for leftover in sorted(kb.doc_ids() - {str(m["doc_id"]) for m in docs}):
+        kb.remove_document(leftover)
+        removed.append(leftover)
+    return removed

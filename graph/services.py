@@ -18,7 +18,7 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.runtime import Runtime
 
 from adapters.embeddings import LazyEmbeddings, default_embeddings
-from adapters.knowledge_base import KnowledgeBase, ModeRetriever
+from adapters.knowledge_base import KnowledgeBase, ModeRetriever, collection_names
 from adapters.llm import build_chat_model
 from adapters.services import Services
 from adapters.settings import data_dir, settings
@@ -41,6 +41,11 @@ def _cached(key: tuple[object, ...], build: Callable[[], T]) -> T:
         if key not in _cache:
             _cache[key] = build()
         return _cache[key]  # type: ignore[return-value]
+
+
+def collections() -> list[str]:
+    """The knowledge-base collections in the data dir."""
+    return collection_names(data_dir() / "chroma")
 
 
 def knowledge_base(collection: str) -> KnowledgeBase:

@@ -47,7 +47,7 @@ def fake_services(monkeypatch: pytest.MonkeyPatch) -> Callable[..., Services]:
 
 
 @pytest.fixture
-def hash_kb(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> Callable[[str], Any]:
+def hash_kb(monkeypatch: pytest.MonkeyPatch, data_dir: Any) -> Callable[[str], Any]:
     """Knowledge bases with a fast embedding, so CLI tests need no torch model."""
     from adapters.knowledge_base import KnowledgeBase
 
@@ -55,7 +55,7 @@ def hash_kb(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> Callable[[str], A
 
     def factory(collection: str) -> KnowledgeBase:
         if collection not in made:
-            made[collection] = KnowledgeBase(tmp_path / "chroma", collection, HashEmbeddings())
+            made[collection] = KnowledgeBase(data_dir / "chroma", collection, HashEmbeddings())
         return made[collection]
 
     monkeypatch.setattr(graph.services, "knowledge_base", factory)
