@@ -12,9 +12,11 @@ chunk count) is written in the same transaction as its chunks; ingestion writes 
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 import threading
+from collections.abc import Collection
 from pathlib import Path
 
 from adapters.errors import KnowledgeBaseError
@@ -152,18 +154,27 @@ class KeywordIndex:
             ).fetchall()
         return [r[0] for r in rows]
 
-    def search(self, query: str, k: int) -> list[tuple[str, str, float]]:
-        """The ``k`` best (chunk id, text, BM25 score) for ``query``; higher scores are better."""
+    def search(
+        self, query: str, k: int, only: Collection[str] | None = None
+    ) -> list[tuple[str, str, float]]:
+        """The ``k`` best (chunk id, text, BM25 score) for ``query``; higher scores are better.
+
+        ``only`` restricts the search to those chunk ids (a metadata filter's matches).
+        """
         expression = match_expression(query)
         if not expression or k <= 0:
             return []
+        among = " AND c.chunk_id IN (SELECT value FROM json_each(?))" if only is not None else ""
+        params: tuple[object, ...] = (expression, self.collection)
+        if only is not None:
+            params += (json.dumps(sorted(only)),)
         with self._lock:
             rows = self.conn.execute(
                 "SELECT c.chunk_id, c.text, bm25(chunks_fts) AS score"
                 " FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid"
-                " WHERE chunks_fts MATCH ? AND c.collection = ?"
+                f" WHERE chunks_fts MATCH ? AND c.collection = ?{among}"
                 " ORDER BY score LIMIT ?",
-                (expression, self.collection, k),
+                (*params, k),
             ).fetchall()
         return [(cid, text, -float(score)) for cid, text, score in rows]
 

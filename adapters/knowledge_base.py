@@ -27,7 +27,7 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
 from adapters.documents import reciprocal_rank_fusion
-from adapters.errors import KnowledgeBaseError
+from adapters.errors import ConfigError, KnowledgeBaseError
 from adapters.keyword_index import KeywordIndex
 
 RetrievalMode = Literal["dense", "keyword", "hybrid"]
@@ -42,6 +42,10 @@ class Retriever(Protocol):
     def search(self, query: str, k: int) -> list[Document]:
         """Return up to ``k`` documents, most similar first."""
         ...
+
+
+Where = dict[str, Any]
+"""A Chroma metadata filter, e.g. ``{"type": "pdf"}`` (see ``adapters.filters``)."""
 
 
 def chunk_id(doc_id: str, index: int) -> str:
@@ -162,18 +166,30 @@ class KnowledgeBase:
         """Every document in Chroma or the keyword index (a removal cut short included)."""
         return {str(m["doc_id"]) for m in self.documents()} | set(self.keywords.doc_ids())
 
-    def search(self, query: str, k: int, mode: RetrievalMode = "dense") -> list[Document]:
-        """The ``k`` best chunks for ``query`` by ``mode``; ``metadata["score"]`` is the cosine."""
+    def matching(self, where: Where) -> set[str]:
+        """The ids of the chunks whose metadata match ``where`` (a Chroma filter)."""
+        return set(self.collection.get(where=where, include=[])["ids"])
+
+    def search(
+        self, query: str, k: int, mode: RetrievalMode = "dense", where: Where | None = None
+    ) -> list[Document]:
+        """The ``k`` best chunks for ``query`` by ``mode``; ``metadata["score"]`` is the cosine.
+
+        ``where`` (a Chroma metadata filter) limits dense and keyword search alike.
+        """
         if k <= 0 or self.count() == 0:
+            return []
+        only = self.matching(where) if where else None
+        if only is not None and not only:
             return []
         vector = self.embeddings.embed_query(query)
         if mode == "dense":
-            return self._dense(vector, k)
+            return self._dense(vector, k, where)
         if mode == "keyword":
-            return self._keyword(query, vector, k)
+            return self._keyword(query, vector, k, only)
         depth = max(k, HYBRID_DEPTH)
-        keyword = self._keyword(query, vector, depth)
-        fused = reciprocal_rank_fusion([self._dense(vector, depth), keyword], k=RRF_K)
+        keyword = self._keyword(query, vector, depth, only)
+        fused = reciprocal_rank_fusion([self._dense(vector, depth, where), keyword], k=RRF_K)
         keyword_meta = {d.id: d.metadata for d in keyword}
         for doc in fused:  # a chunk both found keeps the dense copy: add its keyword rank
             if doc.id in keyword_meta:
@@ -181,10 +197,11 @@ class KnowledgeBase:
                 doc.metadata["keyword_rank"] = keyword_meta[doc.id]["keyword_rank"]
         return fused[:k]
 
-    def _dense(self, vector: list[float], k: int) -> list[Document]:
+    def _dense(self, vector: list[float], k: int, where: Where | None = None) -> list[Document]:
         result = self.collection.query(
             query_embeddings=[vector],
             n_results=k,
+            where=where,
             include=["documents", "metadatas", "distances"],
         )
         rows = zip(
@@ -196,8 +213,10 @@ class KnowledgeBase:
         )
         return [_document(cid, text, meta, 1.0 - float(dist)) for cid, text, meta, dist in rows]
 
-    def _keyword(self, query: str, vector: list[float], k: int) -> list[Document]:
-        hits = self.keywords.search(query, k)
+    def _keyword(
+        self, query: str, vector: list[float], k: int, only: set[str] | None = None
+    ) -> list[Document]:
+        hits = self.keywords.search(query, k, only)
         if not hits:
             return []
         got = self.collection.get(
@@ -288,10 +307,19 @@ def _document(cid: str, text: str | None, meta: Any, cosine: float) -> Document:
 class ModeRetriever:
     """A knowledge base searched in one retrieval mode (what the graph's ``retrieve`` uses)."""
 
-    def __init__(self, kb: KnowledgeBase, mode: RetrievalMode):
+    def __init__(self, kb: KnowledgeBase, mode: RetrievalMode, where: Where | None = None):
         self.kb = kb
         self.mode = mode
+        self.where = where
 
     def search(self, query: str, k: int) -> list[Document]:
-        """The ``k`` best chunks for ``query``."""
-        return self.kb.search(query, k, self.mode)
+        """The ``k`` best chunks for ``query`` (among those matching ``where``).
+
+        A filter that matches no chunk at all is an error, not an empty result: the graph
+        would otherwise search the web as if the knowledge base lacked the answer.
+        """
+        if self.where and not self.kb.matching(self.where):
+            raise ConfigError(
+                f"No document in collection {self.kb.name!r} matches the filter {self.where}."
+            )
+        return self.kb.search(query, k, self.mode, self.where)

@@ -152,6 +152,10 @@ def ask(
         str | None, typer.Option(help="auto | tavily | encyclopedia | off")
     ] = None,
     max_retries: Annotated[int | None, typer.Option(help="Retries after failed checks.")] = None,
+    where: Annotated[
+        list[str] | None,
+        typer.Option(help="Only chunks whose metadata match: type=pdf, modified>=2026-01-01…"),
+    ] = None,
     thread: Annotated[
         str | None,
         typer.Option(
@@ -174,7 +178,7 @@ def ask(
         _run_guarded(lambda: check_thread_id(thread))
 
     def action() -> None:
-        ctx = _ask_context(collection, model, web_search, max_retries)
+        ctx = _ask_context(collection, model, web_search, max_retries, ",".join(where or []))
         if knowledge_base(collection).count() == 0:
             fail(f"Nothing is ingested in collection {collection!r}; run `crag ingest PATH` first.")
 
@@ -193,12 +197,18 @@ def ask(
 
 
 def _ask_context(
-    collection: str, model: str | None, web_search: str | None, max_retries: int | None
+    collection: str,
+    model: str | None,
+    web_search: str | None,
+    max_retries: int | None,
+    where: str,
 ) -> Any:
     """The run's context: the command's options over the defaults and the environment."""
     from schema.context import Context
 
     overrides: dict[str, Any] = {"collection": collection}
+    if where:
+        overrides["where"] = where
     if model:
         overrides["model"] = model
     if web_search:

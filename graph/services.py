@@ -18,6 +18,7 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.runtime import Runtime
 
 from adapters.embeddings import LazyEmbeddings, default_embeddings
+from adapters.filters import parse_where
 from adapters.knowledge_base import KnowledgeBase, ModeRetriever, collection_names
 from adapters.llm import build_chat_model
 from adapters.services import Services
@@ -87,7 +88,9 @@ def default_services(ctx: Context) -> Services:
         ("web", ctx.web_search, ctx.web_timeout_s, has_tavily_key),
         lambda: build_web_search(ctx.web_search, timeout_s=ctx.web_timeout_s),
     )
-    retriever = ModeRetriever(knowledge_base(ctx.collection), ctx.retrieval_mode)
+    retriever = ModeRetriever(
+        knowledge_base(ctx.collection), ctx.retrieval_mode, parse_where(ctx.where)
+    )
     return Services(llm=llm, retriever=retriever, web_search=web, embeddings=LazyEmbeddings())
 
 

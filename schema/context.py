@@ -14,9 +14,10 @@ from functools import cache
 from typing import Annotated, Any, Literal, get_type_hints
 
 from langgraph.runtime import Runtime
-from pydantic import BeforeValidator, Field, TypeAdapter, ValidationError
+from pydantic import AfterValidator, BeforeValidator, Field, TypeAdapter, ValidationError
 
 from adapters.errors import ConfigError
+from adapters.filters import parse_where
 from adapters.knowledge_base import RetrievalMode
 
 WebSearchProvider = Literal["auto", "tavily", "encyclopedia", "off"]
@@ -31,6 +32,15 @@ NonNegative = Annotated[int, Field(ge=0)]
 Positive = Annotated[float, Field(gt=0)]
 Probability = Annotated[float, Field(ge=0.0, le=1.0)]
 Similarity = Annotated[float, Field(ge=-1.0, le=1.0)]
+
+
+def _readable_filter(value: str) -> str:
+    """``value`` if it parses as a metadata filter (the error names what is wrong)."""
+    try:
+        parse_where(value)
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from exc
+    return value
 
 
 def _pairs(value: Any) -> Any:
@@ -85,6 +95,16 @@ class Context:
             "description": (
                 "How the knowledge base is searched: 'dense' (MiniLM + Chroma), 'keyword' "
                 "(BM25, SQLite FTS5) or 'hybrid' (both, fused by reciprocal rank, k=60)."
+            )
+        },
+    )
+    where: Annotated[str, AfterValidator(_readable_filter)] = field(
+        default="",
+        metadata={
+            "description": (
+                "Search only chunks whose metadata match, e.g. 'type=pdf' or "
+                "'source=/docs/a.pdf,modified>=2026-01-01' (keys: source, type, title, doc_id, "
+                "heading, page, modified, ingested). A filter that matches nothing is an error."
             )
         },
     )
@@ -253,6 +273,8 @@ def _message(source: str, value: Any, exc: ValidationError) -> str:
     error = exc.errors()[0]
     if error["type"] == "literal_error":
         return f"{source} must be one of {error['ctx']['expected']}; got {value!r}."
+    if error["type"] == "value_error":  # our own validator's words
+        return f"{source}={value!r} is not valid: {str(error['ctx']['error']).rstrip('.')}."
     return f"{source}={value!r} is not valid: {error['msg'].lower()}."
 
 

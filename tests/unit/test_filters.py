@@ -1,0 +1,106 @@
+"""Metadata filters: parsed from text, applied to dense and keyword search alike, never silent."""
+
+from __future__ import annotations
+
+import pytest
+
+from adapters.errors import ConfigError
+from adapters.filters import parse_where
+from adapters.knowledge_base import KnowledgeBase, ModeRetriever
+from adapters.services import Services
+from benchmarks.sample_files import make_pdf
+from crag.ingest import ingest
+from crag.run import run_question
+from graph.graph import build_graph
+from schema.context import Context
+from tests.fakes import HashEmbeddings, happy_responder, make_llm
+
+
+@pytest.fixture
+def kb(tmp_path):
+    kb = KnowledgeBase(tmp_path / "chroma", "filters", HashEmbeddings())
+    make_pdf(tmp_path / "report.pdf", pages=2)
+    (tmp_path / "notes.md").write_text("# Notes\n\nThe river Velna floods every spring, notes say.")
+    ingest(kb, [str(tmp_path / "report.pdf"), str(tmp_path / "notes.md")])
+    return kb
+
+
+def test_conditions_become_one_chroma_filter(tmp_path):
+    assert parse_where("") is None
+    assert parse_where("type=pdf") == {"type": {"$eq": "pdf"}}
+    both = parse_where("type!=html, modified>=2026-01-01, page<3")
+    assert both == {
+        "$and": [
+            {"type": {"$ne": "html"}},
+            {"modified": {"$gte": 1767225600}},
+            {"page": {"$lt": 3}},
+        ]
+    }
+    relative = parse_where(f"source={tmp_path.name}/a.pdf")
+    assert relative["source"]["$eq"].startswith("/")  # paths are made absolute, as stored
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("type", "Cannot read"),
+        ("colour=red", "Unknown filter key"),
+        ("type>=pdf", "= or != only"),
+        ("modified>=yesterday", "YYYY-MM-DD"),
+        ("page=two", "whole number"),
+    ],
+)
+def test_unreadable_filters_are_clear_errors(text, message):
+    with pytest.raises(ConfigError, match=message):
+        parse_where(text)
+    with pytest.raises(ConfigError, match="where="):
+        Context(where=text)
+
+
+@pytest.mark.parametrize("mode", ["dense", "keyword", "hybrid"])
+def test_a_filter_limits_every_retrieval_mode(kb, mode):
+    hits = kb.search("Velna river floods every spring", 10, mode, parse_where("type=pdf"))
+    assert hits and {h.metadata["type"] for h in hits} == {"pdf"}
+    page2 = kb.search("Velna river floods", 10, mode, parse_where("type=pdf,page=2"))
+    assert page2 and {h.metadata["page"] for h in page2} == {2}
+    unfiltered = kb.search("Velna river floods every spring", 10, mode)
+    assert {h.metadata["type"] for h in unfiltered} == {"pdf", "markdown"}
+
+
+def test_a_filter_that_matches_nothing_stops_the_run_instead_of_searching_the_web(kb):
+    web_searches: list[str] = []
+
+    class RecordingWeb:
+        def search(self, query, k):
+            web_searches.append(query)
+            return []
+
+    def services(ctx: Context) -> Services:
+        retriever = ModeRetriever(kb, ctx.retrieval_mode, parse_where(ctx.where))
+        return Services(
+            llm=make_llm(happy_responder), retriever=retriever, web_search=RecordingWeb()
+        )
+
+    graph = build_graph(services=services)
+    with pytest.raises(ConfigError, match="No document in collection 'filters' matches"):
+        run_question("Does the Velna flood?", Context(where="type=docx"), graph=graph)
+    assert web_searches == []
+    result = run_question("Does the Velna flood?", Context(where="type=pdf"), graph=graph)
+    assert {d.metadata["type"] for s in result.steps for d in s.update.get("documents", [])} == {
+        "pdf"
+    }
+
+
+def test_the_filter_is_a_context_field_with_an_env_fallback(monkeypatch):
+    monkeypatch.setenv("CRAG_WHERE", "type=pdf")
+    assert Context().where == "type=pdf"
+    assert Context(where="type=html").where == "type=html"
+
+
+def test_the_cli_refuses_an_unreadable_filter(hash_kb):
+    from typer.testing import CliRunner
+
+    from crag.cli import app
+
+    result = CliRunner().invoke(app, ["ask", "Who?", "--where", "colour=red"])
+    assert result.exit_code == 2 and "Unknown filter key 'colour'" in result.output
