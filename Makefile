@@ -18,7 +18,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: setup model model-small demo serve bench-retrieval bench-floor eval eval-no-refine eval-report mixed-dataset calibrate eval-mixed test test-unit test-integration lint graph-diagram clean
+.PHONY: setup model model-small demo serve bench-retrieval bench-floor bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate eval-mixed test test-unit test-integration lint graph-diagram clean
 
 setup: $(STAMP) model
 
@@ -64,6 +64,14 @@ bench-retrieval: setup
 # The similarity floor before grading (no LLM): gold kept vs off-topic chunks graded, per policy.
 bench-floor: setup
 	$(BIN)/python -m benchmarks.floor --dataset $(SQUAD) --out docs/benchmarks
+
+# Ingest throughput (no LLM): chunks/s file by file vs batched, and MiniLM alone as the bound.
+bench-ingest: setup
+	$(BIN)/python -m benchmarks.ingest --dataset $(SQUAD) --out docs/benchmarks
+
+# Which library extracts PDF, HTML and Word text (quality, structure, speed) on files it makes.
+bench-extraction: $(STAMP)
+	$(BIN)/python -m benchmarks.extraction --out docs/benchmarks
 
 # CRAG vs naive RAG on EVAL_LIMIT SQuAD questions with the embedded model (resumable; each
 # pipeline runs in its own process, so neither inherits the other's llama.cpp prompt cache).

@@ -127,6 +127,15 @@ class KeywordIndex:
                 (self.collection, doc_id),
             )
 
+    def hashes(self) -> dict[str, str]:
+        """Every recorded document's content hash."""
+        with self._lock:
+            rows = self.conn.execute(
+                "SELECT doc_id, content_hash FROM documents WHERE collection = ?",
+                (self.collection,),
+            ).fetchall()
+        return {doc_id: content_hash for doc_id, content_hash in rows}
+
     def doc_ids(self) -> list[str]:
         """Every document recorded in the index."""
         with self._lock:

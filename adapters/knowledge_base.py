@@ -19,6 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -251,15 +252,16 @@ class KnowledgeBase:
         if keyword_hash is None:
             return None
         got = self.collection.get(where={"doc_id": doc_id}, include=["metadatas"])
-        metas = got["metadatas"] or []
-        if not metas:
-            return None
-        hashes = {m.get("content_hash") for m in metas}
-        expected = metas[0].get("chunks")
-        if len(hashes) != 1 or expected != len(metas):
-            return None  # a partial or mixed write: treat as absent so it is rewritten
-        chroma_hash = str(hashes.pop())
-        return chroma_hash if chroma_hash == keyword_hash else None
+        return _complete_hash(got["metadatas"] or [], keyword_hash)
+
+    def stored_hashes(self) -> dict[str, str]:
+        """``stored_hash`` of every complete document, read in two queries (for ingests)."""
+        keyword = self.keywords.hashes()
+        by_doc: dict[str, list[Any]] = {}
+        for meta in self.collection.get(include=["metadatas"])["metadatas"] or []:
+            by_doc.setdefault(str(meta.get("doc_id")), []).append(meta)
+        complete = {d: _complete_hash(metas, keyword.get(d)) for d, metas in by_doc.items()}
+        return {d: h for d, h in complete.items() if h is not None}
 
     def replace_document(
         self,
@@ -271,32 +273,72 @@ class KnowledgeBase:
     ) -> None:
         """Store ``chunks`` as document ``doc_id``, replacing whatever it had before.
 
-        ``about`` adds metadata per chunk (title, type, page, heading…). Chroma first, the
-        keyword index last: the index's hash is the commit mark that ``stored_hash`` checks.
+        ``about`` adds metadata per chunk (title, type, page, heading…).
         """
-        ids = [chunk_id(doc_id, i) for i in range(len(chunks))]
-        extra = about or [{} for _ in chunks]
+        self.replace_documents([NewDocument(doc_id, source, content_hash, chunks, about)])
+
+    def replace_documents(self, docs: list[NewDocument]) -> None:
+        """Store several documents, replacing what they had: one embedding batch, one upsert.
+
+        Chroma first, the keyword index last, document by document: the index's hash is the
+        commit mark that ``stored_hash`` checks, so a write cut short anywhere leaves the
+        documents it had not marked to be rewritten in full by the next ingest.
+        """
+        if not docs:
+            return
         ingested = int(time.time())
-        metadatas: list[dict[str, Any]] = [
-            extra[i]
-            | {
-                "doc_id": doc_id,
-                "source": source,
-                "chunk": i,
-                "chunks": len(chunks),
-                "content_hash": content_hash,
-                "ingested": ingested,
-            }
-            for i in range(len(chunks))
-        ]
-        vectors = self.embeddings.embed_documents(chunks)
-        self.collection.upsert(ids=ids, embeddings=vectors, documents=chunks, metadatas=metadatas)
+        ids: list[str] = []
+        texts: list[str] = []
+        metadatas: list[dict[str, Any]] = []
+        for doc in docs:
+            extra = doc.about or [{} for _ in doc.chunks]
+            for i, text in enumerate(doc.chunks):
+                ids.append(chunk_id(doc.doc_id, i))
+                texts.append(text)
+                metadatas.append(
+                    extra[i]
+                    | {
+                        "doc_id": doc.doc_id,
+                        "source": doc.source,
+                        "chunk": i,
+                        "chunks": len(doc.chunks),
+                        "content_hash": doc.content_hash,
+                        "ingested": ingested,
+                    }
+                )
+        vectors = self.embeddings.embed_documents(texts)
+        self.collection.upsert(ids=ids, embeddings=vectors, documents=texts, metadatas=metadatas)
+        doc_ids = [d.doc_id for d in docs]
+        stored = self.collection.get(where={"doc_id": {"$in": doc_ids}}, include=[])["ids"]
         current = set(ids)
-        stored = self.collection.get(where={"doc_id": doc_id}, include=[])["ids"]
         stale = [cid for cid in stored if cid not in current]
         if stale:
             self.collection.delete(ids=stale)
-        self.keywords.replace_document(doc_id, content_hash, ids, chunks)
+        for doc in docs:
+            doc_chunk_ids = [chunk_id(doc.doc_id, i) for i in range(len(doc.chunks))]
+            self.keywords.replace_document(doc.doc_id, doc.content_hash, doc_chunk_ids, doc.chunks)
+
+
+@dataclass(frozen=True)
+class NewDocument:
+    """A document to store: its id, source, content hash, chunks and per-chunk metadata."""
+
+    doc_id: str
+    source: str
+    content_hash: str
+    chunks: list[str]
+    about: list[dict[str, str | int]] | None = None
+
+
+def _complete_hash(metas: list[Any], keyword_hash: str | None) -> str | None:
+    """The document's hash if its chunks are all there, agree, and match the keyword index."""
+    if not metas or keyword_hash is None:
+        return None
+    hashes = {m.get("content_hash") for m in metas}
+    if len(hashes) != 1 or metas[0].get("chunks") != len(metas):
+        return None  # a partial or mixed write: treat as absent so it is rewritten
+    chroma_hash = str(hashes.pop())
+    return chroma_hash if chroma_hash == keyword_hash else None
 
 
 def _document(cid: str, text: str | None, meta: Any, cosine: float) -> Document:

@@ -32,7 +32,7 @@ from adapters.extract import (
     extract,
     heading_at,
 )
-from adapters.knowledge_base import KnowledgeBase
+from adapters.knowledge_base import KnowledgeBase, NewDocument
 
 SUPPORTED_SUFFIXES = frozenset(FILE_TYPES)
 CHUNK_SIZE = 800
@@ -128,8 +128,12 @@ def _unsupported(path: Path) -> str:
     return f"unsupported file type {path.suffix or '(none)'!r} (use {kinds})"
 
 
-def ingest_file(kb: KnowledgeBase, path: Path, report: IngestReport) -> None:
-    """Ingest one file into ``kb``, recording the outcome in ``report``."""
+BATCH_CHUNKS = 256
+"""Chunks embedded and written together: files are batched, not sent one by one."""
+
+
+def prepare(path: Path, stored: dict[str, str]) -> NewDocument | None:
+    """The document to write for ``path`` (``None``: stored and unchanged); ``SkipFile``."""
     try:
         extracted = extract(path)
         content_hash = hashlib.sha256(path.read_bytes()).hexdigest()
@@ -139,22 +143,21 @@ def ingest_file(kb: KnowledgeBase, path: Path, report: IngestReport) -> None:
     except OSError as exc:
         raise SkipFile(f"cannot read: {exc.strerror or exc}") from exc
     doc_id = document_id(path)
-    previous = kb.stored_hash(doc_id)
-    if previous == content_hash:
-        report.unchanged.append(path)
-        return
+    if stored.get(doc_id) == content_hash:
+        return None
     pieces = chunk(extracted)
     about: dict[str, str | int] = {
         "title": extracted.title,
         "type": extracted.file_type,
         "modified": modified,
     }
-    metadatas = [about | where for _, where in pieces]
-    kb.replace_document(
-        doc_id, str(path.resolve()), content_hash, [text for text, _ in pieces], metadatas
+    return NewDocument(
+        doc_id,
+        str(path.resolve()),
+        content_hash,
+        [text for text, _ in pieces],
+        [about | where for _, where in pieces],
     )
-    report.chunks += len(pieces)
-    (report.replaced if previous else report.added).append(path)
 
 
 def ingest(
@@ -165,8 +168,10 @@ def ingest(
 ) -> IngestReport:
     """Ingest every supported file under ``paths``; ``on_file(path, done, total)`` after each.
 
-    With ``sync``, documents whose source lies under one of the folders in ``paths`` but whose
-    file is gone are removed too, so the collection mirrors the folders.
+    Files are read one by one and written in batches of about ``BATCH_CHUNKS`` chunks (one
+    embedding call, one upsert). With ``sync``, documents whose source lies under one of the
+    folders in ``paths`` but whose file is gone are removed too, so the collection mirrors
+    the folders.
     """
     report = IngestReport()
     paths = list(paths)
@@ -175,16 +180,41 @@ def ingest(
         if sync:
             folders = [Path(p).expanduser().resolve() for p in paths if Path(p).is_dir()]
             report.removed = remove_sources(kb, folders, only_missing=True)
+        stored = kb.stored_hashes()
+        batch: list[tuple[Path, NewDocument]] = []
+        seen: set[str] = set()
         for done, (path, refused, in_folder) in enumerate(items, start=1):
             try:
                 if refused:
                     raise SkipFile(refused)
-                ingest_file(kb, path, report)
+                doc = None if document_id(path) in seen else prepare(path, stored)
+                if doc is None:
+                    report.unchanged.append(path)
+                else:
+                    seen.add(doc.doc_id)
+                    batch.append((path, doc))
+                    if sum(len(d.chunks) for _, d in batch) >= BATCH_CHUNKS:
+                        _write(kb, batch, stored, report)
             except SkipFile as exc:
                 (report.skipped if in_folder else report.failed).append((str(path), str(exc)))
             if on_file:
                 on_file(path, done, len(items))
+        _write(kb, batch, stored, report)
     return report
+
+
+def _write(
+    kb: KnowledgeBase,
+    batch: list[tuple[Path, NewDocument]],
+    stored: dict[str, str],
+    report: IngestReport,
+) -> None:
+    """Write ``batch`` and record each file as added or replaced; empties the batch."""
+    kb.replace_documents([doc for _, doc in batch])
+    for path, doc in batch:
+        report.chunks += len(doc.chunks)
+        (report.replaced if doc.doc_id in stored else report.added).append(path)
+    batch.clear()
 
 
 def remove_sources(kb: KnowledgeBase, paths: list[Path], only_missing: bool = False) -> list[str]:
