@@ -18,6 +18,8 @@ from tests.system.conftest import BIN, ROOT, base_env, crag
 pytestmark = pytest.mark.system
 
 FILES = 24
+SENTENCES = 300
+"""Per file: ~23 chunks, so the corpus spans several ingest batches and a kill lands mid-way."""
 
 
 def make_corpus(root: Path) -> Path:
@@ -25,7 +27,7 @@ def make_corpus(root: Path) -> Path:
     corpus.mkdir()
     for i in range(FILES):
         sentences = [
-            f"Document {i} sentence {j} talks about topic {i * 31 + j}." for j in range(90)
+            f"Document {i} sentence {j} talks about topic {i * 31 + j}." for j in range(SENTENCES)
         ]
         (corpus / f"doc{i:02d}.md").write_text(" ".join(sentences))
     return corpus
