@@ -17,7 +17,7 @@ from typing import Any, Protocol, TypeVar
 from langchain_core.language_models import BaseChatModel
 from langgraph.runtime import Runtime
 
-from adapters.embeddings import LazyEmbeddings, default_embeddings
+from adapters import embeddings
 from adapters.filters import parse_where
 from adapters.knowledge_base import KnowledgeBase, ModeRetriever, collection_names
 from adapters.llm import build_chat_model
@@ -53,7 +53,11 @@ def knowledge_base(collection: str) -> KnowledgeBase:
     """The process's knowledge base for ``collection`` (Chroma under the data dir)."""
     return _cached(
         ("kb", str(data_dir()), collection),
-        lambda: KnowledgeBase(data_dir() / "chroma", collection, default_embeddings),
+        # The model is looked up when first needed (not bound at import): loading it is slow,
+        # and whoever replaces ``adapters.embeddings.default_embeddings`` must be obeyed.
+        lambda: KnowledgeBase(
+            data_dir() / "chroma", collection, lambda: embeddings.default_embeddings()
+        ),
     )
 
 
@@ -91,7 +95,9 @@ def default_services(ctx: Context) -> Services:
     retriever = ModeRetriever(
         knowledge_base(ctx.collection), ctx.retrieval_mode, parse_where(ctx.where)
     )
-    return Services(llm=llm, retriever=retriever, web_search=web, embeddings=LazyEmbeddings())
+    return Services(
+        llm=llm, retriever=retriever, web_search=web, embeddings=embeddings.LazyEmbeddings()
+    )
 
 
 class GraphNode(Protocol):
