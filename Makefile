@@ -75,6 +75,10 @@ bench-extraction: $(STAMP)
 
 # CRAG vs naive RAG on EVAL_LIMIT SQuAD questions with the embedded model (resumable; each
 # pipeline runs in its own process, so neither inherits the other's llama.cpp prompt cache).
+# Benchmarks answer every question: a rerun must not be served from the answer cache (the
+# records still say cache_hit, and the summaries report the hit rate).
+eval eval-no-refine calibrate eval-mixed: export CRAG_ANSWER_CACHE = false
+
 eval: setup
 	$(BIN)/crag eval --dataset $(SQUAD) --limit $(EVAL_LIMIT) --pipeline naive --out $(EVAL_OUT)/naive
 	$(BIN)/crag eval --dataset $(SQUAD) --limit $(EVAL_LIMIT) --pipeline crag --out $(EVAL_OUT)/crag

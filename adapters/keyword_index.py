@@ -41,6 +41,10 @@ END;
 CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
     INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
 END;
+CREATE TABLE IF NOT EXISTS versions (
+    collection TEXT PRIMARY KEY,
+    version INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS documents (
     collection TEXT NOT NULL,
     doc_id TEXT NOT NULL,
@@ -115,6 +119,7 @@ class KeywordIndex:
                 "INSERT OR REPLACE INTO documents VALUES (?, ?, ?, ?)",
                 (self.collection, doc_id, content_hash, len(rows)),
             )
+            self._bump()
 
     def remove_document(self, doc_id: str) -> None:
         """Remove document ``doc_id``'s chunks and its record, in one transaction."""
@@ -126,6 +131,23 @@ class KeywordIndex:
                 "DELETE FROM documents WHERE collection = ? AND doc_id = ?",
                 (self.collection, doc_id),
             )
+            self._bump()
+
+    def _bump(self) -> None:
+        """Count one more change of the collection (inside the caller's transaction)."""
+        self.conn.execute(
+            "INSERT INTO versions VALUES (?, 1)"
+            " ON CONFLICT (collection) DO UPDATE SET version = version + 1",
+            (self.collection,),
+        )
+
+    def version(self) -> int:
+        """How many times the collection changed (0: never written)."""
+        with self._lock:
+            row = self.conn.execute(
+                "SELECT version FROM versions WHERE collection = ?", (self.collection,)
+            ).fetchone()
+        return int(row[0]) if row else 0
 
     def hashes(self) -> dict[str, str]:
         """Every recorded document's content hash."""

@@ -138,6 +138,10 @@ class KnowledgeBase:
         """Number of chunks stored."""
         return int(self.collection.count())
 
+    def version(self) -> int:
+        """Changes of the collection so far: any write or removal makes it larger."""
+        return self.keywords.version()
+
     def documents(self) -> list[dict[str, Any]]:
         """One entry per stored document: its first chunk's metadata (id, source, title…)."""
         got = self.collection.get(where={"chunk": 0}, include=["metadatas"])

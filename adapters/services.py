@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
+from adapters.answer_cache import AnswerCache
 from adapters.knowledge_base import Retriever
 from adapters.web_search import WebSearch
 
@@ -19,4 +21,8 @@ class Services:
     retriever: Retriever
     web_search: WebSearch | None
     embeddings: Embeddings | None = None
-    """Sentence embeddings for knowledge refinement (None: refinement passes documents on)."""
+    """Sentence embeddings for knowledge refinement and the answer cache (None: neither)."""
+    cache: AnswerCache | None = None
+    """Stored answers (None: no answer cache)."""
+    collection_version: Callable[[], int] | None = None
+    """The knowledge base's current version: stored answers of older versions are not used."""

@@ -11,6 +11,7 @@ import json
 import os
 import sys
 import time
+from dataclasses import replace
 from typing import Annotated, Any, NoReturn
 
 import typer
@@ -156,6 +157,9 @@ def ask(
         list[str] | None,
         typer.Option(help="Only chunks whose metadata match: type=pdf, modified>=2026-01-01…"),
     ] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Answer anew, even if this was asked before.")
+    ] = False,
     thread: Annotated[
         str | None,
         typer.Option(
@@ -179,6 +183,8 @@ def ask(
 
     def action() -> None:
         ctx = _ask_context(collection, model, web_search, max_retries, ",".join(where or []))
+        if no_cache:
+            ctx = replace(ctx, answer_cache=False)
         if knowledge_base(collection).count() == 0:
             fail(f"Nothing is ingested in collection {collection!r}; run `crag ingest PATH` first.")
 

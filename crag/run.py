@@ -48,6 +48,7 @@ class RunResult:
             "path": self.path,
             "retries": self.state.get("retry_count", 0),
             "web_search_used": bool(self.state.get("web_search_used")),
+            "cache_hit": bool(self.state.get("cache_hit")),
             "warnings": self.state.get("warnings", []),
             "prompt_versions": self.state.get("prompt_versions", {}),
             "seconds": round(self.seconds, 2),

@@ -1,6 +1,8 @@
 """The Corrective-RAG graph: nodes, edges and routers, wired in one place.
 
-    contextualize_question -> retrieve -> grade_documents
+    contextualize_question -> check_cache
+    check_cache --stored answer--> finalize
+                --else--> retrieve -> grade_documents
     grade_documents --correct--> generate
                     --ambiguous / incorrect, web not searched in this pass--> web_search
                     --after web search--> generate (from the accepted evidence, or none)
@@ -40,6 +42,7 @@ from langgraph.types import Checkpointer
 
 from graph.services import ServiceFactory, bind
 from nodes import (
+    check_cache,
     check_hallucination,
     check_relevance,
     contextualize_question,
@@ -72,14 +75,19 @@ def step_limit(max_retries: int, citation_corrections: int = MAX_CITATION_CORREC
     """The recursion limit a run needs for all its passes.
 
     The longest run is ``max_retries + 1`` of the longest passes, the first starting with
-    contextualize_question instead of rewrite_query and the last ending in finalize instead
-    of increment_retry; LangGraph also counts the step that takes the input.
+    contextualize_question and check_cache instead of rewrite_query and the last ending in
+    finalize instead of increment_retry; LangGraph also counts the step that takes the input.
 
     The loops are bounded by ``max_retries`` and ``max_citation_corrections``; this limit is
     the backstop, and it must be set explicitly: a graph run inside another runnable inherits
     LangChain's default limit of 25, which a run with two retries can exceed.
     """
-    return 1 + steps_per_pass(citation_corrections) * (max_retries + 1)
+    return 2 + steps_per_pass(citation_corrections) * (max_retries + 1)
+
+
+def route_after_cache(state: RAGState) -> Literal["finalize", "retrieve"]:
+    """A stored answer ends the turn; otherwise the first pass starts."""
+    return "finalize" if state.get("cache_hit") else "retrieve"
 
 
 def route_after_grading(state: RAGState) -> Literal["generate", "web_search"]:
@@ -136,6 +144,7 @@ def build_graph(
         RAGState, context_schema=Context, input_schema=InputState, output_schema=OutputState
     )
     builder.add_node(bind(contextualize_question, services))
+    builder.add_node(bind(check_cache, services))
     builder.add_node(bind(rewrite_query, services))
     builder.add_node(bind(retrieve, services))
     builder.add_node(bind(grade_documents, services))
@@ -146,10 +155,11 @@ def build_graph(
     builder.add_node(bind(check_hallucination, services))
     builder.add_node(bind(check_relevance, services))
     builder.add_node(increment_retry)
-    builder.add_node(finalize)
+    builder.add_node(bind(finalize, services))
 
     builder.add_edge(START, "contextualize_question")
-    builder.add_edge("contextualize_question", "retrieve")
+    builder.add_edge("contextualize_question", "check_cache")
+    builder.add_conditional_edges("check_cache", route_after_cache)
     builder.add_edge("retrieve", "grade_documents")
     builder.add_conditional_edges("grade_documents", route_after_grading)
     builder.add_edge("web_search", "refine_knowledge")

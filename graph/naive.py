@@ -22,9 +22,15 @@ from schema.state import InputState, OutputState, RAGState
 
 
 def naive_context(ctx: Context) -> Context:
-    """``ctx`` as the naive pipeline runs it: every top-k chunk kept, no citation correction."""
+    """``ctx`` as the naive pipeline runs it: every top-k chunk kept, no citation correction,
+    no answer cache.
+    """
     return replace(
-        ctx, min_similarity=-1.0, keyword_min_similarity=-1.0, max_citation_corrections=0
+        ctx,
+        min_similarity=-1.0,
+        keyword_min_similarity=-1.0,
+        max_citation_corrections=0,
+        answer_cache=False,
     )
 
 
@@ -38,7 +44,7 @@ def build_naive_graph(
     builder.add_node(bind(retrieve, services))
     builder.add_node(bind(generate, services))
     builder.add_node(validate_citations)
-    builder.add_node(finalize)
+    builder.add_node(bind(finalize, services))
     builder.add_edge(START, "retrieve")
     builder.add_edge("retrieve", "generate")
     builder.add_edge("generate", "validate_citations")

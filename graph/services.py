@@ -18,6 +18,7 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.runtime import Runtime
 
 from adapters import embeddings
+from adapters.answer_cache import AnswerCache
 from adapters.filters import parse_where
 from adapters.knowledge_base import KnowledgeBase, ModeRetriever, collection_names
 from adapters.llm import build_chat_model
@@ -92,11 +93,16 @@ def default_services(ctx: Context) -> Services:
         ("web", ctx.web_search, ctx.web_timeout_s, has_tavily_key),
         lambda: build_web_search(ctx.web_search, timeout_s=ctx.web_timeout_s),
     )
-    retriever = ModeRetriever(
-        knowledge_base(ctx.collection), ctx.retrieval_mode, parse_where(ctx.where)
-    )
+    kb = knowledge_base(ctx.collection)
+    retriever = ModeRetriever(kb, ctx.retrieval_mode, parse_where(ctx.where))
+    cache = _cached(("cache", str(data_dir())), lambda: AnswerCache(data_dir() / "answers.sqlite"))
     return Services(
-        llm=llm, retriever=retriever, web_search=web, embeddings=embeddings.LazyEmbeddings()
+        llm=llm,
+        retriever=retriever,
+        web_search=web,
+        embeddings=embeddings.LazyEmbeddings(),
+        cache=cache,
+        collection_version=kb.version,
     )
 
 

@@ -5,6 +5,7 @@ it talks to a client, that returns only the keys it changes. Nodes never build a
 graph hands them theirs (``graph.services.bind``).
 """
 
+from nodes.check_cache import check_cache
 from nodes.check_hallucination import check_hallucination
 from nodes.check_relevance import check_relevance
 from nodes.contextualize_question import contextualize_question
@@ -19,6 +20,7 @@ from nodes.validate_citations import validate_citations
 from nodes.web_search import web_search
 
 __all__ = [
+    "check_cache",
     "check_hallucination",
     "check_relevance",
     "contextualize_question",

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
+from adapters.services import Services
 from nodes.answers import NO_ANSWER, current_attempt, is_no_answer
+from nodes.check_cache import scope
 from nodes.common import question_of
-from schema.context import Context
-from schema.state import Attempt, RAGState, Turn, Update
+from schema.context import Context, context_of
+from schema.state import Attempt, RAGState, Source, Turn, Update
 
 
 def passed(attempt: Attempt) -> bool:
@@ -24,15 +26,20 @@ def score(attempt: Attempt) -> int:
     )
 
 
-def finalize(state: RAGState, runtime: Runtime[Context]) -> Update:
+def finalize(
+    state: RAGState, runtime: Runtime[Context], services: Services | None = None
+) -> Update:
     """Return the current answer if it passed its checks; else say the answer is unknown.
 
     An answer that no check confirmed is a guess, so it is not returned as the answer: the
     reply is the no-answer reply, and a warning names the best unverified attempt (grounded
-    counts most, then relevant) so the caller can still see it. The turn is appended to
-    ``history``, which a thread's next turn resolves follow-ups against (its reducer keeps
-    the last ``MAX_HISTORY_TURNS``).
+    counts most, then relevant) so the caller can still see it. An answer that passed is
+    stored in the answer cache (when ``services`` has one); a cached answer is returned as
+    found. The turn is appended to ``history``, which a thread's next turn resolves
+    follow-ups against (its reducer keeps the last ``MAX_HISTORY_TURNS``).
     """
+    if state.get("cache_hit"):
+        return _turn(state, state.get("answer", ""), list(state.get("sources") or []), [])
     current = current_attempt(state)
     warnings: list[str] = []
     answer, sources = current["generation"], current["sources"]
@@ -47,14 +54,33 @@ def finalize(state: RAGState, runtime: Runtime[Context]) -> Update:
             f"{'retry' if retries == 1 else 'retries'}, so none is given; the best unverified "
             f"answer was {best['generation']!r}. Last feedback: {state.get('feedback') or 'none'}"
         ]
+    elif services is not None and not is_no_answer(answer):
+        remember(state, context_of(runtime), services, answer, sources)
+    return _turn(state, answer, [] if is_no_answer(answer) else sources, warnings)
+
+
+def _turn(state: RAGState, answer: str, sources: list[Source], warnings: list[str]) -> Update:
+    """The output keys and the turn appended to the thread's history."""
     turn = Turn(question=state["question"], standalone_question=question_of(state), answer=answer)
     return {
         "history": [turn],
         "standalone_question": question_of(state),
         "answer": answer,
-        "sources": [] if is_no_answer(answer) else sources,
+        "sources": sources,
         "warnings": warnings,
         "retry_count": state.get("retry_count", 0),
         "web_search_used": bool(state.get("web_search_used")),
         "prompt_versions": {},  # nothing new: present in the output even if no prompt ran
     }
+
+
+def remember(
+    state: RAGState, ctx: Context, services: Services, answer: str, sources: list[Source]
+) -> None:
+    """Store an answer that passed its checks, for the same question asked again."""
+    if not ctx.answer_cache or services.cache is None or services.embeddings is None:
+        return
+    question = question_of(state)
+    vector = services.embeddings.embed_query(question)
+    stored = [dict(s) for s in sources]
+    services.cache.store(scope(ctx, services), question, vector, answer, stored)

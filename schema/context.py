@@ -8,6 +8,8 @@ left at its default. Pass a ``Context`` (or a dict of its fields) as ``context=`
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from dataclasses import dataclass, field, fields
 from functools import cache
@@ -16,6 +18,7 @@ from typing import Annotated, Any, Literal, get_type_hints
 from langgraph.runtime import Runtime
 from pydantic import AfterValidator, BeforeValidator, Field, TypeAdapter, ValidationError
 
+import prompts
 from adapters.errors import ConfigError
 from adapters.filters import parse_where
 from adapters.knowledge_base import RetrievalMode
@@ -216,6 +219,24 @@ class Context:
             },
         )
     )
+    answer_cache: bool = field(
+        default=True,
+        metadata={
+            "description": (
+                "Reuse the stored answer of an equal or nearly equal question asked before on "
+                "the same collection version with the same settings (no LLM call)."
+            )
+        },
+    )
+    cache_threshold: Probability = field(
+        default=0.95,
+        metadata={
+            "description": (
+                "Cosine similarity (MiniLM) a question needs to a stored one to reuse its "
+                "answer; measured in docs/benchmarks/cache.md."
+            )
+        },
+    )
     prompt_versions: Annotated[dict[str, str], BeforeValidator(_pairs)] = field(
         default_factory=dict,
         metadata={
@@ -258,6 +279,18 @@ class Context:
             "web_search": self.web_search,
             "max_retries": self.max_retries,
         }
+
+    def answer_key(self) -> str:
+        """A short hash of what an answer depends on besides the question and collection.
+
+        The settings that shape it and the version of every prompt.
+        """
+        ignored = {"collection", "answer_cache", "cache_threshold", "prompt_versions"}
+        ignored |= {"llm_timeout_s", "llm_max_retries", "web_timeout_s"}
+        settings = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ignored}
+        versions = {n: prompts.load(n, self.prompt_version(n)).version for n in prompts.names()}
+        blob = json.dumps([settings, versions], sort_keys=True, default=str)
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
     def prompt_version(self, name: str) -> str | None:
         """Return the configured version of prompt ``name`` (``None``: its latest)."""

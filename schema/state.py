@@ -123,6 +123,10 @@ class FlowState(OutputState, total=False):
     history: Annotated[list[Turn], recent_turns]
     """The thread's earlier turns, oldest first (the last ``MAX_HISTORY_TURNS``)."""
 
+    cache_hit: Annotated[bool, PER_TURN]
+    """Whether this turn's answer came from the answer cache (no retrieval, no LLM call)."""
+    cache_similarity: float
+    """How close the cached question was to this one (1.0: the same question)."""
     rewritten_query: str
     """Search query written from the question (and, on a retry, the checks' feedback)."""
     queries: Annotated[list[str], PER_TURN, operator.add]

@@ -106,6 +106,7 @@ WEB_DOCS = [
 
 KB_PATH = [
     "contextualize_question",
+    "check_cache",
     "retrieve",
     "grade_documents",
     "generate",

@@ -121,6 +121,7 @@ def outcome(result: RunResult) -> dict[str, Any]:
         "path": result.path,
         "retries": state.get("retry_count", 0),
         "web_search_used": bool(state.get("web_search_used")),
+        "cache_hit": bool(state.get("cache_hit")),
         "warnings": state.get("warnings", []),
         "prompt_versions": state.get("prompt_versions", {}),
         **scores,
@@ -242,6 +243,7 @@ def summarize(
         "completion_tokens_per_question": round(mean("completion_tokens")),
         "web_search_rate": round(100 * mean("web_search_used"), 1),
         "retries_per_question": round(mean("retries"), 2),
+        "cache_hit_rate": round(100 * sum(bool(r.get("cache_hit")) for r in rows) / n, 1),
     }
 
 
@@ -259,6 +261,7 @@ COLUMNS = [
     ("completion_tokens_per_question", "completion tokens / q"),
     ("web_search_rate", "web search %"),
     ("retries_per_question", "retries / q"),
+    ("cache_hit_rate", "cache hits %"),
 ]
 
 

@@ -22,6 +22,7 @@ from tests.fakes import KB_PATH, FakeRetriever, doc, happy_responder, make_llm
 
 NODES = {
     "contextualize_question",
+    "check_cache",
     "rewrite_query",
     "retrieve",
     "grade_documents",
@@ -54,7 +55,9 @@ def test_topology_matches_the_crag_diagram():
     assert set(graph.get_graph().nodes) == NODES | {"__start__", "__end__"}
     assert edges() == {
         ("__start__", "contextualize_question", False),
-        ("contextualize_question", "retrieve", False),
+        ("contextualize_question", "check_cache", False),
+        ("check_cache", "retrieve", True),
+        ("check_cache", "finalize", True),
         ("rewrite_query", "retrieve", False),
         ("retrieve", "grade_documents", False),
         ("grade_documents", "generate", True),
@@ -169,6 +172,7 @@ def test_nothing_relevant_anywhere_is_an_answer_of_its_own(fake_services):
     result = run_question("Which team won Super Bowl 50?", Context(max_retries=2))
     assert result.path == [
         "contextualize_question",
+        "check_cache",
         "retrieve",
         "grade_documents",
         "web_search",
@@ -255,7 +259,7 @@ def test_the_longest_run_fits_its_step_limit_even_inside_another_runnable(
 
 
 def test_the_exported_graph_allows_the_longest_accepted_run():
-    assert graph.config["recursion_limit"] == step_limit(10) == 188
+    assert graph.config["recursion_limit"] == step_limit(10) == 189
 
 
 def test_relevance_failures_also_terminate(fake_services):
