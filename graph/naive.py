@@ -22,8 +22,9 @@ from schema.state import InputState, OutputState, RAGState
 
 
 def naive_context(ctx: Context) -> Context:
-    """``ctx`` as the naive pipeline runs it: every top-k chunk kept, no citation correction,
-    no answer cache.
+    """``ctx`` as the naive pipeline runs it.
+
+    Every top-k chunk kept, no citation correction, no answer cache.
     """
     return replace(
         ctx,
