@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters.documents import normalize
-from adapters.errors import KnowledgeBaseError
+from adapters.sqlite import open_database
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS answers (
@@ -59,16 +59,7 @@ class AnswerCache:
     def conn(self) -> sqlite3.Connection:
         """The connection, opened (and the table created) on first use."""
         if self._conn is None:
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.executescript(SCHEMA)
-            except (OSError, sqlite3.Error) as exc:
-                raise KnowledgeBaseError(
-                    f"Cannot open the answer cache {self.path}: {exc}"
-                ) from exc
-            self._conn = conn
+            self._conn = open_database(self.path, SCHEMA, "answer cache", timeout_s=30)
         return self._conn
 
     def lookup(

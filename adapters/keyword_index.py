@@ -19,7 +19,7 @@ import threading
 from collections.abc import Collection
 from pathlib import Path
 
-from adapters.errors import KnowledgeBaseError
+from adapters.sqlite import open_database
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS chunks (
@@ -89,16 +89,7 @@ class KeywordIndex:
     def conn(self) -> sqlite3.Connection:
         """The connection, opened (and the schema created) on first use."""
         if self._conn is None:
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                conn = sqlite3.connect(self.path, timeout=60, check_same_thread=False)
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.executescript(SCHEMA)
-            except (OSError, sqlite3.Error) as exc:
-                raise KnowledgeBaseError(
-                    f"Cannot open the keyword index at {self.path}: {exc}"
-                ) from exc
-            self._conn = conn
+            self._conn = open_database(self.path, SCHEMA, "keyword index")
         return self._conn
 
     def replace_document(
