@@ -52,7 +52,12 @@ def test_answers_from_the_knowledge_base():
     )
     answer = result.state["answer"]
     assert "Broncos" in answer and "24" in answer, result.to_json()
-    assert result.path[:3] == ["contextualize_question", "retrieve", "grade_documents"]
+    assert result.path[:4] == [
+        "contextualize_question",
+        "check_cache",
+        "retrieve",
+        "grade_documents",
+    ]
     assert result.path[-1] == "finalize"
     assert "web_search" not in result.path
     assert any(s["source"].endswith("super_bowl_50.md") for s in result.state["sources"])

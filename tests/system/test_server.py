@@ -76,7 +76,11 @@ def test_eight_runs_at_once_on_eight_threads_stay_apart(server: Server, scripted
     from concurrent.futures import ThreadPoolExecutor
 
     client = get_sync_client(url=server.url)
-    context = {"model": "openai-compatible:scripted", "base_url": scripted_llm}
+    context = {
+        "model": "openai-compatible:scripted",
+        "base_url": scripted_llm,
+        "answer_cache": False,
+    }
     questions = [f"Which team won Super Bowl 50? (asked by user {i})" for i in range(8)]
     threads = [client.threads.create()["thread_id"] for _ in questions]
 
