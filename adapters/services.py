@@ -26,3 +26,10 @@ class Services:
     """Stored answers (None: no answer cache)."""
     collection_version: Callable[[], int] | None = None
     """The knowledge base's current version: stored answers of older versions are not used."""
+    grader: BaseChatModel | None = None
+    """The model of the graders and checks (None: ``llm``)."""
+
+    @property
+    def judge(self) -> BaseChatModel:
+        """The model that grades documents and checks answers."""
+        return self.grader or self.llm

@@ -404,6 +404,14 @@ def eval_cmd(
     ] = None,
     seed: Annotated[int, typer.Option(help="Sampling seed.")] = 0,
     model: Annotated[str | None, typer.Option(help="Override the model.")] = None,
+    variant: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Also run CRAG with other settings, in the same run: 'NAME:FIELD=VALUE,...' "
+            "(context fields, e.g. 'tiered:grader_model=local:qwen2.5-0.5b'); results in "
+            "OUT/NAME. Repeatable."
+        ),
+    ] = None,
 ) -> None:
     """Evaluate a pipeline: predictions.jsonl, summary.json/.md (resumable)."""
     from pathlib import Path
@@ -413,8 +421,12 @@ def eval_cmd(
     if dataset_format not in FORMATS:
         fail(f"Unknown dataset format {dataset_format!r}; supported: {', '.join(FORMATS)}.")
     pipelines = [p.strip() for p in pipeline.split(",")]
-    if any(p not in harness.PIPELINES for p in pipelines) or len(set(pipelines)) < len(pipelines):
+    if any(p not in harness.PIPELINES for p in pipelines):
         fail(f"Unknown pipeline {pipeline!r}; use one or more of: {', '.join(harness.PIPELINES)}.")
+    runs: list[Variant] = [(p, p, {}) for p in pipelines] + [_variant(v) for v in variant or []]
+    names = [name for name, _, _ in runs]
+    if len(set(names)) < len(names):
+        fail(f"Every run needs its own name; got {', '.join(names)}.")
     if (limit is not None and limit < 1) or (per_category is not None and per_category < 1):
         fail("--limit and --per-category must be at least 1.")
     if dataset is None and dataset_format == "mixed":
@@ -424,21 +436,44 @@ def eval_cmd(
         fail(f"Dataset not found: {path}")
     _run_guarded(
         lambda: _evaluate(
-            path, dataset_format, pipelines, Path(out_dir), limit, per_category, seed, model
+            path, dataset_format, runs, Path(out_dir), limit, per_category, seed, model
         )
     )
+
+
+Variant = tuple[str, str, dict[str, str]]
+"""A run of ``crag eval``: its name, its pipeline and the context fields it overrides."""
+
+
+def _variant(spec: str) -> Variant:
+    """Parse ``NAME:FIELD=VALUE,...`` (a CRAG run with other settings); fail clearly."""
+    from dataclasses import fields
+
+    from schema.context import Context
+
+    name, _, assignments = spec.partition(":")
+    pairs = [p.partition("=") for p in assignments.split(",") if p.strip()]
+    known = {f.name for f in fields(Context)}
+    if not name.strip().isidentifier() or not pairs or any(not sep for _, sep, _ in pairs):
+        fail(f"--variant {spec!r}: write NAME:FIELD=VALUE[,FIELD=VALUE...].")
+    unknown = sorted({k.strip() for k, _, _ in pairs} - known)
+    if unknown:
+        fail(f"--variant {spec!r}: unknown setting {', '.join(unknown)}.")
+    return name.strip(), "crag", {k.strip(): v.strip() for k, _, v in pairs}
 
 
 def _evaluate(
     path: Any,
     dataset_format: str,
-    pipelines: list[str],
+    plan: list[Variant],
     out_dir: Any,
     limit: int | None,
     per_category: int | None,
     seed: int,
     model: str | None,
 ) -> None:
+    from pathlib import Path
+
     from crag.eval import harness
     from crag.eval.mixed import load_mixed
     from crag.eval.squad import load_squad
@@ -450,23 +485,32 @@ def _evaluate(
         overrides["model"] = model
     ctx = Context(**overrides)
     questions = data.sample(limit, seed, per_category)
-    together = len(pipelines) > 1
+    together = len(plan) > 1
+    jobs: list[dict[str, Any]] = [
+        {
+            "dataset": str(path),
+            "format": dataset_format,
+            "name": name,
+            "pipeline": pipeline,
+            "out": str(out_dir / name if together else out_dir),
+            "context": overrides | extra,
+        }
+        for name, pipeline, extra in plan
+    ]
     runs = [
         harness.EvalRun(
-            p, questions, ctx, out_dir / p if together else out_dir, mixed=dataset_format == "mixed"
+            job["pipeline"],
+            questions,
+            Context(**job["context"]),
+            Path(job["out"]),
+            mixed=dataset_format == "mixed",
         )
-        for p in pipelines
+        for job in jobs
     ]
-    job = {
-        "dataset": str(path),
-        "format": dataset_format,
-        "out": str(out_dir),
-        "context": overrides,
-    }
     with _progress() as progress:
         task = progress.add_task("Indexing paragraphs", total=len(data.paragraphs))
         harness.prepare(data, ctx, lambda done, total: progress.update(task, completed=done))
-        already = _answer(runs, questions, job, progress)
+        already = _answer(runs, questions, jobs, progress)
     for run in runs:
         harness.write_summary(run)
         out.print((run.out / "summary.md").read_text(), markup=False, highlight=False)
@@ -480,22 +524,23 @@ def _progress() -> Any:
     return Progress(*columns, console=err, transient=True)
 
 
-def _answer(runs: list[Any], questions: list[Any], job: dict[str, Any], progress: Any) -> int:
+def _answer(
+    runs: list[Any], questions: list[Any], jobs: list[dict[str, Any]], progress: Any
+) -> int:
     """Answer what ``runs`` still lack (alternating when several); return how many were done."""
     from crag.eval import interleave
 
     already = len(questions) - len(runs[0].pending())
     tasks = {
-        r.pipeline: progress.add_task(r.pipeline, total=len(questions), completed=already)
-        for r in runs
+        job["name"]: progress.add_task(job["name"], total=len(questions), completed=already)
+        for job in jobs
     }
     if len(runs) > 1:
         todo = {q.id for r in runs for q in r.pending()}  # each file read once
         pending = [q.id for q in questions if q.id in todo]
-        pipelines = [r.pipeline for r in runs]
-        interleave.run(pipelines, pending, job, lambda p, _: progress.advance(tasks[p]))
+        interleave.run(jobs, pending, lambda name, _: progress.advance(tasks[name]))
     else:
-        runs[0].run(on_done=lambda record: progress.advance(tasks[runs[0].pipeline]))
+        runs[0].run(on_done=lambda record: progress.advance(tasks[jobs[0]["name"]]))
     return already
 
 

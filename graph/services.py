@@ -62,10 +62,13 @@ def knowledge_base(collection: str) -> KnowledgeBase:
     )
 
 
-def chat_model_for(ctx: Context) -> BaseChatModel:
-    """A new chat model configured by ``ctx`` (``default_services`` keeps one per setting)."""
+def chat_model_for(ctx: Context, model: str | None = None) -> BaseChatModel:
+    """A new chat model configured by ``ctx``: ``model``, else ``ctx.model``.
+
+    ``default_services`` keeps one per setting.
+    """
     return build_chat_model(
-        ctx.model,
+        model or ctx.model,
         base_url=ctx.base_url,
         temperature=ctx.temperature,
         max_tokens=ctx.max_tokens,
@@ -74,20 +77,16 @@ def chat_model_for(ctx: Context) -> BaseChatModel:
     )
 
 
+def _chat_model(ctx: Context, model: str) -> BaseChatModel:
+    """The process's chat model ``model`` with ``ctx``'s call settings (one per setting)."""
+    key = ("llm", model, ctx.base_url, ctx.temperature, ctx.max_tokens, ctx.llm_timeout_s)
+    return _cached((*key, ctx.llm_max_retries), lambda: chat_model_for(ctx, model))
+
+
 def default_services(ctx: Context) -> Services:
     """The clients for a run configured by ``ctx``."""
-    llm = _cached(
-        (
-            "llm",
-            ctx.model,
-            ctx.base_url,
-            ctx.temperature,
-            ctx.max_tokens,
-            ctx.llm_timeout_s,
-            ctx.llm_max_retries,
-        ),
-        lambda: chat_model_for(ctx),
-    )
+    llm = _chat_model(ctx, ctx.model)
+    grader = _chat_model(ctx, ctx.grader_model) if ctx.grader_model else None
     has_tavily_key = settings().tavily_api_key is not None
     web = _cached(
         ("web", ctx.web_search, ctx.web_timeout_s, has_tavily_key),
@@ -103,6 +102,7 @@ def default_services(ctx: Context) -> Services:
         embeddings=embeddings.LazyEmbeddings(),
         cache=cache,
         collection_version=kb.version,
+        grader=grader,
     )
 
 

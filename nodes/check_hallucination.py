@@ -87,7 +87,7 @@ def check_hallucination(state: RAGState, runtime: Runtime[Context], services: Se
             "feedback": f"the answer states {', '.join(missing)}, which no document contains.",
         }
     score, update = score_on_evidence(
-        state, ctx, services.llm, "check_hallucination", docs, answer=answer
+        state, ctx, services.judge, "check_hallucination", docs, answer=answer
     )
     if score is None:
         return {

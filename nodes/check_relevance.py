@@ -36,7 +36,7 @@ def check_relevance(state: RAGState, runtime: Runtime[Context], services: Servic
     if ctx.answer_threshold <= 0:  # every score passes: the check is off, nothing to ask
         return {"answers_question": "yes"}
     score, update = score_on_evidence(
-        state, ctx, services.llm, "check_relevance", answer_documents(state), answer=answer
+        state, ctx, services.judge, "check_relevance", answer_documents(state), answer=answer
     )
     if score is None:
         return {

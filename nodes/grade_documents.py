@@ -79,7 +79,7 @@ def grade_documents(state: RAGState, runtime: Runtime[Context], services: Servic
     if not state.get("web_searched"):
         if not docs:
             return {"retrieval_verdict": "incorrect", "relevant_documents": []}
-        score, update = _score(state, ctx, services.llm, docs)
+        score, update = _score(state, ctx, services.judge, docs)
         verdict = decide(score, ctx)
         kept = verdict != "incorrect"
         return {
@@ -93,7 +93,7 @@ def grade_documents(state: RAGState, runtime: Runtime[Context], services: Servic
     if not web:  # the web failed or is off: the knowledge-base decision stands
         return {}
     evidence = dedupe([*(state.get("relevant_documents") or []), *web])
-    score, update = _score(state, ctx, services.llm, evidence)
+    score, update = _score(state, ctx, services.judge, evidence)
     accepted = score >= ctx.incorrect_threshold
     return {
         **update,

@@ -68,6 +68,17 @@ class Context:
             )
         },
     )
+    grader_model: str = field(
+        default="",
+        metadata={
+            "description": (
+                "Model of the graders and checks (retrieval evaluator, grounding and answer "
+                "checks), written like model; empty: the same model as everything else. The "
+                "thresholds below were calibrated for the embedded 1.5B grading "
+                "(docs/benchmarks/tiering.md measures the 0.5B as grader)."
+            )
+        },
+    )
     base_url: str = field(
         default="",
         metadata={
@@ -275,6 +286,7 @@ class Context:
         return {
             "provider": provider,
             "model": name or (DEFAULT_MODEL if provider == "local" else "default"),
+            "grader_model": self.grader_model or self.model,
             "collection": self.collection,
             "web_search": self.web_search,
             "max_retries": self.max_retries,

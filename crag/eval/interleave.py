@@ -32,9 +32,9 @@ DONE = "@@done "
 
 @dataclass
 class Worker:
-    """One pipeline's process."""
+    """One run's process."""
 
-    pipeline: str
+    name: str
     process: subprocess.Popen[str]
     log: Path
     """Where the worker's stderr goes."""
@@ -52,11 +52,11 @@ class Worker:
                 line = stdout.readline()
                 if not line:  # the worker exited
                     raise CragError(
-                        f"The {self.pipeline} worker failed on {question_id}; see {self.log}."
+                        f"The {self.name} worker failed on {question_id}; see {self.log}."
                     )
                 if line.strip() == DONE + question_id:
                     return
-        raise CragError(f"The {self.pipeline} worker took over {QUESTION_TIMEOUT_S:.0f}s.")
+        raise CragError(f"The {self.name} worker took over {QUESTION_TIMEOUT_S:.0f}s.")
 
     def stop(self) -> None:
         """Close its input (it exits) and wait, killing it if it does not."""
@@ -68,43 +68,44 @@ class Worker:
             self.process.kill()
 
 
-def start(pipeline: str, job: dict[str, Any]) -> Worker:
-    """Start the worker for ``pipeline``; ``job`` says what to evaluate and where to write."""
+def start(job: dict[str, Any]) -> Worker:
+    """Start the worker for one run; ``job`` says what to evaluate, how and where to write.
+
+    ``job["name"]`` names the run, ``job["pipeline"]`` is its pipeline, ``job["context"]`` its
+    settings and ``job["out"]`` its directory.
+    """
     out = Path(job["out"])
     out.mkdir(parents=True, exist_ok=True)
     log = out / "worker.log"
     with log.open("a", encoding="utf-8") as stderr:
         process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "crag.eval.interleave",
-                json.dumps(job | {"pipeline": pipeline}),
-            ],
+            [sys.executable, "-m", "crag.eval.interleave", json.dumps(job)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=stderr,
             text=True,
             bufsize=1,
         )
-    return Worker(pipeline, process, log)
+    return Worker(job["name"], process, log)
 
 
 def run(
-    pipelines: list[str],
+    jobs: list[dict[str, Any]],
     question_ids: list[str],
-    job: dict[str, Any],
     on_done: Callable[[str, str], None] | None = None,
 ) -> None:
-    """Answer every question with every pipeline, alternating which goes first."""
-    workers = [start(p, job | {"out": str(Path(job["out"]) / p)}) for p in pipelines]
+    """Answer every question with every run (one ``job`` each), alternating which goes first.
+
+    ``on_done(name, question_id)`` is called as each record is written.
+    """
+    workers = [start(job) for job in jobs]
     try:
         for n, question_id in enumerate(question_ids):
             order = workers if n % 2 == 0 else list(reversed(workers))
             for worker in order:
                 worker.ask(question_id)
                 if on_done:
-                    on_done(worker.pipeline, question_id)
+                    on_done(worker.name, question_id)
     finally:
         for worker in workers:
             worker.stop()

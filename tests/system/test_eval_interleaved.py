@@ -1,4 +1,4 @@
-"""`crag eval --pipeline naive,crag`: both pipelines in one run, each in its own process."""
+"""`crag eval --pipeline naive,crag --variant ...`: several runs at once, one process each."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.system.conftest import crag, scripted_env
+from tests.loopback import loopback, scripted_model
+from tests.system.conftest import ANSWER, crag, scripted_env
 
 pytestmark = pytest.mark.system
 
@@ -26,27 +27,45 @@ MIXED = {
 }
 
 
-def test_both_pipelines_answer_every_question_in_their_own_processes(
-    tmp_path: Path, scripted_llm: str
-):
+def test_every_run_answers_every_question_in_its_own_process(tmp_path: Path):
+    """naive, crag and a CRAG variant whose grader is another model, in one run."""
     dataset = tmp_path / "mixed.json"
     dataset.write_text(json.dumps(MIXED))
     out = tmp_path / "out"
-    env = scripted_env(tmp_path / "data", scripted_llm, CRAG_WEB_SEARCH="off")
-    args = ["eval", "--format", "mixed", "--dataset", str(dataset), "--out", str(out)]
-    done = crag(*args, "--pipeline", "naive,crag", env=env, timeout=600)
-    assert done.returncode == 0, done.stderr
-    for pipeline in ("naive", "crag"):
-        records = [json.loads(line) for line in (out / pipeline / "predictions.jsonl").open()]
-        assert sorted(r["id"] for r in records) == ["k0", "k1", "u1"]
-        summary = json.loads((out / pipeline / "summary.json").read_text())
-        assert summary["pipeline"] == pipeline and summary["overall"]["questions"] == 3
-    naive_paths = {
-        tuple(json.loads(line)["path"]) for line in (out / "naive" / "predictions.jsonl").open()
-    }
-    assert naive_paths == {("retrieve", "generate", "validate_citations", "finalize")}
-    # Resumable: a second run finds everything done and starts no question again.
-    again = crag(*args, "--pipeline", "naive,crag", env=env, timeout=600)
-    assert again.returncode == 0 and "3 questions were already done" in again.stdout
-    refused = crag(*args, "--pipeline", "naive,fancy", env=env)
-    assert refused.returncode == 2
+    variant = "tiered:grader_model=openai-compatible:grader,answer_threshold=0.5"
+    with loopback(scripted_model(f"{ANSWER} [S1]")) as (url, requests):
+        env = scripted_env(tmp_path / "data", f"{url}/v1", CRAG_WEB_SEARCH="off")
+        args = ["eval", "--format", "mixed", "--dataset", str(dataset), "--out", str(out)]
+        args += ["--pipeline", "naive,crag", "--variant", variant]
+        done = crag(*args, env=env, timeout=600)
+        assert done.returncode == 0, done.stderr
+        for run, pipeline in (("naive", "naive"), ("crag", "crag"), ("tiered", "crag")):
+            records = [json.loads(line) for line in (out / run / "predictions.jsonl").open()]
+            assert sorted(r["id"] for r in records) == ["k0", "k1", "u1"]
+            summary = json.loads((out / run / "summary.json").read_text())
+            assert summary["pipeline"] == pipeline and summary["overall"]["questions"] == 3
+        tiered = json.loads((out / "tiered" / "summary.json").read_text())
+        assert tiered["settings"]["grader_model"] == "openai-compatible:grader"
+        naive_paths = {
+            tuple(json.loads(line)["path"]) for line in (out / "naive" / "predictions.jsonl").open()
+        }
+        assert naive_paths == {("retrieve", "generate", "validate_citations", "finalize")}
+        by_model: dict[str, list[dict]] = {}
+        for r in requests:
+            by_model.setdefault(r["body"].get("model"), []).append(r["body"])
+        # The variant's grader scored documents and answers (one token, log-probabilities) and
+        # wrote nothing; the main model wrote the answers.
+        graded = by_model.get("grader", [])
+        assert graded and all(b.get("logprobs") and one_token(b) for b in graded)
+        assert any(not b.get("logprobs") for b in by_model["scripted"])
+        # Resumable: a second run finds everything done and starts no question again.
+        again = crag(*args, env=env, timeout=600)
+        assert again.returncode == 0 and "3 questions were already done" in again.stdout
+        refused = crag(*args[:-4], "--pipeline", "naive,fancy", env=env)
+        assert "Unknown pipeline" in refused.stderr
+        assert refused.returncode == 2
+
+
+def one_token(body: dict) -> bool:
+    """Whether a chat-completions request asks for a single token."""
+    return (body.get("max_completion_tokens") or body.get("max_tokens")) == 1

@@ -208,3 +208,13 @@ def test_cli_eval_refuses_bad_options(tmp_path):
     assert runner.invoke(app, ["eval", "--dataset", str(tmp_path / "nope.json")]).exit_code == 2
     assert runner.invoke(app, ["eval", "--limit", "0"]).exit_code == 2
     assert runner.invoke(app, ["eval-report", str(tmp_path)]).exit_code == 2
+    refusals = {
+        "tiered": "NAME:FIELD=VALUE",
+        "tiered:grader_model": "NAME:FIELD=VALUE",
+        "tiered:colour=red": "unknown setting colour",
+        "crag:top_k=2": "own name",
+        "small:top_k=zero": "top_k",
+    }
+    for spec, message in refusals.items():
+        refused = runner.invoke(app, ["eval", "--variant", spec])
+        assert refused.exit_code == 2 and message in refused.output, (spec, refused.output)

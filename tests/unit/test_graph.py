@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -9,6 +10,7 @@ from langchain_core.runnables import RunnableLambda
 from langgraph.runtime import Runtime
 
 from crag.run import run_question
+from graph import services as graph_services
 from graph.graph import (
     build_graph,
     graph,
@@ -18,7 +20,7 @@ from graph.graph import (
     step_limit,
 )
 from schema.context import Context
-from tests.fakes import KB_PATH, FakeRetriever, doc, happy_responder, make_llm
+from tests.fakes import KB_PATH, FakeRetriever, doc, happy_responder, make_llm, make_services
 
 NODES = {
     "contextualize_question",
@@ -320,3 +322,34 @@ def test_readme_diagram_is_generated_from_the_graph():
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     assert readme_block() in readme, "run `make graph-diagram`"
+
+
+def test_graders_and_checks_use_the_grader_model_and_generate_the_main_one():
+    writer, grader = make_llm(happy_responder), make_llm(happy_responder)
+    services = replace(make_services(llm=writer), grader=grader)
+    app = build_graph(services=lambda _: services)
+    out = app.invoke(
+        {"question": "Which team won Super Bowl 50?"}, context=Context(answer_threshold=0.5)
+    )
+    assert out["answer"] == "The Denver Broncos won, 24–10."
+    assert writer.prompts_called() == ["generate"]
+    assert grader.prompts_called() == ["grade_documents", "check_hallucination", "check_relevance"]
+
+
+def test_default_services_build_a_grader_only_when_one_is_configured(monkeypatch):
+    built: list[str] = []
+
+    def build(model: str, **_: Any) -> Any:
+        built.append(model)
+        return make_llm(happy_responder)
+
+    monkeypatch.setattr(graph_services, "build_chat_model", build)
+    monkeypatch.setattr(graph_services, "_cache", {})
+    plain = graph_services.default_services(Context(model="openai-compatible:a", web_search="off"))
+    assert plain.grader is None and plain.judge is plain.llm
+    tiered = graph_services.default_services(
+        Context(model="openai-compatible:a", grader_model="openai-compatible:b", web_search="off")
+    )
+    assert tiered.llm is plain.llm  # one client per setting, shared by every run
+    assert tiered.judge is tiered.grader and tiered.grader is not tiered.llm
+    assert built == ["openai-compatible:a", "openai-compatible:b"]
