@@ -18,7 +18,7 @@ from langgraph.graph.state import CompiledStateGraph
 from graph.services import ServiceFactory, bind
 from nodes import finalize, generate, retrieve, validate_citations
 from schema.context import Context
-from schema.state import InputState, OutputState, RAGState
+from schema.state import OutputState, QuestionInput, RAGState
 
 
 def naive_context(ctx: Context) -> Context:
@@ -40,7 +40,7 @@ def build_naive_graph(
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Wire and compile the naive baseline; its nodes get their clients from ``services``."""
     builder = StateGraph(
-        RAGState, context_schema=Context, input_schema=InputState, output_schema=OutputState
+        RAGState, context_schema=Context, input_schema=QuestionInput, output_schema=OutputState
     )
     builder.add_node(bind(retrieve, services))
     builder.add_node(bind(generate, services))

@@ -9,6 +9,7 @@ from langgraph.runtime import Runtime
 from adapters.llm import complete
 from adapters.questions import clean_question
 from adapters.services import Services
+from nodes.chat import asked, earlier_turns
 from nodes.common import reports
 from nodes.prompting import first_line, render
 from schema.context import Context, context_of
@@ -35,20 +36,28 @@ def contextualize_question(
 ) -> dict[str, Any]:
     """Reset the per-turn keys and write the standalone question for this turn.
 
+    The question is ``question``, or the newest message when it is the user's (see
+    ``nodes.chat``); earlier messages are the history when the thread has none.
+
     (Typed as a plain dict: the reset holds ``Overwrite`` values for the keys with reducers.)
 
     A thread's first turn (no history) needs no LLM call: the question is already standalone.
     Control characters are removed; an empty or overlong question fails the run with a
     ``QuestionError`` naming the problem.
     """
-    question = clean_question(state.get("question") or "")
+    asked_text, as_message = asked(state)
+    question = clean_question(asked_text)
+    start = {**turn_reset(), "question": question}
     history = state.get("history") or []
+    if not history and as_message:  # a caller that keeps the conversation itself
+        history = earlier_turns(list(state.get("messages") or [])[:-1])
+        start["history"] = history
     if not history:
-        return {**turn_reset(), "standalone_question": question}
+        return {**start, "standalone_question": question}
     ctx = context_of(runtime)
     turn = RAGState(question=question)  # a new turn: no retries, no web, no versions yet
     prompt, recorded = render(
         turn, ctx, "contextualize_question", history=format_history(history), question=question
     )
     standalone = first_line(complete(services.llm, prompt)) or question
-    return {**turn_reset(), **recorded, "standalone_question": standalone}
+    return {**start, **recorded, "standalone_question": standalone}

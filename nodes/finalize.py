@@ -6,6 +6,7 @@ from langgraph.runtime import Runtime
 
 from adapters.services import Services
 from nodes.answers import NO_ANSWER, current_attempt, is_no_answer
+from nodes.chat import turn_messages
 from nodes.check_cache import scope
 from nodes.common import question_of
 from schema.context import Context, context_of
@@ -64,6 +65,7 @@ def _turn(state: RAGState, answer: str, sources: list[Source], warnings: list[st
     turn = Turn(question=state["question"], standalone_question=question_of(state), answer=answer)
     return {
         "history": [turn],
+        "messages": turn_messages(state, answer, sources),
         "standalone_question": question_of(state),
         "answer": answer,
         "sources": sources,

@@ -12,6 +12,8 @@ import operator
 from typing import Annotated, Any, Literal, NotRequired, get_origin, get_type_hints
 
 from langchain_core.documents import Document
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
 from langgraph.types import Overwrite
 from typing_extensions import TypedDict
 
@@ -88,15 +90,29 @@ def recent_turns(left: list[Turn], right: list[Turn]) -> list[Turn]:
     return [*left, *right][-MAX_HISTORY_TURNS:]
 
 
-class InputState(TypedDict):
-    """What a caller gives the graph."""
+class InputState(TypedDict, total=False):
+    """What a caller gives the graph: a ``question``, or chat ``messages`` (LangGraph's chat
+    convention, as Studio's chat view and agent-chat-ui send them)."""
 
     question: str
     """The user's question, answered and graded as asked (never replaced by the rewrite)."""
+    messages: Annotated[list[AnyMessage], add_messages]
+    """The conversation: when its newest message is the user's, that message is the question
+    and the earlier ones are the history. Each turn adds the user's question and an AI message
+    carrying the answer and its sources."""
+
+
+class QuestionInput(TypedDict):
+    """A question alone: the input of the naive baseline, which has no chat turns."""
+
+    question: str
 
 
 class OutputState(TypedDict, total=False):
     """What a caller gets back."""
+
+    messages: Annotated[list[AnyMessage], add_messages]
+    """The conversation, ending with the AI message of this turn's answer."""
 
     standalone_question: str
     """The question that was answered: on a thread's follow-up turn, the question rewritten

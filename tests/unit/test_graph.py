@@ -39,6 +39,7 @@ NODES = {
 }
 
 OUTPUT_KEYS = {
+    "messages",
     "standalone_question",
     "answer",
     "sources",
@@ -83,7 +84,7 @@ def test_topology_matches_the_crag_diagram():
 def test_exported_graph_has_no_checkpointer_and_narrow_schemas():
     assert graph.checkpointer is None
     assert graph.name == "crag"
-    assert set(graph.get_input_jsonschema()["properties"]) == {"question"}
+    assert set(graph.get_input_jsonschema()["properties"]) == {"question", "messages"}
     assert set(graph.get_output_jsonschema()["properties"]) == OUTPUT_KEYS
     ctx_schema = graph.get_context_jsonschema()["properties"]
     assert all(p.get("description") for p in ctx_schema.values())

@@ -131,7 +131,7 @@ def test_bad_thread_ids_are_refused(bad):
         check_thread_id(bad)
 
 
-def test_every_accumulating_key_but_history_starts_each_turn_empty():
+def test_every_accumulating_key_but_the_conversation_starts_each_turn_empty():
     from typing import get_type_hints
 
     from langgraph.types import Overwrite
@@ -142,5 +142,5 @@ def test_every_accumulating_key_but_history_starts_each_turn_empty():
     with_reducer = {k for k, h in hints.items() if callable(getattr(h, "__metadata__", [0])[-1])}
     assert {"warnings", "attempts", "rejected_chunks", "prompt_versions"} <= with_reducer
     reset = turn_reset()
-    assert {k for k, v in reset.items() if isinstance(v, Overwrite)} == with_reducer - {"history"}
+    assert {k for k, v in reset.items() if isinstance(v, Overwrite)} == with_reducer - {"history", "messages"}
     assert reset["retry_count"] == 0 and reset["web_search_used"] is False

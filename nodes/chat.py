@@ -1,0 +1,62 @@
+"""LangGraph's chat convention: a turn asked as ``messages``, answered with an AI message.
+
+Studio's chat view, agent-chat-ui and most LangGraph clients send ``{"messages": [...]}`` and
+show the AI messages that come back. The graph accepts that beside ``{"question": ...}``: the
+newest message, when it is the user's, is the question, and the earlier pairs are the history
+of a caller that keeps the conversation itself (no thread). Every turn, however asked, ends
+with the question and its answer in ``messages``, so a chat client shows CLI turns too.
+"""
+
+from __future__ import annotations
+
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
+
+from schema.state import RAGState, Source, Turn
+
+
+def asked(state: RAGState) -> tuple[str, bool]:
+    """This turn's question and whether it came as a message (else as ``question``).
+
+    A turn's messages are added when it ends, so a user message at the end of ``messages``
+    is one not answered yet: it is the question. Otherwise ``question`` is.
+    """
+    messages = state.get("messages") or []
+    if messages and messages[-1].type == "human":
+        return messages[-1].text, True
+    return state.get("question") or "", False
+
+
+def earlier_turns(messages: list[AnyMessage]) -> list[Turn]:
+    """The question-and-answer pairs of a conversation, oldest first."""
+    turns: list[Turn] = []
+    question: str | None = None
+    for message in messages:
+        if message.type == "human":
+            question = message.text
+        elif message.type == "ai" and question is not None and message.text.strip():
+            turns.append(Turn(question=question, standalone_question=question, answer=message.text))
+            question = None
+    return turns
+
+
+def reply(answer: str, sources: list[Source]) -> AIMessage:
+    """The AI message of an answer: its text with the sources listed under it.
+
+    The sources are also in ``additional_kwargs["sources"]`` (id, source, location), for
+    clients that render citations themselves.
+    """
+    lines = [answer]
+    if sources:
+        lines += ["", "Sources:"]
+        for n, s in enumerate(sources, 1):
+            where = f" ({s['location']})" if s.get("location") else ""
+            lines.append(f"[{n}] {s['source']}{where}")
+    return AIMessage("\n".join(lines), additional_kwargs={"sources": [dict(s) for s in sources]})
+
+
+def turn_messages(state: RAGState, answer: str, sources: list[Source]) -> list[AnyMessage]:
+    """What a finished turn adds to ``messages``: the question (unless it came as a message)
+    and the answer."""
+    _, as_message = asked(state)
+    question = [] if as_message else [HumanMessage(state.get("question") or "")]
+    return [*question, reply(answer, sources)]
