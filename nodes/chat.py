@@ -55,8 +55,10 @@ def reply(answer: str, sources: list[Source]) -> AIMessage:
 
 
 def turn_messages(state: RAGState, answer: str, sources: list[Source]) -> list[AnyMessage]:
-    """What a finished turn adds to ``messages``: the question (unless it came as a message)
-    and the answer."""
+    """What a finished turn adds to ``messages``: its question and answer.
+
+    The question only when it came as ``question``: a message is already there.
+    """
     _, as_message = asked(state)
     question = [] if as_message else [HumanMessage(state.get("question") or "")]
     return [*question, reply(answer, sources)]

@@ -91,8 +91,10 @@ def recent_turns(left: list[Turn], right: list[Turn]) -> list[Turn]:
 
 
 class InputState(TypedDict, total=False):
-    """What a caller gives the graph: a ``question``, or chat ``messages`` (LangGraph's chat
-    convention, as Studio's chat view and agent-chat-ui send them)."""
+    """What a caller gives the graph: a ``question``, or chat ``messages``.
+
+    Messages are LangGraph's chat convention, as Studio's chat view and agent-chat-ui send them.
+    """
 
     question: str
     """The user's question, answered and graded as asked (never replaced by the rewrite)."""

@@ -29,7 +29,8 @@ def test_a_user_message_is_the_question_and_the_answer_comes_back_as_an_ai_messa
     assert human.type == "human" and human.text == FIRST
     assert ai.type == "ai" and ai.text.startswith(ANSWER)
     assert "Sources:\n[1] /kb/sb50__c0000.md" in ai.text
-    assert ai.additional_kwargs["sources"] == [{"id": "sb50__c0000", "source": "/kb/sb50__c0000.md"}]
+    source = {"id": "sb50__c0000", "source": "/kb/sb50__c0000.md"}
+    assert ai.additional_kwargs["sources"] == [source]
 
 
 def test_a_question_adds_both_messages_so_chat_clients_show_every_turn():

@@ -142,5 +142,6 @@ def test_every_accumulating_key_but_the_conversation_starts_each_turn_empty():
     with_reducer = {k for k, h in hints.items() if callable(getattr(h, "__metadata__", [0])[-1])}
     assert {"warnings", "attempts", "rejected_chunks", "prompt_versions"} <= with_reducer
     reset = turn_reset()
-    assert {k for k, v in reset.items() if isinstance(v, Overwrite)} == with_reducer - {"history", "messages"}
+    overwritten = {k for k, v in reset.items() if isinstance(v, Overwrite)}
+    assert overwritten == with_reducer - {"history", "messages"}
     assert reset["retry_count"] == 0 and reset["web_search_used"] is False
