@@ -19,6 +19,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from langchain_core.runnables import RunnableConfig
+from langgraph.constants import TAG_NOSTREAM
 from pydantic import SecretStr
 
 from adapters import local_model
@@ -87,18 +88,28 @@ def _endpoint(model: str, base_url: str) -> tuple[str | None, SecretStr, str]:
     )
 
 
-def _call_config(prompt: RenderedPrompt) -> RunnableConfig:
-    """Name the LLM run after its prompt; record the prompt version and its metadata."""
+def _call_config(prompt: RenderedPrompt, streamed: bool = False) -> RunnableConfig:
+    """Name the LLM run after its prompt; record the prompt version and its metadata.
+
+    Calls not ``streamed`` are tagged so LangGraph's ``messages`` stream leaves them out:
+    clients that stream the answer token by token see the answer, not the verdicts.
+    """
+    tags = [f"prompt:{prompt.name}:{prompt.version}"]
     return {
         "run_name": prompt.name,
         "metadata": {**prompt.metadata, "prompt": prompt.name, "prompt_version": prompt.version},
-        "tags": [f"prompt:{prompt.name}:{prompt.version}"],
+        "tags": tags if streamed else [*tags, TAG_NOSTREAM],
     }
 
 
-def complete(llm: BaseChatModel, prompt: RenderedPrompt) -> str:
-    """Run ``prompt`` and return the reply's text, stripped."""
-    reply = llm.invoke(prompt.messages, config=_call_config(prompt))
+def complete(llm: BaseChatModel, prompt: RenderedPrompt, *, streamed: bool = False) -> str:
+    """Run ``prompt`` and return the reply's text, stripped.
+
+    ``streamed``: the reply is generated token by token when the caller streams (LangGraph's
+    ``messages`` mode); otherwise it is asked for in one response.
+    """
+    model = llm if streamed else llm.bind(stream=False)
+    reply = model.invoke(prompt.messages, config=_call_config(prompt, streamed))
     return _text(reply).strip()
 
 
@@ -106,11 +117,11 @@ def yes_probability(llm: BaseChatModel, prompt: RenderedPrompt) -> float | None:
     """P(yes) of a one-word yes/no reply to ``prompt``; ``None`` if the reply is neither.
 
     Read from the first token's top log-probabilities (every casing and spacing of "yes" and
-    "no" counts); without log-probabilities, from the reply's text (1.0 or 0.0).
+    "no" counts); without log-probabilities, from the reply's text (1.0 or 0.0). Never
+    streamed: the log-probabilities come in the one response.
     """
-    reply = llm.bind(logprobs=True, top_logprobs=TOP_LOGPROBS, max_tokens=1).invoke(
-        prompt.messages, config=_call_config(prompt)
-    )
+    scorer = llm.bind(logprobs=True, top_logprobs=TOP_LOGPROBS, max_tokens=1, stream=False)
+    reply = scorer.invoke(prompt.messages, config=_call_config(prompt))
     score = score_from_logprobs(reply.response_metadata.get("logprobs"))
     if score is not None:
         return score

@@ -188,12 +188,25 @@ def ask(
         if knowledge_base(collection).count() == 0:
             fail(f"Nothing is ingested in collection {collection!r}; run `crag ingest PATH` first.")
 
+        drafting: list[bool] = []  # whether draft tokens are being printed
+
+        def on_token(text: str) -> None:
+            if not drafting:
+                drafting.append(True)
+                out.print(f"[cyan]{'':<20}[/] [dim]draft:[/] ", end="")
+            out.print(text, end="", markup=False, highlight=False)
+
         def on_step(step: Step) -> None:
+            if drafting:
+                drafting.clear()
+                out.print()
             if not as_json:
                 line = escape(step.summary)
                 out.print(f"[cyan]{step.node:<20}[/] {line} [dim]{step.seconds:.1f}s[/]")
 
-        result = run_question(question, ctx, on_step=on_step, thread_id=thread)
+        result = run_question(
+            question, ctx, on_step, thread_id=thread, on_token=None if as_json else on_token
+        )
         if as_json:
             sys.stdout.write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
         else:

@@ -80,15 +80,18 @@ def run_question(
     graph: Any = None,
     thread_id: str | None = None,
     callbacks: list[Any] | None = None,
+    on_token: Callable[[str], None] | None = None,
 ) -> RunResult:
     """Stream ``question`` through the graph; call ``on_step`` as each node finishes.
 
     With ``thread_id`` (and no ``graph``), the run is a turn of that thread, kept in the SQLite
-    checkpointer under the data dir, so a follow-up can refer to earlier turns.
+    checkpointer under the data dir, so a follow-up can refer to earlier turns. ``on_token``
+    receives the answer's text as the model writes it (a draft: the checks may still reject
+    it, and its citation markers are resolved afterwards).
     """
     if graph is None and thread_id is not None:
         with thread_graph() as threaded:
-            return run_question(question, ctx, on_step, threaded, thread_id, callbacks)
+            return run_question(question, ctx, on_step, threaded, thread_id, callbacks, on_token)
     if graph is None:
         from graph.graph import graph as default_graph
 
@@ -102,9 +105,9 @@ def run_question(
         {"question": question},
         config=config,
         context=ctx,
-        stream_mode=["custom", "updates", "values"],
+        stream_mode=["custom", "updates", "values", *(["messages"] if on_token else [])],
     )
-    for step in _steps(stream, result):
+    for step in _steps(stream, result, on_token):
         result.steps.append(step)
         if on_step:
             on_step(step)
@@ -112,16 +115,25 @@ def run_question(
     return result
 
 
-def _steps(stream: Iterable[tuple[str, Any]], result: RunResult) -> Iterator[Step]:
+def _steps(
+    stream: Iterable[tuple[str, Any]],
+    result: RunResult,
+    on_token: Callable[[str], None] | None = None,
+) -> Iterator[Step]:
     """The steps of a ``["custom", "updates", "values"]`` stream; the state goes to ``result``.
 
     A node's custom event (its one-line summary) arrives before its update; the values event
-    after each step is the whole state with the reducers applied.
+    after each step is the whole state with the reducers applied. With ``"messages"`` too,
+    the generator's tokens go to ``on_token``.
     """
     summaries: dict[str, str] = {}
     last = time.perf_counter()
     for mode, chunk in stream:
-        if mode == "custom":
+        if mode == "messages":  # the generator's tokens, and the messages nodes return
+            message, meta = chunk
+            if on_token and meta.get("langgraph_node") == "generate" and message.text:
+                on_token(message.text)
+        elif mode == "custom":
             summaries[chunk["node"]] = chunk["summary"]
         elif mode == "values":
             result.state = dict(chunk)

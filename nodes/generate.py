@@ -44,5 +44,5 @@ def generate(state: RAGState, runtime: Runtime[Context], services: Services) -> 
     prompt, recorded = render_on_evidence(
         state, ctx, "generate", docs, feedback="\n".join(notes), no_answer=NO_ANSWER
     )
-    answer = complete(services.llm, prompt)
+    answer = complete(services.llm, prompt, streamed=True)
     return {"generation": answer or NO_ANSWER, **recorded}

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models.chat_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
 from adapters.errors import WebSearchError
 from adapters.services import Services
@@ -48,8 +48,34 @@ class FakeChatModel(BaseChatModel):
         content = reply if isinstance(reply, str) else json.dumps(reply)
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=content))])
 
+    def _stream(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
+    ) -> Iterator[ChatGenerationChunk]:
+        """The generator's reply, word by word (as a streaming server sends it).
+
+        LangChain calls ``_stream`` without the run's metadata, so the prompt is not known
+        here: only the generator's calls ask to be streamed, so it is taken to be "generate"
+        (a wrongly streamed verdict would then get an answer for a reply, and fail its test).
+        """
+        [generation] = self._generate(messages, stop, _Named("generate"), **kw).generations
+        self.calls[-1]["streamed"] = True
+        words = str(generation.message.content).split(" ")
+        for n, word in enumerate(words):
+            text = word if n == len(words) - 1 else word + " "
+            chunk = ChatGenerationChunk(message=AIMessageChunk(content=text))
+            if run_manager:
+                run_manager.on_llm_new_token(text, chunk=chunk)
+            yield chunk
+
     def prompts_called(self) -> list[str]:
         return [c["prompt"] for c in self.calls]
+
+
+class _Named:
+    """Stands in for a run manager whose metadata names the prompt."""
+
+    def __init__(self, prompt: str):
+        self.metadata = {"prompt": prompt}
 
 
 def make_llm(responder: Responder) -> FakeChatModel:

@@ -33,10 +33,15 @@ def loopback(handler: Handler) -> Iterator[tuple[str, list[dict[str, Any]]]]:
                 }
             )
             status, reply = handler(self.command, self.path, body)
-            data = json.dumps(reply).encode()
+            if isinstance(reply, Events):
+                data = b"".join(f"data: {json.dumps(e)}\n\n".encode() for e in reply)
+                data += b"data: [DONE]\n\n"
+                kind = "text/event-stream"
+            else:
+                data, kind = json.dumps(reply).encode(), "application/json"
             try:
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
@@ -56,6 +61,33 @@ def loopback(handler: Handler) -> Iterator[tuple[str, list[dict[str, Any]]]]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+class Events(list[dict[str, Any]]):
+    """A reply sent as server-sent events (``data: {...}`` each, then ``data: [DONE]``)."""
+
+
+def streamed_completion(content: str) -> Events:
+    """An OpenAI chat-completions reply streamed in chunks of one word, as ``stream: true``
+    asks (role first, then the content, then the finish reason)."""
+    words = [w + " " for w in content.split(" ")]
+    words[-1] = words[-1].rstrip(" ")
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
+        return {
+            "id": "chatcmpl-test",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": "m",
+            "choices": [choice],
+        }
+
+    return Events(
+        [chunk({"role": "assistant", "content": ""})]
+        + [chunk({"content": w}) for w in words]
+        + [chunk({}, "stop")]
+    )
 
 
 def chat_completion(content: str, top: dict[str, float] | None = None) -> dict[str, Any]:
@@ -113,6 +145,8 @@ def scripted_model(answer: str, standalone: str = "", verdict_score: float = 0.9
             return 200, chat_completion(text.split("Question:", 1)[1].splitlines()[0].strip())
         if "follow-up question" in text.lower():
             return 200, chat_completion(standalone)
+        if body.get("stream"):
+            return 200, streamed_completion(answer)
         return 200, chat_completion(answer)
 
     return handler

@@ -47,7 +47,7 @@ def test_the_graph_is_served_with_its_schemas(server: Server):
     client = get_sync_client(url=server.url)
     [assistant] = client.assistants.search(graph_id="crag")
     schemas = client.assistants.get_schemas(assistant["assistant_id"])
-    assert set(schemas["input_schema"]["properties"]) == {"question"}
+    assert set(schemas["input_schema"]["properties"]) == {"question", "messages"}
     assert "answer" in schemas["output_schema"]["properties"]
     context_fields = schemas["context_schema"]["properties"]
     assert all(f.get("description") for f in context_fields.values())
@@ -70,6 +70,32 @@ def test_streamed_runs_and_a_follow_up_on_one_thread(server: Server, scripted_ll
     history = client.threads.get_history(thread_id, limit=100)
     assert len(history) >= 2 * len(KB_PATH)  # a checkpoint per step of both turns
     assert {h["values"].get("question") for h in history} >= {FIRST, FOLLOW_UP}
+
+
+def test_a_chat_turn_streams_the_answer_token_by_token(server: Server, scripted_llm: str):
+    """Studio's chat view and agent-chat-ui: messages in, the answer's tokens streamed out."""
+    client = get_sync_client(url=server.url)
+    thread_id = client.threads.create()["thread_id"]
+    context = {"model": "openai-compatible:scripted", "base_url": scripted_llm}
+    tokens: dict[str, list[str]] = {}
+    for part in client.runs.stream(
+        thread_id,
+        "crag",
+        input={"messages": [{"role": "user", "content": FIRST}]},
+        context=context,
+        stream_mode="messages-tuple",
+    ):
+        assert part.event != "error", part.data
+        if part.event == "messages":
+            chunk, metadata = part.data
+            tokens.setdefault(metadata["langgraph_node"], []).append(chunk["content"])
+    assert len(tokens["generate"]) > 3  # word by word, as the model sent them
+    assert "".join(tokens["generate"]) == f"{ANSWER} [S1]"
+    assert set(tokens) <= {"generate", "finalize"}  # no verdict, no rewritten question
+    messages = client.threads.get_state(thread_id)["values"]["messages"]
+    assert [m["type"] for m in messages] == ["human", "ai"]
+    assert messages[1]["content"].startswith(ANSWER) and "Sources:" in messages[1]["content"]
+    assert messages[1]["additional_kwargs"]["sources"][0]["id"].endswith("__c0000")
 
 
 def test_eight_runs_at_once_on_eight_threads_stay_apart(server: Server, scripted_llm: str):

@@ -7,6 +7,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from adapters.errors import QuestionError
+from crag.run import run_question
 from graph.graph import build_graph
 from nodes.chat import earlier_turns, reply
 from schema.context import Context
@@ -97,3 +98,28 @@ def test_a_reply_without_sources_is_the_answer_alone():
     assert message.text == "I don't know." and message.additional_kwargs["sources"] == []
     located = reply("x", [{"id": "d__c0001", "source": "/a.pdf", "location": "page 3"}])
     assert located.text.endswith("[1] /a.pdf (page 3)")
+
+
+def test_the_answer_streams_token_by_token_and_nothing_else_does(fake_services):
+    llm = make_llm(thread_responder())
+    fake_services(llm=llm)
+    tokens: list[str] = []
+    result = run_question(FIRST, CTX, on_token=tokens.append)
+    assert len(tokens) > 3 and "".join(tokens) == "The Denver Broncos won, 24–10. [S1]"  # the draft
+    assert result.state["answer"] == ANSWER
+    # One streamed call (the generator's); the verdicts came whole, with log-probabilities.
+    assert [c.get("streamed", False) for c in llm.calls] == [False, True, False, False]
+    assert llm.prompts_called() == [
+        "grade_documents",
+        "generate",
+        "check_hallucination",
+        "check_relevance",
+    ]
+    assert all(c["kwargs"].get("stream") is False for c in llm.calls if not c.get("streamed"))
+
+
+def test_without_a_token_callback_nothing_streams(fake_services):
+    llm = make_llm(thread_responder())
+    fake_services(llm=llm)
+    run_question(FIRST, CTX)
+    assert not any(c.get("streamed") for c in llm.calls)
