@@ -18,7 +18,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: setup model model-small demo serve bench-retrieval bench-floor bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate eval-mixed test test-unit test-integration lint graph-diagram clean
+.PHONY: setup model model-small demo serve bench-retrieval bench-floor bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate eval-mixed bench-tiering test test-unit test-integration lint graph-diagram clean
 
 setup: $(STAMP) model
 
@@ -117,6 +117,25 @@ eval-mixed: setup
 	$(BIN)/crag eval --format mixed --dataset benchmarks/data/mixed-test.json.gz \
 		--per-category $(MIXED_PER_CATEGORY) --pipeline naive,crag --out $(MIXED_OUT)
 	$(BIN)/crag eval-report $(MIXED_OUT)/naive $(MIXED_OUT)/crag --out docs/benchmarks/mixed
+
+# Model tiering: the embedded 0.5B as grader (its thresholds calibrated by the same rules on the
+# calibration split) against the 1.5B everywhere, in one interleaved run on the test split.
+TIERING_OUT ?= out/tiering
+TIERING_PER_CATEGORY ?= 10
+SMALL_GRADER := local:qwen2.5-0.5b
+
+bench-tiering: setup model-small
+	CRAG_ANSWER_CACHE=false CRAG_ANSWER_THRESHOLD=0 CRAG_MAX_RETRIES=0 \
+		CRAG_GRADER_MODEL=$(SMALL_GRADER) $(BIN)/crag eval --format mixed \
+		--dataset benchmarks/data/mixed-calibration.json.gz --pipeline crag \
+		--out $(TIERING_OUT)/calibration
+	$(BIN)/python -m benchmarks.calibration $(TIERING_OUT)/calibration --out docs/benchmarks/tiering
+	CRAG_ANSWER_CACHE=false $(BIN)/crag eval --format mixed \
+		--dataset benchmarks/data/mixed-test.json.gz --per-category $(TIERING_PER_CATEGORY) \
+		--pipeline crag --out $(TIERING_OUT)/test --variant "tiered:grader_model=$(SMALL_GRADER),$$( \
+		$(BIN)/python -m benchmarks.calibration $(TIERING_OUT)/calibration --settings)"
+	$(BIN)/crag eval-report $(TIERING_OUT)/test/crag $(TIERING_OUT)/test/tiered \
+		--out docs/benchmarks/tiering
 
 # Lint (style, strict types, import layers) first: a wrong-way import fails the build.
 test: setup lint

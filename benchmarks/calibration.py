@@ -15,6 +15,7 @@ recorded, and picks each threshold by a rule fixed before looking at the test sp
   separate them on this split: it gets 0, which turns it off (no call is made).
 
     .venv/bin/python -m benchmarks.calibration out/calibration/crag --out docs/benchmarks/mixed
+    .venv/bin/python -m benchmarks.calibration out/calibration/crag --settings  # for --variant
 """
 
 from __future__ import annotations
@@ -108,9 +109,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run", type=Path, help="a `crag eval` result directory")
     parser.add_argument("--out", type=Path, default=Path("docs/benchmarks/mixed"))
+    parser.add_argument(
+        "--settings",
+        action="store_true",
+        help="only print the chosen thresholds as FIELD=VALUE,... (for `crag eval --variant`)",
+    )
     args = parser.parse_args()
     records = read_records(args.run / "predictions.jsonl")
     chosen = choose(records)
+    if args.settings:
+        print(",".join(f"{k}={v}" for k, v in chosen.items()))
+        return
     table = markdown_table(
         rows(records),
         [("scores", "scores"), ("n", "n"), ("p10", "p10"), ("p50", "p50"), ("p90", "p90")],
