@@ -75,7 +75,7 @@ class Context:
                 "Model of the graders and checks (retrieval evaluator, grounding and answer "
                 "checks), written like model; empty: the same model as everything else. The "
                 "thresholds below were calibrated for the embedded 1.5B grading "
-                "(docs/benchmarks/tiering.md measures the 0.5B as grader)."
+                "(docs/benchmarks/tiering/README.md measures the 0.5B as grader)."
             )
         },
     )
