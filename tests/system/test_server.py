@@ -76,7 +76,12 @@ def test_a_chat_turn_streams_the_answer_token_by_token(server: Server, scripted_
     """Studio's chat view and agent-chat-ui: messages in, the answer's tokens streamed out."""
     client = get_sync_client(url=server.url)
     thread_id = client.threads.create()["thread_id"]
-    context = {"model": "openai-compatible:scripted", "base_url": scripted_llm}
+    # Cache off: an earlier test asked the same question, and a cached answer streams nothing.
+    context = {
+        "model": "openai-compatible:scripted",
+        "base_url": scripted_llm,
+        "answer_cache": False,
+    }
     tokens: dict[str, list[str]] = {}
     for part in client.runs.stream(
         thread_id,
