@@ -362,10 +362,12 @@ class ModeRetriever:
         """The ``k`` best chunks for ``query`` (among those matching ``where``).
 
         A filter that matches no chunk at all is an error, not an empty result: the graph
-        would otherwise search the web as if the knowledge base lacked the answer.
+        would otherwise search the web as if the knowledge base lacked the answer. Only an
+        empty result needs that check (``search`` already looked the matches up once).
         """
-        if self.where and not self.kb.matching(self.where):
+        docs = self.kb.search(query, k, self.mode, self.where)
+        if not docs and self.where and not self.kb.matching(self.where):
             raise ConfigError(
                 f"No document in collection {self.kb.name!r} matches the filter {self.where}."
             )
-        return self.kb.search(query, k, self.mode, self.where)
+        return docs
