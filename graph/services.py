@@ -79,8 +79,16 @@ def chat_model_for(ctx: Context, model: str | None = None) -> BaseChatModel:
 
 def _chat_model(ctx: Context, model: str) -> BaseChatModel:
     """The process's chat model ``model`` with ``ctx``'s call settings (one per setting)."""
-    key = ("llm", model, ctx.base_url, ctx.temperature, ctx.max_tokens, ctx.llm_timeout_s)
-    return _cached((*key, ctx.llm_max_retries), lambda: chat_model_for(ctx, model))
+    key = (
+        "llm",
+        model,
+        ctx.base_url,
+        ctx.temperature,
+        ctx.max_tokens,
+        ctx.llm_timeout_s,
+        ctx.llm_max_retries,
+    )
+    return _cached(key, lambda: chat_model_for(ctx, model))
 
 
 def default_services(ctx: Context) -> Services:
