@@ -18,7 +18,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: setup model model-small demo serve bench-retrieval bench-floor bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate eval-mixed bench-tiering test test-unit test-integration lint graph-diagram clean
+.PHONY: setup model model-small demo serve browser bench-page bench-retrieval bench-floor bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate eval-mixed bench-tiering test test-unit test-integration lint graph-diagram clean
 
 setup: $(STAMP) model
 
@@ -56,6 +56,24 @@ serve: setup
 	@echo "API: http://127.0.0.1:$(SERVE_PORT)  (docs: http://127.0.0.1:$(SERVE_PORT)/docs)"
 	@echo "Studio: https://smith.langchain.com/studio/?baseUrl=http://127.0.0.1:$(SERVE_PORT)"
 	$(BIN)/langgraph dev --host 127.0.0.1 --port $(SERVE_PORT) --no-browser
+
+# The system's Chromium, for the page's browser test and benchmark (Playwright drives it; no
+# browser download). Debian/Ubuntu: installs the `chromium` package, with sudo when not root.
+CHROMIUM ?= $(or $(CRAG_CHROMIUM),$(shell command -v chromium 2>/dev/null),/usr/bin/chromium)
+browser:
+	@test -x "$(CHROMIUM)" || { \
+		command -v apt-get >/dev/null || { echo "Install Chromium and set CRAG_CHROMIUM to it." >&2; exit 2; }; \
+		SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		install="$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium"; \
+		$$install >/dev/null || { $$SUDO apt-get update -qq && $$install >/dev/null; }; }
+	@"$(CHROMIUM)" --version
+
+# The page at /ui/ with the embedded model on the demo collection: load time, time to the
+# first streamed token and to the answer, cold and warm; and the screenshot in the README.
+bench-page: setup browser
+	$(BIN)/crag ingest demo/corpus --collection demo
+	$(BIN)/python -m benchmarks.page --collection demo --out docs/benchmarks/page \
+		--screenshot docs/ui.png
 
 # Retrieval quality and latency on SQuAD (no LLM): dense vs keyword vs hybrid.
 bench-retrieval: setup
@@ -138,7 +156,7 @@ bench-tiering: setup model-small
 		--out docs/benchmarks/tiering
 
 # Lint (style, strict types, import layers) first: a wrong-way import fails the build.
-test: setup lint
+test: setup lint browser
 	$(BIN)/python -m pytest -q
 
 test-unit: $(STAMP)

@@ -148,6 +148,12 @@ class KnowledgeBase:
         docs = [dict(m) for m in got["metadatas"] or []]
         return sorted(docs, key=lambda m: (str(m.get("source")), str(m.get("doc_id"))))
 
+    def chunk(self, chunk_id: str) -> Document | None:
+        """The stored chunk ``chunk_id`` (its text and metadata), or None when there is none."""
+        got = self.collection.get(ids=[chunk_id], include=["documents", "metadatas"])
+        rows = list(zip(got["ids"], got["documents"], got["metadatas"], strict=True))
+        return _document(*rows[0], 0.0) if rows else None
+
     def chunks_of(self, doc_id: str) -> list[Document]:
         """Document ``doc_id``'s chunks, in order."""
         got = self.collection.get(where={"doc_id": doc_id}, include=["documents", "metadatas"])

@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from benchmarks.serve import Server, langgraph_dev
 from tests.loopback import loopback, scripted_model
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -79,6 +76,26 @@ def sb50_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return data
 
 
+@pytest.fixture(scope="package")
+def server(sb50_data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """``make serve`` on a free loopback port, over the Super Bowl 50 knowledge base.
+
+    Secrets are set (to catch leaks into the server's log); web search stays offline. Runs
+    choose their model through the run context.
+    """
+    env = base_env(sb50_data_dir, CRAG_WEB_SEARCH="encyclopedia", **SECRETS)
+    with langgraph_dev(env, tmp_path_factory.mktemp("server")) as srv:
+        print(f"langgraph dev answered /ok {srv.start_seconds:.1f}s after launch")
+        yield srv
+    # After every test that used it: it stopped by its pid, and no secret reached its log.
+    assert srv.proc.returncode is not None
+    with pytest.raises(OSError):
+        urllib.request.urlopen(f"{srv.url}/ok", timeout=2)
+    log = srv.log_path.read_text(errors="replace")
+    for name, secret in SECRETS.items():
+        assert secret not in log, f"{name} leaked into the server log"
+
+
 def scripted_env(data_dir: Path, llm_url: str, **extra: Any) -> dict[str, str]:
     """Environment for runs on the scripted model, with secrets set to catch leaks."""
     return base_env(
@@ -88,75 +105,3 @@ def scripted_env(data_dir: Path, llm_url: str, **extra: Any) -> dict[str, str]:
         **SECRETS,
         **extra,
     )
-
-
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now."""
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextmanager
-def langgraph_dev(env: dict[str, str], workdir: Path, timeout_s: float = 180) -> Iterator[Server]:
-    """Run ``make serve`` (``langgraph dev``) on a free loopback port until the block ends.
-
-    The server runs in its own process group, which ``Server.stop`` signals by pid.
-    """
-    port = free_port()
-    log_path = workdir / "langgraph-dev.log"
-    started = time.perf_counter()
-    with log_path.open("wb") as log:
-        proc = subprocess.Popen(
-            ["make", "--no-print-directory", "serve", f"SERVE_PORT={port}"],
-            cwd=ROOT,  # graph paths in langgraph.json are relative to the project root
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    server = Server(f"http://127.0.0.1:{port}", proc, log_path, 0.0)
-    try:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            if proc.poll() is not None:
-                raise AssertionError(f"langgraph dev exited {proc.returncode}:\n{server.log()}")
-            try:
-                with urllib.request.urlopen(f"{server.url}/ok", timeout=2) as reply:
-                    if reply.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise AssertionError(f"langgraph dev not up in {timeout_s}s:\n{server.log()}")
-            time.sleep(0.5)
-        server.start_seconds = time.perf_counter() - started
-        yield server
-    finally:
-        server.stop()
-
-
-@dataclass
-class Server:
-    """A running ``langgraph dev`` process."""
-
-    url: str
-    proc: subprocess.Popen
-    log_path: Path
-    start_seconds: float
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace")[-5000:]
-
-    def stop(self) -> None:
-        """Stop the server's process group: SIGTERM, then SIGKILL after 20 s."""
-        if self.proc.poll() is not None:
-            return
-        os.killpg(self.proc.pid, signal.SIGTERM)
-        try:
-            self.proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(timeout=10)

@@ -1,7 +1,8 @@
 """The `langgraph dev` API server, driven with langgraph-sdk as Studio and apps drive it.
 
-One server for the module, on a free loopback port, with the package's knowledge base; runs
-choose their model through the run context (the scripted loopback model, or the embedded one).
+One server for the package (conftest's ``server``) on a free loopback port, with the package's
+knowledge base; runs choose their model through the run context (the scripted loopback model,
+or the embedded one).
 """
 
 from __future__ import annotations
@@ -9,26 +10,17 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import httpx
 import pytest
 from langgraph_sdk import get_sync_client
 
+from benchmarks.serve import Server
 from tests.fakes import KB_PATH
-from tests.system.conftest import ANSWER, SECRETS, Server, base_env, langgraph_dev
+from tests.system.conftest import ANSWER
 
 pytestmark = pytest.mark.system
 
 FIRST = "Which team won Super Bowl 50?"
 FOLLOW_UP = "What was the final score?"
-
-
-@pytest.fixture(scope="module")
-def server(sb50_data_dir, tmp_path_factory) -> Any:
-    # Secrets are set (to catch leaks into the server's log); web search stays offline.
-    env = base_env(sb50_data_dir, CRAG_WEB_SEARCH="encyclopedia", **SECRETS)
-    with langgraph_dev(env, tmp_path_factory.mktemp("server")) as srv:
-        print(f"langgraph dev answered /ok {srv.start_seconds:.1f}s after launch")
-        yield srv
 
 
 def stream_nodes(client: Any, thread_id: str, question: str, context: dict[str, Any]) -> list[str]:
@@ -162,13 +154,3 @@ def test_embedded_model_runs_a_thread_through_the_server(server: Server):
     values = client.threads.get_state(thread_id)["values"]
     assert "Super Bowl" in values["standalone_question"], values["standalone_question"]
     assert "24" in values["answer"], values
-
-
-def test_the_server_stops_by_its_pid(server: Server):
-    server.stop()
-    log = server.log_path.read_text(errors="replace")
-    for name, secret in SECRETS.items():
-        assert secret not in log, f"{name} leaked into the server log"
-    assert server.proc.returncode is not None
-    with pytest.raises(httpx.ConnectError):
-        get_sync_client(url=server.url, timeout=2).assistants.search()

@@ -1,0 +1,78 @@
+// The LangGraph API of the server that serves this page (same origin), and the page's own
+// two routes under /ui/api. Every request has a timeout except a run's stream, which the
+// user can stop.
+
+const TIMEOUT_MS = 30000;
+
+async function request(method, path, body) {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), TIMEOUT_MS);
+  try {
+    const reply = await fetch(path, {
+      method,
+      headers: body === undefined ? {} : { "Content-Type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: controller.signal,
+    });
+    const data = await reply.json().catch(() => ({}));
+    if (!reply.ok) throw new Error(data.detail || data.message || `${method} ${path}: ${reply.status}`);
+    return data;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export const api = {
+  assistant: async (graphId) => {
+    const found = await request("POST", "/assistants/search", { graph_id: graphId, limit: 1 });
+    if (!found.length) throw new Error(`The server has no graph "${graphId}".`);
+    return found[0];
+  },
+  graph: (assistantId) => request("GET", `/assistants/${assistantId}/graph`),
+  schemas: (assistantId) => request("GET", `/assistants/${assistantId}/schemas`),
+  settings: () => request("GET", "/ui/api/settings"),
+  chunk: (collection, id) =>
+    request("GET", `/ui/api/collections/${encodeURIComponent(collection)}/chunks/${encodeURIComponent(id)}`),
+  // The newest threads, each with only what the list shows (a thread's values can be large).
+  threads: () =>
+    request("POST", "/threads/search", {
+      limit: 50, sort_by: "updated_at", sort_order: "desc",
+      select: ["thread_id", "metadata", "updated_at"],
+      extract: { first: "values.messages[0].content", asked: "values.question" },
+    }),
+  createThread: (metadata) => request("POST", "/threads", { metadata }),
+  history: (threadId) => request("POST", `/threads/${threadId}/history`, { limit: 1000 }),
+};
+
+// POST a run and yield its server-sent events as {event, data} until the stream ends.
+export async function* streamRun(threadId, body, signal) {
+  const reply = await fetch(`/threads/${threadId}/runs/stream`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+    signal,
+  });
+  if (!reply.ok) {
+    const data = await reply.json().catch(() => ({}));
+    throw new Error(data.detail || `The run was refused: ${reply.status}`);
+  }
+  const reader = reply.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value.replace(/\r\n/g, "\n");
+    let end;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let event = "message";
+      const data = [];
+      for (const line of block.split("\n")) {
+        if (line.startsWith("event:")) event = line.slice(6).trim();
+        else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+      }
+      if (data.length) yield { event, data: JSON.parse(data.join("\n")) };
+    }
+  }
+}

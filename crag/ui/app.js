@@ -1,0 +1,338 @@
+// The page: ask a question on a thread, watch every node run on the drawn graph, read the
+// answer as it is written, open what it cites, browse threads and inspect each turn's steps.
+import { api, streamRun } from "./api.js";
+import { GraphView } from "./graph.js";
+
+const GRAPH_ID = "crag";
+const STREAM_MODE = ["tasks", "custom", "messages-tuple"];
+const $ = (id) => document.getElementById(id);
+const page = { readyMs: null, runs: [] }; // read by the browser test and by curious users
+window.cragPage = page;
+
+let assistant, graphView, defaults = {}, schema = {}, threadId = null, running = null;
+
+function status(text) { $("status").textContent = text; }
+
+function make(tag, attrs = {}, text) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+// LangGraph writes a reducer's overwrite as {value, type: "__overwrite__"}: show the value.
+function plain(value) {
+  if (Array.isArray(value)) return value.map(plain);
+  if (value && typeof value === "object") {
+    if (value.type === "__overwrite__" && "value" in value) return plain(value.value);
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
+  }
+  return value;
+}
+
+// ---- run settings, from the graph's context schema ----
+
+function buildFields(contextSchema) {
+  const box = $("fields");
+  box.replaceChildren();
+  schema = contextSchema.properties || {};
+  for (const [name, field] of Object.entries(schema)) {
+    const value = defaults[name] ?? field.default;
+    const label = make("label", { title: field.description || "" });
+    let input;
+    if (field.enum) {
+      input = make("select");
+      for (const option of field.enum) input.append(make("option", { value: option }, option));
+      input.value = value;
+    } else if (field.type === "boolean") {
+      input = make("input", { type: "checkbox" });
+      input.checked = Boolean(value);
+      label.classList.add("check");
+    } else if (field.type === "integer" || field.type === "number") {
+      input = make("input", { type: "number", step: field.type === "integer" ? "1" : "any" });
+      if (field.minimum !== undefined) input.min = field.minimum;
+      if (field.maximum !== undefined) input.max = field.maximum;
+      input.value = value;
+    } else {
+      input = make("input", { type: "text" });
+      input.value = typeof value === "object" ? JSON.stringify(value) : value ?? "";
+      if (name === "collection") input.setAttribute("list", "collections");
+    }
+    input.name = name;
+    input.id = `field-${name}`;
+    label.append(make("span", {}, field.title || name), input, make("small", {}, field.description || ""));
+    box.append(label);
+  }
+}
+
+// Only the fields changed from the server's values: the rest keep the server's settings.
+function runContext() {
+  const context = {};
+  for (const [name, field] of Object.entries(schema)) {
+    const input = $(`field-${name}`);
+    let value;
+    if (input.type === "checkbox") value = input.checked;
+    else if (input.type === "number") value = input.value === "" ? null : Number(input.value);
+    else if (field.type === "object") value = input.value ? JSON.parse(input.value) : {};
+    else value = input.value;
+    if (value !== null && JSON.stringify(value) !== JSON.stringify(defaults[name] ?? field.default)) context[name] = value;
+  }
+  return context;
+}
+
+const collection = () => $("field-collection")?.value || defaults.collection;
+
+// ---- one turn: question, streamed answer, sources, steps ----
+
+class TurnView {
+  constructor(question, collectionName) {
+    this.collection = collectionName;
+    this.documents = new Map(); // chunk or web id -> Document, from the steps' updates
+    this.root = make("article", { class: "turn", "data-status": "running" });
+    this.answer = make("p", { class: "answer draft" });
+    this.sources = make("ol", { class: "sources", "aria-label": "Sources" });
+    const steps = make("details", { class: "steps" });
+    this.stepCount = make("summary", {}, "Steps");
+    this.stepList = make("ol");
+    steps.append(this.stepCount, this.stepList);
+    this.root.append(make("p", { class: "question" }, question), this.answer, this.sources, steps);
+    this.open = new Map(); // node -> its running step
+    $("turns").append(this.root);
+  }
+
+  draft(text) {
+    this.answer.textContent = text;
+    this.root.scrollIntoView({ block: "end" });
+  }
+
+  startStep(node) {
+    const item = make("li", { class: "step running", "data-node": node });
+    const details = make("details");
+    const summary = make("summary");
+    summary.append(make("span", { class: "node" }, node), make("span", { class: "time" }), make("span", { class: "summary" }));
+    details.append(summary, make("pre"));
+    item.append(details);
+    this.stepList.append(item);
+    this.stepCount.textContent = `Steps (${this.stepList.children.length})`;
+    this.open.set(node, item);
+    return item;
+  }
+
+  finishStep(node, update, seconds, summary) {
+    const item = this.open.get(node) || this.startStep(node);
+    this.open.delete(node);
+    item.classList.remove("running");
+    const shown = summary || (update ? Object.keys(update).join(", ") : "no change");
+    item.querySelector(".time").textContent = `${seconds.toFixed(2)} s`;
+    item.querySelector(".summary").textContent = shown;
+    item.querySelector("pre").textContent = JSON.stringify(update ?? {}, null, 2);
+    for (const key of ["documents", "web_results", "relevant_documents"]) {
+      for (const doc of update?.[key] || []) {
+        const id = doc.id || doc.metadata?.id;
+        // The first sighting is the stored chunk as retrieved; later ones may be refined strips.
+        if (id && !this.documents.has(id)) this.documents.set(id, doc);
+      }
+    }
+    return shown;
+  }
+
+  finish(answer, sources) {
+    this.answer.classList.remove("draft");
+    this.answer.textContent = answer;
+    this.sources.replaceChildren();
+    sources.forEach((source, n) => {
+      const where = source.location ? ` (${source.location})` : "";
+      const button = make("button", { type: "button", "data-id": source.id }, `[${n + 1}] ${source.source}${where}`);
+      button.addEventListener("click", () => preview(source, this));
+      const item = make("li");
+      item.append(button);
+      this.sources.append(item);
+    });
+    this.root.dataset.status = "done";
+  }
+
+  fail(message) {
+    this.answer.classList.remove("draft");
+    this.root.append(make("p", { class: "error", role: "alert" }, message));
+    this.root.dataset.status = "error";
+  }
+}
+
+async function preview(source, turn) {
+  $("preview-title").textContent = source.id;
+  $("preview-source").textContent = source.source + (source.location ? ` — ${source.location}` : "");
+  $("preview-text").textContent = "Loading…";
+  $("preview").showModal();
+  const seen = turn.documents.get(source.id);
+  if (seen) {
+    $("preview-text").textContent = seen.page_content;
+    return;
+  }
+  try {
+    $("preview-text").textContent = (await api.chunk(turn.collection, source.id)).text;
+  } catch (error) {
+    $("preview-text").textContent = `The text is not available: ${error.message}`;
+  }
+}
+
+// ---- asking: one streamed run on the current thread ----
+
+async function ask(question) {
+  const context = runContext();
+  const used = context.collection || collection();
+  if (!threadId) {
+    threadId = (await api.createThread({ title: question.slice(0, 120), collection: used })).thread_id;
+  }
+  page.threadId = threadId;
+  const turn = new TurnView(question, used);
+  graphView.reset();
+  const began = performance.now();
+  const run = { firstTokenMs: null, totalMs: null, tokens: 0, nodes: [] };
+  const started = new Map(), summaries = new Map();
+  let draft = "";
+  running = new AbortController();
+  $("stop").hidden = false;
+  $("ask-button").disabled = true;
+  status("Running…");
+  try {
+    const body = { assistant_id: assistant.assistant_id, input: { messages: [{ role: "user", content: question }] }, context, stream_mode: STREAM_MODE };
+    for await (const { event, data } of streamRun(threadId, body, running.signal)) {
+      if (event === "tasks" && "input" in data) {
+        started.set(data.id, performance.now());
+        graphView.start(data.name);
+        turn.startStep(data.name);
+        if (data.name === "generate") draft = "";
+        status(`Running ${data.name}…`);
+      } else if (event === "tasks") {
+        const seconds = (performance.now() - (started.get(data.id) ?? began)) / 1000;
+        const update = plain(data.result);
+        const summary = turn.finishStep(data.name, update, seconds, summaries.get(data.name));
+        summaries.delete(data.name);
+        graphView.finish(data.name, seconds, summary, Boolean(data.error));
+        run.nodes.push(data.name);
+        if (data.error) turn.fail(`${data.name} failed: ${data.error}`);
+        if (data.name === "finalize" && update) turn.finish(update.answer ?? "", update.sources ?? []);
+      } else if (event === "custom" && data.node) {
+        summaries.set(data.node, data.summary);
+      } else if (event === "messages") {
+        const [chunk, meta] = data;
+        if (meta.langgraph_node === "generate" && typeof chunk.content === "string" && chunk.content) {
+          run.firstTokenMs ??= performance.now() - began;
+          run.tokens += 1;
+          draft += chunk.content;
+          turn.draft(draft);
+        }
+      } else if (event === "error") {
+        throw new Error(data.message || data.error || JSON.stringify(data));
+      }
+    }
+    graphView.end();
+    status(`Answered in ${((performance.now() - began) / 1000).toFixed(1)} s`);
+  } catch (error) {
+    const message = error.name === "AbortError" ? "Stopped." : error.message;
+    turn.fail(message);
+    status(message);
+  } finally {
+    run.totalMs = performance.now() - began;
+    page.runs.push(run);
+    running = null;
+    $("stop").hidden = true;
+    $("ask-button").disabled = false;
+    if (turn.root.dataset.status === "running") turn.fail("The run ended without an answer.");
+    await listThreads();
+  }
+}
+
+// ---- threads: list, open (each turn's steps from the checkpoint history), continue ----
+
+function threadTitle(thread) {
+  const { first, asked } = thread.extracted || {};
+  return thread.metadata?.title || first || asked || thread.thread_id;
+}
+
+async function listThreads() {
+  const list = $("thread-list");
+  const threads = await api.threads();
+  list.replaceChildren();
+  for (const thread of threads) {
+    const button = make("button", { type: "button", "data-thread": thread.thread_id }, threadTitle(thread));
+    button.setAttribute("aria-current", String(thread.thread_id === threadId));
+    button.addEventListener("click", () => openThread(thread.thread_id, thread.metadata || {}));
+    const item = make("li");
+    item.append(button);
+    list.append(item);
+  }
+}
+
+function askedIn(input) {
+  const messages = input?.messages || [];
+  const last = messages[messages.length - 1];
+  return (last && (last.content ?? last.text)) || input?.question || "";
+}
+
+async function openThread(id, metadata) {
+  threadId = page.threadId = id;
+  $("turns").replaceChildren();
+  graphView.reset();
+  status("Loading thread…");
+  const checkpoints = (await api.history(id)).reverse(); // oldest first
+  let turn = null;
+  checkpoints.forEach((checkpoint, i) => {
+    const next = checkpoints[i + 1];
+    const seconds = next ? (Date.parse(next.created_at) - Date.parse(checkpoint.created_at)) / 1000 : 0;
+    for (const task of checkpoint.tasks || []) {
+      if (checkpoint.metadata?.source === "input") {
+        turn = new TurnView(askedIn(task.result), metadata.collection || collection());
+      } else if (turn && task.result !== undefined) {
+        const update = plain(task.result);
+        turn.finishStep(task.name, update, seconds);
+        if (task.name === "finalize" && update) turn.finish(update.answer ?? "", update.sources ?? []);
+      }
+    }
+  });
+  for (const view of $("turns").querySelectorAll(".turn[data-status=running]")) view.dataset.status = "incomplete";
+  await listThreads();
+  status(`Thread ${id}: ${$("turns").children.length} turn(s)`);
+  $("question").focus();
+}
+
+// ---- start ----
+
+async function init() {
+  try {
+    assistant = await api.assistant(GRAPH_ID);
+    const [description, schemas, settings] = await Promise.all([
+      api.graph(assistant.assistant_id), api.schemas(assistant.assistant_id), api.settings(),
+    ]);
+    defaults = settings.context;
+    const options = make("datalist", { id: "collections" });
+    for (const name of settings.collections) options.append(make("option", { value: name }));
+    document.body.append(options);
+    graphView = new GraphView($("graph"), description);
+    graphView.reset();
+    buildFields(schemas.context_schema || {});
+    await listThreads();
+    page.readyMs = performance.now();
+    status(`Ready: graph "${GRAPH_ID}", collection "${defaults.collection}", model "${defaults.model}"`);
+  } catch (error) {
+    status(`The server did not answer as expected: ${error.message}`);
+  }
+}
+
+$("ask").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const question = $("question").value.trim();
+  if (!question || running) return;
+  $("question").value = "";
+  ask(question);
+});
+$("stop").addEventListener("click", () => running?.abort());
+$("new-thread").addEventListener("click", () => {
+  threadId = null;
+  $("turns").replaceChildren();
+  graphView.reset();
+  listThreads();
+  status("New thread: ask a question");
+  $("question").focus();
+});
+init();

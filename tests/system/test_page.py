@@ -1,0 +1,111 @@
+"""The page at /ui/, in the system's headless Chromium, against ``make serve``.
+
+Requests outside loopback are aborted and counted: the page must need none. The run uses the
+scripted loopback model, chosen in the page's own settings form (the server's default is the
+embedded model).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph_sdk import get_sync_client
+
+from benchmarks.browser import offline_page
+from benchmarks.serve import Server
+from tests.fakes import KB_PATH
+from tests.system.conftest import ANSWER
+
+pytestmark = pytest.mark.system
+
+FIRST = "Which team won Super Bowl 50?"
+FOLLOW_UP = "What was the final score?"
+
+
+def steps_of(page: Any, turn: int) -> list[str]:
+    return page.eval_on_selector_all(
+        f".turn:nth-of-type({turn}) .step", "items => items.map(i => i.dataset.node)"
+    )
+
+
+def ask(page: Any, question: str, turns: int) -> None:
+    page.fill("#question", question)
+    page.press("#question", "Enter")  # by keyboard
+    page.wait_for_selector(f".turn:nth-of-type({turns})[data-status=done]", timeout=120_000)
+
+
+def test_ask_watch_cite_and_continue_a_thread(server: Server, scripted_llm: str, tmp_path: Path):
+    with offline_page() as view:
+        page = view.page
+        page.goto(f"{server.url}/ui/")
+        page.wait_for_function("window.cragPage.readyMs !== null")
+        ready_ms = page.evaluate("window.cragPage.readyMs")
+
+        # The settings form is built from the context schema: choose the scripted model there.
+        page.click("#settings summary")
+        page.fill("#field-model", "openai-compatible:scripted")
+        page.fill("#field-base_url", scripted_llm)
+        page.uncheck("#field-answer_cache")  # an earlier test may have cached this question
+        page.click("#settings summary")
+
+        ask(page, FIRST, 1)
+        assert steps_of(page, 1) == KB_PATH  # every node event, in order
+        done = page.eval_on_selector_all(".node.done", "gs => gs.map(g => g.dataset.node)")
+        assert set(done) == {*KB_PATH, "__end__"}
+        assert page.inner_text(".turn .answer") == ANSWER
+        [run] = page.evaluate("window.cragPage.runs")
+        assert run["tokens"] > 3 and run["firstTokenMs"] < run["totalMs"]  # streamed, not at once
+        thread_id = page.evaluate("window.cragPage.threadId")
+
+        page.click(".turn:nth-of-type(1) .steps > summary")  # inspect a step
+        page.click(".turn:nth-of-type(1) .step[data-node=retrieve] summary")
+        update = json.loads(page.inner_text(".turn:nth-of-type(1) .step[data-node=retrieve] pre"))
+        assert update["documents"][0]["id"].endswith("__c0000")
+
+        page.click(".turn .sources button")  # the citation preview
+        page.wait_for_selector("#preview[open]")
+        assert ANSWER in page.inner_text("#preview-text")
+        assert page.inner_text("#preview-source").endswith("sb50.md")
+        page.keyboard.press("Escape")
+        page.wait_for_selector("#preview", state="hidden")
+        shot = tmp_path / "page.png"
+        page.screenshot(path=str(shot), full_page=True)
+        if os.environ.get("CRAG_UI_SCREENSHOT"):
+            shutil.copy(shot, os.environ["CRAG_UI_SCREENSHOT"])
+
+        # Leave the thread, open it again from the list: its turn is rebuilt from the history.
+        page.click("#new-thread")
+        page.wait_for_function("document.querySelectorAll('.turn').length === 0")
+        page.click(f"[data-thread='{thread_id}']")
+        page.wait_for_selector(".turn[data-status=done]")
+        assert steps_of(page, 1) == KB_PATH
+        assert page.inner_text(".turn .answer") == ANSWER
+
+        ask(page, FOLLOW_UP, 2)  # a follow-up on the opened thread
+        assert steps_of(page, 2) == KB_PATH
+        print(f"page ready {ready_ms:.0f} ms; first token {run['firstTokenMs']:.0f} ms")
+
+        assert view.outside == [], view.outside
+        assert view.errors == [], view.errors
+
+    values = get_sync_client(url=server.url).threads.get_state(thread_id)["values"]
+    assert [m["type"] for m in values["messages"]] == ["human", "ai", "human", "ai"]
+    assert values["standalone_question"] == "What was the score of Super Bowl 50?"
+
+
+def test_the_page_routes_refuse_what_is_not_there(server: Server):
+    import httpx
+
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        assert http.get("/ui", follow_redirects=False).headers["location"] == "/ui/"
+        settings = http.get("/ui/api/settings").json()
+        assert settings["collections"] == ["crag"] and settings["context"]["collection"] == "crag"
+        missing = http.get("/ui/api/collections/nothing-here/chunks/x")
+        assert missing.status_code == 404 and "nothing-here" in missing.json()["detail"]
+        assert http.get("/ui/api/collections/crag/chunks/web:x").status_code == 404
+        assert settings["collections"] == http.get("/ui/api/settings").json()["collections"]
