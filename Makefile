@@ -48,11 +48,13 @@ demo: setup
 	$(BIN)/crag ask "$(DEMO_KB_QUESTION)" --collection demo
 	$(BIN)/crag ask "$(DEMO_WEB_QUESTION)" --collection demo
 
-# The LangGraph API server (Studio's backend) on 127.0.0.1, offline: no analytics, no version
-# check, no browser. Studio itself is a web page; open the printed link where you have a network.
+# The LangGraph API server (Studio's backend) and the page at /ui/ on 127.0.0.1, offline: no
+# analytics, no version check, no browser. Studio itself is a hosted page; open the printed link
+# where you have a network.
 serve: setup
 	@$(BIN)/python -c "import socket,sys; s=socket.socket(); s.bind(('127.0.0.1', $(SERVE_PORT)))" 2>/dev/null \
 		|| { echo "Port $(SERVE_PORT) is in use; pick another: make serve SERVE_PORT=2025" >&2; exit 2; }
+	@echo "Page: http://127.0.0.1:$(SERVE_PORT)/ui/  (ask, watch the graph run, browse threads; offline)"
 	@echo "API: http://127.0.0.1:$(SERVE_PORT)  (docs: http://127.0.0.1:$(SERVE_PORT)/docs)"
 	@echo "Studio: https://smith.langchain.com/studio/?baseUrl=http://127.0.0.1:$(SERVE_PORT)"
 	$(BIN)/langgraph dev --host 127.0.0.1 --port $(SERVE_PORT) --no-browser

@@ -96,7 +96,7 @@ class TurnView {
     this.stepList = make("ol");
     steps.append(this.stepCount, this.stepList);
     this.root.append(make("p", { class: "question" }, question), this.answer, this.sources, steps);
-    this.open = new Map(); // node -> its running step
+    this.open = new Map(); // task id -> its running step (parallel branches run at once)
     $("turns").append(this.root);
   }
 
@@ -105,7 +105,7 @@ class TurnView {
     this.root.scrollIntoView({ block: "end" });
   }
 
-  startStep(node) {
+  startStep(node, task) {
     const item = make("li", { class: "step running", "data-node": node });
     const details = make("details");
     const summary = make("summary");
@@ -114,13 +114,13 @@ class TurnView {
     item.append(details);
     this.stepList.append(item);
     this.stepCount.textContent = `Steps (${this.stepList.children.length})`;
-    this.open.set(node, item);
+    this.open.set(task, item);
     return item;
   }
 
-  finishStep(node, update, seconds, summary) {
-    const item = this.open.get(node) || this.startStep(node);
-    this.open.delete(node);
+  finishStep(node, task, update, seconds, summary) {
+    const item = this.open.get(task) || this.startStep(node, task);
+    this.open.delete(task);
     item.classList.remove("running");
     const shown = summary || (update ? Object.keys(update).join(", ") : "no change");
     item.querySelector(".time").textContent = `${seconds.toFixed(2)} s`;
@@ -195,18 +195,24 @@ async function ask(question) {
   $("ask-button").disabled = true;
   status("Running…");
   try {
-    const body = { assistant_id: assistant.assistant_id, input: { messages: [{ role: "user", content: question }] }, context, stream_mode: STREAM_MODE };
+    const body = {
+      assistant_id: assistant.assistant_id,
+      input: { messages: [{ role: "user", content: question }] },
+      context,
+      stream_mode: STREAM_MODE,
+      on_disconnect: "cancel", // Stop ends the run on the server too
+    };
     for await (const { event, data } of streamRun(threadId, body, running.signal)) {
       if (event === "tasks" && "input" in data) {
         started.set(data.id, performance.now());
         graphView.start(data.name);
-        turn.startStep(data.name);
+        turn.startStep(data.name, data.id);
         if (data.name === "generate") draft = "";
         status(`Running ${data.name}…`);
       } else if (event === "tasks") {
         const seconds = (performance.now() - (started.get(data.id) ?? began)) / 1000;
         const update = plain(data.result);
-        const summary = turn.finishStep(data.name, update, seconds, summaries.get(data.name));
+        const summary = turn.finishStep(data.name, data.id, update, seconds, summaries.get(data.name));
         summaries.delete(data.name);
         graphView.finish(data.name, seconds, summary, Boolean(data.error));
         run.nodes.push(data.name);
@@ -285,7 +291,7 @@ async function openThread(id, metadata) {
         turn = new TurnView(askedIn(task.result), metadata.collection || collection());
       } else if (turn && task.result !== undefined) {
         const update = plain(task.result);
-        turn.finishStep(task.name, update, seconds);
+        turn.finishStep(task.name, task.id, update, seconds);
         if (task.name === "finalize" && update) turn.finish(update.answer ?? "", update.sources ?? []);
       }
     }
