@@ -13,6 +13,9 @@ let assistant, graphView, defaults = {}, schema = {}, threadId = null, running =
 
 function status(text) { $("status").textContent = text; }
 
+// A handler whose failure (the server stopped, say) is shown in the status line, not lost.
+const shown = (fn) => (...args) => fn(...args).catch((error) => status(`Failed: ${error.message}`));
+
 function make(tag, attrs = {}, text) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
@@ -122,9 +125,9 @@ class TurnView {
     const item = this.open.get(task) || this.startStep(node, task);
     this.open.delete(task);
     item.classList.remove("running");
-    const shown = summary || (update ? Object.keys(update).join(", ") : "no change");
+    const line = summary || (update ? Object.keys(update).join(", ") : "no change");
     item.querySelector(".time").textContent = `${seconds.toFixed(2)} s`;
-    item.querySelector(".summary").textContent = shown;
+    item.querySelector(".summary").textContent = line;
     item.querySelector("pre").textContent = JSON.stringify(update ?? {}, null, 2);
     for (const key of ["documents", "web_results", "relevant_documents"]) {
       for (const doc of update?.[key] || []) {
@@ -133,7 +136,7 @@ class TurnView {
         if (id && !this.documents.has(id)) this.documents.set(id, doc);
       }
     }
-    return shown;
+    return line;
   }
 
   finish(answer, sources) {
@@ -245,7 +248,7 @@ async function ask(question) {
     $("stop").hidden = true;
     $("ask-button").disabled = false;
     if (turn.root.dataset.status === "running") turn.fail("The run ended without an answer.");
-    await listThreads();
+    await shown(listThreads)();
   }
 }
 
@@ -263,7 +266,7 @@ async function listThreads() {
   for (const thread of threads) {
     const button = make("button", { type: "button", "data-thread": thread.thread_id }, threadTitle(thread));
     button.setAttribute("aria-current", String(thread.thread_id === threadId));
-    button.addEventListener("click", () => openThread(thread.thread_id, thread.metadata || {}));
+    button.addEventListener("click", () => shown(openThread)(thread.thread_id, thread.metadata || {}));
     const item = make("li");
     item.append(button);
     list.append(item);
@@ -330,15 +333,15 @@ $("ask").addEventListener("submit", (event) => {
   const question = $("question").value.trim();
   if (!question || running) return;
   $("question").value = "";
-  ask(question);
+  shown(ask)(question);
 });
 $("stop").addEventListener("click", () => running?.abort());
 $("new-thread").addEventListener("click", () => {
   threadId = null;
   $("turns").replaceChildren();
   graphView.reset();
-  listThreads();
   status("New thread: ask a question");
+  shown(listThreads)();
   $("question").focus();
 });
 init();
