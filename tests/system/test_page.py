@@ -67,7 +67,8 @@ def test_ask_watch_cite_and_continue_a_thread(server: Server, scripted_llm: str,
         update = json.loads(page.inner_text(".turn:nth-of-type(1) .step[data-node=retrieve] pre"))
         assert update["documents"][0]["id"].endswith("__c0000")
 
-        page.click(".turn .sources button")  # the citation preview
+        page.focus(".turn .sources button")  # the citation preview, by keyboard
+        page.keyboard.press("Enter")
         page.wait_for_selector("#preview[open]")
         assert ANSWER in page.inner_text("#preview-text")
         assert page.inner_text("#preview-source").endswith("sb50.md")
@@ -77,6 +78,10 @@ def test_ask_watch_cite_and_continue_a_thread(server: Server, scripted_llm: str,
         page.screenshot(path=str(shot), full_page=True)
         if os.environ.get("CRAG_UI_SCREENSHOT"):
             shutil.copy(shot, os.environ["CRAG_UI_SCREENSHOT"])
+
+        page.set_viewport_size({"width": 390, "height": 844})  # phone width: nothing overflows
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        page.set_viewport_size({"width": 1400, "height": 900})
 
         # Leave the thread, open it again from the list: its turn is rebuilt from the history.
         page.click("#new-thread")
