@@ -79,8 +79,7 @@ def main(argv: list[str] | None = None) -> int:
             runs = []
             for n, question in enumerate(QUESTIONS):
                 run = ask(view.page, question, args.timeout_s)
-                runs.append({"question": question, "temperature": "cold" if n == 0 else "warm"})
-                runs[-1] |= run
+                runs.append({"question": question, "temperature": "warm" if n else "cold"} | run)
                 print(f"{question!r}: {run['status']} in {run['totalMs'] / 1000:.1f} s", flush=True)
                 if n == SCREENSHOT_AFTER and args.screenshot:
                     view.page.click(".turn .steps > summary")  # the steps, listed

@@ -182,7 +182,7 @@ async function preview(source, turn) {
 
 async function ask(question) {
   const context = runContext();
-  const used = context.collection || collection();
+  const used = collection(); // what the run searches: the field, sent only when changed
   if (!threadId) {
     threadId = (await api.createThread({ title: question.slice(0, 120), collection: used })).thread_id;
   }

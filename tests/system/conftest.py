@@ -12,10 +12,9 @@ from typing import Any
 
 import pytest
 
-from benchmarks.serve import Server, langgraph_dev
+from benchmarks.serve import ROOT, Server, langgraph_dev
 from tests.loopback import loopback, scripted_model
 
-ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 ANSWER = "The Denver Broncos won Super Bowl 50."
 SECRETS = {
