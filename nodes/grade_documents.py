@@ -4,7 +4,8 @@ The evaluator is one yes/no call on the pass's documents, read as a score: the p
 model gives "yes" (its log-probabilities). Two thresholds turn the score into CRAG's decision
 on knowledge-base documents - correct, ambiguous, incorrect - and, after web search, the
 evidence (knowledge-base documents kept as ambiguous plus the web results) must reach the
-lower one to be answered from at all; otherwise nothing states the answer and the run says so.
+evidence threshold to be answered from at all; otherwise nothing states the answer and the run
+says so.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def grade_documents(state: RAGState, runtime: Runtime[Context], services: Servic
     Knowledge base: the score decides correct / ambiguous / incorrect, and the documents are
     kept unless incorrect. After web search: the kept documents plus the web results are
     scored together (the prompt the answer will reuse), and kept only at or above
-    ``incorrect_threshold``. Nothing to score costs no call.
+    ``evidence_threshold``. Nothing to score costs no call.
     """
     ctx = context_of(runtime)
     docs = list(state.get("documents") or [])
@@ -94,7 +95,7 @@ def grade_documents(state: RAGState, runtime: Runtime[Context], services: Servic
         return {}
     evidence = dedupe([*(state.get("relevant_documents") or []), *web])
     score, update = _score(state, ctx, services.judge, evidence)
-    accepted = score >= ctx.incorrect_threshold
+    accepted = score >= ctx.evidence_threshold
     return {
         **update,
         "evidence_score": round(score, 4),

@@ -160,9 +160,19 @@ class Context:
         default=0.5,
         metadata={
             "description": (
-                "CRAG's lower threshold: below this score the retrieval is 'incorrect' (web "
-                "only); between the two it is 'ambiguous' (knowledge base plus web). Web "
-                "results, or both together, must also reach it to be answered from."
+                "CRAG's lower threshold: below this score the retrieval is 'incorrect' (the "
+                "knowledge-base documents are dropped and the web alone is searched); between "
+                "the two it is 'ambiguous' (knowledge base plus web)."
+            )
+        },
+    )
+    evidence_threshold: Probability = field(
+        default=0.5,
+        metadata={
+            "description": (
+                "After a web search, the score the evidence (web results, plus the knowledge-"
+                "base documents when ambiguous) needs to be answered from; below it the reply "
+                "is 'I don't know' without asking the generator."
             )
         },
     )

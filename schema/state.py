@@ -178,6 +178,9 @@ class FlowState(OutputState, total=False):
     """Citation corrections used in this pass (bounded by ``max_citation_corrections``)."""
     grounded: Verdict
     """Hallucination check: is the generation supported by the documents?"""
+    grounding_score: float
+    """The hallucination check's score (P(yes)) when the judge was asked (not when the answer
+    was decided without it: copied word for word, or naming what no document holds)."""
     answers_question: Verdict
     """Answer check: do the documents state the generation as the answer to the question?"""
     answer_score: float

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -18,7 +19,20 @@ from adapters.errors import WebSearchError
 from adapters.services import Services
 
 Responder = Callable[[str, str], Any]
-"""(prompt name, prompt text) -> reply: a str, or a dict sent as JSON."""
+"""(prompt name, prompt text) -> reply: a str, a dict sent as JSON, or a float: a verdict whose
+log-probabilities give P(yes) that value (the reply is "yes" from 0.5 up, else "no")."""
+
+
+def _verdict(p_yes: float) -> AIMessage:
+    """A one-token yes/no reply carrying log-probabilities, as llama.cpp and OpenAI send them."""
+    p = min(max(p_yes, 1e-6), 1 - 1e-6)
+    alternatives = [
+        {"token": "yes", "logprob": math.log(p)},
+        {"token": "no", "logprob": math.log(1 - p)},
+    ]
+    word = "yes" if p_yes >= 0.5 else "no"
+    logprobs = {"content": [{"token": word, "top_logprobs": alternatives}]}
+    return AIMessage(content=word, response_metadata={"logprobs": logprobs})
 
 
 class FakeChatModel(BaseChatModel):
@@ -45,6 +59,8 @@ class FakeChatModel(BaseChatModel):
             }
         )
         reply = self.responder(prompt, text)
+        if isinstance(reply, float):
+            return ChatResult(generations=[ChatGeneration(message=_verdict(reply))])
         content = reply if isinstance(reply, str) else json.dumps(reply)
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=content))])
 

@@ -251,6 +251,24 @@ def test_grade_documents_after_web_search_scores_kept_documents_and_results_toge
     assert grade_documents(state, rt())["relevant_documents"] == []
 
 
+@pytest.mark.parametrize(("evidence_threshold", "kept"), [(0.3, 1), (0.5, 0)])
+def test_web_evidence_is_answered_from_at_the_evidence_threshold_not_the_lower_one(
+    fake_services, evidence_threshold, kept
+):
+    fake_services(llm=make_llm(lambda p, t: 0.4))
+    state = {
+        "question": Q,
+        "documents": KB_DOCS,
+        "relevant_documents": [],
+        "web_searched": True,
+        "web_results": WEB_DOCS,
+    }
+    ctx = {"incorrect_threshold": 0.45, "evidence_threshold": evidence_threshold}
+    update = grade_documents(state, rt(**ctx))
+    assert update["evidence_score"] == pytest.approx(0.4)
+    assert len(update["relevant_documents"]) == kept
+
+
 def test_grade_documents_after_a_failed_web_search_keeps_the_decision(fake_services):
     llm = fake_services().llm
     state = {"question": Q, "documents": KB_DOCS, "web_searched": True, "web_results": []}
