@@ -60,15 +60,45 @@ def normalize(text: str) -> str:
     return " ".join(text.split())
 
 
+_UNITS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen"
+).split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+NUMBER_WORDS = {w: n for n, w in enumerate(_UNITS)} | {w: 20 + 10 * i for i, w in enumerate(_TENS)}
+"""Number words and their values (compounds such as "twenty five" are read by ``fold_numbers``)."""
+
+
+def fold_numbers(words: list[str]) -> list[str]:
+    """Normalized ``words`` with spelled-out numbers as digits: "twenty five" -> "25"."""
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        value = NUMBER_WORDS.get(words[i])
+        after = NUMBER_WORDS.get(words[i + 1]) if i + 1 < len(words) else None
+        if value is not None and value >= 20 and after is not None and 0 < after < 10:
+            out.append(str(value + after))  # "twenty five": one number
+            i += 2
+        else:
+            out.append(words[i] if value is None else str(value))
+            i += 1
+    return out
+
+
 def containing(span: str, docs: list[Document]) -> list[int]:
     """Indexes of the documents that contain ``span`` word for word, once normalized.
 
-    Matching is on whole words (``4`` is not found in ``145``); an empty span is in none.
+    Matching is on whole words (``4`` is not found in ``145``), with numbers written either
+    way ("7" is found in "seven times"); an empty span is in none.
     """
-    needle = normalize(span)
+    needle = " ".join(fold_numbers(normalize(span).split()))
     if not needle:
         return []
-    return [i for i, doc in enumerate(docs) if f" {needle} " in f" {normalize(doc.page_content)} "]
+    return [
+        i
+        for i, doc in enumerate(docs)
+        if f" {needle} " in f" {' '.join(fold_numbers(normalize(doc.page_content).split()))} "
+    ]
 
 
 def dedupe(docs: list[Document]) -> list[Document]:

@@ -7,7 +7,8 @@ import re
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
-from adapters.documents import containing, normalize
+from adapters.documents import containing, fold_numbers, normalize
+from adapters.keyword_index import STOPWORDS
 from adapters.services import Services
 from nodes.answers import is_no_answer
 from nodes.common import answer_documents, reports
@@ -26,38 +27,27 @@ GROUNDED_SCORE = 0.5
 # Numbers, and capitalised words (names, places, titles): the claims a small model invents.
 _KEY_TERM = re.compile(r"\d+(?:[.,]\d+)*|\b[A-Z][\w'-]*\w")
 # Answer words that are no claim: a yes/no answer is left to the judge.
-_NOT_CLAIMS = {"yes", "no"}
-_UNITS = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen"
-).split()
-_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
-_NUMBER_WORDS = {w: n for n, w in enumerate(_UNITS)} | {w: 20 + 10 * i for i, w in enumerate(_TENS)}
+_NOT_CLAIMS = frozenset({"yes", "no"})
 
 
-def _spelled_numbers(words: list[str]) -> set[str]:
-    """Digits for the numbers the words spell out: "six" -> 6, "twenty five" -> 25."""
-    found = set()
-    for i, word in enumerate(words):
-        if word in _NUMBER_WORDS:
-            found.add(str(_NUMBER_WORDS[word]))
-            after = words[i + 1] if i + 1 < len(words) else ""
-            if word in _TENS and _NUMBER_WORDS.get(after, 10) < 10:
-                found.add(str(_NUMBER_WORDS[word] + _NUMBER_WORDS[after]))
-    return found
+def _variants(word: str) -> set[str]:
+    """``word`` and its plural or singular: "Forces" is supported by "force"."""
+    return {word, word + "s", word.removesuffix("s"), word.removesuffix("es")}
 
 
 def unsupported_terms(answer: str, docs: list[Document]) -> list[str]:
     """Numbers and capitalised words of the answer that appear in none of the documents.
 
-    A number the documents spell out counts as present ("6" against "six-time winner").
+    A number the documents spell out counts as present ("6" against "six-time winner"), and a
+    word in its plural or singular. Capitalised function words ("They", "The" opening a
+    sentence) and "yes"/"no" are no claims.
     """
     words = normalize(" ".join(d.page_content for d in docs)).split()
-    known = set(words) | _spelled_numbers(words)
+    known = set(words) | set(fold_numbers(words))
     missing = []
     for term in dict.fromkeys(_KEY_TERM.findall(answer)):
-        parts = normalize(term).split()
-        if parts and not all(w in known or w in _NOT_CLAIMS for w in parts):
+        parts = [w for w in normalize(term).split() if w not in STOPWORDS | _NOT_CLAIMS]
+        if parts and not all(_variants(w) & known for w in parts):
             missing.append(term)
     return missing
 
@@ -95,6 +85,7 @@ def check_hallucination(state: RAGState, runtime: Runtime[Context], services: Se
             "grounded": "unknown",
             "warnings": [UNPARSABLE_WARNING],
         }
+    update["grounding_score"] = round(score, 4)
     if score >= GROUNDED_SCORE:
         return {**update, "grounded": "yes"}
     return {

@@ -10,7 +10,7 @@ from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
 from adapters.citations import citation_keys, parse_citations, strip_citations
-from adapters.documents import containing
+from adapters.documents import containing, fold_numbers
 from graph.graph import route_after_citations
 from nodes.validate_citations import validate_citations
 from schema.context import Context
@@ -108,6 +108,15 @@ def test_attribution_by_evidence_matches_whole_words_in_every_document_that_has_
     assert containing("One hundred", docs) == []
     assert containing("...", docs) == []
     assert containing("ROOM 4", docs) == [1]
+
+
+def test_numbers_match_whether_written_in_digits_or_words():
+    docs = [Document("It won seven times."), Document("Twenty-five years on."), Document("7")]
+    assert containing("7", docs) == [0, 2]
+    assert containing("seven times", docs) == [0]
+    assert containing("25 years", docs) == [1]
+    assert containing("20", docs) == []  # "twenty-five" is one number
+    assert fold_numbers("one hundred and twenty five".split()) == ["1", "hundred", "and", "25"]
 
 
 def test_an_uncited_answer_found_in_no_document_is_asked_once_then_has_no_sources():
