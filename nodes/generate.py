@@ -5,8 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
+from adapters.citations import strip_citations
+from adapters.documents import containing, normalize
 from adapters.llm import complete
 from adapters.services import Services
 from nodes.answers import NO_ANSWER
@@ -45,4 +48,18 @@ def generate(state: RAGState, runtime: Runtime[Context], services: Services) -> 
         state, ctx, "generate", docs, feedback="\n".join(notes), no_answer=NO_ANSWER
     )
     answer = complete(services.llm, prompt, streamed=True)
+    if copies_instructions(answer, prompt.messages[-1].text, docs):
+        return {"generation": NO_ANSWER, **recorded}
     return {"generation": answer or NO_ANSWER, **recorded}
+
+
+def copies_instructions(answer: str, instructions: str, docs: list[Document]) -> bool:
+    """Whether the answer repeats the prompt's own words and no document's.
+
+    A small model asked for "a name, number, date, place or short phrase" was seen answering
+    exactly that on a question its documents did not answer: an echo claims nothing.
+    """
+    span = normalize(strip_citations(answer))
+    return (
+        bool(span) and f" {span} " in f" {normalize(instructions)} " and not containing(span, docs)
+    )

@@ -346,6 +346,21 @@ def test_generate_includes_feedback_on_retry(fake_services):
     assert "A previous answer was rejected: it was wrong." in llm.calls[0]["text"]
 
 
+@pytest.mark.parametrize(
+    ("reply", "text", "expected"),
+    [
+        ("A name, number, date, place or short phrase [S1]", "Knots are tied.", NO_ANSWER),
+        ("date [S1]", "Its fruit is the date.", "date [S1]"),  # in a document: an answer
+        ("short phrase", "No phrase here.", NO_ANSWER),
+        ("Denver Broncos [S1]", "Knots are tied.", "Denver Broncos [S1]"),
+    ],
+)
+def test_generate_an_echo_of_the_instructions_is_no_answer(fake_services, reply, text, expected):
+    fake_services(llm=make_llm(lambda p, t: reply))
+    state = {"question": Q, "relevant_documents": [doc("d1", text)]}
+    assert generate(state, rt())["generation"] == expected
+
+
 # check_hallucination ---------------------------------------------------------------------
 
 
