@@ -129,9 +129,9 @@ mixed-dataset: $(STAMP)
 		--out benchmarks/data
 
 calibrate: setup
-	CRAG_ANSWER_THRESHOLD=0 CRAG_MAX_RETRIES=0 $(BIN)/crag eval --format mixed \
-		--dataset benchmarks/data/mixed-calibration.json.gz --pipeline crag --out $(MIXED_OUT)/calibration
-	$(BIN)/python -m benchmarks.calibration $(MIXED_OUT)/calibration --out docs/benchmarks/mixed
+	$(BIN)/python -m benchmarks.evidence_probe benchmarks/data/mixed-calibration.json.gz \
+		--out $(MIXED_OUT)/probe
+	$(BIN)/python -m benchmarks.decisions $(MIXED_OUT)/probe/probe.jsonl --out docs/benchmarks/mixed
 
 eval-mixed: setup
 	$(BIN)/crag eval --format mixed --dataset benchmarks/data/mixed-test.json.gz \
@@ -145,15 +145,13 @@ TIERING_PER_CATEGORY ?= 10
 SMALL_GRADER := local:qwen2.5-0.5b
 
 bench-tiering: setup model-small
-	CRAG_ANSWER_CACHE=false CRAG_ANSWER_THRESHOLD=0 CRAG_MAX_RETRIES=0 \
-		CRAG_GRADER_MODEL=$(SMALL_GRADER) $(BIN)/crag eval --format mixed \
-		--dataset benchmarks/data/mixed-calibration.json.gz --pipeline crag \
-		--out $(TIERING_OUT)/calibration
-	$(BIN)/python -m benchmarks.calibration $(TIERING_OUT)/calibration --out docs/benchmarks/tiering
+	CRAG_ANSWER_CACHE=false CRAG_GRADER_MODEL=$(SMALL_GRADER) $(BIN)/python -m \
+		benchmarks.evidence_probe benchmarks/data/mixed-calibration.json.gz --out $(TIERING_OUT)/probe
+	$(BIN)/python -m benchmarks.decisions $(TIERING_OUT)/probe/probe.jsonl --out docs/benchmarks/tiering
 	CRAG_ANSWER_CACHE=false $(BIN)/crag eval --format mixed \
 		--dataset benchmarks/data/mixed-test.json.gz --per-category $(TIERING_PER_CATEGORY) \
 		--pipeline crag --out $(TIERING_OUT)/test --variant "tiered:grader_model=$(SMALL_GRADER),$$( \
-		$(BIN)/python -m benchmarks.calibration $(TIERING_OUT)/calibration --settings)"
+		$(BIN)/python -m benchmarks.decisions $(TIERING_OUT)/probe/probe.jsonl --settings)"
 	$(BIN)/crag eval-report $(TIERING_OUT)/test/crag $(TIERING_OUT)/test/tiered \
 		--out docs/benchmarks/tiering
 

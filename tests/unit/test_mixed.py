@@ -1,5 +1,5 @@
 """The mixed benchmark on a tiny dataset: the format, the per-category metrics, both pipelines,
-the report, the CLI, and the threshold calibration's rules."""
+the report, the CLI, the evidence probe and the replay that chooses the thresholds."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import pytest
 from typer.testing import CliRunner
 
 from adapters.errors import ConfigError
-from benchmarks.calibration import choose
 from crag.cli import app
 from crag.eval import harness, report
 from crag.eval.mixed import load_mixed
@@ -224,18 +223,118 @@ def test_cli_eval_mixed_end_to_end(hash_kb, fake_services, tiny, tmp_path):
     assert CliRunner().invoke(app, ["eval", "--format", "tsv"]).exit_code == 2
 
 
-def scored(category: str, retrieval: float, answer: float | None = None, f1: float = 0.0):
-    return {"category": category, "retrieval_score": retrieval, "answer_score": answer, "f1": f1}
+# The evidence probe and the decision replay (benchmarks/evidence_probe.py, decisions.py) ----
 
 
-def test_calibration_rules_pick_thresholds_and_turn_off_a_check_that_does_not_separate():
-    records = [scored("in_kb", 0.6 + i / 100, 0.8, 1.0) for i in range(20)] + [
-        scored("unanswerable", 0.1 + i / 100, 0.3) for i in range(20)
-    ]
-    chosen = choose(records)
-    assert chosen["correct_threshold"] == 0.3  # no question outside the KB reaches it
-    assert chosen["incorrect_threshold"] == 0.3
-    assert chosen["answer_threshold"] == 0.35  # the check separates: on
-    noise = [scored("in_kb", 0.7, 0.5, 1.0 if i % 2 else 0.0) for i in range(40)]
-    elsewhere = [scored("unanswerable", 0.1 + i / 100) for i in range(20)]  # no answers
-    assert choose(noise + elsewhere)["answer_threshold"] == 0.0  # it does not: off
+def probe_responder(prompt: str, text: str) -> Any:
+    """Scores the evidence by what it holds; answers from whichever document has the answer."""
+    evidence = text.split("Question:")[0]
+    if prompt == "grade_documents":
+        return 0.9 if "Broncos" in evidence else 0.6 if "Leonardo" in evidence else 0.1
+    if prompt == "generate":
+        if "Broncos" in evidence and "Super Bowl" in text.split("Question:")[1]:
+            return "Denver Broncos [S1]"
+        return "Leonardo da Vinci [S2]" if "Leonardo" in evidence else "I don't know."
+    return 0.9
+
+
+def test_the_probe_scores_answers_and_checks_each_evidence_set(
+    hash_kb, fake_services, tiny, tmp_path
+):
+    from benchmarks.evidence_probe import run
+
+    fake_services(
+        llm=make_llm(probe_responder), retriever=FakeRetriever(KB), web=FakeWebSearch(WEB)
+    )
+    path = run(tiny, tmp_path / "probe")
+    records = {r["id"]: r for r in map(json.loads, path.read_text().splitlines())}
+    k1 = records["k1"]
+    assert k1["kb"]["ids"] == [KB[0].metadata["id"]] and k1["kb"]["score"] == pytest.approx(0.9)
+    assert k1["kb"]["answer"] == "Denver Broncos" and k1["kb"]["f1"] == 1.0
+    assert k1["kb"]["gold_in"] and k1["kb"]["grounded"] == "yes"
+    assert k1["kb"]["answer_score"] == pytest.approx(0.9)  # asked although the check is off
+    assert k1["union"]["ids"] == [KB[0].metadata["id"], "web:Mona_Lisa"]
+    assert k1["web"]["ids"] == ["web:Mona_Lisa"] and k1["web"]["score"] == pytest.approx(0.6)
+    assert not k1["web"]["gold_in"] and k1["web"]["f1"] == 0.0
+    assert records["w1"]["web"]["answer"] == "Leonardo da Vinci"
+    assert records["u2"]["web"]["f1"] is None  # nothing to score against
+    u2 = records["u2"]["kb"]
+    assert u2["abstained"] and u2["answer_score"] is None  # no answer, nothing to check
+    again = run(tiny, tmp_path / "probe")  # resumes: nothing left to probe
+    assert len(again.read_text().splitlines()) == len(TINY["questions"])
+
+
+def probed(category: str, kb_score: float | None, union_score: float, web_score: float, **answers):
+    """A probe record; ``answers`` maps an evidence set to (f1, abstained, grounded)."""
+    record: dict[str, Any] = {"category": category}
+    for name, score in (("kb", kb_score), ("union", union_score), ("web", web_score)):
+        f1_, abstained, grounded = answers.get(name, (0.0, True, "yes"))
+        record[name] = {"score": score, "f1": f1_, "abstained": abstained, "grounded": grounded}
+    return record
+
+
+def test_the_replay_applies_the_three_thresholds_as_the_graph_does():
+    from benchmarks.decisions import Rule, outcome
+
+    rule = Rule(correct_threshold=0.6, incorrect_threshold=0.4, evidence_threshold=0.5)
+    right = (1.0, False, "yes")
+    assert outcome(rule, probed("in_kb", 0.7, 0.1, 0.1, kb=right)) == (1.0, False, False)
+    # Ambiguous: both together, answered only if they reach the evidence threshold.
+    assert outcome(rule, probed("in_kb", 0.45, 0.55, 0.1, union=right)) == (1.0, False, True)
+    assert outcome(rule, probed("in_kb", 0.45, 0.45, 0.9, union=right)) == (0.0, True, True)
+    # Incorrect, or nothing retrieved: the web alone.
+    assert outcome(rule, probed("web_only", 0.2, 0.9, 0.5, web=right)) == (1.0, False, True)
+    assert outcome(rule, probed("web_only", None, 0.9, 0.5, web=right)) == (1.0, False, True)
+    # An answer that failed its grounding check is no answer.
+    ungrounded = (1.0, False, "no")
+    assert outcome(rule, probed("in_kb", 0.7, 0.1, 0.1, kb=ungrounded)) == (0.0, True, False)
+    # So is one the answer check refuses, when it is on.
+    checked = probed("in_kb", 0.7, 0.1, 0.1, kb=right)
+    checked["kb"]["answer_score"] = 0.3
+    assert outcome(rule, checked) == (1.0, False, False)
+    strict = Rule(0.6, 0.4, 0.5, answer_threshold=0.4)
+    assert outcome(strict, checked) == (0.0, True, False)
+
+
+def test_the_replay_chooses_the_best_rule_that_keeps_abstaining():
+    from benchmarks.decisions import MIN_ABSTENTION, choose
+
+    right = (1.0, False, "yes")
+    said = (0.0, False, "yes")  # an answer to a question nobody can answer
+    records = (
+        [probed("in_kb", 0.8, 0.8, 0.2, kb=right) for _ in range(9)]
+        + [probed("in_kb", 0.35, 0.45, 0.2, union=right)]  # a knowledge-base answer scored low
+        + [probed("web_only", 0.2, 0.6, 0.7, web=right) for _ in range(5)]
+        + [probed("unanswerable", 0.2, 0.5, 0.3, web=said, union=said) for _ in range(8)]
+        + [probed("unanswerable", 0.35, 0.6, 0.6, web=said, union=said) for _ in range(2)]
+    )
+    chosen, ranked = choose(records)
+    assert chosen is not None and chosen["abstention"] >= MIN_ABSTENTION
+    assert chosen["in_kb_f1"] == 100.0 and chosen["web_only_f1"] == 100.0
+    # The low knowledge-base answer is kept by the ambiguous band (knowledge base plus web),
+    # while web evidence as weak as the unanswerable questions' is still refused.
+    assert chosen["incorrect_threshold"] <= 0.35 < chosen["correct_threshold"]
+    assert 0.3 < chosen["evidence_threshold"] <= 0.45
+    assert chosen["answer_threshold"] == 0.0  # no answer check was probed: it stays off
+    nobody = [probed("unanswerable", 0.9, 0.9, 0.9, kb=said) for _ in range(3)]
+    assert choose(records + nobody)[0] is None  # no rule abstains enough
+
+
+def test_the_replay_turns_the_answer_check_on_only_where_it_separates(tmp_path, monkeypatch):
+    from benchmarks import decisions
+
+    right, said = (1.0, False, "yes"), (0.0, False, "yes")
+    records = [probed("in_kb", 0.8, 0.8, 0.2, kb=right) for _ in range(10)] + [
+        probed("unanswerable", 0.8, 0.8, 0.2, kb=said) for _ in range(10)
+    ]  # the evaluator cannot tell them apart; the answer check can
+    for r in records:
+        r["kb"]["answer_score"] = 0.7 if r["category"] == "in_kb" else 0.2
+    chosen, _ = decisions.choose(records)
+    assert chosen is not None and 0.2 < chosen["answer_threshold"] <= 0.7
+    path = tmp_path / "probe.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    monkeypatch.setattr("sys.argv", ["decisions", str(path), "--settings"])
+    printed: list[str] = []
+    monkeypatch.setattr("builtins.print", lambda *a, **k: printed.append(" ".join(map(str, a))))
+    decisions.main()
+    assert printed[0].startswith("correct_threshold=") and "answer_threshold=" in printed[0]

@@ -1,0 +1,204 @@
+"""Replay CRAG's decision rules on probed calibration questions and choose the thresholds.
+
+``benchmarks.evidence_probe`` recorded, per calibration question, the evaluator's score, the
+answer and the grounding verdict on three evidence sets: the knowledge-base chunks (``kb``),
+the web results (``web``) and both (``union``). A rule is three thresholds, applied as the
+graph applies them:
+
+- ``correct_threshold``: a knowledge-base score at or above it answers from ``kb``;
+- ``incorrect_threshold``: below it the knowledge base is dropped and the web alone is the
+  evidence (``web``); in between (ambiguous) the evidence is both (``union``);
+- ``evidence_threshold``: after the web search the evidence must score at least this to be
+  answered from; otherwise the reply is "I don't know" without a generation;
+- ``answer_threshold``: the answer check's score an answer needs (0: the check is off). It is
+  only searched when the records carry the check's scores; otherwise it stays 0.
+
+An answer whose grounding check (or answer check) failed counts as "I don't know" (a retry
+seldom rescues it: see docs/benchmarks/mixed). The rule chosen is fixed here, before any
+test-split run:
+
+    maximise the mean F1 of the answerable categories (in_kb and web_only, each weighted
+    equally) subject to abstaining on at least ``MIN_ABSTENTION`` of the unanswerable
+    questions and at most ``MAX_FALSE_ABSTENTION`` of the in_kb questions, and to sending at
+    most ``MAX_IN_KB_WEB_SEARCH`` of the in_kb questions to the web; ties go to the rule that
+    searches the web least, then to the highest thresholds.
+
+``MIN_ABSTENTION`` is the quality target (70%) plus a margin of 10 points for the shift from
+the calibration split to the test split; ``MAX_FALSE_ABSTENTION`` is the target (10%);
+``MAX_IN_KB_WEB_SEARCH`` keeps the median knowledge-base question on the knowledge-base path,
+whose cost is what the latency target (p50 at most 1.4x naive RAG's) is about.
+
+    .venv/bin/python -m benchmarks.decisions out/probe/probe.jsonl --out docs/benchmarks/mixed
+    .venv/bin/python -m benchmarks.decisions out/probe/probe.jsonl --settings  # for --variant
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from benchmarks import write_results
+from crag.eval.records import read_records
+from crag.eval.tables import markdown_table
+
+MIN_ABSTENTION = 0.80
+MAX_FALSE_ABSTENTION = 0.10
+MAX_IN_KB_WEB_SEARCH = 0.25
+GRID = [round(0.05 * i, 2) for i in range(2, 19)]
+CURRENT = (0.5, 0.5, 0.5, 0.0)
+"""The thresholds before this benchmark (no ambiguous band, evidence at the lower, check off)."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """CRAG's three thresholds."""
+
+    correct_threshold: float
+    incorrect_threshold: float
+    evidence_threshold: float
+    answer_threshold: float = 0.0
+
+    def evidence(self, record: dict[str, Any]) -> str | None:
+        """Which evidence set the run answers from; ``None``: it says "I don't know"."""
+        kb = record["kb"]["score"]
+        if kb is not None and kb >= self.correct_threshold:
+            return "kb"
+        chosen = "union" if kb is not None and kb >= self.incorrect_threshold else "web"
+        score = record[chosen]["score"]
+        return chosen if score is not None and score >= self.evidence_threshold else None
+
+
+def outcome(rule: Rule, record: dict[str, Any]) -> tuple[float, bool, bool]:
+    """F1 (answerable questions), whether the run abstained, whether it searched the web."""
+    chosen = rule.evidence(record)
+    web = chosen != "kb"
+    if chosen is None:
+        return 0.0, True, web
+    part = record[chosen]
+    checked = part.get("answer_score")
+    refused = rule.answer_threshold > 0 and checked is not None and checked < rule.answer_threshold
+    if part["abstained"] or part["grounded"] == "no" or refused:
+        return 0.0, True, web
+    return float(part["f1"] or 0.0), False, web
+
+
+def evaluate(rule: Rule, records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The rule's metrics on ``records``, per category."""
+    row: dict[str, Any] = asdict(rule)
+    for category in ("in_kb", "web_only", "unanswerable"):
+        results = [outcome(rule, r) for r in records if r["category"] == category]
+        n = len(results) or 1
+        if category == "unanswerable":
+            row["abstention"] = round(sum(a for _, a, _ in results) / n, 3)
+        elif category == "in_kb":
+            row["in_kb_web_search"] = round(sum(w for _, _, w in results) / n, 3)
+        if category != "unanswerable":
+            row[f"{category}_f1"] = round(100 * sum(f for f, _, _ in results) / n, 1)
+            row[f"{category}_false_abstention"] = round(sum(a for _, a, _ in results) / n, 3)
+    everything = [outcome(rule, r) for r in records]
+    row["web_search"] = round(sum(w for _, _, w in everything) / (len(everything) or 1), 3)
+    row["answerable_f1"] = round((row["in_kb_f1"] + row["web_only_f1"]) / 2, 1)
+    return row
+
+
+def feasible(row: dict[str, Any]) -> bool:
+    """Whether a rule meets the abstention and cost constraints."""
+    return (
+        row["abstention"] >= MIN_ABSTENTION
+        and row["in_kb_false_abstention"] <= MAX_FALSE_ABSTENTION
+        and row["in_kb_web_search"] <= MAX_IN_KB_WEB_SEARCH
+    )
+
+
+def rules(answer_checked: bool) -> list[Rule]:
+    """Every rule on the grid (lower threshold not above the upper).
+
+    The answer check's threshold varies only when the check's scores were probed.
+    """
+    answers = [0.0, *GRID] if answer_checked else [0.0]
+    grid = itertools.product(GRID, GRID, GRID, answers)
+    return [Rule(hi, lo, ev, ans) for hi, lo, ev, ans in grid if lo <= hi]
+
+
+def choose(records: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """The chosen rule's row (``None`` if no rule is feasible) and every rule's row, best first."""
+    checked = any(r[n].get("answer_score") is not None for r in records for n in ("kb", "web"))
+    rows = [evaluate(rule, records) for rule in rules(checked)]
+    rows.sort(
+        key=lambda r: (
+            feasible(r),
+            r["answerable_f1"],
+            -r["web_search"],
+            r["correct_threshold"],
+            r["incorrect_threshold"],
+            r["evidence_threshold"],
+            -r["answer_threshold"],
+        ),
+        reverse=True,
+    )
+    return (rows[0] if feasible(rows[0]) else None), rows
+
+
+COLUMNS = [
+    ("correct_threshold", "correct"),
+    ("incorrect_threshold", "incorrect"),
+    ("evidence_threshold", "evidence"),
+    ("answer_threshold", "answer"),
+    ("in_kb_f1", "in_kb F1"),
+    ("in_kb_false_abstention", "in_kb false abst."),
+    ("in_kb_web_search", "in_kb web search"),
+    ("web_only_f1", "web_only F1"),
+    ("web_only_false_abstention", "web_only false abst."),
+    ("abstention", "unanswerable abst."),
+    ("web_search", "web search"),
+    ("answerable_f1", "answerable F1"),
+]
+
+
+def main() -> None:
+    """Print and write the replay: the current rule, the chosen one and the best others."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("probe", type=Path, help="probe.jsonl of benchmarks.evidence_probe")
+    parser.add_argument("--out", type=Path, default=Path("docs/benchmarks/mixed"))
+    parser.add_argument(
+        "--settings",
+        action="store_true",
+        help="only print the chosen thresholds as FIELD=VALUE,... (for `crag eval --variant`)",
+    )
+    args = parser.parse_args()
+    records = read_records(args.probe)
+    chosen, ranked = choose(records)
+    if args.settings:
+        if chosen is None:
+            sys.exit("No rule meets the constraints on these records; see the full table.")
+        print(",".join(f"{f.name}={chosen[f.name]}" for f in fields(Rule)))
+        return
+    current = evaluate(Rule(*CURRENT), records)
+    shown = [
+        {"rule": "current", **current},
+        *([{"rule": "chosen", **chosen}] if chosen else []),
+        *({"rule": "", **r} for r in ranked[1:11]),
+    ]
+    table = markdown_table(shown, [("rule", "rule"), *COLUMNS])
+    counts = {
+        c: sum(r["category"] == c for r in records) for c in ("in_kb", "web_only", "unanswerable")
+    }
+    summary = f"{len(records)} probed calibration questions {counts}; " + (
+        f"chosen: {chosen}" if chosen else "no rule meets the constraints"
+    )
+    print(summary, table, sep="\n\n")
+    write_results(
+        args.out,
+        "decisions",
+        summary,
+        table,
+        {"chosen": chosen, "current": current, "top": ranked[:50]},
+    )
+
+
+if __name__ == "__main__":
+    main()
