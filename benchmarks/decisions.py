@@ -99,6 +99,13 @@ def evaluate(rule: Rule, records: list[dict[str, Any]]) -> dict[str, Any]:
         if category != "unanswerable":
             row[f"{category}_f1"] = round(100 * sum(f for f, _, _ in results) / n, 1)
             row[f"{category}_false_abstention"] = round(sum(a for _, a, _ in results) / n, 3)
+    answered = [
+        record[chosen]
+        for record in records
+        if (chosen := rule.evidence(record)) and not outcome(rule, record)[1]
+    ]
+    copied = [float(part["copied"]) for part in answered if part.get("copied") is not None]
+    row["copied"] = round(sum(copied) / len(copied), 3) if copied else None
     everything = [outcome(rule, r) for r in records]
     row["web_search"] = round(sum(w for _, _, w in everything) / (len(everything) or 1), 3)
     row["answerable_f1"] = round((row["in_kb_f1"] + row["web_only_f1"]) / 2, 1)
@@ -155,6 +162,7 @@ COLUMNS = [
     ("web_only_false_abstention", "web_only false abst."),
     ("abstention", "unanswerable abst."),
     ("web_search", "web search"),
+    ("copied", "answers in a document's words"),
     ("answerable_f1", "answerable F1"),
 ]
 

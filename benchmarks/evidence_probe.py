@@ -8,7 +8,8 @@ on the test split), the graph's own nodes compute, with the configured model:
 - ``union``: both together (CRAG's "ambiguous" evidence);
 
 and for each of the three: the retrieval evaluator's score, the answer ``generate`` writes
-from it (citation markers removed), that answer's F1 against the gold answers, the grounding
+from it (after ``validate_citations``' correction, as in the graph; citation markers removed),
+whether a document holds it word for word, its F1 against the gold answers, the grounding
 check's verdict, and the answer check's score (asked even where ``answer_threshold`` turns
 the check off, so its threshold can be chosen too). The calls of one evidence set share its
 evidence message, and ``union`` starts with the ``kb`` documents, so the model server reads
@@ -46,15 +47,84 @@ from nodes import (
     grade_documents,
     refine_knowledge,
     retrieve,
+    validate_citations,
     web_search,
 )
 from nodes.answers import is_no_answer
 from nodes.prompting import score_on_evidence
 from schema.context import Context, context_of
-from schema.state import RAGState
+from schema.state import RAGState, Update
 
 EVIDENCE = ("kb", "union", "web")
 """In this order, so ``union`` finds the ``kb`` documents in the prompt cache."""
+
+
+def evaluate(
+    question: Question,
+    docs: list[Document],
+    web: list[Document],
+    runtime: Runtime[Context],
+    services: Services,
+) -> float | None:
+    """The evaluator's score of ``docs`` + ``web`` (``None``: nothing to score)."""
+    state: RAGState = {"question": question.question}
+    if web:  # scored as after a web search: the kept documents plus the web results
+        state |= {"web_searched": True, "relevant_documents": docs, "web_results": web}
+        return grade_documents(state, runtime, services).get("evidence_score")
+    state["documents"] = docs
+    return grade_documents(state, runtime, services).get("retrieval_score")
+
+
+def answer(
+    question: Question, evidence: list[Document], runtime: Runtime[Context], services: Services
+) -> dict[str, Any]:
+    """Generate from ``evidence`` as the graph does (citation correction included), then check.
+
+    The answer check is asked even where ``answer_threshold`` turns it off.
+    """
+    state: RAGState = {"question": question.question, "relevant_documents": evidence}
+    first = generate(state, runtime, services)["generation"]
+    checked = validate_citations({**state, "generation": first}, runtime)
+    if checked.get("citation_feedback"):
+        state |= {
+            "citation_feedback": checked["citation_feedback"],
+            "citation_corrections": checked.get("citation_corrections", 1),
+        }
+        raw = generate(state, runtime, services)["generation"]
+        checked = validate_citations({**state, "generation": raw}, runtime)
+    return {
+        "first_answer": strip_citations(first),
+        **checks(question, state, checked, runtime, services),
+    }
+
+
+def checks(
+    question: Question,
+    state: RAGState,
+    checked: Update,
+    runtime: Runtime[Context],
+    services: Services,
+) -> dict[str, Any]:
+    """The final answer of ``checked`` (validate_citations' update), scored and checked."""
+    final = checked.get("generation", "")
+    evidence = list(state.get("relevant_documents") or [])
+    state = {**state, "generation": final}
+    grounded = check_hallucination(state, runtime, services)
+    answer_score = None
+    if not is_no_answer(final):
+        ctx = context_of(runtime)
+        answer_score, _ = score_on_evidence(
+            state, ctx, services.judge, "check_relevance", evidence, answer=final
+        )
+    return {
+        "answer": final,
+        "abstained": is_no_answer(final),
+        "copied": bool(containing(final, evidence)),
+        "f1": best(f1, final, question.answers) if question.answers else None,
+        "grounded": grounded.get("grounded"),
+        "grounding_score": grounded.get("grounding_score"),
+        "answer_score": None if answer_score is None else round(answer_score, 4),
+    }
 
 
 def judge(
@@ -66,38 +136,12 @@ def judge(
 ) -> dict[str, Any]:
     """Score ``docs`` + ``web`` as the evaluator does, answer from them, check the answer."""
     evidence = dedupe([*docs, *web])
-    state: RAGState = {"question": question.question}
-    if web:  # scored as after a web search: the kept documents plus the web results
-        graded = grade_documents(
-            {**state, "web_searched": True, "relevant_documents": docs, "web_results": web},
-            runtime,
-            services,
-        )
-        score = graded.get("evidence_score")
-    else:
-        graded = grade_documents({**state, "documents": docs}, runtime, services)
-        score = graded.get("retrieval_score")
-    answered = {**state, "relevant_documents": evidence}
-    raw = generate(answered, runtime, services)["generation"] if evidence else ""
-    answer = strip_citations(raw)
-    grounded = check_hallucination({**answered, "generation": answer}, runtime, services)
-    answer_score = None
-    if not is_no_answer(answer):
-        ctx = context_of(runtime)
-        answer_score, _ = score_on_evidence(
-            answered, ctx, services.judge, "check_relevance", evidence, answer=answer
-        )
     return {
         "ids": [doc_id(d) for d in evidence],
         "gold_in": bool(question.answers)
         and any(containing(a, evidence) for a in question.answers),
-        "score": score,
-        "answer": answer,
-        "abstained": is_no_answer(answer),
-        "f1": best(f1, answer, question.answers) if question.answers else None,
-        "grounded": grounded.get("grounded"),
-        "grounding_score": grounded.get("grounding_score"),
-        "answer_score": None if answer_score is None else round(answer_score, 4),
+        "score": evaluate(question, docs, web, runtime, services),
+        **answer(question, evidence, runtime, services),
     }
 
 

@@ -234,7 +234,12 @@ def probe_responder(prompt: str, text: str) -> Any:
     if prompt == "generate":
         if "Broncos" in evidence and "Super Bowl" in text.split("Question:")[1]:
             return "Denver Broncos [S1]"
-        return "Leonardo da Vinci [S2]" if "Leonardo" in evidence else "I don't know."
+        if "Leonardo" in evidence and "Broncos" in evidence:
+            return "Leonardo da Vinci [S2]"
+        if "Leonardo" in evidence:  # the web alone: a key that names nothing, then corrected
+            corrected = "not a document id" in text
+            return "Leonardo da Vinci [S1]" if corrected else "Leonardo [S7]"
+        return "I don't know."
     return 0.9
 
 
@@ -256,7 +261,9 @@ def test_the_probe_scores_answers_and_checks_each_evidence_set(
     assert k1["union"]["ids"] == [KB[0].metadata["id"], "web:Mona_Lisa"]
     assert k1["web"]["ids"] == ["web:Mona_Lisa"] and k1["web"]["score"] == pytest.approx(0.6)
     assert not k1["web"]["gold_in"] and k1["web"]["f1"] == 0.0
-    assert records["w1"]["web"]["answer"] == "Leonardo da Vinci"
+    w1 = records["w1"]["web"]
+    assert w1["first_answer"] == "Leonardo" and w1["answer"] == "Leonardo da Vinci"
+    assert w1["copied"] and w1["f1"] == 1.0  # corrected as validate_citations asks
     assert records["u2"]["web"]["f1"] is None  # nothing to score against
     u2 = records["u2"]["kb"]
     assert u2["abstained"] and u2["answer_score"] is None  # no answer, nothing to check
@@ -316,6 +323,7 @@ def test_the_replay_chooses_the_best_rule_that_keeps_abstaining():
     assert chosen["incorrect_threshold"] <= 0.35 < chosen["correct_threshold"]
     assert 0.3 < chosen["evidence_threshold"] <= 0.45
     assert chosen["answer_threshold"] == 0.0  # no answer check was probed: it stays off
+    assert chosen["copied"] is None  # nor whether the answers were copied
     nobody = [probed("unanswerable", 0.9, 0.9, 0.9, kb=said) for _ in range(3)]
     assert choose(records + nobody)[0] is None  # no rule abstains enough
 
