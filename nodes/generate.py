@@ -44,11 +44,14 @@ def generate(state: RAGState, runtime: Runtime[Context], services: Services) -> 
         notes.append(f"A previous answer was rejected: {state['feedback']}")
     if state.get("citation_feedback"):
         notes.append(state["citation_feedback"])
+    feedback = "\n".join(notes)
     prompt, recorded = render_on_evidence(
-        state, ctx, "generate", docs, feedback="\n".join(notes), no_answer=NO_ANSWER
+        state, ctx, "generate", docs, feedback=feedback, no_answer=NO_ANSWER
     )
     answer = complete(services.llm, prompt, streamed=True)
-    if copies_instructions(answer, prompt.messages[-1].text, docs):
+    # The task's own words, without the feedback (which quotes the previous answer).
+    instructions = prompt.messages[-1].text.replace(feedback, "")
+    if copies_instructions(answer, instructions, docs):
         return {"generation": NO_ANSWER, **recorded}
     return {"generation": answer or NO_ANSWER, **recorded}
 

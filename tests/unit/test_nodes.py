@@ -361,6 +361,18 @@ def test_generate_an_echo_of_the_instructions_is_no_answer(fake_services, reply,
     assert generate(state, rt())["generation"] == expected
 
 
+def test_generate_an_answer_repeated_after_feedback_is_no_echo(fake_services):
+    # The feedback quotes the previous answer; the answer is still the model's own.
+    fake_services(llm=make_llm(lambda p, t: "The Broncos did it."))
+    state = {
+        "question": Q,
+        "relevant_documents": KB_DOCS,
+        "citation_feedback": "Your previous answer was: 'The Broncos did it.', but it cited no "
+        "document.",
+    }
+    assert generate(state, rt())["generation"] == "The Broncos did it."
+
+
 # check_hallucination ---------------------------------------------------------------------
 
 
