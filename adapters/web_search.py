@@ -105,7 +105,7 @@ class EncyclopediaSearch:
             article = self.articles[int(idx)]
             title = article["title"]
             url = "https://en.wikipedia.org/wiki/" + quote(title.replace(" ", "_"))
-            slug = re.sub(r"[^A-Za-z0-9]+", "_", title).strip("_")
+            slug = re.sub(r"\W+", "_", title).strip("_")  # "Łódź", not "d"
             metadata = {
                 "id": f"web:{slug}",
                 "source": url,

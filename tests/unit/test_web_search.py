@@ -69,3 +69,5 @@ def test_encyclopedia_finds_the_article_with_its_url():
     assert docs[0].metadata["source"] == "https://en.wikipedia.org/wiki/Mona_Lisa"
     assert "Leonardo" in docs[0].page_content
     assert enc.search("the of and", 3) == []  # only stop words: nothing, not an error
+    lodz = enc.search("Łódź city Poland textile industry", 3)
+    assert "web:Łódź" in [d.metadata["id"] for d in lodz]  # ids keep letters of any script
