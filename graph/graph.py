@@ -5,7 +5,8 @@
                 --else--> retrieve -> grade_documents
     grade_documents --correct--> generate
                     --ambiguous / incorrect, web not searched in this pass--> web_search
-                    --after web search--> generate (from the accepted evidence, or none)
+                    --after web search--> generate (from the accepted evidence, from ambiguous
+                                          knowledge-base documents the web lowered, or none)
     web_search -> refine_knowledge -> grade_documents
     generate -> validate_citations
     validate_citations --no answer--> finalize

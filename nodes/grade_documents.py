@@ -4,8 +4,9 @@ The evaluator is one yes/no call on the pass's documents, read as a score: the p
 model gives "yes" (its log-probabilities). Two thresholds turn the score into CRAG's decision
 on knowledge-base documents - correct, ambiguous, incorrect - and, after web search, the
 evidence (knowledge-base documents kept as ambiguous plus the web results) must reach the
-evidence threshold to be answered from at all; otherwise nothing states the answer and the run
-says so.
+evidence threshold to be answered from. When it does not, an ambiguous retrieval that scored
+higher on its own than with the web results is answered from alone (the web added nothing
+better); otherwise nothing states the answer and the run says so.
 """
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ def describe(update: Mapping[str, Any]) -> str:
     kept = len(update.get("relevant_documents") or [])
     if "evidence_score" in update:
         verdict = f"kept {kept} documents" if kept else "nothing states the answer"
+        if update.get("kb_fallback"):
+            verdict = f"the knowledge base's {kept} documents scored higher, kept alone"
         return f"with web results, score {update['evidence_score']:.2f}: {verdict}"
     if "retrieval_score" in update:
         return f"{update['retrieval_verdict']} (score {update['retrieval_score']:.2f})"
@@ -73,7 +76,8 @@ def grade_documents(state: RAGState, runtime: Runtime[Context], services: Servic
     Knowledge base: the score decides correct / ambiguous / incorrect, and the documents are
     kept unless incorrect. After web search: the kept documents plus the web results are
     scored together (the prompt the answer will reuse), and kept only at or above
-    ``evidence_threshold``. Nothing to score costs no call.
+    ``evidence_threshold``; below it, ambiguous knowledge-base documents that scored higher
+    alone are kept alone (``kb_fallback``). Nothing to score costs no call.
     """
     ctx = context_of(runtime)
     docs = list(state.get("documents") or [])
@@ -82,22 +86,30 @@ def grade_documents(state: RAGState, runtime: Runtime[Context], services: Servic
             return {"retrieval_verdict": "incorrect", "relevant_documents": []}
         score, update = _score(state, ctx, services.judge, docs)
         verdict = decide(score, ctx)
-        kept = verdict != "incorrect"
+        relevant = verdict != "incorrect"
         return {
             **update,
             "retrieval_score": round(score, 4),
             "retrieval_verdict": verdict,
-            "documents": marked(docs, kept),
-            "relevant_documents": marked(docs, True) if kept else [],
+            "documents": marked(docs, relevant),
+            "relevant_documents": marked(docs, True) if relevant else [],
         }
     web = list(state.get("web_results") or [])
     if not web:  # the web failed or is off: the knowledge-base decision stands
         return {}
-    evidence = dedupe([*(state.get("relevant_documents") or []), *web])
-    score, update = _score(state, ctx, services.judge, evidence)
-    accepted = score >= ctx.evidence_threshold
-    return {
-        **update,
-        "evidence_score": round(score, 4),
-        "relevant_documents": evidence if accepted else [],
-    }
+    return _grade_evidence(state, ctx, services.judge, web)
+
+
+def _grade_evidence(
+    state: RAGState, ctx: Context, llm: BaseChatModel, web: list[Document]
+) -> Update:
+    """Score the kept documents plus ``web``; keep them, the documents alone, or nothing."""
+    kept = list(state.get("relevant_documents") or [])
+    evidence = dedupe([*kept, *web])
+    score, update = _score(state, ctx, llm, evidence)
+    result: Update = {**update, "evidence_score": round(score, 4)}
+    if score >= ctx.evidence_threshold:
+        return {**result, "relevant_documents": evidence}
+    if ctx.kb_fallback and kept and state.get("retrieval_score", 0.0) > score:
+        return {**result, "relevant_documents": kept, "kb_fallback": True}
+    return {**result, "relevant_documents": []}

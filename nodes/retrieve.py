@@ -36,6 +36,7 @@ def retrieve(state: RAGState, runtime: Runtime[Context], services: Services) -> 
         "queries": [state.get("rewritten_query") or question_of(state)],
         "web_searched": False,
         "web_results": [],
+        "kb_fallback": False,
     }
 
 

@@ -157,7 +157,7 @@ class Context:
         },
     )
     incorrect_threshold: Probability = field(
-        default=0.5,
+        default=0.35,
         metadata={
             "description": (
                 "CRAG's lower threshold: below this score the retrieval is 'incorrect' (the "
@@ -167,12 +167,22 @@ class Context:
         },
     )
     evidence_threshold: Probability = field(
-        default=0.45,
+        default=0.5,
         metadata={
             "description": (
                 "After a web search, the score the evidence (web results, plus the knowledge-"
                 "base documents when ambiguous) needs to be answered from; below it the reply "
                 "is 'I don't know' without asking the generator."
+            )
+        },
+    )
+    kb_fallback: bool = field(
+        default=True,
+        metadata={
+            "description": (
+                "When the evidence of an ambiguous retrieval (knowledge base plus web) scores "
+                "under evidence_threshold and under the knowledge base's own score, answer from "
+                "the knowledge-base documents alone instead of saying 'I don't know'."
             )
         },
     )

@@ -165,6 +165,9 @@ class FlowState(OutputState, total=False):
     evidence_score: float
     """The evaluator's score of the evidence after web search (knowledge-base documents kept
     as ambiguous plus web results)."""
+    kb_fallback: Annotated[bool, PER_TURN]
+    """Whether the answer comes from ambiguous knowledge-base documents alone, because the web
+    results lowered their score and the evidence with them fell under ``evidence_threshold``."""
     relevant_documents: list[Document]
     """The evidence the answer is generated from: the graded documents the evaluator
     accepted (empty: nothing states the answer, and the reply is the no-answer reply)."""

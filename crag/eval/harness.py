@@ -121,6 +121,7 @@ def outcome(result: RunResult) -> dict[str, Any]:
         "path": result.path,
         "retries": state.get("retry_count", 0),
         "web_search_used": bool(state.get("web_search_used")),
+        "kb_fallback": bool(state.get("kb_fallback")),
         "cache_hit": bool(state.get("cache_hit")),
         "warnings": state.get("warnings", []),
         "prompt_versions": state.get("prompt_versions", {}),

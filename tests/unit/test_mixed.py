@@ -301,6 +301,13 @@ def test_the_replay_applies_the_three_thresholds_as_the_graph_does():
     assert outcome(rule, checked) == (1.0, False, False)
     strict = Rule(0.6, 0.4, 0.5, answer_threshold=0.4)
     assert outcome(strict, checked) == (0.0, True, False)
+    # With the fallback, ambiguous documents the web lowered are answered from alone.
+    lowered = probed("in_kb", 0.45, 0.42, 0.1, kb=right, union=right)
+    assert outcome(rule, lowered) == (0.0, True, True)
+    fallback = Rule(0.6, 0.4, 0.5, kb_fallback=True)
+    assert outcome(fallback, lowered) == (1.0, False, True)
+    raised = probed("in_kb", 0.45, 0.48, 0.1, kb=right, union=right)  # the web helped, a bit
+    assert outcome(fallback, raised) == (0.0, True, True)
 
 
 def test_the_replay_chooses_the_best_rule_that_keeps_abstaining():

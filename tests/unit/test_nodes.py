@@ -269,6 +269,28 @@ def test_web_evidence_is_answered_from_at_the_evidence_threshold_not_the_lower_o
     assert len(update["relevant_documents"]) == kept
 
 
+@pytest.mark.parametrize(
+    ("kb_score", "fallback", "kept"),
+    [(0.45, True, ["sb50__c0000"]), (0.35, True, []), (0.45, False, [])],
+)
+def test_ambiguous_documents_that_scored_higher_alone_are_kept_when_the_web_lowers_them(
+    fake_services, kb_score, fallback, kept
+):
+    fake_services(llm=make_llm(lambda p, t: 0.4))  # the evidence with the web scores 0.4
+    state = {
+        "question": Q,
+        "documents": KB_DOCS,
+        "retrieval_score": kb_score,
+        "retrieval_verdict": "ambiguous",
+        "relevant_documents": KB_DOCS[:1],
+        "web_searched": True,
+        "web_results": WEB_DOCS,
+    }
+    update = grade_documents(state, rt(kb_fallback=fallback))
+    assert [d.metadata["id"] for d in update["relevant_documents"]] == kept
+    assert bool(update.get("kb_fallback")) == bool(kept)
+
+
 def test_grade_documents_after_a_failed_web_search_keeps_the_decision(fake_services):
     llm = fake_services().llm
     state = {"question": Q, "documents": KB_DOCS, "web_searched": True, "web_results": []}
