@@ -303,12 +303,12 @@ def _print_web_candidates(squad: Path, encyclopedia: Path, seed: int) -> None:
     built = build(squad, encyclopedia, seed)
     articles, _ = load(squad, encyclopedia)
     by_title = {a["title"]: a for a in articles}
-    taken = {q["id"] for split in built.values() for q in split["questions"]}
+    taken = {q["id"] for split in built.values() for q in split["questions"]} | REVIEWED_WEB_ONLY
     questions = [
         q
         for title in built["calibration"]["articles"]["other"]
         for q in questions_of(by_title[title])
-        if q["id"] not in taken | REVIEWED_WEB_ONLY
+        if q["id"] not in taken
     ]
     for candidate in web_candidates(questions):
         print(json.dumps(candidate, ensure_ascii=False))
