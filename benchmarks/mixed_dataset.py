@@ -55,6 +55,12 @@ CALIBRATION_EXTRA = {"in_kb": 60, "web_only": 0, "unanswerable": 40}
 generator, so the test split (and the first calibration questions) stay as first drawn. A
 threshold that must keep 95% of knowledge-base questions needs more than 20 of them to be
 estimated; every web-only question of the calibration articles is already in."""
+CALIBRATION_EXTRA_2 = {"in_kb": 60, "web_only": 0, "unanswerable": 20}
+"""A second draw, appended last with a generator of its own (the test split and every earlier
+calibration question stay as they were): 80 in_kb questions held only 4 knowledge-base
+retrievals scored under 0.45, too few to tell how often such a retrieval still holds the
+answer, which is where a threshold trades in_kb false abstention against unanswerable
+abstention."""
 MIN_CALIBRATION_WEB_ONLY = 10
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
@@ -283,6 +289,11 @@ def build(squad: Path, encyclopedia: Path, seed: int) -> dict[str, dict[str, Any
         for q in questions_of(by_title[title])
         if q["id"] in REVIEWED_CROSS_WEB_ONLY
     ]
+    second = random.Random(seed + 2)
+    for category, n in CALIBRATION_EXTRA_2.items():
+        drawn = {q["id"] for q in out["calibration"]["questions"]}
+        pool = [q for q in pools_by_split["calibration"][category] if q["id"] not in drawn]
+        out["calibration"]["questions"] += _draw({category: pool}, n, second)
     return out
 
 
