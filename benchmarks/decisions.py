@@ -84,25 +84,104 @@ class Rule:
             return "kb"
         return None
 
+    def searches_web(self, record: dict[str, Any]) -> bool:
+        """Whether the run searches the web (what the in_kb cost constraint counts)."""
+        kb = record["kb"]["score"]
+        return kb is None or kb < self.correct_threshold
+
+
+@dataclass(frozen=True)
+class WebFirstRule(Rule):
+    """Another action for the ambiguous band: the web alone first, then the knowledge base.
+
+    Above ``correct_threshold`` and below ``incorrect_threshold`` as the graph; in between,
+    the web results alone are the evidence if they reach ``evidence_threshold``, else the
+    knowledge base's documents if they scored higher than the web's (``kb_fallback``).
+    """
+
+    def evidence(self, record: dict[str, Any]) -> str | None:
+        """The knowledge base above the band, else the web alone, else the fallback."""
+        kb = record["kb"]["score"]
+        if kb is not None and kb >= self.correct_threshold:
+            return "kb"
+        web = record["web"]["score"]
+        if web is not None and web >= self.evidence_threshold:
+            return "web"
+        ambiguous = kb is not None and kb >= self.incorrect_threshold
+        if self.kb_fallback and ambiguous and (web is None or kb > web):
+            return "kb"
+        return None
+
+
+@dataclass(frozen=True)
+class KbFloorRule(Rule):
+    """The graph's rule with a floor instead of the fallback.
+
+    Evidence under ``evidence_threshold`` falls back to the knowledge base whenever its own
+    score reached ``kb_floor``, whichever band it was in.
+    """
+
+    kb_floor: float = 0.0
+
+    def evidence(self, record: dict[str, Any]) -> str | None:
+        """The graph's choice, or the knowledge base above the floor where it has none."""
+        chosen = Rule.evidence(self, record)
+        kb = record["kb"]["score"]
+        if chosen is None and kb is not None and kb >= self.kb_floor:
+            return "kb"
+        return chosen
+
+
+@dataclass(frozen=True)
+class AnswerFirstRule(Rule):
+    """The generator and its checks as the knowledge base's evaluator (Self-RAG's order).
+
+    The knowledge base's answer is kept when its documents scored at least
+    ``incorrect_threshold``, it is not "I don't know", it is grounded and the answer check
+    gives it ``answer_threshold``; otherwise the web results alone (``kb_fallback`` off) or
+    both sources (on) are the evidence if they reach ``evidence_threshold``.
+    """
+
+    def evidence(self, record: dict[str, Any]) -> str | None:
+        """The knowledge base's answer if it is given, else the web's evidence if it scores."""
+        kb = record["kb"]
+        if kb["score"] is not None and kb["score"] >= self.incorrect_threshold and passes(self, kb):
+            return "kb"
+        chosen = "union" if self.kb_fallback else "web"
+        score = record[chosen]["score"]
+        return chosen if score is not None and score >= self.evidence_threshold else None
+
+    def searches_web(self, record: dict[str, Any]) -> bool:
+        """Only a knowledge-base answer that was not given sends the run to the web."""
+        return self.evidence(record) != "kb"
+
+
+def passes(rule: Rule, part: dict[str, Any]) -> bool:
+    """Whether the answer from one evidence set is given.
+
+    It is not "I don't know", it is grounded, and (with the answer check on) it scored at least
+    ``answer_threshold``.
+    """
+    checked = part.get("answer_score")
+    refused = rule.answer_threshold > 0 and checked is not None and checked < rule.answer_threshold
+    return not (part["abstained"] or part["grounded"] == "no" or refused)
+
 
 def outcome(rule: Rule, record: dict[str, Any]) -> tuple[float, bool, bool]:
     """F1 (answerable questions), whether the run abstained, whether it searched the web."""
     chosen = rule.evidence(record)
-    kb = record["kb"]["score"]
-    web = kb is None or kb < rule.correct_threshold
+    web = rule.searches_web(record)
     if chosen is None:
         return 0.0, True, web
     part = record[chosen]
-    checked = part.get("answer_score")
-    refused = rule.answer_threshold > 0 and checked is not None and checked < rule.answer_threshold
-    if part["abstained"] or part["grounded"] == "no" or refused:
+    if not passes(rule, part):
         return 0.0, True, web
     return float(part["f1"] or 0.0), False, web
 
 
 def evaluate(rule: Rule, records: list[dict[str, Any]]) -> dict[str, Any]:
     """The rule's metrics on ``records``, per category."""
-    row: dict[str, Any] = asdict(rule)
+    row: dict[str, Any] = {"family": FAMILIES[type(rule)], **asdict(rule)}
     results: dict[str, list[tuple[float, bool, bool]]] = {}
     copied: list[float] = []
     for record in records:
@@ -147,11 +226,45 @@ def rules(answer_checked: bool) -> list[Rule]:
     return [Rule(hi, lo, ev, ans, fb) for hi, lo, ev, ans, fb in grid if lo <= hi]
 
 
+def alternative_rules(answer_checked: bool) -> list[Rule]:
+    """Rules of the actions the graph does not take, on the same grid (for comparison only)."""
+    graph_rules = rules(answer_checked)
+    web_first = [WebFirstRule(**asdict(r)) for r in graph_rules]
+    kb_floor = [
+        KbFloorRule(**asdict(r), kb_floor=floor)
+        for r in graph_rules
+        if not r.kb_fallback
+        for floor in GRID
+        if floor < r.incorrect_threshold
+    ]
+    # The knowledge base's answer replaces the upper threshold: one rule per lower threshold.
+    answer_first = [AnswerFirstRule(**asdict(r)) for r in graph_rules if r.correct_threshold == 0.9]
+    return [*web_first, *kb_floor, *answer_first]
+
+
+def checked_answers(records: list[dict[str, Any]]) -> bool:
+    """Whether the probe asked the answer check (its threshold is searched only then)."""
+    return any(r[n].get("answer_score") is not None for r in records for n in ("kb", "web"))
+
+
 def choose(records: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
     """The chosen rule's row (``None`` if no rule is feasible) and every rule's row, best first."""
-    checked = any(r[n].get("answer_score") is not None for r in records for n in ("kb", "web"))
-    rows = [evaluate(rule, records) for rule in rules(checked)]
-    rows.sort(
+    rows = rank([evaluate(rule, records) for rule in rules(checked_answers(records))])
+    return (rows[0] if feasible(rows[0]) else None), rows
+
+
+def alternatives(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The best rule of each family of actions the graph does not take, best first."""
+    best: dict[str, dict[str, Any]] = {}
+    for row in rank([evaluate(r, records) for r in alternative_rules(checked_answers(records))]):
+        best.setdefault(row["family"], row)
+    return rank(list(best.values()))
+
+
+def rank(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` best first: feasible, then the objective, then the tie-breaks."""
+    return sorted(
+        rows,
         key=lambda r: (
             feasible(r),
             r["answerable_f1"],
@@ -166,8 +279,14 @@ def choose(records: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, list[d
         ),
         reverse=True,
     )
-    return (rows[0] if feasible(rows[0]) else None), rows
 
+
+FAMILIES: dict[type[Rule], str] = {
+    Rule: "graph",
+    WebFirstRule: "web first in the band",
+    KbFloorRule: "knowledge base above a floor",
+    AnswerFirstRule: "answer first",
+}
 
 COLUMNS = [
     ("correct_threshold", "correct"),
@@ -218,13 +337,18 @@ def main() -> None:
     summary = f"{len(records)} probed calibration questions {counts}; " + (
         f"chosen: {chosen}" if chosen else "no rule meets the constraints"
     )
-    print(summary, table, sep="\n\n")
+    others = alternatives(records)
+    versus = markdown_table(
+        [ranked[0], *others], [("family", "action"), *COLUMNS, ("kb_floor", "KB floor")]
+    )
+    heading = "Best rule of each action the graph does not take, against the graph's best:"
+    print(summary, table, heading, versus, sep="\n\n")
     write_results(
         args.out,
         "decisions",
         summary,
-        table,
-        {"chosen": chosen, "current": current, "top": ranked[:50]},
+        f"{table}\n\n{heading}\n\n{versus}",
+        {"chosen": chosen, "current": current, "top": ranked[:50], "alternatives": others},
     )
 
 

@@ -353,3 +353,40 @@ def test_the_replay_turns_the_answer_check_on_only_where_it_separates(tmp_path, 
     monkeypatch.setattr("builtins.print", lambda *a, **k: printed.append(" ".join(map(str, a))))
     decisions.main()
     assert printed[0].startswith("correct_threshold=") and "answer_threshold=" in printed[0]
+
+
+def test_the_replay_compares_actions_the_graph_does_not_take():
+    from benchmarks.decisions import (
+        AnswerFirstRule,
+        KbFloorRule,
+        WebFirstRule,
+        alternatives,
+        outcome,
+    )
+
+    right, wrong = (1.0, False, "yes"), (0.0, False, "yes")
+    # Web first in the band: the web alone when it reaches the evidence threshold ...
+    band = probed("web_only", 0.45, 0.4, 0.6, web=right, union=wrong)
+    assert outcome(WebFirstRule(0.6, 0.4, 0.5), band) == (1.0, False, True)
+    # ... and the knowledge base (with the fallback) when the web scored lower than it.
+    low_web = probed("in_kb", 0.45, 0.48, 0.2, kb=right)
+    assert outcome(WebFirstRule(0.6, 0.4, 0.5, kb_fallback=True), low_web) == (1.0, False, True)
+    # A floor: a failed web search falls back to documents that scored at least the floor,
+    # even under the lower threshold, where the graph says "I don't know".
+    under = probed("in_kb", 0.37, 0.4, 0.15, kb=right)
+    assert outcome(KbFloorRule(0.6, 0.4, 0.45, kb_floor=0.35), under) == (1.0, False, True)
+    assert outcome(KbFloorRule(0.6, 0.4, 0.45, kb_floor=0.4), under) == (0.0, True, True)
+    # Answer first: a grounded knowledge-base answer is given without any web search ...
+    first = AnswerFirstRule(0.9, 0.3, 0.5)
+    assert outcome(first, probed("in_kb", 0.35, 0.1, 0.1, kb=right)) == (1.0, False, False)
+    # ... and "I don't know" from the knowledge base sends the run to the web.
+    assert outcome(first, probed("web_only", 0.5, 0.1, 0.6, web=right)) == (1.0, False, True)
+    records = [probed("in_kb", 0.8, 0.8, 0.2, kb=right) for _ in range(5)] + [
+        probed("unanswerable", 0.2, 0.2, 0.2) for _ in range(5)
+    ]
+    families = [row["family"] for row in alternatives(records)]
+    assert sorted(families) == [
+        "answer first",
+        "knowledge base above a floor",
+        "web first in the band",
+    ]
