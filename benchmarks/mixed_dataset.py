@@ -278,23 +278,38 @@ def build(squad: Path, encyclopedia: Path, seed: int) -> dict[str, dict[str, Any
             "questions": _draw(pools, PER_CATEGORY[split], rng),
         }
         pools_by_split[split] = pools
-    extra = random.Random(seed + 1)
-    for category, n in CALIBRATION_EXTRA.items():
-        drawn = {q["id"] for q in out["calibration"]["questions"]}
-        pool = [q for q in pools_by_split["calibration"][category] if q["id"] not in drawn]
-        out["calibration"]["questions"] += _draw({category: pool}, n, extra)
-    out["calibration"]["questions"] += [
+    calibration = out["calibration"]["questions"]
+    calibration += _draw_more(
+        calibration, pools_by_split["calibration"], CALIBRATION_EXTRA, random.Random(seed + 1)
+    )
+    calibration += [
         q | {"category": "web_only"}
         for title in sorted(other_split["calibration"])
         for q in questions_of(by_title[title])
         if q["id"] in REVIEWED_CROSS_WEB_ONLY
     ]
-    second = random.Random(seed + 2)
-    for category, n in CALIBRATION_EXTRA_2.items():
-        drawn = {q["id"] for q in out["calibration"]["questions"]}
-        pool = [q for q in pools_by_split["calibration"][category] if q["id"] not in drawn]
-        out["calibration"]["questions"] += _draw({category: pool}, n, second)
+    calibration += _draw_more(
+        calibration, pools_by_split["calibration"], CALIBRATION_EXTRA_2, random.Random(seed + 2)
+    )
     return out
+
+
+def _draw_more(
+    drawn: list[dict[str, Any]],
+    pools: dict[str, list[dict[str, Any]]],
+    counts: dict[str, int],
+    rng: random.Random,
+) -> list[dict[str, Any]]:
+    """``counts`` more questions per category from ``pools``, none of them in ``drawn``.
+
+    Categories are drawn in order, each excluding what the earlier ones added.
+    """
+    added: list[dict[str, Any]] = []
+    for category, n in counts.items():
+        taken = {q["id"] for q in [*drawn, *added]}
+        pool = [q for q in pools[category] if q["id"] not in taken]
+        added += _draw({category: pool}, n, rng)
+    return added
 
 
 def _draw(
