@@ -84,8 +84,11 @@ class Rule:
             return "kb"
         return None
 
-    def searches_web(self, record: dict[str, Any]) -> bool:
-        """Whether the run searches the web (what the in_kb cost constraint counts)."""
+    def searches_web(self, record: dict[str, Any], chosen: str | None) -> bool:
+        """Whether the run searches the web (what the in_kb cost constraint counts).
+
+        ``chosen`` is what ``evidence`` returned for ``record``.
+        """
         kb = record["kb"]["score"]
         return kb is None or kb < self.correct_threshold
 
@@ -151,9 +154,9 @@ class AnswerFirstRule(Rule):
         score = record[chosen]["score"]
         return chosen if score is not None and score >= self.evidence_threshold else None
 
-    def searches_web(self, record: dict[str, Any]) -> bool:
+    def searches_web(self, record: dict[str, Any], chosen: str | None) -> bool:
         """Only a knowledge-base answer that was not given sends the run to the web."""
-        return self.evidence(record) != "kb"
+        return chosen != "kb"
 
 
 def passes(rule: Rule, part: dict[str, Any]) -> bool:
@@ -169,14 +172,19 @@ def passes(rule: Rule, part: dict[str, Any]) -> bool:
 
 def outcome(rule: Rule, record: dict[str, Any]) -> tuple[float, bool, bool]:
     """F1 (answerable questions), whether the run abstained, whether it searched the web."""
+    return _decided(rule, record)[1]
+
+
+def _decided(rule: Rule, record: dict[str, Any]) -> tuple[str | None, tuple[float, bool, bool]]:
+    """The evidence set ``rule`` answers from (chosen once), and the ``outcome``."""
     chosen = rule.evidence(record)
-    web = rule.searches_web(record)
+    web = rule.searches_web(record, chosen)
     if chosen is None:
-        return 0.0, True, web
+        return chosen, (0.0, True, web)
     part = record[chosen]
     if not passes(rule, part):
-        return 0.0, True, web
-    return float(part["f1"] or 0.0), False, web
+        return chosen, (0.0, True, web)
+    return chosen, (float(part["f1"] or 0.0), False, web)
 
 
 def evaluate(rule: Rule, records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -185,9 +193,9 @@ def evaluate(rule: Rule, records: list[dict[str, Any]]) -> dict[str, Any]:
     results: dict[str, list[tuple[float, bool, bool]]] = {}
     copied: list[float] = []
     for record in records:
-        result = outcome(rule, record)
+        chosen, result = _decided(rule, record)
         results.setdefault(record["category"], []).append(result)
-        part = record[rule.evidence(record) or "kb"]
+        part = record[chosen or "kb"]
         if not result[1] and part.get("copied") is not None:
             copied.append(float(part["copied"]))
     for category in ("in_kb", "web_only", "unanswerable"):
@@ -238,7 +246,9 @@ def alternative_rules(answer_checked: bool) -> list[Rule]:
         if floor < r.incorrect_threshold
     ]
     # The knowledge base's answer replaces the upper threshold: one rule per lower threshold.
-    answer_first = [AnswerFirstRule(**asdict(r)) for r in graph_rules if r.correct_threshold == 0.9]
+    answer_first = [
+        AnswerFirstRule(**asdict(r)) for r in graph_rules if r.correct_threshold == GRID[-1]
+    ]
     return [*web_first, *kb_floor, *answer_first]
 
 
