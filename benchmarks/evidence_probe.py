@@ -16,8 +16,15 @@ evidence message, and ``union`` starts with the ``kb`` documents, so the model s
 most of it from its prompt cache. One record per question goes to ``OUT/probe.jsonl`` as soon
 as it exists (a rerun resumes); ``benchmarks.decisions`` replays decision rules on them.
 
+``--no-floor`` probes the knowledge base as naive RAG retrieves it (no similarity floor), so
+the replay can price the floor; with ``--reuse`` a question whose chunks the floor did not
+change is copied from an earlier probe, and every other question reuses its ``web`` part (the
+floor cannot change it) and probes only ``kb`` and ``union``.
+
     .venv/bin/python -m benchmarks.evidence_probe benchmarks/data/mixed-calibration.json.gz \
         --out out/probe
+    .venv/bin/python -m benchmarks.evidence_probe benchmarks/data/mixed-calibration.json.gz \
+        --no-floor --reuse docs/benchmarks/mixed/calibration-probe.jsonl --out out/probe-nofloor
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +47,7 @@ from adapters.services import Services
 from crag.eval.harness import collection_for, prepare
 from crag.eval.metrics import best, f1
 from crag.eval.mixed import load_mixed
-from crag.eval.records import done_ids
+from crag.eval.records import done_ids, read_records
 from crag.eval.squad import Question
 from nodes import (
     check_hallucination,
@@ -145,12 +153,20 @@ def judge(
     }
 
 
-def probe(question: Question, ctx: Context, services: Services) -> dict[str, Any]:
-    """The record of one question: its three evidence sets, each scored, answered, checked."""
+def probe(
+    question: Question, ctx: Context, services: Services, earlier: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The record of one question: its three evidence sets, each scored, answered, checked.
+
+    ``earlier`` (the question's record from another probe) is returned as it is when its
+    knowledge-base chunks are the ones retrieved now; otherwise its ``web`` part is kept.
+    """
     runtime = Runtime(context=ctx)
     state: RAGState = {"question": question.question}
     started = time.perf_counter()
     kb = list(retrieve(state, runtime, services).get("documents") or [])
+    if earlier is not None and earlier["kb"]["ids"] == [doc_id(d) for d in kb]:
+        return earlier
     searched = web_search(state, runtime, services)
     refined = refine_knowledge({**state, **searched}, runtime, services)
     web = list(refined.get("web_results", searched.get("web_results")) or [])
@@ -163,15 +179,32 @@ def probe(question: Question, ctx: Context, services: Services) -> dict[str, Any
     }
     for name in EVIDENCE:
         docs, extra = parts[name]
-        record[name] = judge(question, docs, extra, runtime, services)
+        if name == "web" and earlier is not None:
+            record[name] = earlier[name]
+        else:
+            record[name] = judge(question, docs, extra, runtime, services)
     record["seconds"] = round(time.perf_counter() - started, 2)
     return record
 
 
-def run(dataset_path: Path, out: Path, on_record: Any = None) -> Path:
-    """Probe every question of ``dataset_path`` not probed yet into ``out/probe.jsonl``."""
+def run(
+    dataset_path: Path,
+    out: Path,
+    on_record: Any = None,
+    *,
+    floor: bool = True,
+    reuse: Path | None = None,
+) -> Path:
+    """Probe every question of ``dataset_path`` not probed yet into ``out/probe.jsonl``.
+
+    ``floor=False`` retrieves without the similarity floor; ``reuse`` is an earlier probe
+    whose records are copied where the chunks are the same (see ``probe``).
+    """
     dataset = load_mixed(dataset_path)
     ctx = Context(collection=collection_for(dataset), answer_cache=False)
+    if not floor:
+        ctx = replace(ctx, min_similarity=0.0, keyword_min_similarity=0.0)
+    earlier = {r["id"]: r for r in read_records(reuse)} if reuse else {}
     prepare(dataset, ctx, None)
     services = graph.services.default_services(ctx)
     out.mkdir(parents=True, exist_ok=True)
@@ -180,7 +213,7 @@ def run(dataset_path: Path, out: Path, on_record: Any = None) -> Path:
     for question in dataset.questions:
         if question.id in done:
             continue
-        record = probe(question, ctx, services)
+        record = probe(question, ctx, services, earlier.get(question.id))
         with path.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(record, ensure_ascii=False) + "\n")
         if on_record:
@@ -193,13 +226,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dataset", type=Path, help="a mixed-format file (the calibration split)")
     parser.add_argument("--out", type=Path, default=Path("out/probe"))
+    parser.add_argument(
+        "--no-floor", action="store_true", help="retrieve as naive RAG does: no similarity floor"
+    )
+    parser.add_argument("--reuse", type=Path, help="an earlier probe.jsonl to copy from")
     args = parser.parse_args()
 
     def show(record: dict[str, Any]) -> None:
         scores = " ".join(f"{n}={record[n]['score']}" for n in EVIDENCE)
         print(f"{record['id']} {record['category']} {scores} {record['seconds']}s", file=sys.stderr)
 
-    run(args.dataset, args.out, show)
+    run(args.dataset, args.out, show, floor=not args.no_floor, reuse=args.reuse)
 
 
 if __name__ == "__main__":

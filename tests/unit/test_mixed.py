@@ -271,6 +271,27 @@ def test_the_probe_scores_answers_and_checks_each_evidence_set(
     assert len(again.read_text().splitlines()) == len(TINY["questions"])
 
 
+def test_a_reprobe_copies_what_its_chunks_cannot_change(hash_kb, fake_services, tiny, tmp_path):
+    from benchmarks.evidence_probe import run
+
+    fake_services(
+        llm=make_llm(probe_responder), retriever=FakeRetriever(KB), web=FakeWebSearch(WEB)
+    )
+    earlier = {
+        r["id"]: r for r in map(json.loads, run(tiny, tmp_path / "a").read_text().splitlines())
+    }
+    earlier["k1"]["kb"]["ids"] = ["another-chunk"]  # as if the floor had kept other chunks
+    earlier["k1"]["web"]["marker"] = earlier["w1"]["marker"] = "from the earlier probe"
+    reuse = tmp_path / "earlier.jsonl"
+    reuse.write_text("".join(json.dumps(r) + "\n" for r in earlier.values()))
+    path = run(tiny, tmp_path / "b", floor=False, reuse=reuse)
+    records = {r["id"]: r for r in map(json.loads, path.read_text().splitlines())}
+    assert records["w1"] == earlier["w1"]  # same chunks: copied whole
+    k1 = records["k1"]  # other chunks: kb and union probed again, web copied
+    assert k1["kb"]["ids"] == [KB[0].metadata["id"]] and k1["kb"]["answer"] == "Denver Broncos"
+    assert k1["web"]["marker"] == "from the earlier probe"
+
+
 def probed(category: str, kb_score: float | None, union_score: float, web_score: float, **answers):
     """A probe record; ``answers`` maps an evidence set to (f1, abstained, grounded)."""
     record: dict[str, Any] = {"category": category}
