@@ -309,14 +309,15 @@ def differences(
 def write_summary(run: EvalRun) -> dict[str, Any]:
     """Write ``summary.json`` and ``summary.md`` for ``run``; return the summary."""
     records = read_records(run.predictions)
+    settings = asdict(naive_context(run.ctx) if run.pipeline == "naive" else run.ctx)
     if run.mixed:
-        settings = asdict(naive_context(run.ctx) if run.pipeline == "naive" else run.ctx)
         summary = report.summarize_mixed(
             records, run=run.out.name, pipeline=run.pipeline, settings=settings
         )
         table = markdown_table(report.rows_of(summary), report.COLUMNS)
     else:
         summary = summarize(records, run.pipeline, run.ctx.model, run.out.name)
+        summary |= report.provenance(records, settings)
         table = markdown_table([summary], COLUMNS, missing="")
     (run.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     (run.out / "summary.md").write_text(table + "\n")
@@ -336,6 +337,7 @@ def compare(run_dirs: list[Path], out: Path) -> str:
     common = set.intersection(*({r["id"] for r in recs} for recs in records)) if records else set()
     summaries = [
         summarize([r for r in recs if r["id"] in common], s["pipeline"], s["model"], d.name)
+        | {k: s[k] for k in (*report.PROVENANCE, "settings") if k in s}
         for (s, d), recs in zip(runs, records, strict=True)
     ]
     names = [s["run"] for s in summaries]
@@ -345,6 +347,7 @@ def compare(run_dirs: list[Path], out: Path) -> str:
         differences(records[0], recs, (names[0], name))
         for recs, name in zip(records[1:], names[1:], strict=True)
     ]
+    sections.append(report.runs_section(summaries))
     (out / "comparison.md").write_text("\n\n".join([table, *sections]) + "\n")
     (out / "comparison.json").write_text(json.dumps(summaries, indent=2) + "\n")
     title = f"{len(common)} SQuAD dev questions, model {summaries[0]['model']}"

@@ -96,20 +96,31 @@ def commit() -> str:
     return head + ("+dirty" if dirty else "")
 
 
-def summarize_mixed(
-    records: list[dict[str, Any]], *, run: str, pipeline: str, settings: dict[str, Any]
-) -> dict[str, Any]:
-    """Overall and per-category metrics, plus what the run was: commit, model, prompts."""
+PROVENANCE = ("commit", "model", "prompt_versions")
+"""What a run was, in every summary and comparison (two prompt versions compare as an A/B)."""
+
+
+def provenance(records: list[dict[str, Any]], settings: dict[str, Any]) -> dict[str, Any]:
+    """The commit, model, prompt versions (those the records used) and settings of a run."""
     versions: dict[str, str] = {}
     for r in records:
         versions |= r.get("prompt_versions") or {}
     return {
-        "run": run,
-        "pipeline": pipeline,
         "commit": commit(),
         "model": settings.get("model"),
         "prompt_versions": dict(sorted(versions.items())),
         "settings": settings,
+    }
+
+
+def summarize_mixed(
+    records: list[dict[str, Any]], *, run: str, pipeline: str, settings: dict[str, Any]
+) -> dict[str, Any]:
+    """Overall and per-category metrics, plus what the run was: commit, model, prompts."""
+    return {
+        "run": run,
+        "pipeline": pipeline,
+        **provenance(records, settings),
         "overall": group_metrics(records),
         "by_category": {
             c: group_metrics([r for r in records if r.get("category") == c])
@@ -184,15 +195,18 @@ def compare_mixed(run_dirs: list[Path], out: Path) -> str:
             f"## {other['run']} against {summaries[0]['run']}\n\n"
             + markdown_table(ratios(summaries[0], other), RATIO_COLUMNS)
         )
-    provenance = {
-        s["run"]: {k: s[k] for k in ("commit", "model", "prompt_versions")} for s in summaries
-    }
-    sections.append("## Runs\n\n```json\n" + json.dumps(provenance, indent=2) + "\n```")
+    sections.append(runs_section(summaries))
     out.mkdir(parents=True, exist_ok=True)
     (out / "comparison.md").write_text("\n\n".join(sections) + "\n")
     (out / "comparison.json").write_text(json.dumps(summaries, indent=2) + "\n")
     chart(summaries, out / "comparison.png")
     return table
+
+
+def runs_section(summaries: list[dict[str, Any]]) -> str:
+    """A comparison's "Runs" section: each run's commit, model and prompt versions."""
+    runs = {s["run"]: {k: s.get(k) for k in PROVENANCE} for s in summaries}
+    return "## Runs\n\n```json\n" + json.dumps(runs, indent=2) + "\n```"
 
 
 def chart(summaries: list[dict[str, Any]], path: Path) -> None:

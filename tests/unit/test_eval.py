@@ -123,6 +123,9 @@ def test_eval_run_records_scores_and_resumes(fake_services, tiny, tmp_path, pipe
     assert run.pending() == []
     summary = harness.write_summary(run)
     assert summary["questions"] == 3 and summary["exact_match"] == pytest.approx(33.3)
+    # What the run was, as in the mixed summaries: a commit, the prompts used, the settings.
+    assert summary["commit"] and summary["prompt_versions"]["generate"].startswith("v")
+    assert summary["settings"]["top_k"] == run.ctx.top_k
     assert (run.out / "summary.md").read_text().startswith("| run | pipeline |")
 
 
@@ -174,7 +177,9 @@ def test_compare_uses_the_questions_both_runs_answered(tmp_path):
         recs = [record(f"q{i}", f1_score) for i, f1_score in enumerate(f1s, 1)]
         (d / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
         pipeline = "naive" if name == "naive" else "crag"
-        (d / "summary.json").write_text(json.dumps(harness.summarize(recs, pipeline, "local")))
+        summary = harness.summarize(recs, pipeline, "local")
+        summary |= {"commit": f"c-{name}", "prompt_versions": {"generate": "v4"}}
+        (d / "summary.json").write_text(json.dumps(summary))
         dirs.append(d)
     table = harness.compare(dirs, tmp_path / "report")
     assert "| naive | naive | 2 | 50.0 |" in table and "| crag | crag | 2 | 75.0 |" in table
@@ -184,6 +189,9 @@ def test_compare_uses_the_questions_both_runs_answered(tmp_path):
     assert "| Question q1? | a\\|b | answer with F1 0.5 | answer with F1 1.0 | +0.50 |" in report
     # Differences are counted on every question both runs answered (here 3).
     assert "## crag-lean vs naive: 1 wins, 1 losses, 1 ties" in report
+    assert '"commit": "c-crag-lean"' in report  # each run's provenance is carried over
+    runs = json.loads((tmp_path / "report" / "comparison.json").read_text())
+    assert [r["commit"] for r in runs] == ["c-naive", "c-crag", "c-crag-lean"]
     assert (tmp_path / "report" / "comparison.png").read_bytes()[:4] == b"\x89PNG"
 
 
