@@ -18,7 +18,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: setup model model-small demo serve browser bench-page bench-retrieval bench-floor bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate eval-mixed bench-tiering test test-unit test-integration lint graph-diagram clean
+.PHONY: setup model model-small demo serve browser bench-page bench-retrieval bench-floor bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-integration lint graph-diagram clean
 
 setup: $(STAMP) model
 
@@ -98,7 +98,7 @@ bench-extraction: $(STAMP)
 # llama.cpp prompt cache, and the host's drift hits both alike).
 # Benchmarks answer every question: a rerun must not be served from the answer cache (the
 # records still say cache_hit, and the summaries report the hit rate).
-eval eval-no-refine calibrate eval-mixed: export CRAG_ANSWER_CACHE = false
+eval eval-no-refine calibrate calibrate-no-floor eval-mixed: export CRAG_ANSWER_CACHE = false
 
 eval: setup
 	$(BIN)/crag eval --dataset $(SQUAD) --limit $(EVAL_LIMIT) --pipeline naive,crag --out $(EVAL_OUT)
@@ -132,6 +132,14 @@ calibrate: setup
 	$(BIN)/python -m benchmarks.evidence_probe benchmarks/data/mixed-calibration.json.gz \
 		--out $(MIXED_OUT)/probe
 	$(BIN)/python -m benchmarks.decisions $(MIXED_OUT)/probe/probe.jsonl --out docs/benchmarks/mixed
+
+# The same probe with retrieval as naive RAG's (no similarity floor), re-probing only the
+# questions whose chunks the floor changes; then the replay on it.
+calibrate-no-floor: setup
+	$(BIN)/python -m benchmarks.evidence_probe benchmarks/data/mixed-calibration.json.gz \
+		--no-floor --reuse docs/benchmarks/mixed/calibration-probe.jsonl --out $(MIXED_OUT)/probe-no-floor
+	$(BIN)/python -m benchmarks.decisions $(MIXED_OUT)/probe-no-floor/probe.jsonl \
+		--out docs/benchmarks/mixed/no-floor
 
 eval-mixed: setup
 	$(BIN)/crag eval --format mixed --dataset benchmarks/data/mixed-test.json.gz \
