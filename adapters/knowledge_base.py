@@ -12,17 +12,29 @@ Chunks are stored with ids ``<doc_id>__c0000`` and metadata ``doc_id``, ``source
 which is what makes ingestion idempotent: an unchanged file is skipped, a changed one replaces
 its chunks. Embeddings are computed by crag and passed in, never by Chroma (whose default
 embedding function would try to download a model).
+
+**Shared store.** Given a ``server_url`` (``CRAG_CHROMA_URL``), the collection lives on a Chroma
+server that several crag processes share, and each keeps its keyword index as a local copy
+derived from the server's chunks. (Chroma's own BM25 index exists only in Chroma Cloud.) Every
+write through crag stamps the collection's metadata with a new change token; before a search, a
+process reads the token (one small request) and, when it differs from the one it last synced,
+compares each document's ``content_hash`` on the server with its copy's and re-indexes only the
+documents that changed. The server is then the only commit mark: a document is stored when all
+its chunks are there with one hash (``_complete_hash``).
 """
 
 from __future__ import annotations
 
+import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal, Protocol
+from urllib.parse import urlsplit
 
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
@@ -35,6 +47,10 @@ RetrievalMode = Literal["dense", "keyword", "hybrid"]
 RRF_K = 60
 HYBRID_DEPTH = 10
 """Candidates each retriever contributes to the hybrid fusion (at least; ``k`` if larger)."""
+CHANGE_TOKEN = "crag_change"
+"""The collection metadata key a write to a shared store stamps with a new random token."""
+SYNC_BATCH = 200
+"""Documents whose chunks one request fetches when a keyword copy catches up."""
 
 
 class Retriever(Protocol):
@@ -55,32 +71,70 @@ def chunk_id(doc_id: str, index: int) -> str:
 
 
 @cache
-def _client(path: str) -> Any:
+def _client(location: str, timeout_s: float = 30.0) -> Any:
+    """The Chroma client for ``location``: a server's ``http(s)://`` URL, else a local dir."""
+    if location.startswith(("http://", "https://")):
+        return _http_client(location, timeout_s)
     import chromadb
     from chromadb.config import Settings
 
     try:
-        Path(path).mkdir(parents=True, exist_ok=True)
-        return chromadb.PersistentClient(path=path, settings=Settings(anonymized_telemetry=False))
+        Path(location).mkdir(parents=True, exist_ok=True)
+        return chromadb.PersistentClient(
+            path=location, settings=Settings(anonymized_telemetry=False)
+        )
     except Exception as exc:  # permission errors, a corrupt store, ...
-        raise KnowledgeBaseError(f"Cannot open the vector store at {path}: {exc}") from exc
+        raise KnowledgeBaseError(f"Cannot open the vector store at {location}: {exc}") from exc
 
 
-def collection_names(store_dir: Path) -> list[str]:
-    """The collections stored under ``store_dir``."""
-    if not Path(store_dir).exists():
+def _http_client(url: str, timeout_s: float) -> Any:
+    """A client of the Chroma server at ``url``; every request times out after ``timeout_s``."""
+    import chromadb
+    import httpx
+    from chromadb.config import Settings
+
+    parts = urlsplit(url)
+    if not parts.hostname:
+        raise ConfigError(f"CRAG_CHROMA_URL {url!r} names no host; e.g. http://127.0.0.1:8000.")
+    ssl = parts.scheme == "https"
+    try:
+        # The heartbeat first, with a timeout: the client's own requests have none until set.
+        httpx.get(f"{url.rstrip('/')}/api/v2/heartbeat", timeout=timeout_s).raise_for_status()
+        client = chromadb.HttpClient(
+            host=parts.hostname,
+            port=parts.port or (443 if ssl else 80),
+            ssl=ssl,
+            settings=Settings(anonymized_telemetry=False),
+        )
+        client._server._session.timeout = httpx.Timeout(timeout_s)  # type: ignore[attr-defined]
+    except Exception as exc:  # refused, timed out, not a Chroma server
+        raise KnowledgeBaseError(f"Cannot reach the Chroma server at {url}: {exc}") from exc
+    return client
+
+
+def collection_names(store: Path | str) -> list[str]:
+    """The collections in ``store``: a local dir or a Chroma server's URL."""
+    location = str(store)
+    if not location.startswith(("http://", "https://")) and not Path(location).exists():
         return []
-    return sorted(c.name for c in _client(str(store_dir)).list_collections())
+    return sorted(c.name for c in _client(location).list_collections())
 
 
 class KnowledgeBase:
-    """One Chroma collection plus the embedding model that fills and queries it."""
+    """One Chroma collection plus the embedding model that fills and queries it.
+
+    ``store_dir`` holds the keyword index and the write locks, and the Chroma store itself
+    unless ``server_url`` names a Chroma server (then the keyword index is a synced copy).
+    """
 
     def __init__(
         self,
         store_dir: Path,
         collection: str,
         embeddings: Embeddings | Callable[[], Embeddings],
+        *,
+        server_url: str = "",
+        timeout_s: float = 30.0,
     ):
         if len(collection) < 3 or not collection.replace("-", "").replace("_", "").isalnum():
             raise KnowledgeBaseError(
@@ -90,9 +144,14 @@ class KnowledgeBase:
         # A factory is called on first use: counting or opening the store needs no model.
         self._embeddings = embeddings
         self._store_dir = str(store_dir)
+        self._location = server_url or self._store_dir
+        self._timeout_s = timeout_s
+        self.shared = bool(server_url)
         self._collection: Any = None
         keyword_path = Path(store_dir) / "keyword" / f"{collection}.sqlite3"
         self.keywords = KeywordIndex(keyword_path, collection)
+        self._synced: str | None = None  # the change token the keyword copy last caught up to
+        self._sync_lock = threading.Lock()
 
     @property
     def embeddings(self) -> Embeddings:
@@ -106,7 +165,9 @@ class KnowledgeBase:
         """The Chroma collection, created on first use (cosine distance)."""
         if self._collection is None:
             try:
-                self._collection = _client(self._store_dir).get_or_create_collection(
+                self._collection = _client(
+                    self._location, self._timeout_s
+                ).get_or_create_collection(
                     self.name, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
                 )
             except KnowledgeBaseError:
@@ -139,8 +200,74 @@ class KnowledgeBase:
         return int(self.collection.count())
 
     def version(self) -> int:
-        """Changes of the collection so far: any write or removal makes it larger."""
+        """Changes of the collection so far, as this process has seen them.
+
+        Any write or removal makes it larger.
+        """
+        self.sync()
         return self.keywords.version()
+
+    def sync(self) -> int:
+        """Bring the keyword copy of a shared collection up to date; the documents re-indexed.
+
+        A no-op for a local store. For a shared one: one request for the change token; only
+        when it moved, one for every chunk's metadata and one per ``SYNC_BATCH`` changed
+        documents for their text.
+        """
+        if not self.shared:
+            return 0
+        with self._sync_lock:
+            token = self._change_token()  # read first: a write during the sync moves it again
+            if token is not None and token == self._synced:
+                return 0
+            server = self._server_hashes()
+            local = self.keywords.hashes()
+            for gone in sorted(local.keys() - server.keys()):
+                self.keywords.remove_document(gone)
+            changed = sorted(d for d, h in server.items() if local.get(d) != h)
+            for start in range(0, len(changed), SYNC_BATCH):
+                self._index_from_server(changed[start : start + SYNC_BATCH], server)
+            self._synced = token
+            return len(changed) + len(local.keys() - server.keys())
+
+    def _change_token(self) -> str | None:
+        """The shared collection's change token now (None: never stamped)."""
+        _ = self.collection  # created if new
+        client = _client(self._location, self._timeout_s)
+        metadata = client.get_collection(self.name).metadata or {}
+        token = metadata.get(CHANGE_TOKEN)
+        return str(token) if token is not None else None
+
+    def _mark_changed(self) -> None:
+        """Stamp a shared collection with a new change token (every process will re-sync)."""
+        self.collection.modify(metadata={CHANGE_TOKEN: uuid.uuid4().hex})
+
+    def _server_hashes(self) -> dict[str, str]:
+        """``content_hash`` of every document complete on the server (Chroma alone)."""
+        by_doc: dict[str, list[Any]] = {}
+        for meta in self.collection.get(include=["metadatas"])["metadatas"] or []:
+            by_doc.setdefault(str(meta.get("doc_id")), []).append(meta)
+        complete = {
+            d: _complete_hash(metas, str(metas[0].get("content_hash")))
+            for d, metas in by_doc.items()
+        }
+        return {d: h for d, h in complete.items() if h is not None}
+
+    def _index_from_server(self, doc_ids: list[str], hashes: dict[str, str]) -> None:
+        """Re-index ``doc_ids`` in the keyword copy from their chunks on the server."""
+        got = self.collection.get(
+            where={"doc_id": {"$in": doc_ids}}, include=["documents", "metadatas"]
+        )
+        rows: dict[str, list[tuple[str, str, Any]]] = {}
+        for cid, text, meta in zip(got["ids"], got["documents"], got["metadatas"], strict=True):
+            rows.setdefault(str(meta["doc_id"]), []).append((cid, text or "", meta))
+        for doc_id in doc_ids:
+            doc = sorted(rows.get(doc_id, []), key=lambda row: int(row[2]["chunk"]))
+            # Rewritten since its hash was read: the next sync (the token moved) takes it.
+            if _complete_hash([meta for *_, meta in doc], hashes[doc_id]) is None:
+                continue
+            ids, texts = [cid for cid, *_ in doc], [text for _, text, _ in doc]
+            self.keywords.replace_document(doc_id, hashes[doc_id], ids, texts)
 
     def documents(self) -> list[dict[str, Any]]:
         """One entry per stored document: its first chunk's metadata (id, source, title…)."""
@@ -170,6 +297,8 @@ class KnowledgeBase:
         ids = self.collection.get(where={"doc_id": doc_id}, include=[])["ids"]
         if ids:
             self.collection.delete(ids=ids)
+            if self.shared:
+                self._mark_changed()
         self.keywords.remove_document(doc_id)
         return len(ids)
 
@@ -190,6 +319,8 @@ class KnowledgeBase:
         """
         if k <= 0 or self.count() == 0:
             return []
+        if mode != "dense":
+            self.sync()
         only = self.matching(where) if where else None
         if only is not None and not only:
             return []
@@ -256,8 +387,10 @@ class KnowledgeBase:
         """``content_hash`` of a document fully stored in both Chroma and the keyword index.
 
         None if it is absent or incomplete in either (a crash between the two writes), so the
-        next ingest rewrites it.
+        next ingest rewrites it. A shared store's server is its only commit mark.
         """
+        if self.shared:
+            return self._server_hashes().get(doc_id)
         keyword_hash = self.keywords.stored_hash(doc_id)
         if keyword_hash is None:
             return None
@@ -266,6 +399,8 @@ class KnowledgeBase:
 
     def stored_hashes(self) -> dict[str, str]:
         """``stored_hash`` of every complete document, read in two queries (for ingests)."""
+        if self.shared:
+            return self._server_hashes()
         keyword = self.keywords.hashes()
         by_doc: dict[str, list[Any]] = {}
         for meta in self.collection.get(include=["metadatas"])["metadatas"] or []:
@@ -292,7 +427,8 @@ class KnowledgeBase:
 
         Chroma first, the keyword index last, document by document: the index's hash is the
         commit mark that ``stored_hash`` checks, so a write cut short anywhere leaves the
-        documents it had not marked to be rewritten in full by the next ingest.
+        documents it had not marked to be rewritten in full by the next ingest. A shared store
+        is then stamped with a new change token, so other processes re-sync their keyword copy.
         """
         if not docs:
             return
@@ -324,6 +460,8 @@ class KnowledgeBase:
         stale = [cid for cid in stored if cid not in current]
         if stale:
             self.collection.delete(ids=stale)
+        if self.shared:
+            self._mark_changed()
         for doc in docs:
             doc_chunk_ids = [chunk_id(doc.doc_id, i) for i in range(len(doc.chunks))]
             self.keywords.replace_document(doc.doc_id, doc.content_hash, doc_chunk_ids, doc.chunks)

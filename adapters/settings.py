@@ -36,6 +36,38 @@ class Settings(BaseSettings):
         validation_alias="CRAG_LOCAL_N_CTX",
         description="Context window of the embedded model server, in tokens.",
     )
+    local_n_parallel: int = Field(
+        default=1,
+        ge=1,
+        le=16,
+        validation_alias="CRAG_LOCAL_N_PARALLEL",
+        description=(
+            "Parallel slots of the embedded model server: requests decoded together; each slot "
+            "has its own prompt cache and CRAG_LOCAL_N_CTX / slots tokens of context."
+        ),
+    )
+    chroma_url: str = Field(
+        default="",
+        validation_alias="CRAG_CHROMA_URL",
+        description=(
+            "A Chroma server (http://host:port, e.g. `chroma run`) holding the knowledge base "
+            "that several crag processes share; empty: the local store in the data dir."
+        ),
+    )
+    checkpoint_url: str = Field(
+        default="",
+        validation_alias="CRAG_CHECKPOINT_URL",
+        description=(
+            "PostgreSQL URL (postgresql://user@host:port/db) keeping threads that several crag "
+            "processes share; empty: SQLite in the data dir."
+        ),
+    )
+    service_timeout_s: float = Field(
+        default=30.0,
+        gt=0,
+        validation_alias="CRAG_SERVICE_TIMEOUT_S",
+        description="Timeout in seconds of one request to the Chroma server or PostgreSQL.",
+    )
     openai_api_key: SecretStr | None = Field(
         default=None, validation_alias="OPENAI_API_KEY", description="Key for 'openai:<model>'."
     )

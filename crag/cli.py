@@ -320,6 +320,31 @@ def kb_show(
     _run_guarded(action)
 
 
+@kb_app.command("search")
+def kb_search(
+    query: Annotated[str, typer.Argument(help="What to search for.")],
+    collection: Annotated[str, typer.Option(help="Knowledge-base collection.")] = "crag",
+    mode: Annotated[str, typer.Option(help="dense | keyword | hybrid")] = "hybrid",
+    k: Annotated[int, typer.Option("-k", min=1, max=50, help="Chunks to return.")] = 4,
+) -> None:
+    """The chunks retrieval finds for QUERY (no LLM): id, cosine, BM25 rank, text."""
+    if mode not in ("dense", "keyword", "hybrid"):
+        fail(f"Unknown mode {mode!r}; use dense, keyword or hybrid.")
+
+    def action() -> None:
+        hits = _existing(collection).search(query, k, mode)
+        if not hits:
+            out.print("No chunk found.")
+        for hit in hits:
+            meta = hit.metadata
+            rank = f", keyword rank {meta['keyword_rank']}" if "keyword_rank" in meta else ""
+            text = " ".join(hit.page_content.split())
+            out.print(f"[bold]{escape(str(hit.id))}[/]  cosine {meta['score']:.3f}{rank}")
+            out.print(f"  {escape(text[:160])}")
+
+    _run_guarded(action)
+
+
 @kb_app.command("remove")
 def kb_remove(
     docs: Annotated[list[str] | None, typer.Argument(help="Document ids to remove.")] = None,

@@ -10,8 +10,10 @@ one Chroma client and one web-search index.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from langchain_core.language_models import BaseChatModel
@@ -46,18 +48,35 @@ def _cached(key: tuple[object, ...], build: Callable[[], T]) -> T:
 
 
 def collections() -> list[str]:
-    """The knowledge-base collections in the data dir."""
-    return collection_names(data_dir() / "chroma")
+    """The knowledge-base collections (on the Chroma server if one is set, else local)."""
+    return collection_names(settings().chroma_url or data_dir() / "chroma")
+
+
+def store_dir() -> Path:
+    """Where the knowledge base's local files live.
+
+    The Chroma store and its keyword index; with a Chroma server, this process's keyword copy
+    of the server's collections.
+    """
+    url = settings().chroma_url
+    if not url:
+        return data_dir() / "chroma"
+    return data_dir() / "chroma-shared" / re.sub(r"[^A-Za-z0-9.]+", "-", url.split("://")[-1])
 
 
 def knowledge_base(collection: str) -> KnowledgeBase:
-    """The process's knowledge base for ``collection`` (Chroma under the data dir)."""
+    """The process's knowledge base for ``collection`` (Chroma under the data dir or a server)."""
+    env = settings()
     return _cached(
-        ("kb", str(data_dir()), collection),
+        ("kb", str(data_dir()), env.chroma_url, collection),
         # The model is looked up when first needed (not bound at import): loading it is slow,
         # and whoever replaces ``adapters.embeddings.default_embeddings`` must be obeyed.
         lambda: KnowledgeBase(
-            data_dir() / "chroma", collection, lambda: embeddings.default_embeddings()
+            store_dir(),
+            collection,
+            lambda: embeddings.default_embeddings(),
+            server_url=env.chroma_url,
+            timeout_s=env.service_timeout_s,
         ),
     )
 

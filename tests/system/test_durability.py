@@ -33,9 +33,16 @@ def make_corpus(root: Path) -> Path:
     return corpus
 
 
-def assert_store_is_consistent(data: Path, corpus: Path, collection: str) -> None:
-    """Every file fully present exactly once, in Chroma and the keyword index alike."""
-    kb = KnowledgeBase(data / "chroma", collection, lambda: None)  # type: ignore[arg-type,return-value]
+def assert_store_is_consistent(
+    data: Path, corpus: Path, collection: str, server_url: str = ""
+) -> None:
+    """Every file fully present exactly once, in Chroma and the keyword index alike.
+
+    With a Chroma server, the keyword index is the data dir's copy, synced first.
+    """
+    store = next((data / "chroma-shared").iterdir()) if server_url else data / "chroma"
+    kb = KnowledgeBase(store, collection, lambda: None, server_url=server_url)  # type: ignore[arg-type,return-value]
+    kb.sync()
     chroma_ids = kb.collection.get(include=[])["ids"]
     keyword_ids = kb.keywords.chunk_ids()
     assert len(chroma_ids) == len(set(chroma_ids)), "duplicate chunk ids in Chroma"

@@ -1,0 +1,190 @@
+"""The shared services crag can run against, started on loopback ports and stopped by pid.
+
+``chroma_server`` runs ``chroma run`` (from the chromadb package); ``postgres_server`` runs
+PostgreSQL from the binaries the ``pgserver`` wheel ships (no root service, no system
+package). Both live in a work dir, listen on 127.0.0.1 only, run in their own process group,
+and are stopped by SIGTERM to that group (SIGKILL after a grace period). Used by the system
+tests and the load benchmark.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.serve import free_port
+
+BIN = Path(sys.executable).parent
+POSTGRES_USER = "crag"
+"""The database role the tests and benchmarks connect as (trust authentication on loopback)."""
+
+
+@dataclass
+class Process:
+    """A server process in its own process group."""
+
+    name: str
+    url: str
+    proc: subprocess.Popen
+    log_path: Path
+
+    @property
+    def pid(self) -> int:
+        """The server's process id."""
+        return self.proc.pid
+
+    def log(self) -> str:
+        """The end of the server's log."""
+        return self.log_path.read_text(errors="replace")[-4000:]
+
+    def stop(self, grace_s: float = 20) -> None:
+        """SIGTERM the process group, then SIGKILL after ``grace_s``."""
+        if self.proc.poll() is not None:
+            return
+        os.killpg(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=grace_s)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
+
+
+def _start(
+    name: str,
+    args: list[str],
+    workdir: Path,
+    url: str,
+    ready: Callable[[], bool],
+    timeout_s: float,
+    user: str | None = None,
+) -> Process:
+    log_path = workdir / f"{name}.log"
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(
+            args,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            user=user,
+            cwd=workdir,
+        )
+    server = Process(name, url, proc, log_path)
+    deadline = time.monotonic() + timeout_s
+    while not ready():
+        if proc.poll() is not None:
+            raise RuntimeError(f"{name} exited {proc.returncode}:\n{server.log()}")
+        if time.monotonic() > deadline:
+            server.stop()
+            raise RuntimeError(f"{name} not ready in {timeout_s:.0f}s:\n{server.log()}")
+        time.sleep(0.2)
+    return server
+
+
+def _http_ok(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as reply:
+            return bool(reply.status == 200)
+    except OSError:
+        return False
+
+
+@contextmanager
+def chroma_server(workdir: Path, timeout_s: float = 60) -> Iterator[Process]:
+    """``chroma run`` with its data in ``workdir/chroma-server`` on a free loopback port."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    args = [str(BIN / "chroma"), "run", "--path", str(workdir / "chroma-server")]
+    args += ["--host", "127.0.0.1", "--port", str(port)]
+    server = _start(
+        "chroma", args, workdir, url, lambda: _http_ok(f"{url}/api/v2/heartbeat"), timeout_s
+    )
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def postgres_bin() -> Path:
+    """The PostgreSQL binaries shipped in the ``pgserver`` wheel."""
+    import pgserver
+
+    return Path(pgserver.__file__).parent / "pginstall" / "bin"
+
+
+def _postgres_user() -> str | None:
+    """PostgreSQL refuses to run as root: as root, run it as an unprivileged system user."""
+    if os.geteuid() != 0:
+        return None
+    name = "crag-postgres"
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        subprocess.run(["useradd", "--system", "--no-create-home", name], check=True)
+    return name
+
+
+@contextmanager
+def postgres_server(workdir: Path, timeout_s: float = 60) -> Iterator[Process]:
+    """A fresh PostgreSQL cluster in ``workdir/postgres`` on a free loopback port.
+
+    The URL connects as role ``crag`` to database ``postgres`` (trust on loopback only).
+    """
+    binaries = postgres_bin()
+    user = _postgres_user()
+    pgdata = workdir / "postgres"
+    sockets = workdir / "postgres-sockets"
+    for path in (workdir, pgdata, sockets):
+        path.mkdir(parents=True, exist_ok=True)
+        if user:
+            shutil.chown(path, user)
+            path.chmod(0o755 if path == workdir else 0o700)
+    if user:  # the binaries and every folder above them must be readable by that user
+        for parent in [*binaries.parents, *workdir.parents]:
+            if parent != Path("/"):
+                parent.chmod(parent.stat().st_mode | 0o005)
+    if not (pgdata / "PG_VERSION").exists():
+        subprocess.run(
+            [
+                str(binaries / "initdb"),
+                "-D",
+                str(pgdata),
+                "-U",
+                POSTGRES_USER,
+                "--auth=trust",
+                "--encoding=UTF8",
+            ],
+            check=True,
+            capture_output=True,
+            user=user,
+            timeout=timeout_s,
+        )
+    port = free_port()
+    url = f"postgresql://{POSTGRES_USER}@127.0.0.1:{port}/postgres"
+    args = [str(binaries / "postgres"), "-D", str(pgdata), "-h", "127.0.0.1"]
+    args += ["-p", str(port), "-k", str(sockets)]
+    ready = binaries / "pg_isready"
+
+    def is_ready() -> bool:
+        done = subprocess.run(
+            [str(ready), "-h", "127.0.0.1", "-p", str(port), "-t", "2"],
+            capture_output=True,
+            check=False,
+        )
+        return done.returncode == 0
+
+    server = _start("postgres", args, workdir, url, is_ready, timeout_s, user=user)
+    try:
+        yield server
+    finally:
+        server.stop()
