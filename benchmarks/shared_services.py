@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from benchmarks.serve import free_port
 
@@ -75,8 +76,8 @@ def _start(
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            user=user,
             cwd=workdir,
+            **_as_user(user),
         )
     server = Process(name, url, proc, log_path)
     deadline = time.monotonic() + timeout_s
@@ -134,6 +135,13 @@ def _postgres_user() -> str | None:
     return name
 
 
+def _as_user(user: str | None) -> dict[str, Any]:
+    """``subprocess`` arguments running a command as ``user`` (its own group, none of ours)."""
+    if user is None:
+        return {}
+    return {"user": user, "group": pwd.getpwnam(user).pw_gid, "extra_groups": []}
+
+
 @contextmanager
 def postgres_server(workdir: Path, timeout_s: float = 60) -> Iterator[Process]:
     """A fresh PostgreSQL cluster in ``workdir/postgres`` on a free loopback port.
@@ -166,8 +174,8 @@ def postgres_server(workdir: Path, timeout_s: float = 60) -> Iterator[Process]:
             ],
             check=True,
             capture_output=True,
-            user=user,
             timeout=timeout_s,
+            **_as_user(user),
         )
     port = free_port()
     url = f"postgresql://{POSTGRES_USER}@127.0.0.1:{port}/postgres"

@@ -1,9 +1,13 @@
-"""Multi-turn threads: the graph with a SQLite checkpointer under the data dir.
+"""Multi-turn threads: the graph with a checkpointer, SQLite in the data dir or PostgreSQL.
 
 Each ``thread_id`` keeps its state between calls; ``contextualize_question`` resolves a
 follow-up ("what about its population?") against the thread's earlier turns. The exported
 ``graph.graph:graph`` has no checkpointer (``langgraph dev`` brings its own); this module is
 how the CLI, notebooks and the Python API get persistent threads.
+
+``CRAG_CHECKPOINT_URL=postgresql://…`` keeps threads in PostgreSQL
+(``langgraph-checkpoint-postgres``; its tables are created on first use), so a thread started
+through one process continues through any other; unset, threads live in ``threads.sqlite``.
 """
 
 from __future__ import annotations
@@ -43,12 +47,65 @@ def thread_config(thread_id: str) -> dict[str, Any]:
 
 @contextmanager
 def thread_graph(path: Path | None = None) -> Iterator[Any]:
-    """The CRAG graph compiled with a SQLite checkpointer at ``path`` (default: data dir)."""
-    from langgraph.checkpoint.sqlite import SqliteSaver
+    """The CRAG graph compiled with the configured checkpointer.
 
+    PostgreSQL if ``CRAG_CHECKPOINT_URL`` is set (and no ``path`` is given), else SQLite at
+    ``path`` (default: the data dir's ``threads.sqlite``).
+    """
     from graph.graph import build_graph
+
+    with checkpointer(path) as saver:
+        yield build_graph(checkpointer=saver)
+
+
+@contextmanager
+def checkpointer(path: Path | None = None) -> Iterator[Any]:
+    """The configured checkpointer, open for the block (see ``thread_graph``)."""
+    from adapters.settings import settings
+
+    env = settings()
+    if env.checkpoint_url and path is None:
+        with postgres_checkpointer(env.checkpoint_url, env.service_timeout_s) as saver:
+            yield saver
+        return
+    from langgraph.checkpoint.sqlite import SqliteSaver
 
     path = path or threads_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     with SqliteSaver.from_conn_string(str(path)) as saver:
-        yield build_graph(checkpointer=saver)
+        yield saver
+
+
+@contextmanager
+def postgres_checkpointer(url: str, timeout_s: float) -> Iterator[Any]:
+    """A ``PostgresSaver`` on ``url``, its tables created if new.
+
+    Connecting and every statement time out after ``timeout_s``; an unreachable server or a
+    bad URL is a ``ConfigError`` naming the server (never the password).
+    """
+    import psycopg
+    from langgraph.checkpoint.postgres import PostgresSaver
+    from psycopg.rows import dict_row
+
+    if not url.startswith(("postgresql://", "postgres://")):
+        raise ConfigError("CRAG_CHECKPOINT_URL must be a postgresql://user@host:port/db URL.")
+    try:
+        where = psycopg.conninfo.conninfo_to_dict(url)
+    except psycopg.Error as exc:
+        raise ConfigError(f"CRAG_CHECKPOINT_URL is not a valid PostgreSQL URL: {exc}") from exc
+    server = f"{where.get('host', 'localhost')}:{where.get('port', 5432)}/{where.get('dbname', '')}"
+    try:
+        conn = psycopg.connect(
+            url,
+            autocommit=True,  # what PostgresSaver expects: it manages its own transactions
+            prepare_threshold=0,
+            row_factory=dict_row,
+            connect_timeout=max(1, round(timeout_s)),
+            options=f"-c statement_timeout={round(timeout_s * 1000)}",
+        )
+    except psycopg.Error as exc:
+        raise ConfigError(f"Cannot connect to PostgreSQL at {server}: {exc}") from exc
+    with conn:
+        saver = PostgresSaver(conn)
+        saver.setup()
+        yield saver
