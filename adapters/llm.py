@@ -24,6 +24,7 @@ from pydantic import SecretStr
 
 from adapters import local_model
 from adapters.errors import ConfigError
+from adapters.model_pool import ModelPool
 from adapters.settings import settings
 from prompts import RenderedPrompt
 
@@ -46,42 +47,68 @@ def build_chat_model(
     timeout_s: float,
     max_retries: int,
 ) -> BaseChatModel:
-    """Build the chat model named ``provider:model`` (starting the embedded server if local)."""
+    """Build the chat model named ``provider:model`` (starting the embedded server if local).
+
+    Several base URLs (comma-separated) give a ``ModelPool`` spreading calls over them.
+    """
     from langchain_openai import ChatOpenAI
 
-    endpoint, key, name = _endpoint(model, base_url)
+    endpoints, key, name = _endpoint(model, base_url)
     kwargs: dict[str, Any] = {"max_tokens": max_tokens}  # a field alias the stubs do not know
-    if endpoint:
-        kwargs["base_url"] = endpoint
-    return ChatOpenAI(
-        model=name,
-        api_key=key,
-        temperature=temperature,
-        timeout=timeout_s,
-        max_retries=max_retries,
-        **kwargs,
-    )
+
+    def one(endpoint: str | None) -> BaseChatModel:
+        extra: dict[str, Any] = {"base_url": endpoint} if endpoint else {}
+        return ChatOpenAI(
+            model=name,
+            api_key=key,
+            temperature=temperature,
+            timeout=timeout_s,
+            max_retries=max_retries,
+            **kwargs,
+            **extra,
+        )
+
+    if len(endpoints) == 1:
+        return one(endpoints[0])
+    urls = [str(e) for e in endpoints]
+    return ModelPool(members=[one(url) for url in urls], urls=urls)
 
 
-def _endpoint(model: str, base_url: str) -> tuple[str | None, SecretStr, str]:
-    """Base URL (``None``: OpenAI's), key and model name for ``provider:model``."""
+def base_urls(value: str) -> list[str]:
+    """The base URLs in ``value`` (comma-separated), each checked to be http(s)."""
+    urls = [part.strip() for part in value.split(",") if part.strip()]
+    for url in urls:
+        if not url.startswith(("http://", "https://")):
+            raise ConfigError(f"Model server URL {url!r} must start with http:// or https://.")
+    return urls
+
+
+def _endpoint(model: str, base_url: str) -> tuple[list[str | None], SecretStr, str]:
+    """Base URLs (``[None]``: OpenAI's), key and model name for ``provider:model``.
+
+    ``local`` with base URLs is the embedded model served elsewhere (``crag model-server``),
+    e.g. a pool of model servers shared by several crag processes.
+    """
     provider, _, name = model.partition(":")
     env = settings()
     if provider == "local":
-        return local_model.server(name or None).base_url, NO_KEY, name or "local"
+        if base_url:
+            return list(base_urls(base_url)), NO_KEY, name or "local"
+        return [local_model.server(name or None).base_url], NO_KEY, name or "local"
     if provider == "openai":
         if env.openai_api_key is None:
             raise ConfigError(f"model {model!r} needs OPENAI_API_KEY in the environment.")
         if not name:
             raise ConfigError("Name the OpenAI model, e.g. 'openai:gpt-4o-mini'.")
-        return None, env.openai_api_key, name
+        return [None], env.openai_api_key, name
     if provider == "openai-compatible":
         if not (base_url or env.openai_base_url):
             raise ConfigError(
                 "'openai-compatible:<model>' needs base_url (context), CRAG_BASE_URL "
                 "or OPENAI_BASE_URL."
             )
-        return base_url or env.openai_base_url, env.compatible_api_key or NO_KEY, name or "default"
+        urls = base_urls(base_url or env.openai_base_url)
+        return list(urls), env.compatible_api_key or NO_KEY, name or "default"
     raise ConfigError(
         f"Unknown model provider {provider!r} in {model!r}; "
         "use 'local', 'openai:<model>' or 'openai-compatible:<model>'."

@@ -141,24 +141,37 @@ def _free_port() -> int:
 
 
 class LocalServer:
-    """llama.cpp's OpenAI-compatible server for one model, in this process, on loopback.
+    """llama.cpp's OpenAI-compatible server for one model, in this process.
 
-    One slot (``n_parallel=1``): concurrent requests queue in llama.cpp rather than splitting
-    a small context, and the single slot keeps the prompt cache warm across the graph's calls.
+    On loopback and a free port unless told otherwise. One slot by default: concurrent
+    requests queue, and the single slot keeps the prompt cache warm across a run's calls.
+    ``n_parallel`` slots decode several requests together; they share one KV cache of
+    ``n_ctx`` tokens (unified), so a long prompt still fits, and llama.cpp gives a request the
+    slot whose cached prompt is most like it.
     """
 
-    def __init__(self, model_path: Path, *, n_ctx: int = 8192, threads: int | None = None):
+    def __init__(
+        self,
+        model_path: Path,
+        *,
+        n_ctx: int = 8192,
+        threads: int | None = None,
+        n_parallel: int = 1,
+        host: str = "127.0.0.1",
+        port: int | None = None,
+    ):
         import xllamacpp
 
         self.model_path = model_path
         params = xllamacpp.CommonParams()
         params.model.path = str(model_path)
         params.n_ctx = n_ctx
-        params.n_parallel = 1
+        params.n_parallel = n_parallel
+        params.kv_unified = n_parallel > 1
         params.use_jinja = True
         params.verbosity = 1  # errors only
-        params.hostnames = ["127.0.0.1"]
-        params.port = _free_port()
+        params.hostnames = [host]
+        params.port = port or _free_port()
         cores = threads or os.cpu_count() or 2
         params.cpuparams.n_threads = cores
         params.cpuparams_batch.n_threads = cores
@@ -168,7 +181,8 @@ class LocalServer:
         except Exception as exc:  # xllamacpp raises plain exceptions on load failure
             raise ModelError(f"The embedded model failed to start ({model_path}): {exc}") from exc
         self.start_seconds = time.perf_counter() - started
-        self.base_url = f"http://127.0.0.1:{params.port}/v1"
+        self.n_parallel = n_parallel
+        self.base_url = f"http://{'127.0.0.1' if host == '0.0.0.0' else host}:{params.port}/v1"
         self._wait_healthy(timeout=60)
 
     def _wait_healthy(self, timeout: float) -> None:
@@ -199,8 +213,10 @@ def server(name: str | None = None) -> LocalServer:
     model = get_model(name)
     with _lock:
         if model.name not in _servers:
-            n_ctx = settings().local_n_ctx
-            _servers[model.name] = LocalServer(assemble(model), n_ctx=n_ctx)
+            env = settings()
+            _servers[model.name] = LocalServer(
+                assemble(model), n_ctx=env.local_n_ctx, n_parallel=env.local_n_parallel
+            )
         return _servers[model.name]
 
 

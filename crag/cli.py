@@ -416,6 +416,53 @@ def model_cmd(
     _run_guarded(action)
 
 
+@app.command("model-server")
+def model_server_cmd(
+    name: Annotated[str | None, typer.Option(help="Embedded model name.")] = None,
+    host: Annotated[
+        str, typer.Option(help="Address to listen on (0.0.0.0: every interface).")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8080,
+    parallel: Annotated[
+        int | None,
+        typer.Option(min=1, max=16, help="Parallel slots (default CRAG_LOCAL_N_PARALLEL or 1)."),
+    ] = None,
+) -> None:
+    """Serve the embedded model over HTTP (OpenAI-compatible) until stopped.
+
+    Other crag processes use it with CRAG_BASE_URL=http://HOST:PORT/v1 (several, comma-
+    separated, form a pool).
+    """
+    import signal
+    import threading
+
+    from adapters import local_model
+    from adapters.settings import settings
+
+    def action() -> None:
+        env = settings()
+        spec = local_model.get_model(name)
+        slots = parallel or env.local_n_parallel
+        srv = local_model.LocalServer(
+            local_model.assemble(spec),
+            n_ctx=env.local_n_ctx,
+            n_parallel=slots,
+            host=host,
+            port=port,
+        )
+        out.print(
+            f"{spec.name} at {srv.base_url} ({slots} slot{'s' * (slots > 1)}, "
+            f"{env.local_n_ctx} context tokens; started in {srv.start_seconds:.1f}s)"
+        )
+        stop = threading.Event()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, lambda *_: stop.set())
+        stop.wait()
+        srv.close()
+
+    _run_guarded(action)
+
+
 FORMATS = ("squad", "mixed")
 
 

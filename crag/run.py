@@ -85,9 +85,9 @@ def run_question(
     """Stream ``question`` through the graph; call ``on_step`` as each node finishes.
 
     With ``thread_id`` (and no ``graph``), the run is a turn of that thread, kept by the
-    configured checkpointer (``crag.threads``: SQLite or PostgreSQL), so a follow-up can refer to earlier turns. ``on_token``
-    receives the answer's text as the model writes it (a draft: the checks may still reject
-    it, and its citation markers are resolved afterwards).
+    configured checkpointer (``crag.threads``: SQLite or PostgreSQL), so a follow-up can
+    refer to earlier turns. ``on_token`` receives the answer's text as the model writes it (a
+    draft: the checks may still reject it, and its citation markers are resolved afterwards).
     """
     if graph is None and thread_id is not None:
         with thread_graph() as threaded:

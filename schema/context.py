@@ -82,7 +82,11 @@ class Context:
     base_url: str = field(
         default="",
         metadata={
-            "description": "Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1."
+            "description": (
+                "Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1; several, "
+                "comma-separated, are one pool (calls spread by prompt prefix, a dead server "
+                "skipped). With model 'local': the embedded model served by `crag model-server`."
+            )
         },
     )
     temperature: float = field(

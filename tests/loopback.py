@@ -15,8 +15,8 @@ Handler = Callable[[str, str, dict[str, Any]], tuple[int, Any]]
 
 
 @contextmanager
-def loopback(handler: Handler) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    """Serve ``handler`` on a free loopback port; yield (base URL, recorded requests)."""
+def loopback(handler: Handler, port: int = 0) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """Serve ``handler`` on a loopback port (default: a free one); yield (base URL, requests)."""
     requests: list[dict[str, Any]] = []
 
     class _H(BaseHTTPRequestHandler):
@@ -53,7 +53,7 @@ def loopback(handler: Handler) -> Iterator[tuple[str, list[dict[str, Any]]]]:
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _H)
+    server = ThreadingHTTPServer(("127.0.0.1", port), _H)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

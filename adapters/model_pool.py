@@ -1,0 +1,121 @@
+"""Several OpenAI-compatible model servers behind one chat model: prefix affinity, failover.
+
+Given several base URLs (``CRAG_BASE_URL=http://a/v1,http://b/v1``), each call goes to the
+server chosen by a hash of the prompt's first message, so the calls of one pass — which all
+start with the same evidence message — reach the same server and reuse its prompt cache, while
+different questions spread over the servers. A server that refuses the connection or times out
+is skipped for ``cooldown_s`` with a warning and the call goes to the next one; when every
+server is down the last error is raised (the caller's message names the model server).
+A streamed call fails over only before its first token.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import openai
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
+from langchain_core.outputs import ChatGenerationChunk, ChatResult
+from pydantic import ConfigDict, PrivateAttr
+
+log = logging.getLogger(__name__)
+
+AFFINITY_CHARS = 4000
+"""How much of the first message picks the server (the evidence message's documents)."""
+UNREACHABLE = (openai.APIConnectionError, openai.APITimeoutError)
+"""Errors that mean the server itself is gone or stuck (a 4xx/5xx reply is the model's)."""
+
+
+def affinity(messages: Sequence[BaseMessage]) -> int:
+    """A stable number for the start of the prompt's first message (the shared prefix)."""
+    prefix = str(messages[0].content)[:AFFINITY_CHARS] if messages else ""
+    return int.from_bytes(hashlib.sha1(prefix.encode()).digest()[:8], "big")
+
+
+class ModelPool(BaseChatModel):
+    """Chat models of the same model on several servers, called as one."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    members: list[BaseChatModel]
+    urls: list[str]
+    cooldown_s: float = 30.0
+    _down_until: dict[int, float] = PrivateAttr(default_factory=dict)
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    @property
+    def _llm_type(self) -> str:
+        return "crag-model-pool"
+
+    def order(self, messages: Sequence[BaseMessage]) -> list[int]:
+        """Members to try, in order: the prompt's own server first, servers marked down last."""
+        n = len(self.members)
+        start = affinity(messages) % n
+        ring = [(start + i) % n for i in range(n)]
+        now = time.monotonic()
+        with self._lock:
+            up = [i for i in ring if self._down_until.get(i, 0.0) <= now]
+        return up + [i for i in ring if i not in up]
+
+    def _mark_down(self, index: int, exc: BaseException) -> None:
+        with self._lock:
+            self._down_until[index] = time.monotonic() + self.cooldown_s
+        log.warning(
+            "Model server %s unreachable (%s); skipping it for %.0fs.",
+            self.urls[index],
+            type(exc).__name__,
+            self.cooldown_s,
+        )
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        last: BaseException | None = None
+        for index in self.order(messages):
+            try:
+                result: ChatResult = self.members[index]._generate(  # noqa: SLF001
+                    messages, stop=stop, run_manager=run_manager, **kwargs
+                )
+                return result
+            except UNREACHABLE as exc:
+                self._mark_down(index, exc)
+                last = exc
+        assert last is not None
+        raise last
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        last: BaseException | None = None
+        for index in self.order(messages):
+            chunks = self.members[index]._stream(  # noqa: SLF001
+                messages, stop=stop, run_manager=run_manager, **kwargs
+            )
+            try:
+                first = next(chunks)
+            except StopIteration:
+                return
+            except UNREACHABLE as exc:
+                self._mark_down(index, exc)
+                last = exc
+                continue
+            yield first
+            yield from chunks
+            return
+        assert last is not None
+        raise last
