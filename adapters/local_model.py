@@ -168,6 +168,7 @@ class LocalServer:
         params.n_ctx = n_ctx
         params.n_parallel = n_parallel
         params.kv_unified = n_parallel > 1
+        params.endpoint_metrics = True  # /metrics: prompt and generation seconds, for sizing
         params.use_jinja = True
         params.verbosity = 1  # errors only
         params.hostnames = [host]

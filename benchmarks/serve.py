@@ -18,6 +18,24 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def clean_env(data_dir: Path, **extra: str) -> dict[str, str]:
+    """A clean, offline environment for a crag subprocess (nothing inherited but PATH/HOME)."""
+    import sys
+
+    bin_dir = Path(sys.executable).parent
+    env = {
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        "HOME": os.environ.get("HOME", str(data_dir)),
+        "CRAG_DATA_DIR": str(data_dir),
+        "HF_HUB_OFFLINE": "1",
+        "ANONYMIZED_TELEMETRY": "False",
+        "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+        "LANGGRAPH_NO_VERSION_CHECK": "true",
+        "PYTHONUNBUFFERED": "1",
+    }
+    return env | extra
+
+
 def free_port() -> int:
     """A TCP port free on 127.0.0.1 right now."""
     import socket

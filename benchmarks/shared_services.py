@@ -60,7 +60,7 @@ class Process:
             self.proc.wait(timeout=10)
 
 
-def _start(
+def start_process(
     name: str,
     args: list[str],
     workdir: Path,
@@ -69,6 +69,7 @@ def _start(
     timeout_s: float,
     user: str | None = None,
 ) -> Process:
+    """Start ``args`` in its own process group; wait until ``ready()`` (or fail with its log)."""
     log_path = workdir / f"{name}.log"
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
@@ -107,7 +108,7 @@ def chroma_server(workdir: Path, timeout_s: float = 60) -> Iterator[Process]:
     url = f"http://127.0.0.1:{port}"
     args = [str(BIN / "chroma"), "run", "--path", str(workdir / "chroma-server")]
     args += ["--host", "127.0.0.1", "--port", str(port)]
-    server = _start(
+    server = start_process(
         "chroma", args, workdir, url, lambda: _http_ok(f"{url}/api/v2/heartbeat"), timeout_s
     )
     try:
@@ -191,7 +192,7 @@ def postgres_server(workdir: Path, timeout_s: float = 60) -> Iterator[Process]:
         )
         return done.returncode == 0
 
-    server = _start("postgres", args, workdir, url, is_ready, timeout_s, user=user)
+    server = start_process("postgres", args, workdir, url, is_ready, timeout_s, user=user)
     try:
         yield server
     finally:

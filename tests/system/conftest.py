@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import urllib.request
@@ -12,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.serve import ROOT, Server, langgraph_dev
+from benchmarks.serve import ROOT, Server, clean_env, langgraph_dev
 from tests.loopback import loopback, scripted_model
 
 BIN = Path(sys.executable).parent
@@ -24,19 +23,8 @@ SECRETS = {
 }
 
 
-def base_env(data_dir: Path, **extra: str) -> dict[str, str]:
-    """A clean, offline environment for a crag subprocess (nothing inherited but PATH/HOME)."""
-    env = {
-        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-        "HOME": os.environ.get("HOME", str(data_dir)),
-        "CRAG_DATA_DIR": str(data_dir),
-        "HF_HUB_OFFLINE": "1",
-        "ANONYMIZED_TELEMETRY": "False",
-        "LANGGRAPH_CLI_NO_ANALYTICS": "1",
-        "LANGGRAPH_NO_VERSION_CHECK": "true",
-        "PYTHONUNBUFFERED": "1",
-    }
-    return env | extra
+base_env = clean_env
+"""A clean, offline environment for a crag subprocess."""
 
 
 def crag(*args: str, env: dict[str, str], timeout: float = 300) -> subprocess.CompletedProcess:
