@@ -14,11 +14,12 @@ DEMO_KB_QUESTION := Which team won Super Bowl 50, and what was the final score?
 DEMO_WEB_QUESTION := Who painted the Mona Lisa?
 
 SERVE_PORT ?= 2024
+SERVE_ARGS ?=
 SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: setup model model-small demo serve browser bench-page bench-retrieval bench-floor bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-integration lint graph-diagram clean
+.PHONY: setup model model-small demo serve browser bench-page bench-retrieval bench-floor bench-load bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-integration lint graph-diagram clean
 
 setup: $(STAMP) model
 
@@ -57,7 +58,7 @@ serve: setup
 	@echo "Page: http://127.0.0.1:$(SERVE_PORT)/ui/  (ask, watch the graph run, browse threads; offline)"
 	@echo "API: http://127.0.0.1:$(SERVE_PORT)  (docs: http://127.0.0.1:$(SERVE_PORT)/docs)"
 	@echo "Studio: https://smith.langchain.com/studio/?baseUrl=http://127.0.0.1:$(SERVE_PORT)"
-	$(BIN)/langgraph dev --host 127.0.0.1 --port $(SERVE_PORT) --no-browser
+	$(BIN)/langgraph dev --host 127.0.0.1 --port $(SERVE_PORT) --no-browser $(SERVE_ARGS)
 
 # The system's Chromium, for the page's browser test and benchmark (Playwright drives it; no
 # browser download). Debian/Ubuntu: installs the `chromium` package, with sudo when not root.
@@ -84,6 +85,11 @@ bench-retrieval: setup
 # The similarity floor before grading (no LLM): gold kept vs off-topic chunks graded, per policy.
 bench-floor: setup
 	$(BIN)/python -m benchmarks.floor --dataset $(SQUAD) --out docs/benchmarks
+
+# Throughput and latency at 1/4/8 users on shared services (Chroma server, PostgreSQL, model
+# server with 1 or 4 slots, 1 or 2 `langgraph dev` processes), all on loopback: ~25 min.
+bench-load: setup
+	$(BIN)/python -m benchmarks.load --squad $(SQUAD) --out out/load
 
 # Ingest throughput (no LLM): chunks/s file by file vs batched, and MiniLM alone as the bound.
 bench-ingest: setup

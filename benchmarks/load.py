@@ -157,7 +157,7 @@ def run_config(
             if not (data / "models").exists():  # the verified model file, not a 1 GB copy each
                 (data / "models").symlink_to(models, target_is_directory=True)
             env = clean_env(data) | shared | {"CRAG_BASE_URL": f"{model.url}/v1"}
-            servers.append(stack.enter_context(langgraph_dev(env, work / data.name)))
+            servers.append(stack.enter_context(langgraph_dev(env, work / data.name, reload=False)))
         warm = [
             asyncio.run(ask(s.url, f"What is the subject of article {i}?"))
             for i, s in enumerate(servers)
@@ -181,6 +181,7 @@ def run_config(
         "apps": apps,
         "users": users,
         "questions": len(runs),
+        "unfinished": sum(1 for r in runs if not any(n == "finalize" for n, _ in r["nodes"])),
         "wall_s": round(wall, 1),
         "per_minute": round(60 * len(runs) / wall, 2),
         "p50_s": round(statistics.median(seconds), 1),

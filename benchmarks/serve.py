@@ -46,17 +46,26 @@ def free_port() -> int:
 
 
 @contextmanager
-def langgraph_dev(env: dict[str, str], workdir: Path, timeout_s: float = 180) -> Iterator[Server]:
+def langgraph_dev(
+    env: dict[str, str], workdir: Path, timeout_s: float = 180, reload: bool = True
+) -> Iterator[Server]:
     """Run ``make serve`` (``langgraph dev``) on a free loopback port until the block ends.
 
     The server runs in its own process group, which ``Server.stop`` signals by pid.
+    ``reload=False`` keeps it from restarting (and cancelling runs) when a file changes.
     """
     port = free_port()
     log_path = workdir / "langgraph-dev.log"
     started = time.perf_counter()
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
-            ["make", "--no-print-directory", "serve", f"SERVE_PORT={port}"],
+            [
+                "make",
+                "--no-print-directory",
+                "serve",
+                f"SERVE_PORT={port}",
+                *([] if reload else ["SERVE_ARGS=--no-reload"]),
+            ],
             cwd=ROOT,  # graph paths in langgraph.json are relative to the project root
             env=env,
             stdout=log,

@@ -1,0 +1,39 @@
+"""deploy/compose.yaml stays in step with what crag reads (it is not run in tests: no Docker)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from typer.testing import CliRunner
+
+from adapters.settings import Settings
+from crag.cli import app
+
+COMPOSE = Path(__file__).resolve().parents[2] / "deploy" / "compose.yaml"
+
+
+def test_api_processes_get_the_three_urls_crag_reads():
+    services = yaml.safe_load(COMPOSE.read_text())["services"]
+    fields = Settings.model_fields.values()
+    aliases = {f.validation_alias for f in fields if isinstance(f.validation_alias, str)}
+    apis = [s for name, s in services.items() if name.startswith("api-")]
+    assert len(apis) == 2
+    for api in apis:
+        env = api["environment"]
+        assert {"CRAG_CHROMA_URL", "CRAG_CHECKPOINT_URL"} <= set(env) and set(env) - {
+            "CRAG_BASE_URL"
+        } <= aliases
+        assert env["CRAG_CHROMA_URL"] == "http://chroma:8000"
+        assert env["CRAG_CHECKPOINT_URL"].startswith("postgresql://")
+        models = [u.split("//")[1].split(":")[0] for u in env["CRAG_BASE_URL"].split(",")]
+        assert all(m in services for m in models) and len(models) == 2
+
+
+def test_the_model_servers_command_is_one_the_cli_has():
+    services = yaml.safe_load(COMPOSE.read_text())["services"]
+    command = services["model-1"]["command"]
+    assert command[:2] == ["crag", "model-server"]
+    help_text = CliRunner().invoke(app, ["model-server", "--help"]).output
+    for option in (c for c in command[2:] if c.startswith("--")):
+        assert option in help_text
