@@ -157,7 +157,7 @@ def run_config(
             if not (data / "models").exists():  # the verified model file, not a 1 GB copy each
                 (data / "models").symlink_to(models, target_is_directory=True)
             env = clean_env(data) | shared | {"CRAG_BASE_URL": f"{model.url}/v1"}
-            servers.append(stack.enter_context(langgraph_dev(env, work / data.name, reload=False)))
+            servers.append(stack.enter_context(langgraph_dev(env, work / data.name, isolated=True)))
         warm = [
             asyncio.run(ask(s.url, f"What is the subject of article {i}?"))
             for i, s in enumerate(servers)

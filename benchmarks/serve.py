@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -20,8 +21,6 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def clean_env(data_dir: Path, **extra: str) -> dict[str, str]:
     """A clean, offline environment for a crag subprocess (nothing inherited but PATH/HOME)."""
-    import sys
-
     bin_dir = Path(sys.executable).parent
     env = {
         "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
@@ -47,26 +46,31 @@ def free_port() -> int:
 
 @contextmanager
 def langgraph_dev(
-    env: dict[str, str], workdir: Path, timeout_s: float = 180, reload: bool = True
+    env: dict[str, str], workdir: Path, timeout_s: float = 180, isolated: bool = False
 ) -> Iterator[Server]:
     """Run ``make serve`` (``langgraph dev``) on a free loopback port until the block ends.
 
     The server runs in its own process group, which ``Server.stop`` signals by pid.
-    ``reload=False`` keeps it from restarting (and cancelling runs) when a file changes.
+    ``isolated``: run ``langgraph dev --no-reload`` in ``workdir`` instead (the project's graph
+    linked there), so its queue and threads (``.langgraph_api/``, kept in the working
+    directory) are its own and a file change never restarts it and cancels runs.
     """
     port = free_port()
     log_path = workdir / "langgraph-dev.log"
     started = time.perf_counter()
+    command = ["make", "--no-print-directory", "serve", f"SERVE_PORT={port}"]
+    cwd = ROOT  # graph paths in langgraph.json are relative to the project root
+    if isolated:
+        cwd = workdir
+        (workdir / "langgraph.json").write_text((ROOT / "langgraph.json").read_text())
+        if not (workdir / "graph").exists():
+            (workdir / "graph").symlink_to(ROOT / "graph", target_is_directory=True)
+        command = [str(Path(sys.executable).parent / "langgraph"), "dev", "--host", "127.0.0.1"]
+        command += ["--port", str(port), "--no-browser", "--no-reload"]
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
-            [
-                "make",
-                "--no-print-directory",
-                "serve",
-                f"SERVE_PORT={port}",
-                *([] if reload else ["SERVE_ARGS=--no-reload"]),
-            ],
-            cwd=ROOT,  # graph paths in langgraph.json are relative to the project root
+            command,
+            cwd=cwd,
             env=env,
             stdout=log,
             stderr=subprocess.STDOUT,
