@@ -158,3 +158,15 @@ def test_sigkill_mid_ingest_into_the_server_then_rerun_stores_every_file_once(ch
     # incomplete there, so written again in full; complete documents are left alone.
     assert f"{FILES - stored} added, 0 replaced, {stored} unchanged" in rerun.stdout
     assert_store_is_consistent(data, corpus, "crash-shared", server_url=chroma.url)
+
+
+def test_a_chroma_server_that_is_down_is_a_clear_error(tmp_path):
+    from benchmarks.serve import free_port
+
+    env = base_env(
+        tmp_path, CRAG_CHROMA_URL=f"http://127.0.0.1:{free_port()}", CRAG_SERVICE_TIMEOUT_S="3"
+    )
+    done = crag("kb", "list", env=env, timeout=60)
+    assert done.returncode == 3
+    assert "Cannot reach the Chroma server at http://127.0.0.1:" in done.stderr
+    assert "Traceback" not in done.stderr
