@@ -7,6 +7,7 @@ import signal
 import sqlite3
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -67,26 +68,34 @@ def committed_documents(data: Path, collection: str) -> int:
         return 0
 
 
-def test_sigkill_mid_ingest_then_rerun_leaves_every_file_exactly_once(tmp_path):
-    corpus = make_corpus(tmp_path)
-    data = tmp_path / "data"
-    env = base_env(data)
+def kill_ingest_midway(
+    corpus: Path, env: dict[str, str], collection: str, stored: Callable[[], int]
+) -> int:
+    """Start ``crag ingest``, SIGKILL it once ``stored()`` reaches 3; return ``stored()`` then."""
     proc = subprocess.Popen(
-        [str(BIN / "crag"), "ingest", str(corpus), "--collection", "crash"],
+        [str(BIN / "crag"), "ingest", str(corpus), "--collection", collection],
         env=env,
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 240
-    while committed_documents(data, "crash") < 3 and proc.poll() is None:
+    while stored() < 3 and proc.poll() is None:
         assert time.monotonic() < deadline, "ingest made no progress"
         time.sleep(0.05)
     assert proc.poll() is None, "ingest finished before it could be killed; use more files"
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
-    killed_at = committed_documents(data, "crash")
+    killed_at = stored()
     assert 3 <= killed_at < FILES
+    return killed_at
+
+
+def test_sigkill_mid_ingest_then_rerun_leaves_every_file_exactly_once(tmp_path):
+    corpus = make_corpus(tmp_path)
+    data = tmp_path / "data"
+    env = base_env(data)
+    killed_at = kill_ingest_midway(corpus, env, "crash", lambda: committed_documents(data, "crash"))
 
     rerun = crag("ingest", str(corpus), "--collection", "crash", env=env)
     assert rerun.returncode == 0, rerun.stderr

@@ -7,9 +7,6 @@ made through the other process, and that the CLI works across two data dirs.
 
 from __future__ import annotations
 
-import signal
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,8 +15,13 @@ import pytest
 from adapters.knowledge_base import KnowledgeBase, NewDocument
 from benchmarks.shared_services import Process, chroma_server
 from tests.fakes import HashEmbeddings
-from tests.system.conftest import BIN, ROOT, base_env, crag
-from tests.system.test_durability import FILES, assert_store_is_consistent, make_corpus
+from tests.system.conftest import base_env, crag
+from tests.system.test_durability import (
+    FILES,
+    assert_store_is_consistent,
+    kill_ingest_midway,
+    make_corpus,
+)
 
 pytestmark = pytest.mark.system
 
@@ -132,25 +134,10 @@ def test_sigkill_mid_ingest_into_the_server_then_rerun_stores_every_file_once(ch
     corpus = make_corpus(tmp_path)
     data = tmp_path / "data"
     env = base_env(data, CRAG_CHROMA_URL=chroma.url)
-    proc = subprocess.Popen(
-        [str(BIN / "crag"), "ingest", str(corpus), "--collection", "crash-shared"],
-        env=env,
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
     watcher = KnowledgeBase(
         tmp_path / "watch", "crash-shared", HashEmbeddings(), server_url=chroma.url
     )
-    deadline = time.monotonic() + 240
-    while len(watcher.stored_hashes()) < 3 and proc.poll() is None:
-        assert time.monotonic() < deadline, "ingest made no progress"
-        time.sleep(0.05)
-    assert proc.poll() is None, "ingest finished before it could be killed; use more files"
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
-    stored = len(watcher.stored_hashes())
-    assert 3 <= stored < FILES
+    stored = kill_ingest_midway(corpus, env, "crash-shared", lambda: len(watcher.stored_hashes()))
 
     rerun = crag("ingest", str(corpus), "--collection", "crash-shared", env=env)
     assert rerun.returncode == 0, rerun.stderr
