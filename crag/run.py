@@ -43,6 +43,7 @@ class RunResult:
             "question": self.question,
             "standalone_question": self.state.get("standalone_question", self.question),
             "thread_id": self.thread_id,
+            "route": self.state.get("route", "single"),
             "answer": self.state.get("answer", ""),
             "sources": self.state.get("sources", []),
             "path": self.path,

@@ -1,6 +1,8 @@
 """The Corrective-RAG graph: nodes, edges and routers, wired in one place.
 
-    contextualize_question -> check_cache
+    contextualize_question -> analyze_query
+    analyze_query --small talk--> respond_small_talk -> finalize
+                  --else--> check_cache
     check_cache --stored answer--> finalize
                 --else--> retrieve -> grade_documents
     grade_documents --correct--> generate
@@ -43,6 +45,7 @@ from langgraph.types import Checkpointer
 
 from graph.services import ServiceFactory, bind
 from nodes import (
+    analyze_query,
     check_cache,
     check_hallucination,
     check_relevance,
@@ -52,6 +55,7 @@ from nodes import (
     grade_documents,
     increment_retry,
     refine_knowledge,
+    respond_small_talk,
     retrieve,
     rewrite_query,
     validate_citations,
@@ -76,14 +80,20 @@ def step_limit(max_retries: int, citation_corrections: int = MAX_CITATION_CORREC
     """The recursion limit a run needs for all its passes.
 
     The longest run is ``max_retries + 1`` of the longest passes, the first starting with
-    contextualize_question and check_cache instead of rewrite_query and the last ending in
-    finalize instead of increment_retry; LangGraph also counts the step that takes the input.
+    contextualize_question, analyze_query and check_cache instead of rewrite_query and the last
+    ending in finalize instead of increment_retry; LangGraph also counts the step that takes
+    the input.
 
     The loops are bounded by ``max_retries`` and ``max_citation_corrections``; this limit is
     the backstop, and it must be set explicitly: a graph run inside another runnable inherits
     LangChain's default limit of 25, which a run with two retries can exceed.
     """
-    return 2 + steps_per_pass(citation_corrections) * (max_retries + 1)
+    return 3 + steps_per_pass(citation_corrections) * (max_retries + 1)
+
+
+def route_after_analysis(state: RAGState) -> Literal["respond_small_talk", "check_cache"]:
+    """Small talk gets a direct reply; everything else is looked up."""
+    return "respond_small_talk" if state.get("route") == "small_talk" else "check_cache"
 
 
 def route_after_cache(state: RAGState) -> Literal["finalize", "retrieve"]:
@@ -145,6 +155,8 @@ def build_graph(
         RAGState, context_schema=Context, input_schema=InputState, output_schema=OutputState
     )
     builder.add_node(bind(contextualize_question, services))
+    builder.add_node(analyze_query)
+    builder.add_node(bind(respond_small_talk, services))
     builder.add_node(bind(check_cache, services))
     builder.add_node(bind(rewrite_query, services))
     builder.add_node(bind(retrieve, services))
@@ -159,7 +171,9 @@ def build_graph(
     builder.add_node(bind(finalize, services))
 
     builder.add_edge(START, "contextualize_question")
-    builder.add_edge("contextualize_question", "check_cache")
+    builder.add_edge("contextualize_question", "analyze_query")
+    builder.add_conditional_edges("analyze_query", route_after_analysis)
+    builder.add_edge("respond_small_talk", "finalize")
     builder.add_conditional_edges("check_cache", route_after_cache)
     builder.add_edge("retrieve", "grade_documents")
     builder.add_conditional_edges("grade_documents", route_after_grading)

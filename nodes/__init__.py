@@ -5,6 +5,7 @@ it talks to a client, that returns only the keys it changes. Nodes never build a
 graph hands them theirs (``graph.services.bind``).
 """
 
+from nodes.analyze_query import analyze_query
 from nodes.check_cache import check_cache
 from nodes.check_hallucination import check_hallucination
 from nodes.check_relevance import check_relevance
@@ -14,12 +15,14 @@ from nodes.generate import generate
 from nodes.grade_documents import grade_documents
 from nodes.increment_retry import increment_retry
 from nodes.refine_knowledge import refine_knowledge
+from nodes.respond_small_talk import respond_small_talk
 from nodes.retrieve import retrieve
 from nodes.rewrite_query import rewrite_query
 from nodes.validate_citations import validate_citations
 from nodes.web_search import web_search
 
 __all__ = [
+    "analyze_query",
     "check_cache",
     "check_hallucination",
     "check_relevance",
@@ -29,6 +32,7 @@ __all__ = [
     "grade_documents",
     "increment_retry",
     "refine_knowledge",
+    "respond_small_talk",
     "retrieve",
     "rewrite_query",
     "validate_citations",

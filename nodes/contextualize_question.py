@@ -7,6 +7,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from adapters.llm import complete
+from adapters.query_analysis import is_small_talk
 from adapters.questions import clean_question
 from adapters.services import Services
 from nodes.chat import asked, earlier_turns
@@ -41,7 +42,8 @@ def contextualize_question(
 
     (Typed as a plain dict: the reset holds ``Overwrite`` values for the keys with reducers.)
 
-    A thread's first turn (no history) needs no LLM call: the question is already standalone.
+    A thread's first turn (no history) needs no LLM call: the question is already standalone;
+    nor does small talk ("thanks!"), which ``analyze_query`` routes past retrieval.
     Control characters are removed; an empty or overlong question fails the run with a
     ``QuestionError`` naming the problem.
     """
@@ -52,7 +54,7 @@ def contextualize_question(
     if not history and as_message:  # a caller that keeps the conversation itself
         history = earlier_turns(list(state.get("messages") or [])[:-1])
         start["history"] = history
-    if not history:
+    if not history or is_small_talk(question):  # small talk needs no rewrite either
         return {**start, "standalone_question": question}
     ctx = context_of(runtime)
     turn = RAGState(question=question)  # a new turn: no retries, no web, no versions yet

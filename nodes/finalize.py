@@ -41,6 +41,8 @@ def finalize(
     """
     if state.get("cache_hit"):
         return _turn(state, state.get("answer", ""), list(state.get("sources") or []), [])
+    if state.get("route") == "small_talk":  # a reply, not an answer: no sources, not cached
+        return _turn(state, state.get("generation", ""), [], [])
     current = current_attempt(state)
     warnings: list[str] = []
     answer, sources = current["generation"], current["sources"]
@@ -67,6 +69,7 @@ def _turn(state: RAGState, answer: str, sources: list[Source], warnings: list[st
         "history": [turn],
         "messages": turn_messages(state, answer, sources),
         "standalone_question": question_of(state),
+        "route": state.get("route", "single"),
         "answer": answer,
         "sources": sources,
         "warnings": warnings,

@@ -45,6 +45,8 @@ def merge(left: dict[str, str], right: dict[str, str]) -> dict[str, str]:
 
 
 RetrievalVerdict = Literal["correct", "ambiguous", "incorrect"]
+Route = Literal["small_talk", "single"]
+"""How a turn is handled (``analyze_query``)."""
 """CRAG's three-way judgement of the retrieval (see ``nodes.grade_documents``)."""
 
 
@@ -115,6 +117,10 @@ class OutputState(TypedDict, total=False):
 
     messages: Annotated[list[AnyMessage], add_messages]
     """The conversation, ending with the AI message of this turn's answer."""
+
+    route: Route
+    """How the turn was handled: ``small_talk`` (a short reply, nothing looked up) or
+    ``single`` (one retrieval pass, with the corrections)."""
 
     standalone_question: str
     """The question that was answered: on a thread's follow-up turn, the question rewritten

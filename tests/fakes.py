@@ -148,6 +148,7 @@ WEB_DOCS = [
 
 KB_PATH = [
     "contextualize_question",
+    "analyze_query",
     "check_cache",
     "retrieve",
     "grade_documents",

@@ -52,8 +52,9 @@ def test_answers_from_the_knowledge_base():
     )
     answer = result.state["answer"]
     assert "Broncos" in answer and "24" in answer, result.to_json()
-    assert result.path[:4] == [
+    assert result.path[:5] == [
         "contextualize_question",
+        "analyze_query",
         "check_cache",
         "retrieve",
         "grade_documents",
@@ -143,3 +144,16 @@ def test_an_injected_document_changes_neither_schema_nor_flow(tmp_path):
     assert "Bananas" not in state["answer"]
     assert "check_hallucination" in result.path and result.path[-1] == "finalize"
     assert all(s["id"].startswith("web:") for s in state["sources"]), state["sources"]
+
+
+def test_small_talk_gets_a_short_reply_without_retrieval():
+    result = run_question("Hi there! What can you do?", Context(collection="demo"))
+    assert result.path == [
+        "contextualize_question",
+        "analyze_query",
+        "respond_small_talk",
+        "finalize",
+    ]
+    assert result.state["route"] == "small_talk" and result.state["sources"] == []
+    assert result.state["answer"] and len(result.state["answer"]) < 400
+    assert result.seconds < 15  # one short generation (about 2-3 s here once the model is warm)

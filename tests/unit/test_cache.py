@@ -63,11 +63,11 @@ def test_a_repeated_question_is_answered_from_the_cache_without_an_llm_call(setu
     second = ask(graph, "  which team WON super bowl 50 ")  # the same question, written loosely
     assert second.state["cache_hit"] and second.state["cache_similarity"] == 1.0
     assert llm.calls == []
-    assert second.path == ["contextualize_question", "check_cache", "finalize"]
+    assert second.path == ["contextualize_question", "analyze_query", "check_cache", "finalize"]
     assert second.state["answer"] == first.state["answer"] == "The Denver Broncos won, 24–10."
     assert second.state["sources"] == first.state["sources"]
     assert second.to_json()["cache_hit"] is True
-    assert second.steps[1].summary == "cache hit (similarity 1.000)"
+    assert second.steps[2].summary == "cache hit (similarity 1.000)"
 
 
 def test_a_near_question_hits_only_above_the_threshold(setup):

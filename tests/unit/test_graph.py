@@ -24,6 +24,8 @@ from tests.fakes import KB_PATH, FakeRetriever, doc, happy_responder, make_llm, 
 
 NODES = {
     "contextualize_question",
+    "analyze_query",
+    "respond_small_talk",
     "check_cache",
     "rewrite_query",
     "retrieve",
@@ -40,6 +42,7 @@ NODES = {
 
 OUTPUT_KEYS = {
     "messages",
+    "route",
     "standalone_question",
     "answer",
     "sources",
@@ -58,7 +61,10 @@ def test_topology_matches_the_crag_diagram():
     assert set(graph.get_graph().nodes) == NODES | {"__start__", "__end__"}
     assert edges() == {
         ("__start__", "contextualize_question", False),
-        ("contextualize_question", "check_cache", False),
+        ("contextualize_question", "analyze_query", False),
+        ("analyze_query", "respond_small_talk", True),
+        ("analyze_query", "check_cache", True),
+        ("respond_small_talk", "finalize", False),
         ("check_cache", "retrieve", True),
         ("check_cache", "finalize", True),
         ("rewrite_query", "retrieve", False),
@@ -175,6 +181,7 @@ def test_nothing_relevant_anywhere_is_an_answer_of_its_own(fake_services):
     result = run_question("Which team won Super Bowl 50?", Context(max_retries=2))
     assert result.path == [
         "contextualize_question",
+        "analyze_query",
         "check_cache",
         "retrieve",
         "grade_documents",
@@ -262,7 +269,7 @@ def test_the_longest_run_fits_its_step_limit_even_inside_another_runnable(
 
 
 def test_the_exported_graph_allows_the_longest_accepted_run():
-    assert graph.config["recursion_limit"] == step_limit(10) == 189
+    assert graph.config["recursion_limit"] == step_limit(10) == 190
 
 
 def test_relevance_failures_also_terminate(fake_services):
@@ -354,3 +361,40 @@ def test_default_services_build_a_grader_only_when_one_is_configured(monkeypatch
     assert tiered.llm is plain.llm  # one client per setting, shared by every run
     assert tiered.judge is tiered.grader and tiered.grader is not tiered.llm
     assert built == ["openai-compatible:a", "openai-compatible:b"]
+
+
+def test_small_talk_is_one_llm_call_with_no_retrieval_web_or_citations():
+    llm = make_llm(lambda p, t: "Hello! I answer questions from your documents.")
+    services = make_services(llm=llm)
+    out = build_graph(services=lambda ctx: services).invoke(
+        {"question": "Hi there, what can you do?"}, context=Context()
+    )
+    assert out["route"] == "small_talk"
+    assert out["answer"] == "Hello! I answer questions from your documents."
+    assert out["sources"] == [] and not out["web_search_used"]
+    assert llm.prompts_called() == ["small_talk"]
+    assert services.retriever.queries == [] and services.web_search.queries == []
+    assert out["messages"][-1].content == out["answer"]
+
+
+def test_a_question_is_never_small_talk_and_takes_one_retrieval_pass(fake_services):
+    fake_services()
+    result = run_question("Hello, which team won Super Bowl 50?", Context())
+    assert result.state["route"] == "single" and result.to_json()["route"] == "single"
+    assert result.path == KB_PATH
+
+
+def test_small_talk_in_a_thread_needs_no_rewrite_and_is_not_cached(fake_services):
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    llm = make_llm(lambda p, t: "You're welcome!" if p == "small_talk" else happy_responder(p, t))
+    services = make_services(llm=llm)
+    threaded = build_graph(services=lambda ctx: services, checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t"}}
+    threaded.invoke({"question": "Which team won Super Bowl 50?"}, config, context=Context())
+    out = threaded.invoke({"question": "Thanks!"}, config, context=Context())
+    assert out["answer"] == "You're welcome!" and out["route"] == "small_talk"
+    assert "contextualize_question" not in llm.prompts_called()
+    again = threaded.invoke({"question": "Thanks!"}, config, context=Context())
+    assert again["answer"] == "You're welcome!"
+    assert llm.prompts_called().count("small_talk") == 2  # asked anew: replies are not cached

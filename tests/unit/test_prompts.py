@@ -15,6 +15,7 @@ USED_BY_NODES = {
     "check_relevance",
     "evidence",
     "contextualize_question",
+    "small_talk",
 }
 
 

@@ -1,0 +1,24 @@
+"""respond_small_talk: a short direct reply to small talk; no retrieval, web or citations."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from adapters.llm import complete
+from adapters.services import Services
+from nodes.common import reports
+from nodes.prompting import render
+from schema.context import Context, context_of
+from schema.state import RAGState, Update
+
+
+@reports(lambda u: str(u.get("generation", ""))[:60])
+def respond_small_talk(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
+    """Reply to a greeting, thanks or a question about the assistant in one LLM call.
+
+    The reply streams like an answer; ``finalize`` returns it with no sources and never caches
+    it.
+    """
+    prompt, recorded = render(state, context_of(runtime), "small_talk", message=state["question"])
+    reply = complete(services.llm, prompt, streamed=True)
+    return {**recorded, "generation": reply or "Hello! Ask me about your documents."}
