@@ -157,3 +157,40 @@ def test_small_talk_gets_a_short_reply_without_retrieval():
     assert result.state["route"] == "small_talk" and result.state["sources"] == []
     assert result.state["answer"] and len(result.state["answer"]) < 400
     assert result.seconds < 15  # one short generation (about 2-3 s here once the model is warm)
+
+
+def test_crag_model_server_with_two_slots_serves_another_process(demo_kb, tmp_path):
+    """The embedded model as its own server (two parallel slots), used by a CLI process."""
+    import urllib.request
+
+    from benchmarks.load import model_server
+    from benchmarks.serve import clean_env
+
+    models = demo_kb / "models"
+    if not models.exists():  # the verified model file of the default data dir, not a copy
+        models.symlink_to(ROOT / ".crag" / "models", target_is_directory=True)
+    with model_server(tmp_path, slots=2) as server:
+        with urllib.request.urlopen(f"{server.url}/slots", timeout=10) as reply:
+            assert len(json.loads(reply.read())) == 2
+        env = clean_env(demo_kb, CRAG_BASE_URL=f"{server.url}/v1", CRAG_WEB_SEARCH="off")
+        done = subprocess.run(
+            [
+                str(Path(sys.executable).parent / "crag"),
+                "ask",
+                "Who won Super Bowl 50?",
+                "--collection",
+                "demo",
+                "--json",
+                "--no-cache",
+            ],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert "Broncos" in json.loads(done.stdout)["answer"]
+        with urllib.request.urlopen(f"{server.url}/metrics", timeout=10) as reply:
+            assert "llamacpp:prompt_tokens_total" in reply.read().decode()
