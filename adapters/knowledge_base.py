@@ -112,12 +112,12 @@ def _http_client(url: str, timeout_s: float) -> Any:
     return client
 
 
-def collection_names(store: Path | str) -> list[str]:
+def collection_names(store: Path | str, timeout_s: float = 30.0) -> list[str]:
     """The collections in ``store``: a local dir or a Chroma server's URL."""
     location = str(store)
     if not location.startswith(("http://", "https://")) and not Path(location).exists():
         return []
-    return sorted(c.name for c in _client(location).list_collections())
+    return sorted(c.name for c in _client(location, timeout_s).list_collections())
 
 
 class KnowledgeBase:
@@ -222,13 +222,14 @@ class KnowledgeBase:
                 return 0
             server = self._server_hashes()
             local = self.keywords.hashes()
-            for gone in sorted(local.keys() - server.keys()):
-                self.keywords.remove_document(gone)
+            gone = sorted(local.keys() - server.keys())
+            for doc_id in gone:
+                self.keywords.remove_document(doc_id)
             changed = sorted(d for d, h in server.items() if local.get(d) != h)
             for start in range(0, len(changed), SYNC_BATCH):
                 self._index_from_server(changed[start : start + SYNC_BATCH], server)
             self._synced = token
-            return len(changed) + len(local.keys() - server.keys())
+            return len(changed) + len(gone)
 
     def _change_token(self) -> str | None:
         """The shared collection's change token now (None: never stamped)."""
@@ -242,11 +243,16 @@ class KnowledgeBase:
         """Stamp a shared collection with a new change token (every process will re-sync)."""
         self.collection.modify(metadata={CHANGE_TOKEN: uuid.uuid4().hex})
 
-    def _server_hashes(self) -> dict[str, str]:
-        """``content_hash`` of every document complete on the server (Chroma alone)."""
+    def _metadata_by_document(self) -> dict[str, list[Any]]:
+        """Every chunk's metadata in Chroma, grouped by document (one request)."""
         by_doc: dict[str, list[Any]] = {}
         for meta in self.collection.get(include=["metadatas"])["metadatas"] or []:
             by_doc.setdefault(str(meta.get("doc_id")), []).append(meta)
+        return by_doc
+
+    def _server_hashes(self) -> dict[str, str]:
+        """``content_hash`` of every document complete on the server (Chroma alone)."""
+        by_doc = self._metadata_by_document()
         complete = {
             d: _complete_hash(metas, str(metas[0].get("content_hash")))
             for d, metas in by_doc.items()
@@ -402,9 +408,7 @@ class KnowledgeBase:
         if self.shared:
             return self._server_hashes()
         keyword = self.keywords.hashes()
-        by_doc: dict[str, list[Any]] = {}
-        for meta in self.collection.get(include=["metadatas"])["metadatas"] or []:
-            by_doc.setdefault(str(meta.get("doc_id")), []).append(meta)
+        by_doc = self._metadata_by_document()
         complete = {d: _complete_hash(metas, keyword.get(d)) for d, metas in by_doc.items()}
         return {d: h for d, h in complete.items() if h is not None}
 

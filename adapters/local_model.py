@@ -182,7 +182,6 @@ class LocalServer:
         except Exception as exc:  # xllamacpp raises plain exceptions on load failure
             raise ModelError(f"The embedded model failed to start ({model_path}): {exc}") from exc
         self.start_seconds = time.perf_counter() - started
-        self.n_parallel = n_parallel
         self.base_url = f"http://{'127.0.0.1' if host == '0.0.0.0' else host}:{params.port}/v1"
         self._wait_healthy(timeout=60)
 

@@ -28,13 +28,12 @@ import statistics
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from benchmarks.serve import clean_env, free_port, langgraph_dev
-from benchmarks.shared_services import BIN, Process, chroma_server, postgres_server, start_process
+from benchmarks.serve import clean_env, langgraph_dev
+from benchmarks.shared_services import chroma_server, link_models, model_server, postgres_server
 
 RETRIEVAL = {"check_cache", "retrieve", "web_search", "refine_knowledge"}
 MODEL = {
@@ -55,27 +54,6 @@ CONFIGS = [  # (slots, app processes, users)
     (4, 1, 8),
     (4, 2, 8),
 ]
-
-
-@contextmanager
-def model_server(workdir: Path, slots: int) -> Iterator[Process]:
-    """``crag model-server`` with ``slots`` parallel slots on a free loopback port."""
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    args = [str(BIN / "crag"), "model-server", "--port", str(port), "--parallel", str(slots)]
-
-    def healthy() -> bool:
-        try:
-            with urllib.request.urlopen(f"{url}/health", timeout=2) as reply:
-                return bool(reply.status == 200)
-        except OSError:
-            return False
-
-    server = start_process(f"model-{slots}", args, workdir, url, healthy, 180)
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def model_counters(url: str) -> dict[str, float]:
@@ -153,9 +131,7 @@ def run_config(
         servers = []
         for i in range(apps):
             data = work / f"app-{slots}-{apps}-{users}-{i}"
-            data.mkdir(parents=True, exist_ok=True)
-            if not (data / "models").exists():  # the verified model file, not a 1 GB copy each
-                (data / "models").symlink_to(models, target_is_directory=True)
+            link_models(data, models)
             env = clean_env(data) | shared | {"CRAG_BASE_URL": f"{model.url}/v1"}
             servers.append(stack.enter_context(langgraph_dev(env, work / data.name, isolated=True)))
         warm = [

@@ -92,7 +92,8 @@ def start_process(
     return server
 
 
-def _http_ok(url: str) -> bool:
+def http_ok(url: str) -> bool:
+    """Whether ``url`` answers 200 within 2 s."""
     try:
         with urllib.request.urlopen(url, timeout=2) as reply:
             return bool(reply.status == 200)
@@ -109,7 +110,7 @@ def chroma_server(workdir: Path, timeout_s: float = 60) -> Iterator[Process]:
     args = [str(BIN / "chroma"), "run", "--path", str(workdir / "chroma-server")]
     args += ["--host", "127.0.0.1", "--port", str(port)]
     server = start_process(
-        "chroma", args, workdir, url, lambda: _http_ok(f"{url}/api/v2/heartbeat"), timeout_s
+        "chroma", args, workdir, url, lambda: http_ok(f"{url}/api/v2/heartbeat"), timeout_s
     )
     try:
         yield server
@@ -197,3 +198,25 @@ def postgres_server(workdir: Path, timeout_s: float = 60) -> Iterator[Process]:
         yield server
     finally:
         server.stop()
+
+
+@contextmanager
+def model_server(workdir: Path, slots: int, timeout_s: float = 180) -> Iterator[Process]:
+    """``crag model-server`` with ``slots`` parallel slots on a free loopback port."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    args = [str(BIN / "crag"), "model-server", "--port", str(port), "--parallel", str(slots)]
+    server = start_process(
+        f"model-{slots}", args, workdir, url, lambda: http_ok(f"{url}/health"), timeout_s
+    )
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def link_models(data_dir: Path, models: Path) -> None:
+    """Give ``data_dir`` the verified model files in ``models`` (a link, not a 1 GB copy)."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    if not (data_dir / "models").exists():
+        (data_dir / "models").symlink_to(models, target_is_directory=True)

@@ -49,7 +49,8 @@ def _cached(key: tuple[object, ...], build: Callable[[], T]) -> T:
 
 def collections() -> list[str]:
     """The knowledge-base collections (on the Chroma server if one is set, else local)."""
-    return collection_names(settings().chroma_url or data_dir() / "chroma")
+    env = settings()
+    return collection_names(env.chroma_url or data_dir() / "chroma", env.service_timeout_s)
 
 
 def store_dir() -> Path:

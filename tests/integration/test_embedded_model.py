@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -71,8 +72,8 @@ def test_falls_back_to_web_search_for_questions_outside_the_corpus():
     assert any("wikipedia.org/wiki/Mona_Lisa" in s["source"] for s in result.state["sources"])
 
 
-def test_cli_json_runs_the_whole_product(demo_kb):
-    env = dict(os.environ, CRAG_DATA_DIR=str(demo_kb))
+def ask_demo_json(env: dict[str, str], *options: str, timeout: float = 600) -> dict[str, Any]:
+    """``crag ask "Who won Super Bowl 50?" --collection demo --json`` in a process; its JSON."""
     proc = subprocess.run(
         [
             sys.executable,
@@ -83,16 +84,22 @@ def test_cli_json_runs_the_whole_product(demo_kb):
             "--collection",
             "demo",
             "--json",
+            *options,
         ],
         capture_output=True,
         text=True,
         env=env,
-        timeout=600,
+        timeout=timeout,
         cwd=ROOT,
     )
     assert proc.returncode == 0, proc.stderr
-    out = json.loads(proc.stdout)
+    out: dict[str, Any] = json.loads(proc.stdout)
     assert "Broncos" in out["answer"]
+    return out
+
+
+def test_cli_json_runs_the_whole_product(demo_kb):
+    out = ask_demo_json(dict(os.environ, CRAG_DATA_DIR=str(demo_kb)))
     import prompts
 
     latest = prompts.versions("generate")[-1]
@@ -163,34 +170,14 @@ def test_crag_model_server_with_two_slots_serves_another_process(demo_kb, tmp_pa
     """The embedded model as its own server (two parallel slots), used by a CLI process."""
     import urllib.request
 
-    from benchmarks.load import model_server
     from benchmarks.serve import clean_env
+    from benchmarks.shared_services import link_models, model_server
 
-    models = demo_kb / "models"
-    if not models.exists():  # the verified model file of the default data dir, not a copy
-        models.symlink_to(ROOT / ".crag" / "models", target_is_directory=True)
+    link_models(demo_kb, ROOT / ".crag" / "models")  # the default data dir's verified model
     with model_server(tmp_path, slots=2) as server:
         with urllib.request.urlopen(f"{server.url}/slots", timeout=10) as reply:
             assert len(json.loads(reply.read())) == 2
         env = clean_env(demo_kb, CRAG_BASE_URL=f"{server.url}/v1", CRAG_WEB_SEARCH="off")
-        done = subprocess.run(
-            [
-                str(Path(sys.executable).parent / "crag"),
-                "ask",
-                "Who won Super Bowl 50?",
-                "--collection",
-                "demo",
-                "--json",
-                "--no-cache",
-            ],
-            env=env,
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr
-        assert "Broncos" in json.loads(done.stdout)["answer"]
+        ask_demo_json(env, "--no-cache", timeout=300)
         with urllib.request.urlopen(f"{server.url}/metrics", timeout=10) as reply:
             assert "llamacpp:prompt_tokens_total" in reply.read().decode()
