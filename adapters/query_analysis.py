@@ -49,3 +49,87 @@ def is_small_talk(message: str) -> bool:
     clauses = [c.strip() for c in _SPLIT.split(text) if c.strip()]
     clauses = [c for c in clauses if not re.fullmatch(_ADDRESS, c)]
     return bool(clauses) and all(_CLAUSE.fullmatch(c) for c in clauses)
+
+
+_QUESTION_WORD = (
+    r"who|whom|whose|what|when|where|which|why|how|"
+    r"in (?:what|which)|on (?:what|which)|at (?:what|which)|for (?:what|which)|from (?:what|which)|"
+    r"is|are|was|were|did|does|do|can|could|has|have|had|will|would"
+)
+_PART_BREAK = re.compile(
+    rf"(?:\?\s+|[,;]\s*(?:and\s+(?:also\s+)?)?|\s+and\s+(?:also\s+)?)(?=(?:{_QUESTION_WORD})\b)",
+    re.IGNORECASE,
+)
+"""Where a new question starts: after "?", or at ", and" / "and" / "," / ";" before a
+question word ("…Super Bowl 50, and what was the final score?")."""
+_PRONOUN = re.compile(
+    r"\b(?:it|its|they|them|their|he|him|his|she|her|this|that|these|those|there)\b", re.I
+)
+_REFERS_BACK = {
+    "who": re.compile(r"\b(?:he|him|his|she|her|they|them|their)\b", re.I),
+    "whom": re.compile(r"\b(?:he|him|his|she|her|they|them|their)\b", re.I),
+    "which": re.compile(r"\b(?:it|its|they|them|their)\b", re.I),
+}
+"""The pronouns that name the answer of a first part starting with that word."""
+_ANSWER_PRONOUN = re.compile(r"\b(?:he|him|his|she|her|they|them|their|it|its)\b", re.I)
+_ENTITY = re.compile(r"(?<!^)\b[A-Z0-9][\w'-]*|\"[^\"]+\"")
+
+
+def split_parts(question: str, max_parts: int) -> list[str]:
+    """The question's parts when it asks several things; ``[question]`` when it asks one.
+
+    A part starts with a question word after "?", "," , ";" or "and": "Which team won Super
+    Bowl 50, and what was the final score?" has two parts; "Who painted the Mona Lisa?" and
+    "What language is spoken in Brazil and Mexico?" have one (no question word follows the
+    "and"). A fragment of fewer than three words is no part of its own ("…, and why?"). More
+    than ``max_parts`` parts are not split at all: the question is answered as one.
+    """
+    text = " ".join(question.split())
+    pieces = [p.strip(" ,;") for p in _PART_BREAK.split(text)]
+    parts = [_as_question(p) for p in pieces if p]
+    if len(parts) < 2 or len(parts) > max_parts or any(len(p.split()) < 3 for p in parts):
+        return [text]
+    return parts
+
+
+def _as_question(part: str) -> str:
+    part = part.strip()
+    part = part[0].upper() + part[1:]
+    return part if part.endswith("?") else part.rstrip(".!") + "?"
+
+
+def needs_context(part: str) -> bool:
+    """Whether a part leans on the rest of the question: a pronoun, or no named entity.
+
+    "When did it end?" and "What was the final score?" do; "Who wrote Hamlet?" does not.
+    """
+    return bool(_PRONOUN.search(part)) or not _ENTITY.search(part.rstrip("?"))
+
+
+def is_dependent(parts: list[str]) -> bool:
+    """Whether later parts ask about the first part's answer: chain, not tree, of retrieval.
+
+    The first part asks for someone (who: a later "he", "her", "their" …) or something by
+    name (which: a later "it", "its", "they" …): "Who directed Titanic, and when was he
+    born?", "Which team won Super Bowl 50, and who was its coach?". "Who painted the Mona Lisa
+    and where is it displayed?" and "When did World War I start and when did it end?" are
+    not: their "it" is the subject the parts share.
+    """
+    refers_back = _REFERS_BACK.get(parts[0].split()[0].lower())
+    return refers_back is not None and any(refers_back.search(p) for p in parts[1:])
+
+
+def with_answer(part: str, answer: str) -> str:
+    """A dependent part with its pronouns replaced by the earlier part's answer.
+
+    ("When was he born?", "James Cameron") -> "When was James Cameron born?"; possessives
+    take "'s" ("Who was its coach?", "the Denver Broncos") -> "Who was the Denver Broncos's
+    coach?" — a search query, not prose.
+    """
+    answer = answer.strip().rstrip(".")
+
+    def replace(match: re.Match[str]) -> str:
+        word = match.group(0).lower()
+        return f"{answer}'s" if word in ("his", "its", "their") else answer
+
+    return _ANSWER_PRONOUN.sub(replace, part, count=1)

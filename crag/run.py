@@ -107,6 +107,7 @@ def run_question(
         config=config,
         context=ctx,
         stream_mode=["custom", "updates", "values", *(["messages"] if on_token else [])],
+        subgraphs=True,
     )
     for step in _steps(stream, result, on_token):
         result.steps.append(step)
@@ -117,7 +118,7 @@ def run_question(
 
 
 def _steps(
-    stream: Iterable[tuple[str, Any]],
+    stream: Iterable[tuple[tuple[str, ...], str, Any]],
     result: RunResult,
     on_token: Callable[[str], None] | None = None,
 ) -> Iterator[Step]:
@@ -125,21 +126,32 @@ def _steps(
 
     A node's custom event (its one-line summary) arrives before its update; the values event
     after each step is the whole state with the reducers applied. With ``"messages"`` too,
-    the generator's tokens go to ``on_token``.
+    the generator's tokens go to ``on_token``. The stream includes the subgraphs: a part's
+    pass reports its nodes as ``part N/<node>`` (N: the part's place in the question; parallel
+    parts interleave); only the whole question's state and generator tokens are kept.
     """
-    summaries: dict[str, str] = {}
+    summaries: dict[tuple[tuple[str, ...], str], str] = {}
+    parts: dict[str, int] = {}
     last = time.perf_counter()
-    for mode, chunk in stream:
+    for namespace, mode, chunk in stream:
         if mode == "messages":  # the generator's tokens, and the messages nodes return
             message, meta = chunk
-            if on_token and meta.get("langgraph_node") == "generate" and message.text:
+            top = not namespace and meta.get("langgraph_node") == "generate"
+            if on_token and top and message.text:
                 on_token(message.text)
         elif mode == "custom":
-            summaries[chunk["node"]] = chunk["summary"]
+            summaries[(namespace, chunk["node"])] = chunk["summary"]
         elif mode == "values":
-            result.state = dict(chunk)
+            if not namespace:
+                result.state = dict(chunk)
+            elif "part_index" in chunk:  # a part's pass starts: which part it is
+                parts.setdefault(namespace[0], chunk["part_index"] + 1)
         else:
+            prefix = ""
+            if namespace:
+                prefix = f"part {parts.setdefault(namespace[0], len(parts) + 1)}/"
             for node, update in chunk.items():
                 now = time.perf_counter()
-                yield Step(node, dict(update or {}), now - last, summaries.pop(node, ""))
+                summary = summaries.pop((namespace, node), "")
+                yield Step(prefix + node, dict(update or {}), now - last, summary)
                 last = now

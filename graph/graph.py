@@ -2,7 +2,11 @@
 
     contextualize_question -> analyze_query
     analyze_query --small talk--> respond_small_talk -> finalize
+                  --several independent parts--> answer_part for each part at once (Send)
+                  --dependent parts--> answer_part for the first part (Send)
                   --else--> check_cache
+    answer_part --next dependent part--> answer_part (Send, with the earlier answer)
+                --else--> finalize
     check_cache --stored answer--> finalize
                 --else--> retrieve -> grade_documents
     grade_documents --correct--> generate
@@ -32,6 +36,11 @@ recursion limit for the run) is sized to the longest such run. ``graph`` is comp
 a checkpointer (as ``langgraph dev`` requires); ``build_graph(checkpointer=...)`` gives
 callers threads, whose turns ``contextualize_question`` starts by resetting the per-turn keys
 and resolving follow-ups against the thread's history.
+
+``answer_part`` is the same pass as a subgraph (``build_part_graph``: check_cache through
+finalize, then collect_part), run once per part with the part as its question; it hands back
+only the part's ``Part`` (and warnings, prompt versions), which the ``parts`` reducer gathers,
+so parallel parts never write the same key.
 """
 
 from __future__ import annotations
@@ -41,7 +50,7 @@ from typing import Any, Literal
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
-from langgraph.types import Checkpointer
+from langgraph.types import Checkpointer, Send
 
 from graph.services import ServiceFactory, bind
 from nodes import (
@@ -62,8 +71,9 @@ from nodes import (
     web_search,
 )
 from nodes.answers import is_no_answer
+from nodes.parts import collect_part, next_step, part_input
 from schema.context import MAX_CITATION_CORRECTIONS_LIMIT, MAX_RETRIES_LIMIT, Context, context_of
-from schema.state import InputState, OutputState, RAGState
+from schema.state import InputState, OutputState, PartInput, PartOutput, RAGState
 
 
 def steps_per_pass(citation_corrections: int) -> int:
@@ -91,9 +101,28 @@ def step_limit(max_retries: int, citation_corrections: int = MAX_CITATION_CORREC
     return 3 + steps_per_pass(citation_corrections) * (max_retries + 1)
 
 
-def route_after_analysis(state: RAGState) -> Literal["respond_small_talk", "check_cache"]:
-    """Small talk gets a direct reply; everything else is looked up."""
-    return "respond_small_talk" if state.get("route") == "small_talk" else "check_cache"
+def route_after_analysis(state: RAGState) -> str | list[Send]:
+    """Small talk gets a direct reply; parts fan out; a single question is looked up.
+
+    Independent parts are all sent at once (they run in parallel); of dependent parts only
+    the first, the next one following when it is answered (``route_after_part``).
+    """
+    route = state.get("route")
+    if route == "small_talk":
+        return "respond_small_talk"
+    if route == "multi_part":
+        return [
+            Send("answer_part", part_input(state, i)) for i in range(len(state["subquestions"]))
+        ]
+    if route == "multi_step":
+        return [Send("answer_part", part_input(state, 0))]
+    return "check_cache"
+
+
+def route_after_part(state: RAGState) -> str | list[Send]:
+    """The next dependent part, asked with the earlier answer; else every part is in."""
+    index = next_step(state) if state.get("route") == "multi_step" else None
+    return "finalize" if index is None else [Send("answer_part", part_input(state, index))]
 
 
 def route_after_cache(state: RAGState) -> Literal["finalize", "retrieve"]:
@@ -147,16 +176,8 @@ def route_after_relevance(
     return "increment_retry" if _can_retry(state, runtime) else "finalize"
 
 
-def build_graph(
-    services: ServiceFactory | None = None, checkpointer: Checkpointer = None
-) -> CompiledStateGraph[Any, Any, Any, Any]:
-    """Wire and compile the CRAG graph; its nodes get their clients from ``services``."""
-    builder = StateGraph(
-        RAGState, context_schema=Context, input_schema=InputState, output_schema=OutputState
-    )
-    builder.add_node(bind(contextualize_question, services))
-    builder.add_node(analyze_query)
-    builder.add_node(bind(respond_small_talk, services))
+def add_pass(builder: StateGraph[Any, Any, Any, Any], services: ServiceFactory | None) -> None:
+    """Add one question's pass, ``check_cache`` through ``finalize``, with its edges."""
     builder.add_node(bind(check_cache, services))
     builder.add_node(bind(rewrite_query, services))
     builder.add_node(bind(retrieve, services))
@@ -169,11 +190,6 @@ def build_graph(
     builder.add_node(bind(check_relevance, services))
     builder.add_node(increment_retry)
     builder.add_node(bind(finalize, services))
-
-    builder.add_edge(START, "contextualize_question")
-    builder.add_edge("contextualize_question", "analyze_query")
-    builder.add_conditional_edges("analyze_query", route_after_analysis)
-    builder.add_edge("respond_small_talk", "finalize")
     builder.add_conditional_edges("check_cache", route_after_cache)
     builder.add_edge("retrieve", "grade_documents")
     builder.add_conditional_edges("grade_documents", route_after_grading)
@@ -185,6 +201,45 @@ def build_graph(
     builder.add_conditional_edges("check_relevance", route_after_relevance)
     builder.add_edge("increment_retry", "rewrite_query")
     builder.add_edge("rewrite_query", "retrieve")
+
+
+def build_part_graph(
+    services: ServiceFactory | None = None,
+) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """One part of a question answered by the whole pass: ``answer_part``'s subgraph."""
+    builder = StateGraph(
+        RAGState, context_schema=Context, input_schema=PartInput, output_schema=PartOutput
+    )
+    add_pass(builder, services)
+    builder.add_node(collect_part)
+    builder.add_edge(START, "check_cache")
+    builder.add_edge("finalize", "collect_part")
+    builder.add_edge("collect_part", END)
+    return builder.compile(name="answer_part")
+
+
+def build_graph(
+    services: ServiceFactory | None = None, checkpointer: Checkpointer = None
+) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """Wire and compile the CRAG graph; its nodes get their clients from ``services``."""
+    builder = StateGraph(
+        RAGState, context_schema=Context, input_schema=InputState, output_schema=OutputState
+    )
+    builder.add_node(bind(contextualize_question, services))
+    builder.add_node(analyze_query)
+    builder.add_node(bind(respond_small_talk, services))
+    builder.add_node("answer_part", build_part_graph(services))
+    add_pass(builder, services)
+
+    builder.add_edge(START, "contextualize_question")
+    builder.add_edge("contextualize_question", "analyze_query")
+    builder.add_conditional_edges(
+        "analyze_query",
+        route_after_analysis,
+        ["respond_small_talk", "answer_part", "check_cache"],
+    )
+    builder.add_edge("respond_small_talk", "finalize")
+    builder.add_conditional_edges("answer_part", route_after_part, ["answer_part", "finalize"])
     builder.add_edge("finalize", END)
     compiled = builder.compile(checkpointer=checkpointer, name="crag")
     return compiled.with_config(recursion_limit=step_limit(MAX_RETRIES_LIMIT))

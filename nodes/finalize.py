@@ -9,6 +9,7 @@ from nodes.answers import NO_ANSWER, current_attempt, is_no_answer
 from nodes.chat import turn_messages
 from nodes.check_cache import scope
 from nodes.common import question_of
+from nodes.parts import combined
 from schema.context import Context, context_of
 from schema.state import Attempt, RAGState, Source, Turn, Update
 
@@ -32,6 +33,8 @@ def finalize(
 ) -> Update:
     """Return the current answer if it passed its checks; else say the answer is unknown.
 
+    A question with several parts gets every part's answer (``nodes.parts.combined``).
+
     An answer that no check confirmed is a guess, so it is not returned as the answer: the
     reply is the no-answer reply, and a warning names the best unverified attempt (grounded
     counts most, then relevant) so the caller can still see it. An answer that passed is
@@ -43,6 +46,13 @@ def finalize(
         return _turn(state, state.get("answer", ""), list(state.get("sources") or []), [])
     if state.get("route") == "small_talk":  # a reply, not an answer: no sources, not cached
         return _turn(state, state.get("generation", ""), [], [])
+    if state.get("route") in ("multi_part", "multi_step"):  # each part's pass checked its own
+        parts = state.get("parts") or []
+        return {
+            **_turn(state, *combined(state), []),
+            "web_search_used": any(p["web_search_used"] for p in parts),
+            "retry_count": max((p["retry_count"] for p in parts), default=0),
+        }
     current = current_attempt(state)
     warnings: list[str] = []
     answer, sources = current["generation"], current["sources"]

@@ -29,6 +29,8 @@ MAX_RETRIES_LIMIT = 10
 """The largest ``max_retries`` accepted: each retry costs several LLM calls."""
 MAX_CITATION_CORRECTIONS_LIMIT = 3
 """The largest ``max_citation_corrections`` accepted."""
+MAX_SUBQUESTIONS_LIMIT = 5
+"""The largest ``max_subquestions`` accepted: each part costs a pass."""
 
 AtLeastOne = Annotated[int, Field(ge=1)]
 NonNegative = Annotated[int, Field(ge=0)]
@@ -255,6 +257,16 @@ class Context:
             },
         )
     )
+    max_subquestions: Annotated[int, Field(ge=1, le=MAX_SUBQUESTIONS_LIMIT)] = field(
+        default=3,
+        metadata={
+            "description": (
+                "Most parts a question with several is split into, each answered by its own "
+                "pass (independent parts in parallel, dependent ones in order); a question with "
+                "more is answered as one. 1: never split."
+            )
+        },
+    )
     answer_cache: bool = field(
         default=True,
         metadata={
@@ -323,6 +335,7 @@ class Context:
         The settings that shape it and the version of every prompt.
         """
         ignored = {"collection", "answer_cache", "cache_threshold", "prompt_versions"}
+        ignored |= {"max_subquestions"}  # a part's answer is a single question's
         ignored |= {"llm_timeout_s", "llm_max_retries", "web_timeout_s"}
         settings = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ignored}
         versions = {n: prompts.load(n, self.prompt_version(n)).version for n in prompts.names()}

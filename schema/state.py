@@ -45,9 +45,9 @@ def merge(left: dict[str, str], right: dict[str, str]) -> dict[str, str]:
 
 
 RetrievalVerdict = Literal["correct", "ambiguous", "incorrect"]
-Route = Literal["small_talk", "single"]
-"""How a turn is handled (``analyze_query``)."""
 """CRAG's three-way judgement of the retrieval (see ``nodes.grade_documents``)."""
+Route = Literal["small_talk", "single", "multi_part", "multi_step"]
+"""How a turn is handled (``analyze_query``)."""
 
 
 class Source(TypedDict):
@@ -74,6 +74,26 @@ class Attempt(TypedDict):
     """Hallucination check verdict."""
     answers_question: Verdict | None
     """Answer-relevance verdict (``None`` when the grounding check already failed)."""
+
+
+class Part(TypedDict):
+    """One part of a question with several, answered by its own pass (``answer_part``)."""
+
+    index: int
+    """Its place in the question (0 first)."""
+    question: str
+    """The part as asked ("What was the final score?")."""
+    query: str
+    """What its pass answered: the part, made standalone with the whole question when it
+    leans on it, or with the earlier part's answer when it depends on it."""
+    answer: str
+    """The part's answer, or the no-answer reply."""
+    sources: list[Source]
+    """The documents its answer cites."""
+    web_search_used: bool
+    """Whether its pass searched the web."""
+    retry_count: int
+    """Retries its pass ran."""
 
 
 class Turn(TypedDict):
@@ -119,8 +139,14 @@ class OutputState(TypedDict, total=False):
     """The conversation, ending with the AI message of this turn's answer."""
 
     route: Route
-    """How the turn was handled: ``small_talk`` (a short reply, nothing looked up) or
-    ``single`` (one retrieval pass, with the corrections)."""
+    """How the turn was handled: ``small_talk`` (a short reply, nothing looked up),
+    ``single`` (one retrieval pass, with the corrections), ``multi_part`` (independent parts,
+    each its own pass, in parallel) or ``multi_step`` (dependent parts, in order, each later
+    part searched with the earlier answer)."""
+
+    parts: Annotated[list[Part], PER_TURN, operator.add]
+    """For ``multi_part`` and ``multi_step``: every part with its own answer and sources, in
+    the order they finished (``index`` is their order in the question)."""
 
     standalone_question: str
     """The question that was answered: on a thread's follow-up turn, the question rewritten
@@ -147,6 +173,8 @@ class FlowState(OutputState, total=False):
     history: Annotated[list[Turn], recent_turns]
     """The thread's earlier turns, oldest first (the last ``MAX_HISTORY_TURNS``)."""
 
+    subquestions: Annotated[list[str], PER_TURN]
+    """The parts ``analyze_query`` found (empty for a question with one part)."""
     cache_hit: Annotated[bool, PER_TURN]
     """Whether this turn's answer came from the answer cache (no retrieval, no LLM call)."""
     cache_similarity: float
@@ -211,6 +239,28 @@ class RAGState(InputState, FlowState, total=False):
     failed passes, rejected chunks, prompt versions) never leaks into the next.
     """
 
+    part_index: int
+    """In a part's pass (``answer_part``): the part's place in the question."""
+
+
+class PartInput(TypedDict):
+    """What a part's pass starts from (the ``Send`` that fans a question out)."""
+
+    question: str
+    """The part as asked."""
+    standalone_question: str
+    """What the pass answers (see ``Part.query``)."""
+    part_index: int
+    """The part's place in the question."""
+
+
+class PartOutput(TypedDict, total=False):
+    """What a part's pass gives the whole question's run back (merged by the reducers)."""
+
+    parts: Annotated[list[Part], operator.add]
+    warnings: Annotated[list[str], add_unique]
+    prompt_versions: Annotated[dict[str, str], merge]
+
 
 class Update(FlowState, total=False):
     """What a node returns: any keys of the state, none required.
@@ -219,6 +269,7 @@ class Update(FlowState, total=False):
     """
 
     question: str
+    part_index: int
 
 
 def turn_reset() -> dict[str, Any]:

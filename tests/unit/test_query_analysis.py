@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from adapters.query_analysis import is_small_talk
+from adapters.query_analysis import (
+    is_dependent,
+    is_small_talk,
+    needs_context,
+    split_parts,
+    with_answer,
+)
 
 
 @pytest.mark.parametrize(
@@ -42,3 +48,65 @@ def test_small_talk(text):
 )
 def test_not_small_talk(text):
     assert not is_small_talk(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        (
+            "Which team won Super Bowl 50, and what was the final score?",
+            ["Which team won Super Bowl 50?", "What was the final score?"],
+        ),
+        (
+            "How tall is the Eiffel Tower? How tall is the Empire State Building?",
+            ["How tall is the Eiffel Tower?", "How tall is the Empire State Building?"],
+        ),
+        (
+            "Where is Machu Picchu, who built it, and when was it rediscovered?",
+            ["Where is Machu Picchu?", "Who built it?", "When was it rediscovered?"],
+        ),
+        (
+            "Who wrote Hamlet and who wrote Don Quixote",
+            ["Who wrote Hamlet?", "Who wrote Don Quixote?"],
+        ),
+        # one question, whatever its "and"
+        ("What language is spoken in Brazil, in Mexico and in Haiti?", None),
+        ("What do cats and dogs eat?", None),
+        ("How and why did Rome fall?", None),
+        ("Who won Super Bowl 50, and why?", None),  # "why?" is no question on its own
+    ],
+)
+def test_split_parts(text, parts):
+    assert split_parts(text, 3) == (parts or [" ".join(text.split())])
+
+
+def test_more_parts_than_allowed_are_answered_as_one_question():
+    text = "Who wrote Hamlet, who wrote Faust, and who wrote Don Quixote?"
+    assert len(split_parts(text, 3)) == 3
+    assert split_parts(text, 2) == [text]
+    assert split_parts(text, 1) == [text]
+
+
+def test_parts_that_lean_on_the_question():
+    assert needs_context("What was the final score?")
+    assert needs_context("When did it end?")
+    assert not needs_context("Who wrote Don Quixote?")
+
+
+@pytest.mark.parametrize(
+    ("text", "dependent"),
+    [
+        ("Who directed Titanic, and when was he born?", True),
+        ("Which team won Super Bowl 50, and who was its coach?", True),
+        ("Who painted the Mona Lisa and where is it displayed?", False),
+        ("When did World War I start and when did it end?", False),
+        ("Who wrote Hamlet, and who wrote Don Quixote?", False),
+    ],
+)
+def test_dependent_parts(text, dependent):
+    assert is_dependent(split_parts(text, 3)) is dependent
+
+
+def test_a_dependent_part_is_asked_with_the_earlier_answer():
+    assert with_answer("When was he born?", "James Cameron.") == "When was James Cameron born?"
+    assert with_answer("Who was its coach?", "Denver Broncos") == "Who was Denver Broncos's coach?"

@@ -1,0 +1,310 @@
+"""Multi-part questions: naive RAG, the graph without decomposition, and with it, in one run.
+
+    python -m benchmarks.multi_part --squad ../shared/data/squad-v1.1-dev.json.gz \
+        --out docs/benchmarks/multi-part [--limit 60]
+
+Questions: pairs of SQuAD v1.1 dev questions from different articles joined as "<first>, and
+<second>?" (``make_questions``: a fixed seed; both questions start with a question word, as a
+person joining two questions would write them, and neither asks two things itself). The
+knowledge base holds every SQuAD dev paragraph (the collection ``crag eval`` uses for the
+whole dev set). Pipelines, each in its own process (no prompt cache shared), one after
+another, on the same questions:
+
+- ``naive``: one retrieval with the whole question, one generation (``graph.naive``);
+- ``crag-single``: the graph with ``max_subquestions=1`` (no decomposition: one pass);
+- ``crag``: the graph as shipped (the parts fanned out with ``Send``, a pass each).
+
+Every pipeline's answer is scored the same way: for each part, the best SQuAD F1 of any
+segment of the answer (lines, sentences, clauses at ";" or "and"; a segment's text after its
+last "?" and without citation markers) against that part's gold answers. A part is right at
+F1 >= 0.5; both-parts-right is the headline. Also measured, with the shipped graph in its own
+process, the cost of the other routes (Adaptive-RAG's table): small talk (the small-talk
+inputs of ``benchmarks/data/routing.jsonl``) and single questions (the first part of the
+first ``--single`` pairs, asked alone). The answer cache is off throughout. The pipelines run
+in rounds of ``--round`` questions (each round of each pipeline its own process), so that a
+run stopped early has every pipeline on the same questions, and a rerun resumes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from adapters.query_analysis import split_parts
+from crag.eval.harness import UsageCounter, answer_crag, answer_naive, collection_for, prepare
+from crag.eval.metrics import best, f1, percentile
+from crag.eval.records import done_ids, read_records
+from crag.eval.squad import Question, load_squad
+from crag.eval.tables import markdown_table
+from schema.context import Context
+
+SEED = 17
+PIPELINES = ("naive", "crag-single", "crag")
+WH = re.compile(r"^(?:what|who|whom|whose|when|where|which|why|how|in what|in which)\b", re.I)
+ROUTING = Path(__file__).with_name("data") / "routing.jsonl"
+
+
+def _article(q: Question) -> str:
+    return q.paragraph_id.rsplit("#", 1)[0] if "#" in q.paragraph_id else q.paragraph_id
+
+
+def _usable(q: Question) -> bool:
+    text = q.question.strip()
+    return bool(WH.match(text)) and text.endswith("?") and len(split_parts(text, 5)) == 1
+
+
+def make_questions(squad: Path, n: int) -> list[dict[str, Any]]:
+    """``n`` joined questions: two SQuAD dev questions from different articles each."""
+    dataset = load_squad(squad)
+    pool = [q for q in dataset.questions if _usable(q)]
+    rng = random.Random(SEED)
+    rng.shuffle(pool)
+    joined = []
+    for first, second in zip(pool[0::2], pool[1::2], strict=False):
+        if len(joined) == n:
+            break
+        if _article(first) == _article(second):
+            continue
+        text = f"{first.question.strip().rstrip('?').strip()}, and "
+        text += second.question.strip()[0].lower() + second.question.strip()[1:]
+        joined.append(
+            {
+                "id": f"{first.id}+{second.id}",
+                "question": text,
+                "parts": [
+                    {
+                        "question": q.question,
+                        "answers": list(q.answers),
+                        "paragraph": q.paragraph_id,
+                    }
+                    for q in (first, second)
+                ],
+            }
+        )
+    return joined
+
+
+def segments(prediction: str) -> list[str]:
+    """The pieces of an answer a part's answer may be: lines, sentences, clauses."""
+    text = re.sub(r"\[[\d,\s]+\]|\[S\d+\]", " ", prediction)
+    pieces = re.split(r"\n|(?<=[.!])\s+|;|,?\s+and\s+", text)
+    return [p.rsplit("?", 1)[-1].strip() for p in [text, *pieces] if p.strip()]
+
+
+def part_f1(prediction: str, answers: list[str]) -> float:
+    """The best F1 of any segment of ``prediction`` against a part's gold answers."""
+    return max((best(f1, s, answers) for s in segments(prediction)), default=0.0)
+
+
+def _context(pipeline: str, collection: str) -> Context:
+    subquestions = {"crag-single": 1}.get(pipeline, 3)
+    return Context(collection=collection, answer_cache=False, max_subquestions=subquestions)
+
+
+def _ask(pipeline: str, question: str, ctx: Context) -> tuple[dict[str, Any], dict[str, Any]]:
+    from langchain_core.runnables import RunnableLambda
+
+    answer = answer_naive if pipeline == "naive" else answer_crag
+    counter = UsageCounter()
+    started = time.perf_counter()
+    run: RunnableLambda[str, dict[str, Any]] = RunnableLambda(lambda q: answer(q, ctx))
+    out = run.invoke(question, config={"callbacks": [counter], "run_name": f"bench:{pipeline}"})
+    cost = {
+        "seconds": round(time.perf_counter() - started, 2),
+        "llm_calls": counter.calls,
+        "prompt_tokens": counter.prompt_tokens,
+        "completion_tokens": counter.completion_tokens,
+    }
+    return out, cost
+
+
+def run_pipeline(pipeline: str, questions: Path, squad: Path, out: Path, upto: int) -> None:
+    """Answer the pending ones of the first ``upto`` questions; one JSONL record each."""
+    dataset = load_squad(squad)
+    collection = collection_for(dataset)
+    ctx = _context(pipeline, collection)
+    prepare(dataset, ctx, None)
+    records = out / f"{pipeline}.jsonl"
+    done = done_ids(records)
+    rows = [json.loads(line) for line in questions.read_text().splitlines() if line.strip()]
+    for row in rows[:upto]:
+        if row["id"] in done:
+            continue
+        result, cost = _ask(pipeline, row["question"], ctx)
+        scores = [part_f1(result["prediction"], p["answers"]) for p in row["parts"]]
+        record = {
+            "id": row["id"],
+            "question": row["question"],
+            "prediction": result["prediction"],
+            "part_f1": [round(s, 3) for s in scores],
+            "both_right": all(s >= 0.5 for s in scores),
+            "route": _route(result),
+            **cost,
+        }
+        with records.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        print(f"{pipeline}: {record['part_f1']} {record['seconds']}s {row['question']!r}")
+
+
+def run_routes(questions: Path, squad: Path, out: Path, single: int) -> None:
+    """The shipped graph on small talk and on single questions: seconds and calls per route."""
+    dataset = load_squad(squad)
+    ctx = _context("crag", collection_for(dataset))
+    routing = [json.loads(line) for line in ROUTING.read_text().splitlines() if line.strip()]
+    rows = [json.loads(line) for line in questions.read_text().splitlines() if line.strip()]
+    inputs = [("small_talk", r["input"]) for r in routing if r["label"] == "small_talk"]
+    inputs += [("single", r["parts"][0]["question"]) for r in rows[:single]]
+    records = out / "routes.jsonl"
+    done = done_ids(records)
+    for n, (label, text) in enumerate(inputs):
+        key = f"{label}-{n}"
+        if key in done:
+            continue
+        result, cost = _ask("crag", text, ctx)
+        record = {"id": key, "label": label, "input": text, "route": _route(result), **cost}
+        with records.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        print(f"route {label}: {record['route']} {record['seconds']}s {text!r}")
+
+
+def _route(result: dict[str, Any]) -> str:
+    return str(result.get("route") or "single")  # the naive pipeline has no routes
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def report(out: Path) -> str:
+    """Both tables, from the records the pipelines wrote."""
+    records = {p: read_records(out / f"{p}.jsonl") for p in PIPELINES}
+    common = set.intersection(*({r["id"] for r in rs} for rs in records.values()))
+    rows = []
+    for pipeline, rs in records.items():
+        rs = [r for r in rs if r["id"] in common]
+        seconds = [r["seconds"] for r in rs]
+        rows.append(
+            {
+                "pipeline": pipeline,
+                "questions": len(rs),
+                "both": f"{100 * _mean([r['both_right'] for r in rs]):.1f}",
+                "f1": f"{100 * _mean([s for r in rs for s in r['part_f1']]):.1f}",
+                "f1_1": f"{100 * _mean([r['part_f1'][0] for r in rs]):.1f}",
+                "f1_2": f"{100 * _mean([r['part_f1'][1] for r in rs]):.1f}",
+                "p50": f"{percentile(seconds, 50):.1f}",
+                "mean": f"{_mean(seconds):.1f}",
+                "calls": f"{_mean([r['llm_calls'] for r in rs]):.2f}",
+                "tokens": f"{_mean([r['prompt_tokens'] for r in rs]):.0f}",
+            }
+        )
+    columns = [
+        ("pipeline", "pipeline"),
+        ("questions", "questions"),
+        ("both", "both parts right %"),
+        ("f1", "part F1"),
+        ("f1_1", "F1 first part"),
+        ("f1_2", "F1 second part"),
+        ("p50", "seconds p50"),
+        ("mean", "seconds mean"),
+        ("calls", "LLM calls / q"),
+        ("tokens", "prompt tokens / q"),
+    ]
+    text = [markdown_table(rows, columns)]
+    routes_file = out / "routes.jsonl"
+    if routes_file.is_file():
+        routes = read_records(routes_file)
+        crag = [r for r in records["crag"] if r["id"] in common]
+        cost_rows = []
+        for label, rs in (
+            ("small talk", [r for r in routes if r["label"] == "small_talk"]),
+            ("single", [r for r in routes if r["label"] == "single"]),
+            ("multi-part (2 parts)", crag),
+        ):
+            seconds = [r["seconds"] for r in rs]
+            cost_rows.append(
+                {
+                    "route": label,
+                    "inputs": len(rs),
+                    "routed": ", ".join(
+                        f"{k} {v}" for k, v in sorted(_count(r["route"] for r in rs).items())
+                    ),
+                    "calls": f"{_mean([r['llm_calls'] for r in rs]):.2f}",
+                    "max_calls": max((r["llm_calls"] for r in rs), default=0),
+                    "p50": f"{percentile(seconds, 50):.1f}",
+                    "max": f"{max(seconds, default=0):.1f}",
+                    "tokens": f"{_mean([r['prompt_tokens'] for r in rs]):.0f}",
+                }
+            )
+        text.append(
+            markdown_table(
+                cost_rows,
+                [
+                    ("route", "inputs of"),
+                    ("inputs", "inputs"),
+                    ("routed", "routed as"),
+                    ("calls", "LLM calls / input"),
+                    ("max_calls", "max calls"),
+                    ("p50", "seconds p50"),
+                    ("max", "seconds max"),
+                    ("tokens", "prompt tokens / input"),
+                ],
+            )
+        )
+    return "\n\n".join(text)
+
+
+def _count(items: Any) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for item in items:
+        counts[item] = counts.get(item, 0) + 1
+    return counts
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Make the questions, run every pipeline in its own process, write the report."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--squad", type=Path, required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--limit", type=int, default=60)
+    parser.add_argument("--single", type=int, default=10, help="Single questions for the cost.")
+    parser.add_argument(
+        "--round", type=int, default=15, help="Questions each pipeline answers before the next."
+    )
+    parser.add_argument("--pipeline", choices=[*PIPELINES, "routes"], help=argparse.SUPPRESS)
+    parser.add_argument("--upto", type=int, default=0, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    questions = args.out / "questions.jsonl"
+    if args.pipeline == "routes":
+        run_routes(questions, args.squad, args.out, args.single)
+        return 0
+    if args.pipeline:
+        run_pipeline(args.pipeline, questions, args.squad, args.out, args.upto)
+        return 0
+    if not questions.is_file():
+        rows = make_questions(args.squad, args.limit)
+        questions.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    command = [sys.executable, "-m", "benchmarks.multi_part", "--squad", str(args.squad)]
+    command += ["--out", str(args.out), "--single", str(args.single)]
+    subprocess.run([*command, "--pipeline", "routes"], check=True)
+    # In rounds, so that an interrupted run leaves every pipeline with the same questions done
+    # (a rerun resumes); each pipeline's round is a process of its own.
+    for upto in range(args.round, args.limit + args.round, args.round):
+        for pipeline in PIPELINES:
+            subprocess.run([*command, "--pipeline", pipeline, "--upto", str(upto)], check=True)
+            (args.out / "README.md").write_text(
+                f"# Multi-part questions\n\n```\n{__doc__}```\n\n{report(args.out)}\n"
+            )
+    print(report(args.out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,93 @@
+"""The parts of a question with several: what each part's pass starts from and gives back.
+
+``analyze_query`` splits the question; the graph fans the parts out with ``Send`` to
+``answer_part`` (a whole retrieve-grade-web-generate-check pass per part, see
+``graph.graph.build_part_graph``); ``collect_part`` ends each pass with its ``Part``; the
+``parts`` reducer gathers them and ``finalize`` answers every part in order, citing per part.
+"""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from adapters.query_analysis import needs_context, with_answer
+from nodes.answers import NO_ANSWER, is_no_answer
+from nodes.common import question_of, reports
+from schema.context import Context
+from schema.state import Part, PartInput, RAGState, Source, Update
+
+
+def part_input(state: RAGState, index: int) -> PartInput:
+    """What part ``index``'s pass answers.
+
+    A part that leans on the rest of the question ("What was the final score?") is answered
+    as part of it; in a ``multi_step`` turn, a later part is asked with the earlier part's
+    answer in place of its pronoun ("When was he born?" -> "When was James Cameron born?").
+    """
+    part = state["subquestions"][index]
+    query = part
+    earlier = sorted(state.get("parts") or [], key=lambda p: p["index"])
+    if state.get("route") == "multi_step" and index > 0 and earlier:
+        query = with_answer(part, earlier[-1]["answer"])
+    elif index > 0 and needs_context(part):
+        query = f"{part} (asked as part of: {question_of(state)})"
+    return PartInput(question=part, standalone_question=query, part_index=index)
+
+
+def next_step(state: RAGState) -> int | None:
+    """The index of the ``multi_step`` part to answer next, or None when the chain is done.
+
+    The chain stops at a part nobody could answer: a later part would be asked about nothing.
+    """
+    parts = state.get("parts") or []
+    if len(parts) >= len(state.get("subquestions") or []):
+        return None
+    if parts and is_no_answer(max(parts, key=lambda p: p["index"])["answer"]):
+        return None
+    return len(parts)
+
+
+@reports(lambda u: f"part {u['parts'][0]['index'] + 1}: {u['parts'][0]['answer']!r}")
+def collect_part(state: RAGState, runtime: Runtime[Context]) -> Update:
+    """End a part's pass: its answer and sources, as one ``Part`` for the whole question."""
+    return {
+        "parts": [
+            Part(
+                index=state.get("part_index", 0),
+                question=state["question"],
+                query=question_of(state),
+                answer=state.get("answer", NO_ANSWER),
+                sources=list(state.get("sources") or []),
+                web_search_used=bool(state.get("web_search_used")),
+                retry_count=state.get("retry_count", 0),
+            )
+        ]
+    }
+
+
+def combined(state: RAGState) -> tuple[str, list[Source]]:
+    """One answer for every part, in the question's order, each line citing its sources.
+
+    Lines read "<part> <answer> [n, m]" where n, m number the combined sources (as the reply
+    message lists them). A part whose pass did not run (a chain stopped early) or found
+    nothing is said to be unknown. When no part has an answer, the answer is the no-answer
+    reply.
+    """
+    done = {p["index"]: p for p in state.get("parts") or []}
+    sources: list[Source] = []
+    lines = []
+    for index, question in enumerate(state.get("subquestions") or []):
+        part = done.get(index)
+        if part is None or is_no_answer(part["answer"]):
+            lines.append(f"{question} {NO_ANSWER}")
+            continue
+        numbers = []
+        for source in part["sources"]:
+            if source not in sources:
+                sources.append(source)
+            numbers.append(str(sources.index(source) + 1))
+        cited = f" [{', '.join(numbers)}]" if numbers else ""
+        lines.append(f"{question} {part['answer'].strip()}{cited}")
+    if all(p is None or is_no_answer(p["answer"]) for p in map(done.get, range(len(lines)))):
+        return NO_ANSWER, []
+    return "\n".join(lines), sources
