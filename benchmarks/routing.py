@@ -6,9 +6,10 @@
 good router would take: ``small_talk`` (greetings, thanks, farewells, acknowledgements,
 questions about the assistant), ``single``, ``history`` (a follow-up the thread's last turn
 already answered), ``multi_part`` (independent parts) and ``multi_step`` (dependent parts).
-The graph has the ``small_talk`` and ``single`` routes; the table shows where each class goes
-today, and the error that must not happen: a question routed to small talk (answered with no
-evidence).
+The graph routes by the same rules (``nodes.analyze_query``, default ``max_subquestions``);
+there is no ``history`` route yet, so those rows show where such follow-ups go today. The
+table shows where each class goes, and the error that must not happen: a question routed to
+small talk (answered with no evidence).
 """
 
 from __future__ import annotations
@@ -19,15 +20,21 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from adapters.query_analysis import is_small_talk
+from adapters.query_analysis import is_dependent, is_small_talk, split_parts
+from schema.context import Context
 
 DATA = Path(__file__).with_name("data") / "routing.jsonl"
 LABELS = ["small_talk", "single", "history", "multi_part", "multi_step"]
 
 
 def route(text: str) -> str:
-    """The route ``analyze_query`` takes for ``text``."""
-    return "small_talk" if is_small_talk(text) else "single"
+    """The route ``analyze_query`` takes for ``text`` (a thread's first turn)."""
+    if is_small_talk(text):
+        return "small_talk"
+    parts = split_parts(text, Context().max_subquestions)
+    if len(parts) == 1:
+        return "single"
+    return "multi_step" if is_dependent(parts) else "multi_part"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,19 +50,23 @@ def main(argv: list[str] | None = None) -> int:
         routed[row["label"]][got] += 1
         if (got == "small_talk") != (row["label"] == "small_talk"):
             wrong_small_talk.append(f"{row['input']!r} ({row['label']} -> {got})")
+    built = ["small_talk", "single", "multi_part", "multi_step"]
     lines = [
         f"{len(rows)} labelled inputs (benchmarks/data/routing.jsonl); routes by rules, no LLM.",
         "",
-        "| label | inputs | routed small_talk | routed single | correct route today |",
-        "|---|---|---|---|---|",
+        f"| label | inputs | {' | '.join(f'routed {r}' for r in built)} | accuracy |",
+        f"|---|---|{'---|' * len(built)}---|",
     ]
     for label in LABELS:
         n = sum(routed[label].values())
-        right = routed[label][label] if label in ("small_talk", "single") else "— (no route yet)"
-        lines.append(
-            f"| {label} | {n} | {routed[label]['small_talk']} | {routed[label]['single']} "
-            f"| {right} |"
-        )
+        right = f"{routed[label][label]}/{n}" if label in built else "— (no route yet)"
+        counts = " | ".join(str(routed[label][r]) for r in built)
+        lines.append(f"| {label} | {n} | {counts} | {right} |")
+    misrouted = [
+        f"{row['input']!r} ({row['label']} -> {route(row['input'])})"
+        for row in rows
+        if row["label"] in built and route(row["input"]) != row["label"]
+    ]
     questions = sum(sum(routed[label].values()) for label in LABELS if label != "small_talk")
     into_small_talk = sum(routed[label]["small_talk"] for label in LABELS if label != "small_talk")
     lines += [
@@ -65,7 +76,9 @@ def main(argv: list[str] | None = None) -> int:
         f"{sum(routed['small_talk'].values())}.",
     ]
     if wrong_small_talk:
-        lines += ["", "Misrouted:", *[f"- {w}" for w in wrong_small_talk]]
+        lines += ["", "Into or out of small talk:", *[f"- {w}" for w in wrong_small_talk]]
+    if misrouted:
+        lines += ["", "Every misrouted input:", *[f"- {w}" for w in misrouted]]
     report = "\n".join(lines)
     print(report)
     if args.out:

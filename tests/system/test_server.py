@@ -120,6 +120,35 @@ def test_eight_runs_at_once_on_eight_threads_stay_apart(server: Server, scripted
         assert values["answer"] == ANSWER
 
 
+def test_a_question_with_two_parts_fans_out_visibly_in_the_stream(
+    server: Server, scripted_llm: str
+):
+    """Studio's view of a fan-out: each part's pass streams under its own namespace."""
+    client = get_sync_client(url=server.url)
+    thread_id = client.threads.create()["thread_id"]
+    context = {"model": "openai-compatible:scripted", "base_url": scripted_llm}
+    question = "Which team won Super Bowl 50, and who did they beat?"
+    events = []
+    for part in client.runs.stream(
+        thread_id,
+        "crag",
+        input={"question": question},
+        context=context,
+        stream_mode="updates",
+        stream_subgraphs=True,
+    ):
+        assert part.event != "error", part.data
+        events.append((part.event, list(part.data or {})))
+    top = [nodes for event, nodes in events if event == "updates"]
+    nested = {event for event, _ in events if event.startswith("updates|answer_part")}
+    assert ["analyze_query"] in top and top.count(["answer_part"]) == 2
+    assert len(nested) == 2  # one namespace per part
+    assert any("generate" in nodes for event, nodes in events if event in nested)
+    values = client.threads.get_state(thread_id)["values"]
+    assert values["route"] == "multi_part" and len(values["parts"]) == 2
+    assert values["answer"].count(ANSWER) == 2
+
+
 def test_the_server_listens_on_loopback_only(server: Server):
     import socket
 

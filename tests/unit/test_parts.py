@@ -1,0 +1,177 @@
+"""Questions with several parts: the fan-out with Send, per-part passes, the chain of parts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.documents import Document
+from langgraph.checkpoint.memory import InMemorySaver
+
+from crag.run import run_question
+from graph.graph import build_graph
+from nodes.answers import NO_ANSWER
+from schema.context import Context
+from tests.fakes import FakeWebSearch, doc, make_llm, make_services
+
+DOCS = {
+    "broncos": doc("sb50__c0000", "Super Bowl 50 was won by the Denver Broncos, 24–10."),
+    "louvre": doc("mona__c0000", "The Mona Lisa is displayed at the Louvre in Paris."),
+    "cameron": doc("titanic__c0000", "Titanic (1997) was directed by James Cameron."),
+    "born": doc("cameron__c0000", "James Cameron was born in 1954 in Kapuskasing, Ontario."),
+}
+
+
+class TopicRetriever:
+    """Returns the documents whose words the query shares; records every query."""
+
+    def __init__(self, docs: list[Document]):
+        self.docs = docs
+        self.queries: list[str] = []
+
+    def search(self, query: str, k: int) -> list[Document]:
+        self.queries.append(query)
+        words = {w.strip("?,.'").lower() for w in query.split() if len(w) > 3}
+        hits = [d for d in self.docs if words & set(d.page_content.lower().replace(".", "").split())]
+        return hits[:k]
+
+
+def question_in(text: str) -> str:
+    """The question the prompt asks (its last "Question:" line)."""
+    return [line for line in text.splitlines() if line.startswith("Question:")][-1]
+
+
+def responder(prompt: str, text: str) -> Any:
+    """Grades by whether the shown document answers the asked question; answers from it."""
+    if prompt == "contextualize_question":  # the thread's turn is asked again, standalone
+        return "Which team won Super Bowl 50, and where is the Mona Lisa displayed?"
+    question = question_in(text)
+    answers = {
+        "won Super Bowl": ("Broncos", "Denver Broncos [S1]"),
+        "displayed": ("Louvre", "the Louvre [S1]"),
+        "directed": ("Cameron", "James Cameron [S1]"),
+        "James Cameron born": ("1954", "1954 [S1]"),
+    }
+    for key, (evidence, answer) in answers.items():
+        if key in question:
+            if prompt == "grade_documents":
+                return "yes" if evidence in text.split("Question:")[0] else "no"
+            if prompt == "generate":
+                return answer
+    if prompt == "grade_documents":
+        return "no"
+    if prompt == "generate":
+        return NO_ANSWER
+    if prompt in ("check_hallucination", "check_relevance"):
+        return "yes"
+    raise AssertionError(f"unexpected prompt {prompt!r}: {question}")
+
+
+def services_for(*topics: str) -> Any:
+    return make_services(
+        llm=make_llm(responder),
+        retriever=TopicRetriever([DOCS[t] for t in topics]),
+        web=FakeWebSearch([]),
+    )
+
+
+def test_independent_parts_fan_out_and_each_is_answered_and_cited_on_its_own():
+    services = services_for("broncos", "louvre")
+    graph = build_graph(services=lambda ctx: services)
+    question = "Which team won Super Bowl 50, and where is the Mona Lisa displayed?"
+    result = run_question(question, Context(answer_cache=False), graph=graph)
+    state = result.state
+    assert state["route"] == "multi_part"
+    assert state["answer"] == (
+        "Which team won Super Bowl 50? Denver Broncos [1]\n"
+        "Where is the Mona Lisa displayed? the Louvre [2]"
+    )
+    assert [s["id"] for s in state["sources"]] == ["sb50__c0000", "mona__c0000"]
+    by_index = sorted(state["parts"], key=lambda p: p["index"])
+    assert [p["sources"][0]["id"] for p in by_index] == ["sb50__c0000", "mona__c0000"]
+    # each part searched for itself, never for the whole question
+    assert sorted(services.retriever.queries) == [
+        "Where is the Mona Lisa displayed?",
+        "Which team won Super Bowl 50?",
+    ]
+    assert {s.split("/")[0] for s in result.path if "/" in s} == {"part 1", "part 2"}
+    assert result.path[-1] == "finalize" and result.path.count("answer_part") == 2
+    assert result.to_json()["route"] == "multi_part"
+    assert "\n[2] /kb/mona__c0000.md" in state["messages"][-1].content
+
+
+def test_a_part_nothing_supports_is_said_to_be_unknown_and_the_other_still_answered():
+    services = services_for("broncos")  # nothing about the Mona Lisa, and no web results
+    graph = build_graph(services=lambda ctx: services)
+    question = "Which team won Super Bowl 50, and where is the Mona Lisa displayed?"
+    out = graph.invoke({"question": question}, context=Context(answer_cache=False))
+    assert out["answer"] == (
+        f"Which team won Super Bowl 50? Denver Broncos [1]\n"
+        f"Where is the Mona Lisa displayed? {NO_ANSWER}"
+    )
+    assert [s["id"] for s in out["sources"]] == ["sb50__c0000"]
+    assert services.web_search.queries == ["Where is the Mona Lisa displayed?"]  # per part
+
+
+def test_no_part_answered_is_the_no_answer_reply():
+    services = services_for()
+    graph = build_graph(services=lambda ctx: services)
+    question = "Which team won Super Bowl 50, and where is the Mona Lisa displayed?"
+    out = graph.invoke({"question": question}, context=Context(answer_cache=False))
+    assert out["answer"] == NO_ANSWER and out["sources"] == []
+
+
+def test_dependent_parts_run_in_order_the_later_asked_with_the_earlier_answer():
+    services = services_for("cameron", "born")
+    graph = build_graph(services=lambda ctx: services)
+    result = run_question(
+        "Who directed Titanic, and when was he born?", Context(answer_cache=False), graph=graph
+    )
+    state = result.state
+    assert state["route"] == "multi_step"
+    assert services.retriever.queries == ["Who directed Titanic?", "When was James Cameron born?"]
+    assert state["answer"] == "Who directed Titanic? James Cameron [1]\nWhen was he born? 1954 [2]"
+    second = next(p for p in state["parts"] if p["index"] == 1)
+    assert second["query"] == "When was James Cameron born?"
+    # one part at a time: part 1's pass ends before part 2's starts
+    first_of_2 = next(i for i, s in enumerate(result.path) if s.startswith("part 2/"))
+    assert all(not s.startswith("part 1/") for s in result.path[first_of_2:])
+
+
+def test_a_chain_stops_at_an_unknown_part():
+    services = services_for("born")  # who directed Titanic is nowhere
+    graph = build_graph(services=lambda ctx: services)
+    out = graph.invoke(
+        {"question": "Who directed Titanic, and when was he born?"},
+        context=Context(answer_cache=False),
+    )
+    assert services.retriever.queries == ["Who directed Titanic?"]  # part 2 never searched
+    assert out["answer"] == NO_ANSWER and len(out["parts"]) == 1
+
+
+def test_a_part_leaning_on_the_question_is_asked_as_part_of_it():
+    services = services_for("broncos")
+    graph = build_graph(services=lambda ctx: services)
+    question = "Which team won Super Bowl 50, and what was the final score?"
+    graph.invoke({"question": question}, context=Context(answer_cache=False))
+    assert f"What was the final score? (asked as part of: {question})" in services.retriever.queries
+
+
+def test_max_subquestions_one_answers_the_question_as_one():
+    services = services_for("broncos", "louvre")
+    graph = build_graph(services=lambda ctx: services)
+    question = "Which team won Super Bowl 50, and where is the Mona Lisa displayed?"
+    out = graph.invoke({"question": question}, context=Context(max_subquestions=1))
+    assert out["route"] == "single" and out["parts"] == []
+    assert services.retriever.queries == [question]
+
+
+def test_parts_of_one_turn_do_not_leak_into_the_next():
+    services = services_for("broncos", "louvre")
+    graph = build_graph(services=lambda ctx: services, checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t"}}
+    ctx = Context(answer_cache=False)
+    question = "Which team won Super Bowl 50, and where is the Mona Lisa displayed?"
+    first = graph.invoke({"question": question}, config, context=ctx)
+    assert len(first["parts"]) == 2
+    again = graph.invoke({"question": question}, config, context=ctx)
+    assert len(again["parts"]) == 2 and again["answer"] == first["answer"]
