@@ -1,15 +1,18 @@
-"""Routing: how ``analyze_query`` routes a labelled set of inputs (no LLM call, no model).
+"""Routing: how the graph routes a labelled set of inputs.
 
     python -m benchmarks.routing [--out docs/benchmarks/routing.md]
 
-``benchmarks/data/routing.jsonl`` holds 88 inputs written by hand, labelled with the route a
+``benchmarks/data/routing.jsonl`` holds 98 inputs written by hand, labelled with the route a
 good router would take: ``small_talk`` (greetings, thanks, farewells, acknowledgements,
 questions about the assistant), ``single``, ``history`` (a follow-up the thread's last turn
 already answered), ``multi_part`` (independent parts) and ``multi_step`` (dependent parts).
-The graph routes by the same rules (``nodes.analyze_query``, default ``max_subquestions``);
-there is no ``history`` route yet, so those rows show where such follow-ups go today. The
-table shows where each class goes, and the error that must not happen: a question routed to
-small talk (answered with no evidence).
+Rows with a ``history`` field are follow-ups: the earlier turn is given as the conversation
+(messages), and the graph runs with the configured model (the embedded one by default) until
+its route is known — the follow-up rewrite and ``check_history``'s judge, stopping before any
+retrieval; their seconds and LLM calls are reported. The other rows are a thread's first turn,
+routed by the rules alone (no model). The table shows where each class goes, and the error that
+must not happen: a question routed to small talk (answered with no evidence). No threshold or
+rule was tuned on this set.
 """
 
 from __future__ import annotations
@@ -17,8 +20,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
+import uuid
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from adapters.query_analysis import is_dependent, is_small_talk, split_parts
 from schema.context import Context
@@ -37,36 +43,90 @@ def route(text: str) -> str:
     return "multi_step" if is_dependent(parts) else "multi_part"
 
 
+def route_follow_up(row: dict[str, Any], graph: Any, ctx: Context) -> tuple[str, dict[str, Any]]:
+    """The route the graph takes for a follow-up, run until the route is known; its cost."""
+    from langchain_core.messages import HumanMessage
+
+    from crag.eval.harness import UsageCounter
+    from nodes.chat import reply
+
+    messages: list[Any] = []
+    for turn in row["history"]:
+        messages += [HumanMessage(turn["question"]), reply(turn["answer"], [])]
+    messages.append(HumanMessage(row["input"]))
+    counter = UsageCounter()
+    config: dict[str, Any] = {
+        "configurable": {"thread_id": str(uuid.uuid4())},
+        "callbacks": [counter],
+    }
+    started = time.perf_counter()
+    graph.invoke(
+        {"messages": messages},
+        config,
+        context=ctx,
+        interrupt_before=["check_cache", "answer_part", "respond_small_talk"],
+    )
+    values = graph.get_state(config).values
+    cost = {
+        "seconds": round(time.perf_counter() - started, 2),
+        "llm_calls": counter.calls,
+        "standalone_question": values.get("standalone_question"),
+        "history_score": values.get("history_score"),
+    }
+    return str(values.get("route")), cost
+
+
 def main(argv: list[str] | None = None) -> int:
     """Route every labelled input; print (and optionally write) the confusion table."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, help="Also write the report here (Markdown).")
     args = parser.parse_args(argv)
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from graph.graph import build_graph
+
+    graph = build_graph(checkpointer=InMemorySaver())
+    ctx = Context(collection="routing", answer_cache=False)
     rows = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]
     routed: dict[str, Counter[str]] = {label: Counter() for label in LABELS}
-    wrong_small_talk = []
+    wrong_small_talk, misrouted, follow_ups = [], [], []
     for row in rows:
-        got = route(row["input"])
+        if row.get("history"):
+            got, cost = route_follow_up(row, graph, ctx)
+            follow_ups.append({**row, "route": got, **cost})
+            print(f"{row['label']} -> {got} {cost}", file=sys.stderr)
+        else:
+            got = route(row["input"])
         routed[row["label"]][got] += 1
         if (got == "small_talk") != (row["label"] == "small_talk"):
             wrong_small_talk.append(f"{row['input']!r} ({row['label']} -> {got})")
-    built = ["small_talk", "single", "multi_part", "multi_step"]
+        if got != row["label"]:
+            misrouted.append(f"{row['input']!r} ({row['label']} -> {got})")
+    report = "\n".join(_table(rows, routed, wrong_small_talk, misrouted, follow_ups))
+    print(report)
+    if args.out:
+        args.out.write_text(f"# Routing\n\n`python -m benchmarks.routing`\n\n{report}\n")
+    return 0
+
+
+def _table(
+    rows: list[dict[str, Any]],
+    routed: dict[str, Counter[str]],
+    wrong_small_talk: list[str],
+    misrouted: list[str],
+    follow_ups: list[dict[str, Any]],
+) -> list[str]:
     lines = [
-        f"{len(rows)} labelled inputs (benchmarks/data/routing.jsonl); routes by rules, no LLM.",
+        f"{len(rows)} labelled inputs (benchmarks/data/routing.jsonl); first turns routed by "
+        f"rules (no LLM), {len(follow_ups)} follow-ups by the graph with the model.",
         "",
-        f"| label | inputs | {' | '.join(f'routed {r}' for r in built)} | accuracy |",
-        f"|---|---|{'---|' * len(built)}---|",
+        f"| label | inputs | {' | '.join(f'routed {r}' for r in LABELS)} | accuracy |",
+        f"|---|---|{'---|' * len(LABELS)}---|",
     ]
     for label in LABELS:
         n = sum(routed[label].values())
-        right = f"{routed[label][label]}/{n}" if label in built else "— (no route yet)"
-        counts = " | ".join(str(routed[label][r]) for r in built)
-        lines.append(f"| {label} | {n} | {counts} | {right} |")
-    misrouted = [
-        f"{row['input']!r} ({row['label']} -> {route(row['input'])})"
-        for row in rows
-        if row["label"] in built and route(row["input"]) != row["label"]
-    ]
+        counts = " | ".join(str(routed[label][r]) for r in LABELS)
+        lines.append(f"| {label} | {n} | {counts} | {routed[label][label]}/{n} |")
     questions = sum(sum(routed[label].values()) for label in LABELS if label != "small_talk")
     into_small_talk = sum(routed[label]["small_talk"] for label in LABELS if label != "small_talk")
     lines += [
@@ -75,15 +135,29 @@ def main(argv: list[str] | None = None) -> int:
         f"Small talk routed to retrieval: {routed['small_talk']['single']} of "
         f"{sum(routed['small_talk'].values())}.",
     ]
+    if follow_ups:
+        seconds = sorted(f["seconds"] for f in follow_ups)
+        calls = sum(f["llm_calls"] for f in follow_ups) / len(follow_ups)
+        lines += [
+            "",
+            f"Follow-ups: {calls:.2f} LLM calls each until routed (the rewrite and, when an "
+            f"earlier answer is on topic, the history judge); seconds median "
+            f"{seconds[len(seconds) // 2]:.1f}, max {seconds[-1]:.1f}.",
+            "",
+            "| follow-up | label | route | judge P(yes) | rewritten as |",
+            "|---|---|---|---|---|",
+        ]
+        for f in follow_ups:
+            score = f["history_score"]
+            lines.append(
+                f"| {f['input']} | {f['label']} | {f['route']} | "
+                f"{'—' if score is None else f'{score:.2f}'} | {f['standalone_question']} |"
+            )
     if wrong_small_talk:
         lines += ["", "Into or out of small talk:", *[f"- {w}" for w in wrong_small_talk]]
     if misrouted:
         lines += ["", "Every misrouted input:", *[f"- {w}" for w in misrouted]]
-    report = "\n".join(lines)
-    print(report)
-    if args.out:
-        args.out.write_text(f"# Routing\n\n`python -m benchmarks.routing`\n\n{report}\n")
-    return 0
+    return lines
 
 
 if __name__ == "__main__":

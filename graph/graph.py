@@ -4,6 +4,9 @@
     analyze_query --small talk--> respond_small_talk -> finalize
                   --several independent parts--> answer_part for each part at once (Send)
                   --dependent parts--> answer_part for the first part (Send)
+                  --a follow-up on a topic an earlier turn answered--> check_history
+                  --else--> check_cache
+    check_history --the earlier answer answers it--> finalize
                   --else--> check_cache
     answer_part --next dependent part--> answer_part (Send, with the earlier answer)
                 --else--> finalize
@@ -57,6 +60,7 @@ from nodes import (
     analyze_query,
     check_cache,
     check_hallucination,
+    check_history,
     check_relevance,
     contextualize_question,
     finalize,
@@ -71,6 +75,7 @@ from nodes import (
     web_search,
 )
 from nodes.answers import is_no_answer
+from nodes.check_history import earlier_answer
 from nodes.parts import collect_part, next_step, part_input
 from schema.context import MAX_CITATION_CORRECTIONS_LIMIT, MAX_RETRIES_LIMIT, Context, context_of
 from schema.state import InputState, OutputState, PartInput, PartOutput, RAGState
@@ -90,7 +95,8 @@ def step_limit(max_retries: int, citation_corrections: int = MAX_CITATION_CORREC
     """The recursion limit a run needs for all its passes.
 
     The longest run is ``max_retries + 1`` of the longest passes, the first starting with
-    contextualize_question, analyze_query and check_cache instead of rewrite_query and the last
+    contextualize_question, analyze_query, check_history and check_cache instead of
+    rewrite_query and the last
     ending in finalize instead of increment_retry; LangGraph also counts the step that takes
     the input.
 
@@ -98,11 +104,14 @@ def step_limit(max_retries: int, citation_corrections: int = MAX_CITATION_CORREC
     the backstop, and it must be set explicitly: a graph run inside another runnable inherits
     LangChain's default limit of 25, which a run with two retries can exceed.
     """
-    return 3 + steps_per_pass(citation_corrections) * (max_retries + 1)
+    return 4 + steps_per_pass(citation_corrections) * (max_retries + 1)
 
 
 def route_after_analysis(state: RAGState) -> str | list[Send]:
     """Small talk gets a direct reply; parts fan out; a single question is looked up.
+
+    A follow-up about what an earlier turn of the thread answered is first checked against
+    that answer (``check_history``).
 
     Independent parts are all sent at once (they run in parallel); of dependent parts only
     the first, the next one following when it is answered (``route_after_part``).
@@ -116,7 +125,12 @@ def route_after_analysis(state: RAGState) -> str | list[Send]:
         ]
     if route == "multi_step":
         return [Send("answer_part", part_input(state, 0))]
-    return "check_cache"
+    return "check_history" if earlier_answer(state) is not None else "check_cache"
+
+
+def route_after_history(state: RAGState) -> Literal["finalize", "check_cache"]:
+    """An earlier answer that answers the follow-up ends the turn; else the pass starts."""
+    return "finalize" if state.get("route") == "history" else "check_cache"
 
 
 def route_after_part(state: RAGState) -> str | list[Send]:
@@ -228,6 +242,7 @@ def build_graph(
     builder.add_node(bind(contextualize_question, services))
     builder.add_node(analyze_query)
     builder.add_node(bind(respond_small_talk, services))
+    builder.add_node(bind(check_history, services))
     builder.add_node("answer_part", build_part_graph(services))
     add_pass(builder, services)
 
@@ -236,8 +251,9 @@ def build_graph(
     builder.add_conditional_edges(
         "analyze_query",
         route_after_analysis,
-        ["respond_small_talk", "answer_part", "check_cache"],
+        ["respond_small_talk", "answer_part", "check_history", "check_cache"],
     )
+    builder.add_conditional_edges("check_history", route_after_history)
     builder.add_edge("respond_small_talk", "finalize")
     builder.add_conditional_edges("answer_part", route_after_part, ["answer_part", "finalize"])
     builder.add_edge("finalize", END)

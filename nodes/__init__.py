@@ -8,6 +8,7 @@ graph hands them theirs (``graph.services.bind``).
 from nodes.analyze_query import analyze_query
 from nodes.check_cache import check_cache
 from nodes.check_hallucination import check_hallucination
+from nodes.check_history import check_history
 from nodes.check_relevance import check_relevance
 from nodes.contextualize_question import contextualize_question
 from nodes.finalize import finalize
@@ -25,6 +26,7 @@ __all__ = [
     "analyze_query",
     "check_cache",
     "check_hallucination",
+    "check_history",
     "check_relevance",
     "contextualize_question",
     "finalize",

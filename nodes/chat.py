@@ -34,9 +34,25 @@ def earlier_turns(messages: list[AnyMessage]) -> list[Turn]:
         if message.type == "human":
             question = message.text
         elif message.type == "ai" and question is not None and message.text.strip():
-            turns.append(Turn(question=question, standalone_question=question, answer=message.text))
+            sources = message.additional_kwargs.get("sources") or []
+            answer = message.text.split("\n\nSources:\n", 1)[0]  # as ``reply`` wrote it
+            turns.append(
+                Turn(
+                    question=question,
+                    standalone_question=question,
+                    answer=answer,
+                    sources=[_source(s) for s in sources if isinstance(s, dict) and "id" in s],
+                )
+            )
             question = None
     return turns
+
+
+def _source(raw: dict[str, str]) -> Source:
+    source = Source(id=raw["id"], source=raw.get("source", ""))
+    if raw.get("location"):
+        source["location"] = raw["location"]
+    return source
 
 
 def reply(answer: str, sources: list[Source]) -> AIMessage:

@@ -42,7 +42,7 @@ def finalize(
     found. The turn is appended to ``history``, which a thread's next turn resolves
     follow-ups against (its reducer keeps the last ``MAX_HISTORY_TURNS``).
     """
-    if state.get("cache_hit"):
+    if state.get("cache_hit") or state.get("route") == "history":
         return _turn(state, state.get("answer", ""), list(state.get("sources") or []), [])
     if state.get("route") == "small_talk":  # a reply, not an answer: no sources, not cached
         return _turn(state, state.get("generation", ""), [], [])
@@ -74,7 +74,12 @@ def finalize(
 
 def _turn(state: RAGState, answer: str, sources: list[Source], warnings: list[str]) -> Update:
     """The output keys and the turn appended to the thread's history."""
-    turn = Turn(question=state["question"], standalone_question=question_of(state), answer=answer)
+    turn = Turn(
+        question=state["question"],
+        standalone_question=question_of(state),
+        answer=answer,
+        sources=sources,
+    )
     return {
         "history": [turn],
         "messages": turn_messages(state, answer, sources),

@@ -267,6 +267,15 @@ class Context:
             )
         },
     )
+    history_threshold: Probability = field(
+        default=0.5,
+        metadata={
+            "description": (
+                "P(yes) the judge must give that an earlier turn's answer already answers a "
+                "follow-up for it to be answered from the thread, with no retrieval (1: never)."
+            )
+        },
+    )
     answer_cache: bool = field(
         default=True,
         metadata={

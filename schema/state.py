@@ -46,7 +46,7 @@ def merge(left: dict[str, str], right: dict[str, str]) -> dict[str, str]:
 
 RetrievalVerdict = Literal["correct", "ambiguous", "incorrect"]
 """CRAG's three-way judgement of the retrieval (see ``nodes.grade_documents``)."""
-Route = Literal["small_talk", "single", "multi_part", "multi_step"]
+Route = Literal["small_talk", "history", "single", "multi_part", "multi_step"]
 """How a turn is handled (``analyze_query``)."""
 
 
@@ -105,6 +105,8 @@ class Turn(TypedDict):
     """The question with references to earlier turns resolved."""
     answer: str
     """The answer returned."""
+    sources: NotRequired[list[Source]]
+    """The documents the answer cited (a ``history`` turn answers with them again)."""
 
 
 def recent_turns(left: list[Turn], right: list[Turn]) -> list[Turn]:
@@ -140,6 +142,7 @@ class OutputState(TypedDict, total=False):
 
     route: Route
     """How the turn was handled: ``small_talk`` (a short reply, nothing looked up),
+    ``history`` (answered by an earlier turn of the thread: its answer and sources again),
     ``single`` (one retrieval pass, with the corrections), ``multi_part`` (independent parts,
     each its own pass, in parallel) or ``multi_step`` (dependent parts, in order, each later
     part searched with the earlier answer)."""
@@ -175,6 +178,8 @@ class FlowState(OutputState, total=False):
 
     subquestions: Annotated[list[str], PER_TURN]
     """The parts ``analyze_query`` found (empty for a question with one part)."""
+    history_score: float
+    """``check_history``'s P(yes) that an earlier turn's answer answers this follow-up."""
     cache_hit: Annotated[bool, PER_TURN]
     """Whether this turn's answer came from the answer cache (no retrieval, no LLM call)."""
     cache_similarity: float

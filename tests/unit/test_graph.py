@@ -26,6 +26,7 @@ NODES = {
     "contextualize_question",
     "analyze_query",
     "respond_small_talk",
+    "check_history",
     "answer_part",
     "check_cache",
     "rewrite_query",
@@ -67,6 +68,9 @@ def test_topology_matches_the_crag_diagram():
         ("analyze_query", "respond_small_talk", True),
         ("analyze_query", "check_cache", True),
         ("analyze_query", "answer_part", True),
+        ("analyze_query", "check_history", True),
+        ("check_history", "finalize", True),
+        ("check_history", "check_cache", True),
         ("answer_part", "answer_part", True),
         ("answer_part", "finalize", True),
         ("respond_small_talk", "finalize", False),
@@ -267,14 +271,15 @@ def test_the_longest_run_fits_its_step_limit_even_inside_another_runnable(
     ctx = Context(max_retries=max_retries, answer_threshold=0.5)
     result = RunnableLambda(lambda q: run_question(q, ctx)).invoke("Which team won?")
     limit = step_limit(max_retries, ctx.max_citation_corrections)
-    assert len(result.path) == limit - 1  # + the input step = the limit
+    # + the input step + check_history (a follow-up's; this question has no thread) = the limit
+    assert len(result.path) == limit - 2
     assert result.path.count("validate_citations") == 2 * (max_retries + 1)
     assert result.path.count("web_search") == max_retries + 1
     assert result.path[-1] == "finalize"
 
 
 def test_the_exported_graph_allows_the_longest_accepted_run():
-    assert graph.config["recursion_limit"] == step_limit(10) == 190
+    assert graph.config["recursion_limit"] == step_limit(10) == 191
 
 
 def test_relevance_failures_also_terminate(fake_services):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.documents import Document
+from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from crag.run import run_question
@@ -31,7 +32,9 @@ class TopicRetriever:
     def search(self, query: str, k: int) -> list[Document]:
         self.queries.append(query)
         words = {w.strip("?,.'").lower() for w in query.split() if len(w) > 3}
-        hits = [d for d in self.docs if words & set(d.page_content.lower().replace(".", "").split())]
+        hits = [
+            d for d in self.docs if words & set(d.page_content.lower().replace(".", "").split())
+        ]
         return hits[:k]
 
 
@@ -175,3 +178,69 @@ def test_parts_of_one_turn_do_not_leak_into_the_next():
     assert len(first["parts"]) == 2
     again = graph.invoke({"question": question}, config, context=ctx)
     assert len(again["parts"]) == 2 and again["answer"] == first["answer"]
+
+
+def history_responder(p_yes: float) -> Any:
+    def respond(prompt: str, text: str) -> Any:
+        if prompt == "contextualize_question":
+            return "What was the final score of Super Bowl 50?"
+        if prompt == "check_history":
+            return p_yes
+        if prompt == "grade_documents":
+            return "yes"
+        if prompt == "generate":
+            return "Denver Broncos, 24–10 [S1]"
+        return "yes"
+
+    return respond
+
+
+def test_a_follow_up_the_thread_already_answered_is_answered_from_it():
+    services = make_services(
+        llm=make_llm(history_responder(0.9)), retriever=TopicRetriever([DOCS["broncos"]])
+    )
+    graph = build_graph(services=lambda ctx: services, checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t"}}
+    ctx = Context(answer_cache=False)
+    first = graph.invoke({"question": "Which team won Super Bowl 50?"}, config, context=ctx)
+    assert first["route"] == "single"
+    searched = list(services.retriever.queries)
+    again = graph.invoke({"question": "What was the score again?"}, config, context=ctx)
+    assert again["route"] == "history"
+    assert again["answer"] == first["answer"] and again["sources"] == first["sources"]
+    assert services.retriever.queries == searched  # nothing retrieved
+    assert services.llm.prompts_called()[-2:] == ["contextualize_question", "check_history"]
+    assert again["messages"][-1].additional_kwargs["sources"] == first["sources"]
+
+
+def test_a_follow_up_the_thread_did_not_answer_takes_its_pass():
+    services = make_services(
+        llm=make_llm(history_responder(0.1)), retriever=TopicRetriever([DOCS["broncos"]])
+    )
+    graph = build_graph(services=lambda ctx: services, checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t"}}
+    ctx = Context(answer_cache=False)
+    graph.invoke({"question": "Which team won Super Bowl 50?"}, config, context=ctx)
+    out = graph.invoke({"question": "What was the final score?"}, config, context=ctx)
+    assert out["route"] == "single"
+    assert services.retriever.queries[-1] == "What was the final score of Super Bowl 50?"
+
+
+def test_no_judge_call_for_a_new_topic_or_after_an_unknown_answer():
+    from nodes.check_history import earlier_answer
+
+    turn = {"question": "q", "standalone_question": "Which team won Super Bowl 50?"}
+    answered = [{**turn, "answer": "Denver Broncos"}]
+    assert earlier_answer({"question": "Who painted the Mona Lisa?", "history": answered}) is None
+    assert earlier_answer({"question": "Who won Super Bowl 50?", "history": answered})
+    unknown = [{**turn, "answer": NO_ANSWER}]
+    assert earlier_answer({"question": "Who won Super Bowl 50?", "history": unknown}) is None
+
+
+def test_a_caller_kept_conversation_keeps_its_sources_for_the_history_route():
+    from nodes.chat import earlier_turns, reply
+
+    source = {"id": "sb50__c0000", "source": "/kb/sb50.md"}
+    messages = [HumanMessage("Which team won Super Bowl 50?"), reply("Denver Broncos", [source])]
+    [turn] = earlier_turns(messages)
+    assert turn["answer"] == "Denver Broncos" and turn["sources"] == [source]
