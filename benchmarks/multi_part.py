@@ -299,9 +299,9 @@ def main(argv: list[str] | None = None) -> int:
     for upto in range(args.round, args.limit + args.round, args.round):
         for pipeline in PIPELINES:
             subprocess.run([*command, "--pipeline", pipeline, "--upto", str(upto)], check=True)
-            (args.out / "README.md").write_text(
-                f"# Multi-part questions\n\n```\n{__doc__}```\n\n{report(args.out)}\n"
-            )
+        (args.out / "README.md").write_text(
+            f"# Multi-part questions\n\n```\n{__doc__}```\n\n{report(args.out)}\n"
+        )
     print(report(args.out))
     return 0
 
