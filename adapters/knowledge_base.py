@@ -60,6 +60,10 @@ class Retriever(Protocol):
         """Return up to ``k`` documents, most similar first."""
         ...
 
+    def chunks(self, ids: list[str]) -> list[Document]:
+        """The stored chunks with these ids (those that exist), for reading around a hit."""
+        ...
+
 
 Where = dict[str, Any]
 """A Chroma metadata filter, e.g. ``{"type": "pdf"}`` (see ``adapters.filters``)."""
@@ -286,6 +290,14 @@ class KnowledgeBase:
         got = self.collection.get(ids=[chunk_id], include=["documents", "metadatas"])
         rows = list(zip(got["ids"], got["documents"], got["metadatas"], strict=True))
         return _document(*rows[0], 0.0) if rows else None
+
+    def chunks(self, ids: list[str]) -> list[Document]:
+        """The stored chunks with these ids (those that exist), in one request."""
+        if not ids:
+            return []
+        got = self.collection.get(ids=ids, include=["documents", "metadatas"])
+        rows = zip(got["ids"], got["documents"], got["metadatas"], strict=True)
+        return [_document(cid, text, meta, 0.0) for cid, text, meta in rows]
 
     def chunks_of(self, doc_id: str) -> list[Document]:
         """Document ``doc_id``'s chunks, in order."""
@@ -519,3 +531,7 @@ class ModeRetriever:
                 f"No document in collection {self.kb.name!r} matches the filter {self.where}."
             )
         return docs
+
+    def chunks(self, ids: list[str]) -> list[Document]:
+        """The stored chunks with these ids (the filter does not apply to neighbours)."""
+        return self.kb.chunks(ids)

@@ -24,7 +24,8 @@ from schema.state import OutputState, QuestionInput, RAGState
 def naive_context(ctx: Context) -> Context:
     """``ctx`` as the naive pipeline runs it.
 
-    Every top-k chunk kept, no citation correction, no answer cache.
+    Every top-k chunk kept as retrieved (no floor, no reading around), no citation correction,
+    no answer cache.
     """
     return replace(
         ctx,
@@ -32,6 +33,7 @@ def naive_context(ctx: Context) -> Context:
         keyword_min_similarity=-1.0,
         max_citation_corrections=0,
         answer_cache=False,
+        read_around=False,
     )
 
 

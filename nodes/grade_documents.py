@@ -19,6 +19,7 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.runtime import Runtime
 
 from adapters.documents import dedupe
+from adapters.read_around import within_budget
 from adapters.services import Services
 from nodes.common import reports
 from nodes.prompting import score_on_evidence
@@ -105,7 +106,7 @@ def _grade_evidence(
 ) -> Update:
     """Score the kept documents plus ``web``; keep them, the documents alone, or nothing."""
     kept = list(state.get("relevant_documents") or [])
-    evidence = dedupe([*kept, *web])
+    evidence = within_budget(dedupe([*kept, *web]), ctx.context_tokens)
     score, update = _score(state, ctx, llm, evidence)
     result: Update = {**update, "evidence_score": round(score, 4)}
     if score >= ctx.evidence_threshold:

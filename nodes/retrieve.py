@@ -8,6 +8,7 @@ from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
 from adapters.documents import doc_id, reciprocal_rank_fusion
+from adapters.read_around import read_around, within_budget
 from adapters.services import Services
 from nodes.common import question_of, reports
 from schema.context import Context, context_of
@@ -22,7 +23,9 @@ def retrieve(state: RAGState, runtime: Runtime[Context], services: Services) -> 
     documents the question itself finds. Chunks under the similarity floor are dropped here,
     before the evaluator reads them (docs/benchmarks/floor.md). On a retry the chunks already
     graded irrelevant are skipped and the search goes that much deeper, so the retry grades
-    chunks it has not seen. A new pass starts without web results.
+    chunks it has not seen. A chunk cut mid-sentence gets that sentence completed from its
+    neighbour (``read_around``), and the documents are held to ``context_tokens``
+    (``adapters.read_around``). A new pass starts without web results.
     """
     ctx = context_of(runtime)
     retriever = services.retriever
@@ -31,8 +34,11 @@ def retrieve(state: RAGState, runtime: Runtime[Context], services: Services) -> 
     queries = list(dict.fromkeys(q for q in candidates if q))
     rankings = [retriever.search(q, ctx.top_k + len(rejected)) for q in queries]
     kept = above_floor(rankings, ctx.min_similarity, ctx.keyword_min_similarity, rejected)
+    docs = kept[: ctx.top_k]
+    if ctx.read_around:
+        docs = read_around(docs, retriever.chunks)
     return {
-        "documents": kept[: ctx.top_k],
+        "documents": within_budget(docs, ctx.context_tokens),
         "queries": [state.get("rewritten_query") or question_of(state)],
         "web_searched": False,
         "web_results": [],

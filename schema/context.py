@@ -131,6 +131,26 @@ class Context:
     top_k: AtLeastOne = field(
         default=4, metadata={"description": "Documents retrieved from the knowledge base."}
     )
+    read_around: bool = field(
+        default=True,
+        metadata={
+            "description": (
+                "Complete a retrieved chunk's sentence cut at its end or start from the "
+                "neighbouring chunk of its document (only that sentence is added)."
+            )
+        },
+    )
+    context_tokens: Annotated[int, Field(ge=200)] = field(
+        default=6000,
+        metadata={
+            "description": (
+                "Token budget of the documents in any one prompt (estimated as characters / 4): "
+                "documents are kept best first while they fit, the next one is cut at a "
+                "sentence. The default leaves room in the embedded model's 8,192-token window "
+                "for the instructions, question and answer."
+            )
+        },
+    )
     min_similarity: Similarity = field(
         default=0.3,
         metadata={

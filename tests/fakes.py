@@ -117,6 +117,9 @@ class FakeRetriever:
         self.queries.append(query)
         return self.docs[:k]
 
+    def chunks(self, ids: list[str]) -> list[Document]:
+        return [d for d in self.docs if d.id in ids]
+
 
 class FakeWebSearch:
     name = "fake-web"

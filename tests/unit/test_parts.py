@@ -37,6 +37,9 @@ class TopicRetriever:
         ]
         return hits[:k]
 
+    def chunks(self, ids: list[str]) -> list[Document]:
+        return [d for d in self.docs if d.id in ids]
+
 
 def question_in(text: str) -> str:
     """The question the prompt asks (its last "Question:" line)."""
