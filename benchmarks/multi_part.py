@@ -20,9 +20,11 @@ last "?" and without citation markers) against that part's gold answers. A part 
 F1 >= 0.5; both-parts-right is the headline. Also measured, with the shipped graph in its own
 process, the cost of the other routes (Adaptive-RAG's table): small talk (the small-talk
 inputs of ``benchmarks/data/routing.jsonl``) and single questions (the first part of the
-first ``--single`` pairs, asked alone). The answer cache is off throughout. The pipelines run
-in rounds of ``--round`` questions (each round of each pipeline its own process), so that a
-run stopped early has every pipeline on the same questions, and a rerun resumes.
+first ``--single`` pairs, asked alone); and in a process of its own the same single questions
+with ``read_around`` off, which is a single question's pass as it was before this work. The
+answer cache is off throughout. The pipelines run in rounds of ``--round`` questions (each
+round of each pipeline its own process), so that a run stopped early has every pipeline on the
+same questions, and a rerun resumes.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import re
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -153,15 +156,23 @@ def run_pipeline(pipeline: str, questions: Path, squad: Path, out: Path, upto: i
         print(f"{pipeline}: {record['part_f1']} {record['seconds']}s {row['question']!r}")
 
 
-def run_routes(questions: Path, squad: Path, out: Path, single: int) -> None:
-    """The shipped graph on small talk and on single questions: seconds and calls per route."""
+def run_routes(questions: Path, squad: Path, out: Path, single: int, before: bool) -> None:
+    """The shipped graph on small talk and on single questions: seconds and calls per route.
+
+    ``before``: the single questions only, with ``read_around`` off — a single question's
+    pass as it was before query analysis and reading around (analyze_query and the history
+    check add no call to a first turn).
+    """
     dataset = load_squad(squad)
     ctx = _context("crag", collection_for(dataset))
     routing = [json.loads(line) for line in ROUTING.read_text().splitlines() if line.strip()]
     rows = [json.loads(line) for line in questions.read_text().splitlines() if line.strip()]
     inputs = [("small_talk", r["input"]) for r in routing if r["label"] == "small_talk"]
     inputs += [("single", r["parts"][0]["question"]) for r in rows[:single]]
-    records = out / "routes.jsonl"
+    if before:
+        ctx = replace(ctx, read_around=False)
+        inputs = [("single_before", text) for label, text in inputs if label == "single"]
+    records = out / ("routes-before.jsonl" if before else "routes.jsonl")
     done = done_ids(records)
     for n, (label, text) in enumerate(inputs):
         key = f"{label}-{n}"
@@ -220,11 +231,14 @@ def report(out: Path) -> str:
     routes_file = out / "routes.jsonl"
     if routes_file.is_file():
         routes = read_records(routes_file)
+        before_file = out / "routes-before.jsonl"
+        routes += read_records(before_file) if before_file.is_file() else []
         crag = [r for r in records["crag"] if r["id"] in common]
         cost_rows = []
         for label, rs in (
             ("small talk", [r for r in routes if r["label"] == "small_talk"]),
             ("single", [r for r in routes if r["label"] == "single"]),
+            ("single, read_around off", [r for r in routes if r["label"] == "single_before"]),
             ("multi-part (2 parts)", crag),
         ):
             seconds = [r["seconds"] for r in rs]
@@ -277,13 +291,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--round", type=int, default=15, help="Questions each pipeline answers before the next."
     )
-    parser.add_argument("--pipeline", choices=[*PIPELINES, "routes"], help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--pipeline", choices=[*PIPELINES, "routes", "routes-before"], help=argparse.SUPPRESS
+    )
     parser.add_argument("--upto", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     questions = args.out / "questions.jsonl"
-    if args.pipeline == "routes":
-        run_routes(questions, args.squad, args.out, args.single)
+    if args.pipeline in ("routes", "routes-before"):
+        run_routes(questions, args.squad, args.out, args.single, args.pipeline == "routes-before")
         return 0
     if args.pipeline:
         run_pipeline(args.pipeline, questions, args.squad, args.out, args.upto)
@@ -294,6 +310,7 @@ def main(argv: list[str] | None = None) -> int:
     command = [sys.executable, "-m", "benchmarks.multi_part", "--squad", str(args.squad)]
     command += ["--out", str(args.out), "--single", str(args.single)]
     subprocess.run([*command, "--pipeline", "routes"], check=True)
+    subprocess.run([*command, "--pipeline", "routes-before"], check=True)
     # In rounds, so that an interrupted run leaves every pipeline with the same questions done
     # (a rerun resumes); each pipeline's round is a process of its own.
     for upto in range(args.round, args.limit + args.round, args.round):
