@@ -198,17 +198,25 @@ def history_responder(p_yes: float) -> Any:
     return respond
 
 
-def test_a_follow_up_the_thread_already_answered_is_answered_from_it():
+def thread_after_first_turn(p_yes: float) -> tuple[Any, Any, Any]:
+    """Services, a threaded graph and a function asking on its thread, after one turn."""
     services = make_services(
-        llm=make_llm(history_responder(0.9)), retriever=TopicRetriever([DOCS["broncos"]])
+        llm=make_llm(history_responder(p_yes)), retriever=TopicRetriever([DOCS["broncos"]])
     )
     graph = build_graph(services=lambda ctx: services, checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "t"}}
-    ctx = Context(answer_cache=False)
-    first = graph.invoke({"question": "Which team won Super Bowl 50?"}, config, context=ctx)
+
+    def ask(question: str) -> Any:
+        return graph.invoke({"question": question}, config, context=Context(answer_cache=False))
+
+    return services, ask, ask("Which team won Super Bowl 50?")
+
+
+def test_a_follow_up_the_thread_already_answered_is_answered_from_it():
+    services, ask, first = thread_after_first_turn(0.9)
     assert first["route"] == "single"
     searched = list(services.retriever.queries)
-    again = graph.invoke({"question": "What was the score again?"}, config, context=ctx)
+    again = ask("What was the score again?")
     assert again["route"] == "history"
     assert again["answer"] == first["answer"] and again["sources"] == first["sources"]
     assert services.retriever.queries == searched  # nothing retrieved
@@ -217,14 +225,8 @@ def test_a_follow_up_the_thread_already_answered_is_answered_from_it():
 
 
 def test_a_follow_up_the_thread_did_not_answer_takes_its_pass():
-    services = make_services(
-        llm=make_llm(history_responder(0.1)), retriever=TopicRetriever([DOCS["broncos"]])
-    )
-    graph = build_graph(services=lambda ctx: services, checkpointer=InMemorySaver())
-    config = {"configurable": {"thread_id": "t"}}
-    ctx = Context(answer_cache=False)
-    graph.invoke({"question": "Which team won Super Bowl 50?"}, config, context=ctx)
-    out = graph.invoke({"question": "What was the final score?"}, config, context=ctx)
+    services, ask, _ = thread_after_first_turn(0.1)
+    out = ask("What was the final score?")
     assert out["route"] == "single"
     assert services.retriever.queries[-1] == "What was the final score of Super Bowl 50?"
 
