@@ -46,6 +46,7 @@ class RunResult:
             "route": self.state.get("route", "single"),
             "answer": self.state.get("answer", ""),
             "sources": self.state.get("sources", []),
+            "parts": sorted(self.state.get("parts") or [], key=lambda p: p["index"]),
             "path": self.path,
             "retries": self.state.get("retry_count", 0),
             "web_search_used": bool(self.state.get("web_search_used")),

@@ -101,7 +101,9 @@ def test_independent_parts_fan_out_and_each_is_answered_and_cited_on_its_own():
     ]
     assert {s.split("/")[0] for s in result.path if "/" in s} == {"part 1", "part 2"}
     assert result.path[-1] == "finalize" and result.path.count("answer_part") == 2
-    assert result.to_json()["route"] == "multi_part"
+    as_json = result.to_json()
+    assert as_json["route"] == "multi_part"
+    assert [p["answer"] for p in as_json["parts"]] == ["Denver Broncos", "the Louvre"]
     assert "\n[2] /kb/mona__c0000.md" in state["messages"][-1].content
 
 
