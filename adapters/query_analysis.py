@@ -119,14 +119,22 @@ def is_dependent(parts: list[str]) -> bool:
     return refers_back is not None and any(refers_back.search(p) for p in parts[1:])
 
 
+MAX_ANSWER_WORDS_IN_PLACE = 6
+"""A longer earlier answer is a sentence, not a name: it is given beside the part instead."""
+
+
 def with_answer(part: str, answer: str) -> str:
-    """A dependent part with its pronouns replaced by the earlier part's answer.
+    """A dependent part with its pronoun replaced by the earlier part's answer.
 
     ("When was he born?", "James Cameron") -> "When was James Cameron born?"; possessives
     take "'s" ("Who was its coach?", "the Denver Broncos") -> "Who was the Denver Broncos's
-    coach?" — a search query, not prose.
+    coach?" — a search query, not prose. An answer longer than a name goes beside the part:
+    "When was he born? (he: The film was directed by James Cameron)".
     """
     answer = answer.strip().rstrip(".")
+    found = _ANSWER_PRONOUN.search(part)
+    if found and len(answer.split()) > MAX_ANSWER_WORDS_IN_PLACE:
+        return f"{part} ({found.group(0)}: {answer})"
 
     def replace(match: re.Match[str]) -> str:
         word = match.group(0).lower()

@@ -110,3 +110,7 @@ def test_dependent_parts(text, dependent):
 def test_a_dependent_part_is_asked_with_the_earlier_answer():
     assert with_answer("When was he born?", "James Cameron.") == "When was James Cameron born?"
     assert with_answer("Who was its coach?", "Denver Broncos") == "Who was Denver Broncos's coach?"
+    sentence = "The film was directed by James Cameron in 1997."
+    assert with_answer("When was he born?", sentence) == (
+        "When was he born? (he: The film was directed by James Cameron in 1997)"
+    )
