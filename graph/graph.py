@@ -4,7 +4,8 @@
     analyze_query --small talk--> respond_small_talk -> finalize
                   --several independent parts--> answer_part for each part at once (Send)
                   --dependent parts--> answer_part for the first part (Send)
-                  --a follow-up on a topic an earlier turn answered--> check_history
+                  --a follow-up that repeats an earlier answered question (or, with
+                    history_threshold < 1, on the topic of one)--> check_history
                   --else--> check_cache
     check_history --the earlier answer answers it--> finalize
                   --else--> check_cache
@@ -75,7 +76,7 @@ from nodes import (
     web_search,
 )
 from nodes.answers import is_no_answer
-from nodes.check_history import earlier_answer
+from nodes.check_history import needs_check
 from nodes.parts import collect_part, next_step, part_input
 from schema.context import MAX_CITATION_CORRECTIONS_LIMIT, MAX_RETRIES_LIMIT, Context, context_of
 from schema.state import InputState, OutputState, PartInput, PartOutput, RAGState
@@ -107,11 +108,11 @@ def step_limit(max_retries: int, citation_corrections: int = MAX_CITATION_CORREC
     return 4 + steps_per_pass(citation_corrections) * (max_retries + 1)
 
 
-def route_after_analysis(state: RAGState) -> str | list[Send]:
+def route_after_analysis(state: RAGState, runtime: Runtime[Context]) -> str | list[Send]:
     """Small talk gets a direct reply; parts fan out; a single question is looked up.
 
-    A follow-up about what an earlier turn of the thread answered is first checked against
-    that answer (``check_history``).
+    A follow-up that repeats what an earlier turn of the thread answered (or, when the judge
+    is on, asks about its topic) is first checked against that answer (``check_history``).
 
     Independent parts are all sent at once (they run in parallel); of dependent parts only
     the first, the next one following when it is answered (``route_after_part``).
@@ -125,7 +126,7 @@ def route_after_analysis(state: RAGState) -> str | list[Send]:
         ]
     if route == "multi_step":
         return [Send("answer_part", part_input(state, 0))]
-    return "check_history" if earlier_answer(state) is not None else "check_cache"
+    return "check_history" if needs_check(state, context_of(runtime)) else "check_cache"
 
 
 def route_after_history(state: RAGState) -> Literal["finalize", "check_cache"]:

@@ -39,6 +39,24 @@ def earlier_answer(state: RAGState) -> Turn | None:
     return None
 
 
+REPEAT_OVERLAP = 0.8
+"""Share of their words (beyond stopwords) two questions need in common to be one question."""
+
+
+def repeats(question: str, turn: Turn) -> bool:
+    """Whether ``question`` asks again what ``turn`` asked ("Who won it, again?" rewritten)."""
+    asked, earlier = _words(question), _words(turn["standalone_question"])
+    return bool(asked) and len(asked & earlier) >= REPEAT_OVERLAP * len(asked | earlier)
+
+
+def needs_check(state: RAGState, ctx: Context) -> bool:
+    """Whether ``check_history`` has something to decide: a repeat, or a judge to ask."""
+    turn = earlier_answer(state)
+    if turn is None:
+        return False
+    return repeats(question_of(state), turn) or ctx.history_threshold < 1.0
+
+
 def describe(update: Mapping[str, Any]) -> str:
     """Whether the thread answered it, with the judge's score."""
     found = "answered earlier" if update.get("route") == "history" else "not answered earlier"
@@ -47,15 +65,21 @@ def describe(update: Mapping[str, Any]) -> str:
 
 @reports(describe)
 def check_history(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
-    """One yes/no call: does the earlier turn's answer already answer this follow-up?
+    """Does the earlier turn's answer already answer this follow-up?
 
-    At or above ``history_threshold`` the turn's route is ``history``: the earlier answer is
-    this turn's, with the earlier turn's sources, and nothing is retrieved. Below it (or an
-    unreadable reply) the question takes its single pass.
+    A question that repeats the earlier one (the follow-up rewrite of "Who won it, again?")
+    does, with no call. Otherwise, when ``history_threshold`` is below 1, one yes/no call asks
+    the judge; at or above the threshold it does. Then the turn's route is ``history``: the
+    earlier answer is this turn's, with the earlier turn's sources, and nothing is retrieved.
+    Else (or on an unreadable reply) the question takes its single pass.
     """
     ctx = context_of(runtime)
     turn = earlier_answer(state)
     if turn is None:  # the router sends only turns that have one
+        return {"history_score": 0.0}
+    if repeats(question_of(state), turn):
+        return _answered(turn, 1.0, {})
+    if ctx.history_threshold >= 1.0:
         return {"history_score": 0.0}
     prompt, recorded = render(
         state,
@@ -68,6 +92,11 @@ def check_history(state: RAGState, runtime: Runtime[Context], services: Services
     score = yes_probability(services.judge, prompt) or 0.0
     if score < ctx.history_threshold:
         return {**recorded, "history_score": score}
+    return _answered(turn, score, recorded)
+
+
+def _answered(turn: Turn, score: float, recorded: Update) -> Update:
+    """The turn answered by ``turn``: its answer and sources, route ``history``."""
     return {
         **recorded,
         "history_score": score,

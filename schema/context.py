@@ -288,11 +288,15 @@ class Context:
         },
     )
     history_threshold: Probability = field(
-        default=0.5,
+        default=1.0,
         metadata={
             "description": (
                 "P(yes) the judge must give that an earlier turn's answer already answers a "
-                "follow-up for it to be answered from the thread, with no retrieval (1: never)."
+                "follow-up on its topic for it to be answered from the thread, with no "
+                "retrieval. 1 (the default): no judge call, only a follow-up that repeats an "
+                "earlier question is answered from the thread (the embedded 1.5B's judge scored "
+                "about 0.5 whatever the follow-up: docs/benchmarks/routing.md); try 0.5-0.7 "
+                "with a stronger model."
             )
         },
     )

@@ -77,6 +77,37 @@ def test_a_question_with_two_parts_is_answered_part_by_part():
     assert result.path[-1] == "finalize"
 
 
+def test_dependent_parts_are_answered_in_order_the_second_with_the_first_answer():
+    result = run_question(
+        "Which team won Super Bowl 50, and who was its MVP?",
+        Context(collection="demo"),
+    )
+    state = result.state
+    assert state["route"] == "multi_step", result.to_json()
+    first, second = sorted(state["parts"], key=lambda p: p["index"])
+    assert "Broncos" in first["answer"], state["parts"]
+    assert "Broncos" in second["query"] and " its " not in second["query"], state["parts"]
+    assert "Miller" in second["answer"], state["parts"]
+    last_of_first = max(i for i, s in enumerate(result.path) if s.startswith("part 1/"))
+    first_of_second = min(i for i, s in enumerate(result.path) if s.startswith("part 2/"))
+    assert last_of_first < first_of_second
+
+
+def test_a_question_the_thread_answered_is_answered_from_it():
+    thread = "integration-history"
+    first = run_question(
+        "Which team won Super Bowl 50?", Context(collection="demo"), thread_id=thread
+    )
+    assert "Broncos" in first.state["answer"], first.to_json()
+    again = run_question(
+        "Sorry, which team won Super Bowl 50 again?", Context(collection="demo"), thread_id=thread
+    )
+    assert again.state["route"] == "history", again.to_json()
+    assert again.state["answer"] == first.state["answer"]
+    assert again.state["sources"] == first.state["sources"]
+    assert "retrieve" not in again.path
+
+
 def test_falls_back_to_web_search_for_questions_outside_the_corpus():
     result = run_question("Who painted the Mona Lisa?", Context(collection="demo"))
     assert "web_search" in result.path and result.state["web_search_used"]

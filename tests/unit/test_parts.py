@@ -188,6 +188,8 @@ def test_parts_of_one_turn_do_not_leak_into_the_next():
 def history_responder(p_yes: float) -> Any:
     def respond(prompt: str, text: str) -> Any:
         if prompt == "contextualize_question":
+            if "won it again" in text.split("Follow-up question:")[1]:
+                return "Which team won Super Bowl 50 again?"
             return "What was the final score of Super Bowl 50?"
         if prompt == "check_history":
             return p_yes
@@ -200,7 +202,7 @@ def history_responder(p_yes: float) -> Any:
     return respond
 
 
-def thread_after_first_turn(p_yes: float) -> tuple[Any, Any, Any]:
+def thread_after_first_turn(p_yes: float, **ctx: Any) -> tuple[Any, Any, Any]:
     """Services, a threaded graph and a function asking on its thread, after one turn."""
     services = make_services(
         llm=make_llm(history_responder(p_yes)), retriever=TopicRetriever([DOCS["broncos"]])
@@ -209,25 +211,40 @@ def thread_after_first_turn(p_yes: float) -> tuple[Any, Any, Any]:
     config = {"configurable": {"thread_id": "t"}}
 
     def ask(question: str) -> Any:
-        return graph.invoke({"question": question}, config, context=Context(answer_cache=False))
+        context = Context(answer_cache=False, **ctx)
+        return graph.invoke({"question": question}, config, context=context)
 
     return services, ask, ask("Which team won Super Bowl 50?")
 
 
-def test_a_follow_up_the_thread_already_answered_is_answered_from_it():
-    services, ask, first = thread_after_first_turn(0.9)
-    assert first["route"] == "single"
+def test_a_follow_up_repeating_an_answered_question_is_answered_from_the_thread():
+    services, ask, first = thread_after_first_turn(0.0)
     searched = list(services.retriever.queries)
-    again = ask("What was the score again?")
+    again = ask("Which team won it again?")
     assert again["route"] == "history"
     assert again["answer"] == first["answer"] and again["sources"] == first["sources"]
     assert services.retriever.queries == searched  # nothing retrieved
-    assert services.llm.prompts_called()[-2:] == ["contextualize_question", "check_history"]
+    assert services.llm.prompts_called()[-1] == "contextualize_question"  # no judge call
     assert again["messages"][-1].additional_kwargs["sources"] == first["sources"]
 
 
-def test_a_follow_up_the_thread_did_not_answer_takes_its_pass():
-    services, ask, _ = thread_after_first_turn(0.1)
+def test_by_default_a_new_follow_up_takes_its_pass_with_no_judge_call():
+    services, ask, _ = thread_after_first_turn(0.9)
+    out = ask("What was the score again?")
+    assert out["route"] == "single" and "check_history" not in services.llm.prompts_called()
+
+
+def test_with_the_judge_on_an_answered_follow_up_is_answered_from_the_thread():
+    services, ask, first = thread_after_first_turn(0.9, history_threshold=0.5)
+    searched = list(services.retriever.queries)
+    out = ask("What was the score again?")
+    assert out["route"] == "history" and out["answer"] == first["answer"]
+    assert services.retriever.queries == searched
+    assert services.llm.prompts_called()[-2:] == ["contextualize_question", "check_history"]
+
+
+def test_with_the_judge_on_an_unanswered_follow_up_takes_its_pass():
+    services, ask, _ = thread_after_first_turn(0.1, history_threshold=0.5)
     out = ask("What was the final score?")
     assert out["route"] == "single"
     assert services.retriever.queries[-1] == "What was the final score of Super Bowl 50?"
@@ -242,6 +259,14 @@ def test_no_judge_call_for_a_new_topic_or_after_an_unknown_answer():
     assert earlier_answer({"question": "Who won Super Bowl 50?", "history": answered})
     unknown = [{**turn, "answer": NO_ANSWER}]
     assert earlier_answer({"question": "Who won Super Bowl 50?", "history": unknown}) is None
+
+
+def test_a_repeat_is_most_of_the_same_words():
+    from nodes.check_history import repeats
+
+    turn = {"question": "q", "standalone_question": "Which team won Super Bowl 50?", "answer": "x"}
+    assert repeats("Who won Super Bowl 50 again?", turn)
+    assert not repeats("What was the final score of Super Bowl 50?", turn)
 
 
 def test_a_caller_kept_conversation_keeps_its_sources_for_the_history_route():
