@@ -8,11 +8,13 @@ questions about the assistant), ``single``, ``history`` (a follow-up the thread'
 already answered), ``multi_part`` (independent parts) and ``multi_step`` (dependent parts).
 Rows with a ``history`` field are follow-ups: the earlier turn is given as the conversation
 (messages), and the graph runs with the configured model (the embedded one by default) until
-its route is known — the follow-up rewrite and ``check_history``'s judge, stopping before any
-retrieval; their seconds and LLM calls are reported. The other rows are a thread's first turn,
-routed by the rules alone (no model). The table shows where each class goes, and the error that
-must not happen: a question routed to small talk (answered with no evidence). No threshold or
-rule was tuned on this set.
+its route is known — the follow-up rewrite and ``check_history``, stopping before any
+retrieval. They run with the history judge on (``history_threshold`` 0.5), so its P(yes) is
+reported for every follow-up; the table counts the default route (judge off: a follow-up is
+``history`` when its rewrite repeats the earlier question), which the same run gives. The
+other rows are a thread's first turn, routed by the rules alone (no model). The table shows
+where each class goes, and the error that must not happen: a question routed to small talk
+(answered with no evidence). No threshold or rule was tuned on this set.
 """
 
 from __future__ import annotations
@@ -27,7 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from adapters.query_analysis import is_dependent, is_small_talk, split_parts
+from nodes.check_history import repeats
 from schema.context import Context
+from schema.state import Turn
 
 DATA = Path(__file__).with_name("data") / "routing.jsonl"
 LABELS = ["small_talk", "single", "history", "multi_part", "multi_step"]
@@ -67,13 +71,17 @@ def route_follow_up(row: dict[str, Any], graph: Any, ctx: Context) -> tuple[str,
         interrupt_before=["check_cache", "answer_part", "respond_small_talk"],
     )
     values = graph.get_state(config).values
+    earlier = row["history"][-1]
+    turn = Turn(question=earlier["question"], standalone_question=earlier["question"], answer="")
+    repeat = repeats(str(values.get("standalone_question") or ""), turn)
     cost = {
+        "judged_route": str(values.get("route")),
         "seconds": round(time.perf_counter() - started, 2),
         "llm_calls": counter.calls,
         "standalone_question": values.get("standalone_question"),
         "history_score": values.get("history_score"),
     }
-    return str(values.get("route")), cost
+    return "history" if repeat else "single", cost
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     from graph.graph import build_graph
 
     graph = build_graph(checkpointer=InMemorySaver())
-    ctx = Context(collection="routing", answer_cache=False)
+    ctx = Context(collection="routing", answer_cache=False, history_threshold=0.5)
     rows = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]
     routed: dict[str, Counter[str]] = {label: Counter() for label in LABELS}
     wrong_small_talk, misrouted, follow_ups = [], [], []
@@ -140,18 +148,21 @@ def _table(
         calls = sum(f["llm_calls"] for f in follow_ups) / len(follow_ups)
         lines += [
             "",
-            f"Follow-ups: {calls:.2f} LLM calls each until routed (the rewrite and, when an "
-            f"earlier answer is on topic, the history judge); seconds median "
+            f"Follow-ups: {calls:.2f} LLM calls each until routed with the judge on (the rewrite "
+            f"and, when an earlier answer is on topic, the judge; by default only the rewrite); "
+            f"seconds median "
             f"{seconds[len(seconds) // 2]:.1f}, max {seconds[-1]:.1f}.",
             "",
-            "| follow-up | label | route | judge P(yes) | rewritten as |",
-            "|---|---|---|---|---|",
+            "| follow-up | label | route (default) | judge P(yes) | route, judge at 0.5 | "
+            "rewritten as |",
+            "|---|---|---|---|---|---|",
         ]
         for f in follow_ups:
             score = f["history_score"]
             lines.append(
                 f"| {f['input']} | {f['label']} | {f['route']} | "
-                f"{'—' if score is None else f'{score:.2f}'} | {f['standalone_question']} |"
+                f"{'—' if score is None else f'{score:.2f}'} | {f['judged_route']} | "
+                f"{f['standalone_question']} |"
             )
     if wrong_small_talk:
         lines += ["", "Into or out of small talk:", *[f"- {w}" for w in wrong_small_talk]]
