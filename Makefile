@@ -18,7 +18,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: setup model model-small demo serve browser bench-page bench-retrieval bench-floor bench-load bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-integration lint graph-diagram clean
+.PHONY: setup model model-small demo serve browser bench-page bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-integration lint graph-diagram clean
 
 setup: $(STAMP) model
 
@@ -89,6 +89,15 @@ bench-floor: setup
 # server with 1 or 4 slots, 1 or 2 `langgraph dev` processes), all on loopback: ~25 min.
 bench-load: setup
 	$(BIN)/python -m benchmarks.load --squad $(SQUAD) --out out/load
+
+# Routing: a hand-labelled set of 98 inputs; follow-ups routed by the graph with the model (~3 min).
+bench-routing: setup
+	$(BIN)/python -m benchmarks.routing --out docs/benchmarks/routing.md
+
+# Multi-part questions (two SQuAD dev questions joined): naive RAG, the graph without and with
+# decomposition, each in its own process, in rounds of 15; and the cost per route (~75 min).
+bench-multi-part: setup
+	$(BIN)/python -m benchmarks.multi_part --squad $(SQUAD) --out docs/benchmarks/multi-part
 
 # Ingest throughput (no LLM): chunks/s file by file vs batched, and MiniLM alone as the bound.
 bench-ingest: setup
