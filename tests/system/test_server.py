@@ -127,7 +127,7 @@ def test_a_question_with_two_parts_fans_out_visibly_in_the_stream(
     client = get_sync_client(url=server.url)
     thread_id = client.threads.create()["thread_id"]
     context = {"model": "openai-compatible:scripted", "base_url": scripted_llm}
-    question = "Which team won Super Bowl 50, and who did they beat?"
+    question = "Which team won Super Bowl 50, and where was the game played?"
     events = []
     for part in client.runs.stream(
         thread_id,

@@ -87,3 +87,16 @@ def test_a_removal_cut_short_is_finished_by_the_next_sync(hash_kb, tmp_path):
     assert crag("ingest", str(folder), "--sync", "--collection", "mykb").exit_code == 0
     assert victim not in kb.keywords.doc_ids()
     assert sorted(kb.collection.get(include=[])["ids"]) == kb.keywords.chunk_ids()
+
+
+def test_threads_opening_a_new_store_at_once_share_one_client(data_dir):
+    """Parallel parts of a question open the store together (Chroma's opening is not safe)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from adapters.knowledge_base import KnowledgeBase
+    from tests.fakes import HashEmbeddings
+
+    kbs = [KnowledgeBase(data_dir / "fresh-store", "same-kb", HashEmbeddings()) for _ in range(8)]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        counts = list(pool.map(lambda kb: kb.count(), kbs))
+    assert counts == [0] * 8
