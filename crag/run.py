@@ -142,11 +142,11 @@ def _steps(
                 on_token(message.text)
         elif mode == "custom":
             summaries[(namespace, chunk["node"])] = chunk["summary"]
+            if namespace and "part" in chunk:  # a part's node: which part it is
+                parts.setdefault(namespace[0], chunk["part"] + 1)
         elif mode == "values":
             if not namespace:
                 result.state = dict(chunk)
-            elif "part_index" in chunk:  # a part's pass starts: which part it is
-                parts.setdefault(namespace[0], chunk["part_index"] + 1)
         else:
             prefix = ""
             if namespace:

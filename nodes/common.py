@@ -35,8 +35,9 @@ def reports(describe: Callable[[Mapping[str, Any]], str]) -> Callable[[NodeT], N
     """Make a node tell whoever streams the run what it did, in one line.
 
     After the node returns, ``describe(update)`` is written to the run's custom stream
-    (``stream_mode="custom"``) as ``{"node": name, "summary": line}``, so the CLI, the API
-    server and any UI print the same line without knowing the node's keys.
+    (``stream_mode="custom"``) as ``{"node": name, "summary": line}`` (plus ``"part"``, the
+    part's index, in a part's pass), so the CLI, the API server and any UI print the same line
+    without knowing the node's keys.
     """
 
     def decorate(node: NodeT) -> NodeT:
@@ -44,7 +45,10 @@ def reports(describe: Callable[[Mapping[str, Any]], str]) -> Callable[[NodeT], N
             update = node(state, runtime, *args, **kwargs)
             writer = getattr(runtime, "stream_writer", None)
             if writer is not None:
-                writer({"node": node.__name__, "summary": describe(update)})
+                event: dict[str, Any] = {"node": node.__name__, "summary": describe(update)}
+                if "part_index" in state:  # in a part's pass: which part of the question
+                    event["part"] = state["part_index"]
+                writer(event)
             return update
 
         return cast(NodeT, functools.update_wrapper(run, node))

@@ -100,6 +100,9 @@ def test_independent_parts_fan_out_and_each_is_answered_and_cited_on_its_own():
         "Which team won Super Bowl 50?",
     ]
     assert {s.split("/")[0] for s in result.path if "/" in s} == {"part 1", "part 2"}
+    for step in result.steps:  # each part's nodes are labelled with that part
+        if step.node.endswith("/collect_part"):
+            assert step.summary.startswith(step.node.split("/")[0] + ":")
     assert result.path[-1] == "finalize" and result.path.count("answer_part") == 2
     as_json = result.to_json()
     assert as_json["route"] == "multi_part"
