@@ -62,14 +62,19 @@ def test_answers_from_the_knowledge_base():
     assert any(s["source"].endswith("super_bowl_50.md") for s in result.state["sources"])
 
 
+def two_parts(question: str, route: str) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+    """Ask a two-part question on the demo corpus; the run and its parts, in order."""
+    result = run_question(question, Context(collection="demo"))
+    assert result.state["route"] == route, result.to_json()
+    first, second = sorted(result.state["parts"], key=lambda p: p["index"])
+    return result, first, second
+
+
 def test_a_question_with_two_parts_is_answered_part_by_part():
-    result = run_question(
-        "Which team won Super Bowl 50, and what was the final score?",
-        Context(collection="demo"),
+    result, first, second = two_parts(
+        "Which team won Super Bowl 50, and what was the final score?", "multi_part"
     )
     state = result.state
-    assert state["route"] == "multi_part", result.to_json()
-    first, second = sorted(state["parts"], key=lambda p: p["index"])
     assert "Broncos" in first["answer"] and "24" in second["answer"], state["parts"]
     assert all(s["source"].endswith("super_bowl_50.md") for s in state["sources"])
     assert first["sources"] and second["sources"]  # each part cites its own
@@ -78,13 +83,10 @@ def test_a_question_with_two_parts_is_answered_part_by_part():
 
 
 def test_dependent_parts_are_answered_in_order_the_second_with_the_first_answer():
-    result = run_question(
-        "Which team won Super Bowl 50, and who was its MVP?",
-        Context(collection="demo"),
+    result, first, second = two_parts(
+        "Which team won Super Bowl 50, and who was its MVP?", "multi_step"
     )
     state = result.state
-    assert state["route"] == "multi_step", result.to_json()
-    first, second = sorted(state["parts"], key=lambda p: p["index"])
     assert "Broncos" in first["answer"], state["parts"]
     assert "Broncos" in second["query"] and " its " not in second["query"], state["parts"]
     assert "Miller" in second["answer"], state["parts"]
