@@ -62,16 +62,17 @@ _PART_BREAK = re.compile(
 )
 """Where a new question starts: after "?", or at ", and" / "and" / "," / ";" before a
 question word ("…Super Bowl 50, and what was the final score?")."""
-_PRONOUN = re.compile(
-    r"\b(?:it|its|they|them|their|he|him|his|she|her|this|that|these|those|there)\b", re.I
-)
+_PERSON = r"he|him|his|she|her|they|them|their"
+_THING = r"it|its|they|them|their"
+_PRONOUN = re.compile(rf"\b(?:{_PERSON}|{_THING}|this|that|these|those|there)\b", re.I)
+_PERSON_PRONOUN = re.compile(rf"\b(?:{_PERSON})\b", re.I)
 _REFERS_BACK = {
-    "who": re.compile(r"\b(?:he|him|his|she|her|they|them|their)\b", re.I),
-    "whom": re.compile(r"\b(?:he|him|his|she|her|they|them|their)\b", re.I),
-    "which": re.compile(r"\b(?:it|its|they|them|their)\b", re.I),
+    "who": _PERSON_PRONOUN,
+    "whom": _PERSON_PRONOUN,
+    "which": re.compile(rf"\b(?:{_THING})\b", re.I),
 }
 """The pronouns that name the answer of a first part starting with that word."""
-_ANSWER_PRONOUN = re.compile(r"\b(?:he|him|his|she|her|they|them|their|it|its)\b", re.I)
+_ANSWER_PRONOUN = re.compile(rf"\b(?:{_PERSON}|{_THING})\b", re.I)
 _ENTITY = re.compile(r"(?<!^)\b[A-Z0-9][\w'-]*|\"[^\"]+\"")
 
 

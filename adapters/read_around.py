@@ -21,6 +21,8 @@ from collections.abc import Callable
 
 from langchain_core.documents import Document
 
+from adapters.knowledge_base import chunk_id
+
 CHARS_PER_TOKEN = 4
 MAX_READ_CHARS = 400
 """At most this much text is added at either end of a hit (a sentence rarely runs longer)."""
@@ -79,7 +81,7 @@ def _neighbour(doc: Document, step: int) -> str | None:
         return None
     if not 0 <= index + step < count:
         return None
-    return f"{doc_id}__c{index + step:04d}"
+    return chunk_id(str(doc_id), index + step)
 
 
 def read_around(
@@ -108,11 +110,8 @@ def read_around(
             continue
         doc = read[n]
         if step == 1:
-            doc.page_content = (
-                doc.page_content.rstrip()
-                + " "
-                + continuation(doc.page_content.rstrip(), texts[neighbour]).lstrip()
-            )
+            text = doc.page_content.rstrip()
+            doc.page_content = f"{text} {continuation(text, texts[neighbour])}"
         else:
             doc.page_content = f"{beginning(texts[neighbour], doc.page_content)} {doc.page_content}"
         doc.metadata["read_around"] = [*doc.metadata.get("read_around", []), neighbour]
