@@ -97,9 +97,8 @@ def step_limit(max_retries: int, citation_corrections: int = MAX_CITATION_CORREC
 
     The longest run is ``max_retries + 1`` of the longest passes, the first starting with
     contextualize_question, analyze_query, check_history and check_cache instead of
-    rewrite_query and the last
-    ending in finalize instead of increment_retry; LangGraph also counts the step that takes
-    the input.
+    rewrite_query and the last ending in finalize instead of increment_retry; LangGraph also
+    counts the step that takes the input.
 
     The loops are bounded by ``max_retries`` and ``max_citation_corrections``; this limit is
     the backstop, and it must be set explicitly: a graph run inside another runnable inherits

@@ -76,11 +76,13 @@ def combined(state: RAGState) -> tuple[str, list[Source]]:
     done = {p["index"]: p for p in state.get("parts") or []}
     sources: list[Source] = []
     lines = []
+    answered = False
     for index, question in enumerate(state.get("subquestions") or []):
         part = done.get(index)
         if part is None or is_no_answer(part["answer"]):
             lines.append(f"{question} {NO_ANSWER}")
             continue
+        answered = True
         numbers = []
         for source in part["sources"]:
             if source not in sources:
@@ -88,6 +90,4 @@ def combined(state: RAGState) -> tuple[str, list[Source]]:
             numbers.append(str(sources.index(source) + 1))
         cited = f" [{', '.join(numbers)}]" if numbers else ""
         lines.append(f"{question} {part['answer'].strip()}{cited}")
-    if all(p is None or is_no_answer(p["answer"]) for p in map(done.get, range(len(lines)))):
-        return NO_ANSWER, []
-    return "\n".join(lines), sources
+    return ("\n".join(lines), sources) if answered else (NO_ANSWER, [])

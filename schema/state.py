@@ -274,7 +274,6 @@ class Update(FlowState, total=False):
     """
 
     question: str
-    part_index: int
 
 
 def turn_reset() -> dict[str, Any]:
