@@ -35,13 +35,13 @@ import random
 import re
 import subprocess
 import sys
-import time
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from adapters.query_analysis import split_parts
-from crag.eval.harness import UsageCounter, answer_crag, answer_naive, collection_for, prepare
+from crag.eval.harness import collection_for, prepare, run_one
 from crag.eval.metrics import best, f1, percentile
 from crag.eval.records import done_ids, read_records
 from crag.eval.squad import Question, load_squad
@@ -112,18 +112,14 @@ def _context(pipeline: str, collection: str) -> Context:
 
 
 def _ask(pipeline: str, question: str, ctx: Context) -> tuple[dict[str, Any], dict[str, Any]]:
-    from langchain_core.runnables import RunnableLambda
-
-    answer = answer_naive if pipeline == "naive" else answer_crag
-    counter = UsageCounter()
-    started = time.perf_counter()
-    run: RunnableLambda[str, dict[str, Any]] = RunnableLambda(lambda q: answer(q, ctx))
-    out = run.invoke(question, config={"callbacks": [counter], "run_name": f"bench:{pipeline}"})
+    """The eval harness's record of one question (its answer, route, calls and time)."""
+    asked = Question(id="", question=question, answers=(), paragraph_id="")
+    out = run_one("naive" if pipeline == "naive" else "crag", asked, ctx)
     cost = {
-        "seconds": round(time.perf_counter() - started, 2),
-        "llm_calls": counter.calls,
-        "prompt_tokens": counter.prompt_tokens,
-        "completion_tokens": counter.completion_tokens,
+        "seconds": round(out["latency_s"], 2),
+        "llm_calls": out["llm_calls"],
+        "prompt_tokens": out["prompt_tokens"],
+        "completion_tokens": out["completion_tokens"],
     }
     return out, cost
 
@@ -247,7 +243,7 @@ def report(out: Path) -> str:
                     "route": label,
                     "inputs": len(rs),
                     "routed": ", ".join(
-                        f"{k} {v}" for k, v in sorted(_count(r["route"] for r in rs).items())
+                        f"{k} {v}" for k, v in sorted(Counter(r["route"] for r in rs).items())
                     ),
                     "calls": f"{_mean([r['llm_calls'] for r in rs]):.2f}",
                     "max_calls": max((r["llm_calls"] for r in rs), default=0),
@@ -272,13 +268,6 @@ def report(out: Path) -> str:
             )
         )
     return "\n\n".join(text)
-
-
-def _count(items: Any) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for item in items:
-        counts[item] = counts.get(item, 0) + 1
-    return counts
 
 
 def main(argv: list[str] | None = None) -> int:

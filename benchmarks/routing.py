@@ -28,7 +28,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from adapters.query_analysis import is_dependent, is_small_talk, split_parts
+from langgraph.runtime import Runtime
+
+from nodes.analyze_query import analyze_query
 from nodes.check_history import repeats
 from schema.context import Context
 from schema.state import Turn
@@ -39,12 +41,7 @@ LABELS = ["small_talk", "single", "history", "multi_part", "multi_step"]
 
 def route(text: str) -> str:
     """The route ``analyze_query`` takes for ``text`` (a thread's first turn)."""
-    if is_small_talk(text):
-        return "small_talk"
-    parts = split_parts(text, Context().max_subquestions)
-    if len(parts) == 1:
-        return "single"
-    return "multi_step" if is_dependent(parts) else "multi_part"
+    return str(analyze_query({"question": text}, Runtime(context=Context()))["route"])
 
 
 def route_follow_up(row: dict[str, Any], graph: Any, ctx: Context) -> tuple[str, dict[str, Any]]:
