@@ -12,7 +12,7 @@ from crag.run import run_question
 from graph.graph import build_graph
 from nodes.answers import NO_ANSWER
 from schema.context import Context
-from tests.fakes import FakeWebSearch, doc, make_llm, make_services
+from tests.fakes import FakeRetriever, FakeWebSearch, doc, make_llm, make_services
 
 DOCS = {
     "broncos": doc("sb50__c0000", "Super Bowl 50 was won by the Denver Broncos, 24–10."),
@@ -22,12 +22,8 @@ DOCS = {
 }
 
 
-class TopicRetriever:
+class TopicRetriever(FakeRetriever):
     """Returns the documents whose words the query shares; records every query."""
-
-    def __init__(self, docs: list[Document]):
-        self.docs = docs
-        self.queries: list[str] = []
 
     def search(self, query: str, k: int) -> list[Document]:
         self.queries.append(query)
@@ -36,9 +32,6 @@ class TopicRetriever:
             d for d in self.docs if words & set(d.page_content.lower().replace(".", "").split())
         ]
         return hits[:k]
-
-    def chunks(self, ids: list[str]) -> list[Document]:
-        return [d for d in self.docs if d.id in ids]
 
 
 def question_in(text: str) -> str:
