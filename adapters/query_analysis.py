@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from adapters.keyword_index import STOPWORDS as STOP_WORDS
+
 _ADDRESS = r"there|all|everyone|crag|bot|assistant|mate|friend"
 """Who a greeting is addressed to: a clause of its own in "Good evening, crag."."""
 _FILLER = rf"(?:\s+(?:{_ADDRESS}|again|so much|very much|a lot))*"
@@ -120,6 +122,127 @@ def is_dependent(parts: list[str]) -> bool:
     return refers_back is not None and any(refers_back.search(p) for p in parts[1:])
 
 
+ANSWER_SLOT = "#1"
+"""Where the second step of a nested question takes the first step's answer."""
+_WORD = r"[a-z][\w'-]*"
+_NOUN = r"[a-z][\w-]*"
+_NOT_HEAD = (
+    r"(?!(?:at|in|on|of|by|for|from|with|to|under|during|fact|view|idea|claim|belief|notion|"
+    r"argument|theory|hypothesis|possibility|assumption|condition|probability|statement|"
+    r"principle|news|hope|fear|best|worst|first|second|"
+    r"third|last|only|main|most|least|top|latest|earliest|largest|biggest|smallest|highest|"
+    r"lowest|oldest|youngest|longest|shortest|greatest|nearest)\b)"
+)
+"""Not the noun of a description to look up: a preposition ("the temperature at which …"),
+a noun whose "that" states a claim ("the fact that …"), or a superlative or ordinal ("the first
+person who …": the question asks for it)."""
+_RELATIVE_CLAUSE = re.compile(
+    rf"\bthe\s+(?P<head>(?:{_NOT_HEAD}{_NOUN}\s+){{0,2}}{_NOT_HEAD}{_NOUN})\s+"
+    r"(?P<rel>that|which|who|whom|whose|where)\s+(?!else\b)(?P<clause>[^?]+?)\s*\??$"
+)
+"""A thing named by what it did or where something happened, to the question's end: "Who
+coached the team that lost Super Bowl 50?"."""
+_NAME = (
+    r"(?:the\s+)?[A-Z0-9][\w.-]*(?:\s+(?:(?:of|the|and|de|von)\s+)*[A-Z0-9][\w.-]*)*\b(?!['\u2019])"
+)
+_ROLES = (
+    "author|writer|founder|co-founder|inventor|discoverer|director|producer|composer|painter|"
+    "sculptor|architect|designer|creator|owner|wife|husband|son|daughter|father|mother|"
+    "brother|sister|king|queen|president|chancellor|coach|captain|leader|ceo|mayor|governor|"
+    "pope|emperor|ruler|teacher|successor|predecessor|singer|manager|chairman|capital"
+)
+_ROLE_OF_NAME = re.compile(rf"\bthe\s+(?P<role>{_ROLES})\s+of\s+(?P<name>{_NAME})")
+"""Someone (or a capital) known by a role of something named: "the founder of Amazon", "the
+composer of the Moonlight Sonata", "the capital of Hungary"."""
+_WHEN_EVENT = re.compile(
+    r"^(?i:who\b[^?]*?\b(?:was|were)\b)[^?]*?\s(?P<when>when\s+"
+    r"(?P<event>(?:the|a|an|[A-Z])\b[^?]*?))\s*\??$"
+)
+"""Who someone was at a time given by another event, to the question's end: "Who was
+king of England when the Magna Carta was sealed?"."""
+_DO_SUPPORT = re.compile(r"\b(?:did|does|do)\s+$", re.I)
+"""A description right after "did" is the subject of a verb still to come ("In what year did
+the leader who founded the Mongol Empire die?"): its clause does not run to the end."""
+_ASKS_ROLE = re.compile(r"^(?:who|what)\s+(?:is|was|are|were)\s+$", re.I)
+_PREDICATE = re.compile(
+    r"\b(?:become|became|becomes|remain|remained|remains|(?:is|was|are|were)\s+[A-Z][\w-]*)\s+$"
+)
+"""A role that is what the question asks for ("Who was the leader of Russia in the 1960s?")
+or says of its subject ("When did Warsaw become the capital of Poland?"): one look-up."""
+_PAST = re.compile(r"\b(?:was|were|did|had)\b", re.I)
+_NOT_ASKED = STOP_WORDS | {
+    "name",
+    "named",
+    "last",
+    "full",
+    "call",
+    "called",
+    "known",
+    ANSWER_SLOT.strip("#"),
+}
+"""Words of a second step that ask for the thing itself: "What do we call #1?"."""
+
+
+def nested_steps(question: str) -> list[str]:
+    """The two look-ups of a question that describes a thing instead of naming it, or ``[]``.
+
+    The first look-up finds the thing, the second asks the question about it, with
+    ``ANSWER_SLOT`` where its answer goes:
+
+    - a relative clause to the question's end: "Who coached the team that lost Super Bowl
+      50?" -> "Which team lost Super Bowl 50?", "Who coached #1?";
+    - a time given by another event: "Who was king of England when the Magna Carta was
+      sealed?" -> "When was it that the Magna Carta was sealed?", "Who was king of England in
+      #1?";
+    - a role of something named: "Where was the founder of Amazon born?" -> "Who was the
+      founder of Amazon?", "Where was #1 born?".
+
+    A question that asks for the described thing itself ("Who was the man who shot Abraham
+    Lincoln?", "What is the name of the river that flows through Warsaw?", "What is the
+    capital of Hungary?") is one look-up: its second step would ask nothing.
+    """
+    text = " ".join(question.split())
+    clause = _RELATIVE_CLAUSE.search(text)
+    if clause and not _DO_SUPPORT.search(text[: clause.start()]):
+        steps = [_which(clause), _as_question(text[: clause.start()] + ANSWER_SLOT)]
+        if _asks_something(steps[1]):
+            return steps
+    when = _WHEN_EVENT.search(text)
+    if when:
+        steps = [
+            f"When was it that {when['event']}?",
+            _as_question(text[: when.start("when")] + "in " + ANSWER_SLOT),
+        ]
+        if _asks_something(steps[1]):
+            return steps
+    for role in _ROLE_OF_NAME.finditer(text):
+        before = text[: role.start()]
+        if _ASKS_ROLE.match(before) or _PREDICATE.search(before):
+            continue
+        asks = "What" if role["role"] == "capital" else "Who"
+        verb = "was" if _PAST.search(text) else "is"
+        rest = text[: role.start()] + ANSWER_SLOT + text[role.end() :]
+        steps = [f"{asks} {verb} {role.group(0)}?", _as_question(rest)]
+        if _asks_something(steps[1]):
+            return steps
+    return []
+
+
+def _which(found: re.Match[str]) -> str:
+    """The look-up that finds what a relative clause describes."""
+    head, clause = found["head"], found["clause"]
+    if found["rel"] == "where":
+        return f"In which {head} {clause}?"
+    if found["rel"] == "whose":
+        return f"Which {head}'s {clause}?"
+    return f"Which {head} {clause}?"
+
+
+def _asks_something(step: str) -> bool:
+    """Whether a second step asks about the found thing, not just for it ("Who was #1?")."""
+    return any(w not in _NOT_ASKED for w in re.findall(r"\w+", step.lower()))
+
+
 MAX_ANSWER_WORDS_IN_PLACE = 6
 """A longer earlier answer is a sentence, not a name: it is given beside the part instead."""
 
@@ -130,9 +253,14 @@ def with_answer(part: str, answer: str) -> str:
     ("When was he born?", "James Cameron") -> "When was James Cameron born?"; possessives
     take "'s" ("Who was its coach?", "the Denver Broncos") -> "Who was the Denver Broncos's
     coach?" — a search query, not prose. An answer longer than a name goes beside the part:
-    "When was he born? (he: The film was directed by James Cameron)".
+    "When was he born? (he: The film was directed by James Cameron)". A step of a nested
+    question takes the answer at its ``#1`` ("Who coached #1?").
     """
     answer = answer.strip().rstrip(".")
+    if ANSWER_SLOT in part:  # a step of a nested question
+        if len(answer.split()) > MAX_ANSWER_WORDS_IN_PLACE:
+            return f"{part.replace(ANSWER_SLOT, 'it')} (it: {answer})"
+        return part.replace(ANSWER_SLOT, answer)
     found = _ANSWER_PRONOUN.search(part)
     if found and len(answer.split()) > MAX_ANSWER_WORDS_IN_PLACE:
         return f"{part} ({found.group(0)}: {answer})"

@@ -7,7 +7,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from adapters.query_analysis import is_dependent, is_small_talk, split_parts
+from adapters.query_analysis import is_dependent, is_small_talk, nested_steps, split_parts
 from nodes.common import question_of, reports
 from schema.context import Context, context_of
 from schema.state import RAGState, Update
@@ -29,11 +29,17 @@ def analyze_query(state: RAGState, runtime: Runtime[Context]) -> Update:
     either). A question with several parts, at most ``max_subquestions``
     (``adapters.query_analysis.split_parts``), is ``multi_step`` when a later part asks about
     the first one's answer ("Who directed Titanic, and when was he born?"), else
-    ``multi_part``. Anything else is ``single``: one retrieval pass.
+    ``multi_part``. A single question that describes a thing instead of naming it is
+    ``multi_step`` too, in two look-ups (``adapters.query_analysis.nested_steps``: "Who coached
+    the team that lost Super Bowl 50?" -> "Which team lost Super Bowl 50?", "Who coached
+    #1?"). Anything else is ``single``: one retrieval pass. ``max_subquestions`` = 1 turns
+    both splits off.
     """
     if is_small_talk(state["question"]):
         return {"route": "small_talk"}
-    parts = split_parts(question_of(state), context_of(runtime).max_subquestions)
+    limit = context_of(runtime).max_subquestions
+    parts = split_parts(question_of(state), limit)
     if len(parts) == 1:
-        return {"route": "single"}
+        steps = nested_steps(parts[0]) if limit > 1 else []
+        return {"route": "multi_step", "subquestions": steps} if steps else {"route": "single"}
     return {"route": "multi_step" if is_dependent(parts) else "multi_part", "subquestions": parts}

@@ -20,16 +20,18 @@ from schema.state import Part, PartInput, RAGState, Source, Update
 def part_input(state: RAGState, index: int) -> PartInput:
     """What part ``index``'s pass answers.
 
-    A part that leans on the rest of the question ("What was the final score?") is answered
-    as part of it; in a ``multi_step`` turn, a later part is asked with the earlier part's
-    answer in place of its pronoun ("When was he born?" -> "When was James Cameron born?").
+    A part that leans on the rest of the question ("What was the final score?", or the first
+    step of a nested question: "In which chapel popes are elected?") is answered as part of
+    it; in a ``multi_step`` turn, a later part is asked with the earlier part's answer in
+    place of its pronoun or ``#1`` ("When was he born?" -> "When was James Cameron born?").
     """
     part = state["subquestions"][index]
     query = part
     earlier = sorted(state.get("parts") or [], key=lambda p: p["index"])
-    if state.get("route") == "multi_step" and index > 0 and earlier:
-        query = with_answer(part, earlier[-1]["answer"])
-    elif index > 0 and needs_context(part):
+    chain = state.get("route") == "multi_step"
+    if chain and index > 0 and earlier:
+        part = query = with_answer(part, earlier[-1]["answer"])
+    elif (index > 0 or chain) and needs_context(part):
         query = f"{part} (asked as part of: {question_of(state)})"
     return PartInput(question=part, standalone_question=query, part_index=index)
 
@@ -69,9 +71,9 @@ def combined(state: RAGState) -> tuple[str, list[Source]]:
     """One answer for every part, in the question's order, each line citing its sources.
 
     Lines read "<part> <answer> [n, m]" where n, m number the combined sources (as the reply
-    message lists them). A part whose pass did not run (a chain stopped early) or found
-    nothing is said to be unknown. When no part has an answer, the answer is the no-answer
-    reply.
+    message lists them); a later step reads as it was asked, with the earlier answer in it. A
+    part whose pass did not run (a chain stopped early) or found nothing is said to be
+    unknown. When no part has an answer, the answer is the no-answer reply.
     """
     done = {p["index"]: p for p in state.get("parts") or []}
     sources: list[Source] = []
@@ -80,7 +82,7 @@ def combined(state: RAGState) -> tuple[str, list[Source]]:
     for index, question in enumerate(state.get("subquestions") or []):
         part = done.get(index)
         if part is None or is_no_answer(part["answer"]):
-            lines.append(f"{question} {NO_ANSWER}")
+            lines.append(f"{part['question'] if part else question} {NO_ANSWER}")
             continue
         answered = True
         numbers = []
@@ -89,5 +91,5 @@ def combined(state: RAGState) -> tuple[str, list[Source]]:
                 sources.append(source)
             numbers.append(str(sources.index(source) + 1))
         cited = f" [{', '.join(numbers)}]" if numbers else ""
-        lines.append(f"{question} {part['answer'].strip()}{cited}")
+        lines.append(f"{part['question']} {part['answer'].strip()}{cited}")
     return ("\n".join(lines), sources) if answered else (NO_ANSWER, [])

@@ -19,6 +19,8 @@ DOCS = {
     "louvre": doc("mona__c0000", "The Mona Lisa is displayed at the Louvre in Paris."),
     "cameron": doc("titanic__c0000", "Titanic (1997) was directed by James Cameron."),
     "born": doc("cameron__c0000", "James Cameron was born in 1954 in Kapuskasing, Ontario."),
+    "lost": doc("sb50__c0001", "The Carolina Panthers lost Super Bowl 50."),
+    "coach": doc("panthers__c0000", "Ron Rivera coached the Carolina Panthers from 2011."),
 }
 
 
@@ -49,6 +51,8 @@ def responder(prompt: str, text: str) -> Any:
         "displayed": ("Louvre", "the Louvre [S1]"),
         "directed": ("Cameron", "James Cameron [S1]"),
         "James Cameron born": ("1954", "1954 [S1]"),
+        "lost Super Bowl": ("Panthers lost", "the Carolina Panthers [S1]"),
+        "coached the Carolina": ("Rivera", "Ron Rivera [S1]"),
     }
     for key, (evidence, answer) in answers.items():
         if key in question:
@@ -133,12 +137,43 @@ def test_dependent_parts_run_in_order_the_later_asked_with_the_earlier_answer():
     state = result.state
     assert state["route"] == "multi_step"
     assert services.retriever.queries == ["Who directed Titanic?", "When was James Cameron born?"]
-    assert state["answer"] == "Who directed Titanic? James Cameron [1]\nWhen was he born? 1954 [2]"
+    assert (
+        state["answer"]
+        == "Who directed Titanic? James Cameron [1]\nWhen was James Cameron born? 1954 [2]"
+    )
     second = next(p for p in state["parts"] if p["index"] == 1)
     assert second["query"] == "When was James Cameron born?"
     # one part at a time: part 1's pass ends before part 2's starts
     first_of_2 = next(i for i, s in enumerate(result.path) if s.startswith("part 2/"))
     assert all(not s.startswith("part 1/") for s in result.path[first_of_2:])
+
+
+def test_a_nested_question_is_two_lookups_the_second_with_the_first_answer():
+    services = services_for("lost", "coach")
+    graph = build_graph(services=lambda ctx: services)
+    result = run_question(
+        "Who coached the team that lost Super Bowl 50?", Context(answer_cache=False), graph=graph
+    )
+    state = result.state
+    assert state["route"] == "multi_step"
+    assert state["subquestions"] == ["Which team lost Super Bowl 50?", "Who coached #1?"]
+    assert services.retriever.queries == [
+        "Which team lost Super Bowl 50?",
+        "Who coached the Carolina Panthers?",
+    ]
+    assert state["answer"] == (
+        "Which team lost Super Bowl 50? the Carolina Panthers [1]\n"
+        "Who coached the Carolina Panthers? Ron Rivera [2]"
+    )
+    assert [s["id"] for s in state["sources"]] == ["sb50__c0001", "panthers__c0000"]
+
+
+def test_a_nested_question_is_one_lookup_when_splitting_is_off():
+    services = services_for("lost", "coach")
+    graph = build_graph(services=lambda ctx: services)
+    question = "Who coached the team that lost Super Bowl 50?"
+    out = graph.invoke({"question": question}, context=Context(max_subquestions=1))
+    assert out["route"] == "single" and services.retriever.queries == [question]
 
 
 def test_a_chain_stops_at_an_unknown_part():

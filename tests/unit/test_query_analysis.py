@@ -8,6 +8,7 @@ from adapters.query_analysis import (
     is_dependent,
     is_small_talk,
     needs_context,
+    nested_steps,
     split_parts,
     with_answer,
 )
@@ -113,4 +114,68 @@ def test_a_dependent_part_is_asked_with_the_earlier_answer():
     sentence = "The film was directed by James Cameron in 1997."
     assert with_answer("When was he born?", sentence) == (
         "When was he born? (he: The film was directed by James Cameron in 1997)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "steps"),
+    [
+        (
+            "Who founded the company that makes the Walkman?",
+            ["Which company makes the Walkman?", "Who founded #1?"],
+        ),
+        (
+            "What is the capital of the country where the Danube ends?",
+            ["In which country the Danube ends?", "What is the capital of #1?"],
+        ),
+        (
+            "Which sea borders the country whose capital is Tallinn?",
+            ["Which country's capital is Tallinn?", "Which sea borders #1?"],
+        ),
+        (
+            "Who was pope when the Sistine Chapel was built?",
+            ["When was it that the Sistine Chapel was built?", "Who was pope in #1?"],
+        ),
+        (
+            "When was the architect of the Sagrada Familia born?",
+            ["Who was the architect of the Sagrada Familia?", "When was #1 born?"],
+        ),
+        (
+            "What river flows through the capital of Austria?",
+            ["What is the capital of Austria?", "What river flows through #1?"],
+        ),
+    ],
+)
+def test_nested_questions_are_two_lookups(text, steps):
+    assert nested_steps(text) == steps
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Who painted the Mona Lisa?",
+        "Who is the author of Hamlet?",  # asks for the role itself
+        "Who was the man who shot Abraham Lincoln?",  # asks for the described thing
+        "What is the name of the river that flows through Vienna?",
+        "What do we call the empire that Genghis Khan founded?",
+        "Who was the first person who climbed Everest?",  # superlative: asked for
+        "What supports the view that prices fall?",  # "that" states a claim
+        "Which flask was used at the temperature at which water boils?",  # a preposition
+        "In what year did the leader who founded the Mongol Empire die?",  # clause ends early
+        "Who was the leader of Russia in the 1960s?",  # a role asked for, with a time
+        "When did Warsaw become the capital of Poland?",  # a role said of its subject
+        "What is formed when a phagosome fuses with a lysosome?",  # a condition, not a time
+        "What was the title of Philo's work?",  # a possessive is no name
+    ],
+)
+def test_one_lookup_questions_are_not_split(text):
+    assert nested_steps(text) == []
+
+
+def test_a_step_takes_the_earlier_answer_at_its_slot():
+    assert with_answer("Who coached #1?", "the Carolina Panthers.") == (
+        "Who coached the Carolina Panthers?"
+    )
+    assert with_answer("Who coached #1?", "Super Bowl 50 was lost by the Carolina Panthers.") == (
+        "Who coached it? (it: Super Bowl 50 was lost by the Carolina Panthers)"
     )
