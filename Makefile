@@ -92,7 +92,7 @@ bench-load: setup
 
 # Routing: a hand-labelled set of 98 inputs; follow-ups routed by the graph with the model (~3 min).
 bench-routing: setup
-	$(BIN)/python -m benchmarks.routing --out docs/benchmarks/routing.md
+	$(BIN)/python -m benchmarks.routing --squad $(SQUAD) --out docs/benchmarks/routing.md
 
 # Multi-part questions (two SQuAD dev questions joined): naive RAG, the graph without and with
 # decomposition, each in its own process, in rounds of 15; and the cost per route (~75 min).

@@ -15,11 +15,18 @@ reported for every follow-up; the table counts the default route (judge off: a f
 other rows are a thread's first turn, routed by the rules alone (no model). The table shows
 where each class goes, and the error that must not happen: a question routed to small talk
 (answered with no evidence). No threshold or rule was tuned on this set.
+
+Nested questions (one question hiding two look-ups) are routed on two more sets with the steps
+each gets: ``nested.jsonl`` (written before the rules, then seen while writing them) and
+``nested-2.jsonl`` (written after, not used to change them); and with ``--squad``, the share
+of SQuAD dev questions (one look-up each, by construction) split into steps, for the
+articles at even positions (looked at while writing the rules) and at odd positions (not).
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import sys
 import time
@@ -30,12 +37,14 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from adapters.query_analysis import nested_steps
 from nodes.analyze_query import analyze_query
 from nodes.check_history import repeats
 from schema.context import Context
 from schema.state import Turn
 
 DATA = Path(__file__).with_name("data") / "routing.jsonl"
+NESTED = [Path(__file__).with_name("data") / f for f in ("nested.jsonl", "nested-2.jsonl")]
 LABELS = ["small_talk", "single", "history", "multi_part", "multi_step"]
 
 
@@ -85,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     """Route every labelled input; print (and optionally write) the confusion table."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, help="Also write the report here (Markdown).")
+    parser.add_argument("--squad", type=Path, help="SQuAD v1.1 dev (.json.gz): split rate.")
     args = parser.parse_args(argv)
     from langgraph.checkpoint.memory import InMemorySaver
 
@@ -107,7 +117,9 @@ def main(argv: list[str] | None = None) -> int:
             wrong_small_talk.append(f"{row['input']!r} ({row['label']} -> {got})")
         if got != row["label"]:
             misrouted.append(f"{row['input']!r} ({row['label']} -> {got})")
-    report = "\n".join(_table(rows, routed, wrong_small_talk, misrouted, follow_ups))
+    report = "\n".join(
+        _table(rows, routed, wrong_small_talk, misrouted, follow_ups) + _nested(args.squad)
+    )
     print(report)
     if args.out:
         args.out.write_text(f"# Routing\n\n`python -m benchmarks.routing`\n\n{report}\n")
@@ -165,6 +177,36 @@ def _table(
         lines += ["", "Into or out of small talk:", *[f"- {w}" for w in wrong_small_talk]]
     if misrouted:
         lines += ["", "Every misrouted input:", *[f"- {w}" for w in misrouted]]
+    return lines
+
+
+def _nested(squad: Path | None) -> list[str]:
+    """Nested questions: routes and steps on the two sets; the SQuAD split rate."""
+    lines = ["", "## Nested questions (two look-ups in one question)", ""]
+    for path in NESTED:
+        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        got = [(row, route(row["input"])) for row in rows]
+        lines += [f"`{path.name}`:", "", "| label | inputs | routed single | routed multi_step |"]
+        lines.append("|---|---|---|---|")
+        for label in ("multi_step", "single"):
+            routes = Counter(r for row, r in got if row["label"] == label)
+            n = sum(routes.values())
+            lines.append(f"| {label} | {n} | {routes['single']} | {routes['multi_step']} |")
+        lines += ["", "| input | label | steps |", "|---|---|---|"]
+        for row, _ in got:
+            steps = " / ".join(nested_steps(row["input"])) or "—"
+            lines.append(f"| {row['input']} | {row['label']} | {steps} |")
+        lines.append("")
+    if squad:
+        articles = json.loads(gzip.open(squad).read())["data"]
+        lines += ["| SQuAD v1.1 dev articles | questions | split into steps |", "|---|---|---|"]
+        for name, half in (
+            ("even positions (seen)", articles[0::2]),
+            ("odd positions", articles[1::2]),
+        ):
+            questions = [qa["question"] for a in half for p in a["paragraphs"] for qa in p["qas"]]
+            split = sum(bool(nested_steps(q)) for q in questions)
+            lines.append(f"| {name} | {len(questions)} | {split} ({split / len(questions):.1%}) |")
     return lines
 
 
