@@ -95,6 +95,18 @@ def test_dependent_parts_are_answered_in_order_the_second_with_the_first_answer(
     assert last_of_first < first_of_second
 
 
+def test_a_nested_question_is_two_lookups_the_second_with_the_first_answer():
+    result, first, second = two_parts(
+        "What was the regular season record of the team that won Super Bowl 50?", "multi_step"
+    )
+    state = result.state
+    assert first["question"] == "Which team won Super Bowl 50?", state["parts"]
+    assert "Broncos" in first["answer"], state["parts"]
+    assert "Broncos" in second["query"] and "#1" not in second["query"], state["parts"]
+    assert "12" in second["answer"], state["parts"]
+    assert "12" in state["answer"].splitlines()[-1]
+
+
 def test_a_question_the_thread_answered_is_answered_from_it():
     thread = "integration-history"
     first = run_question(
