@@ -18,7 +18,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: setup model model-small demo serve browser bench-page bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-integration lint graph-diagram clean
+.PHONY: setup model model-small demo serve browser bench-page bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-integration lint graph-diagram clean
 
 setup: $(STAMP) model
 
@@ -98,6 +98,11 @@ bench-routing: setup
 # decomposition, each in its own process, in rounds of 15; and the cost per route (~75 min).
 bench-multi-part: setup
 	$(BIN)/python -m benchmarks.multi_part --squad $(SQUAD) --out docs/benchmarks/multi-part
+
+# Nested questions (one question, two look-ups): naive RAG, the graph answering them as one,
+# and in steps; each pipeline in its own process (about 45 minutes).
+bench-nested: setup
+	$(BIN)/python -m benchmarks.nested --squad $(SQUAD) --out docs/benchmarks/nested
 
 # Ingest throughput (no LLM): chunks/s file by file vs batched, and MiniLM alone as the bound.
 bench-ingest: setup

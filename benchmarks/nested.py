@@ -1,0 +1,152 @@
+"""Nested questions: naive RAG, the graph answering them as one, and in two look-ups, in one run.
+
+    python -m benchmarks.nested --squad ../shared/data/squad-v1.1-dev.json.gz \
+        --out docs/benchmarks/nested
+
+Questions: the ``multi_step`` rows of ``benchmarks/data/nested.jsonl`` and ``nested-2.jsonl``
+(a question that describes a thing instead of naming it: "Who coached the team that lost
+Super Bowl 50?"), each with the answers a reader would accept, written by hand. The knowledge
+base holds every SQuAD dev paragraph, as in ``benchmarks.multi_part``; most of these questions
+are answered from the web (the offline encyclopedia by default), which naive RAG never reads.
+Pipelines, each in its own process (no prompt cache shared), in rounds on the same questions:
+
+- ``naive``: one retrieval with the whole question, one generation (``graph.naive``);
+- ``crag-single``: the graph with ``max_subquestions=1`` (the question answered as one);
+- ``crag``: the graph as shipped (the first look-up, then the second with its answer).
+
+An answer is right when it contains an accepted answer (case and punctuation aside); for a
+question answered in steps, the last line (the second step's answer) is what is scored. The
+single questions of both sets are routed ``single`` by either graph (``make bench-routing``),
+so they run the same pass in both and are not asked here. The answer cache is off.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from benchmarks.multi_part import _ask, _context, _mean, _route
+from crag.eval.harness import collection_for, prepare
+from crag.eval.metrics import normalize_answer, percentile
+from crag.eval.records import done_ids, read_records
+from crag.eval.squad import load_squad
+from crag.eval.tables import markdown_table
+
+PIPELINES = ("naive", "crag-single", "crag")
+DATA = [Path(__file__).with_name("data") / f for f in ("nested.jsonl", "nested-2.jsonl")]
+
+
+def questions() -> list[dict[str, Any]]:
+    """The nested questions of both sets, with an id naming the set and row."""
+    rows = []
+    for path in DATA:
+        for n, line in enumerate(path.read_text().splitlines()):
+            row = json.loads(line)
+            if row["label"] == "multi_step":
+                rows.append({**row, "id": f"{path.stem}-{n}"})
+    return rows
+
+
+def is_right(prediction: str, route: str, answers: list[str]) -> bool:
+    """Whether the final answer holds an accepted answer (the last step's, when in steps)."""
+    final = prediction.strip().splitlines()[-1] if route == "multi_step" else prediction
+    return any(f" {normalize_answer(a)} " in f" {normalize_answer(final)} " for a in answers)
+
+
+def run_pipeline(pipeline: str, squad: Path, out: Path, upto: int) -> None:
+    """Answer the pending ones of the first ``upto`` questions; one JSONL record each."""
+    dataset = load_squad(squad)
+    ctx = _context(pipeline, collection_for(dataset))
+    prepare(dataset, ctx, None)
+    records = out / f"{pipeline}.jsonl"
+    done = done_ids(records)
+    for row in questions()[:upto]:
+        if row["id"] in done:
+            continue
+        result, cost = _ask(pipeline, row["input"], ctx)
+        route = _route(result)
+        record = {
+            "id": row["id"],
+            "question": row["input"],
+            "prediction": result["prediction"],
+            "right": is_right(result["prediction"], route, row["answers"]),
+            "route": route,
+            "web_search_used": bool(result.get("web_search_used")),
+            **cost,
+        }
+        with records.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        print(f"{pipeline}: {record['right']} {record['seconds']}s {row['input']!r}")
+
+
+def report(out: Path) -> str:
+    """The table, from the records the pipelines wrote, on the questions all of them did."""
+    records = {p: read_records(out / f"{p}.jsonl") for p in PIPELINES}
+    common = set.intersection(*({r["id"] for r in rs} for rs in records.values()))
+    rows = []
+    for pipeline, rs in records.items():
+        rs = [r for r in rs if r["id"] in common]
+        seconds = [r["seconds"] for r in rs]
+        right = [r["right"] for r in rs]
+        rows.append(
+            {
+                "pipeline": pipeline,
+                "questions": len(rs),
+                "right": f"{sum(r['right'] for r in rs)} ({100 * _mean(right):.0f}%)",
+                "web": sum(r["web_search_used"] for r in rs),
+                "routed": ", ".join(
+                    f"{k} {v}" for k, v in sorted(Counter(r["route"] for r in rs).items())
+                ),
+                "p50": f"{percentile(seconds, 50):.1f}",
+                "mean": f"{_mean(seconds):.1f}",
+                "calls": f"{_mean([r['llm_calls'] for r in rs]):.2f}",
+                "tokens": f"{_mean([r['prompt_tokens'] for r in rs]):.0f}",
+            }
+        )
+    columns = [
+        ("pipeline", "pipeline"),
+        ("questions", "questions"),
+        ("right", "right"),
+        ("routed", "routed as"),
+        ("web", "web searched"),
+        ("p50", "seconds p50"),
+        ("mean", "seconds mean"),
+        ("calls", "LLM calls / q"),
+        ("tokens", "prompt tokens / q"),
+    ]
+    return markdown_table(rows, columns)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run every pipeline in its own process, round by round; write the report."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--squad", type=Path, required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--round", type=int, default=12, help="Questions per pipeline per round.")
+    parser.add_argument("--pipeline", choices=PIPELINES, help=argparse.SUPPRESS)
+    parser.add_argument("--upto", type=int, default=0, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    if args.pipeline:
+        run_pipeline(args.pipeline, args.squad, args.out, args.upto)
+        return 0
+    command = [sys.executable, "-m", "benchmarks.nested", "--squad", str(args.squad)]
+    command += ["--out", str(args.out)]
+    total = len(questions())
+    for upto in range(args.round, total + args.round, args.round):
+        for pipeline in PIPELINES:
+            subprocess.run([*command, "--pipeline", pipeline, "--upto", str(upto)], check=True)
+        (args.out / "README.md").write_text(
+            f"# Nested questions\n\n```\n{__doc__}```\n\n{report(args.out)}\n"
+        )
+    print(report(args.out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
