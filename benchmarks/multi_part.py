@@ -36,6 +36,7 @@ import re
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -189,6 +190,25 @@ def _mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
+COST_COLUMNS = [
+    ("p50", "seconds p50"),
+    ("mean", "seconds mean"),
+    ("calls", "LLM calls / q"),
+    ("tokens", "prompt tokens / q"),
+]
+
+
+def cost(records: list[dict[str, Any]]) -> dict[str, str]:
+    """A pipeline's cost per question, for ``COST_COLUMNS``."""
+    seconds = [r["seconds"] for r in records]
+    return {
+        "p50": f"{percentile(seconds, 50):.1f}",
+        "mean": f"{_mean(seconds):.1f}",
+        "calls": f"{_mean([r['llm_calls'] for r in records]):.2f}",
+        "tokens": f"{_mean([r['prompt_tokens'] for r in records]):.0f}",
+    }
+
+
 def report(out: Path) -> str:
     """Both tables, from the records the pipelines wrote."""
     records = {p: read_records(out / f"{p}.jsonl") for p in PIPELINES}
@@ -196,7 +216,6 @@ def report(out: Path) -> str:
     rows = []
     for pipeline, rs in records.items():
         rs = [r for r in rs if r["id"] in common]
-        seconds = [r["seconds"] for r in rs]
         rows.append(
             {
                 "pipeline": pipeline,
@@ -205,10 +224,7 @@ def report(out: Path) -> str:
                 "f1": f"{100 * _mean([s for r in rs for s in r['part_f1']]):.1f}",
                 "f1_1": f"{100 * _mean([r['part_f1'][0] for r in rs]):.1f}",
                 "f1_2": f"{100 * _mean([r['part_f1'][1] for r in rs]):.1f}",
-                "p50": f"{percentile(seconds, 50):.1f}",
-                "mean": f"{_mean(seconds):.1f}",
-                "calls": f"{_mean([r['llm_calls'] for r in rs]):.2f}",
-                "tokens": f"{_mean([r['prompt_tokens'] for r in rs]):.0f}",
+                **cost(rs),
             }
         )
     columns = [
@@ -218,10 +234,7 @@ def report(out: Path) -> str:
         ("f1", "part F1"),
         ("f1_1", "F1 first part"),
         ("f1_2", "F1 second part"),
-        ("p50", "seconds p50"),
-        ("mean", "seconds mean"),
-        ("calls", "LLM calls / q"),
-        ("tokens", "prompt tokens / q"),
+        *COST_COLUMNS,
     ]
     text = [markdown_table(rows, columns)]
     routes_file = out / "routes.jsonl"
@@ -270,6 +283,28 @@ def report(out: Path) -> str:
     return "\n\n".join(text)
 
 
+def run_in_rounds(
+    command: list[str],
+    total: int,
+    size: int,
+    out: Path,
+    title: str,
+    doc: str,
+    report: Callable[[Path], str],
+) -> None:
+    """Every pipeline answers the next ``size`` questions, each in a process of its own.
+
+    In rounds, so that an interrupted run leaves every pipeline with the same questions done
+    (a rerun resumes); after each round ``report`` is written to ``out/README.md`` under
+    ``title`` and the benchmark's ``doc``, and printed at the end.
+    """
+    for upto in range(size, total + size, size):
+        for pipeline in PIPELINES:
+            subprocess.run([*command, "--pipeline", pipeline, "--upto", str(upto)], check=True)
+        (out / "README.md").write_text(f"# {title}\n\n```\n{doc}```\n\n{report(out)}\n")
+    print(report(out))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Make the questions, run every pipeline in its own process, write the report."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -300,15 +335,9 @@ def main(argv: list[str] | None = None) -> int:
     command += ["--out", str(args.out), "--single", str(args.single)]
     subprocess.run([*command, "--pipeline", "routes"], check=True)
     subprocess.run([*command, "--pipeline", "routes-before"], check=True)
-    # In rounds, so that an interrupted run leaves every pipeline with the same questions done
-    # (a rerun resumes); each pipeline's round is a process of its own.
-    for upto in range(args.round, args.limit + args.round, args.round):
-        for pipeline in PIPELINES:
-            subprocess.run([*command, "--pipeline", pipeline, "--upto", str(upto)], check=True)
-        (args.out / "README.md").write_text(
-            f"# Multi-part questions\n\n```\n{__doc__}```\n\n{report(args.out)}\n"
-        )
-    print(report(args.out))
+    run_in_rounds(
+        command, args.limit, args.round, args.out, "Multi-part questions", __doc__ or "", report
+    )
     return 0
 
 

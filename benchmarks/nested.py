@@ -24,20 +24,27 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from benchmarks.multi_part import _ask, _context, _mean, _route
+from benchmarks.multi_part import (
+    COST_COLUMNS,
+    PIPELINES,
+    _ask,
+    _context,
+    _mean,
+    _route,
+    cost,
+    run_in_rounds,
+)
 from crag.eval.harness import collection_for, prepare
-from crag.eval.metrics import normalize_answer, percentile
+from crag.eval.metrics import normalize_answer
 from crag.eval.records import done_ids, read_records
 from crag.eval.squad import load_squad
 from crag.eval.tables import markdown_table
 
-PIPELINES = ("naive", "crag-single", "crag")
 DATA = [Path(__file__).with_name("data") / f for f in ("nested.jsonl", "nested-2.jsonl")]
 
 
@@ -91,7 +98,6 @@ def report(out: Path) -> str:
     rows = []
     for pipeline, rs in records.items():
         rs = [r for r in rs if r["id"] in common]
-        seconds = [r["seconds"] for r in rs]
         right = [r["right"] for r in rs]
         rows.append(
             {
@@ -102,10 +108,7 @@ def report(out: Path) -> str:
                 "routed": ", ".join(
                     f"{k} {v}" for k, v in sorted(Counter(r["route"] for r in rs).items())
                 ),
-                "p50": f"{percentile(seconds, 50):.1f}",
-                "mean": f"{_mean(seconds):.1f}",
-                "calls": f"{_mean([r['llm_calls'] for r in rs]):.2f}",
-                "tokens": f"{_mean([r['prompt_tokens'] for r in rs]):.0f}",
+                **cost(rs),
             }
         )
     columns = [
@@ -114,10 +117,7 @@ def report(out: Path) -> str:
         ("right", "right"),
         ("routed", "routed as"),
         ("web", "web searched"),
-        ("p50", "seconds p50"),
-        ("mean", "seconds mean"),
-        ("calls", "LLM calls / q"),
-        ("tokens", "prompt tokens / q"),
+        *COST_COLUMNS,
     ]
     return markdown_table(rows, columns)
 
@@ -137,14 +137,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     command = [sys.executable, "-m", "benchmarks.nested", "--squad", str(args.squad)]
     command += ["--out", str(args.out)]
-    total = len(questions())
-    for upto in range(args.round, total + args.round, args.round):
-        for pipeline in PIPELINES:
-            subprocess.run([*command, "--pipeline", pipeline, "--upto", str(upto)], check=True)
-        (args.out / "README.md").write_text(
-            f"# Nested questions\n\n```\n{__doc__}```\n\n{report(args.out)}\n"
-        )
-    print(report(args.out))
+    run_in_rounds(
+        command, len(questions()), args.round, args.out, "Nested questions", __doc__ or "", report
+    )
     return 0
 
 
