@@ -228,10 +228,14 @@ def nested_steps(question: str) -> list[str]:
     return []
 
 
+_AUXILIARY_LAST = re.compile(r"^(?P<subject>.+?)\s+(?P<aux>was|is|were|are)\s+(?P<rest>\S.*)$")
+
+
 def _which(found: re.Match[str]) -> str:
     """The look-up that finds what a relative clause describes."""
     head, clause = found["head"], found["clause"]
-    if found["rel"] == "where":
+    if found["rel"] == "where":  # "Mozart was born" -> "was Mozart born"
+        clause = _AUXILIARY_LAST.sub(r"\g<aux> \g<subject> \g<rest>", clause, count=1)
         return f"In which {head} {clause}?"
     if found["rel"] == "whose":
         return f"Which {head}'s {clause}?"

@@ -129,6 +129,10 @@ def test_a_dependent_part_is_asked_with_the_earlier_answer():
             ["In which country the Danube ends?", "What is the capital of #1?"],
         ),
         (
+            "Who designed the hall where the treaty was signed?",
+            ["In which hall was the treaty signed?", "Who designed #1?"],
+        ),
+        (
             "Which sea borders the country whose capital is Tallinn?",
             ["Which country's capital is Tallinn?", "Which sea borders #1?"],
         ),
