@@ -53,17 +53,37 @@ def is_small_talk(message: str) -> bool:
     return bool(clauses) and all(_CLAUSE.fullmatch(c) for c in clauses)
 
 
-_QUESTION_WORD = (
+_WH_WORD = (
     r"who|whom|whose|what|when|where|which|why|how|"
-    r"in (?:what|which)|on (?:what|which)|at (?:what|which)|for (?:what|which)|from (?:what|which)|"
-    r"is|are|was|were|did|does|do|can|could|has|have|had|will|would"
+    r"in (?:what|which)|on (?:what|which)|at (?:what|which)|for (?:what|which)|from (?:what|which)"
 )
-_PART_BREAK = re.compile(
-    rf"(?:\?\s+|[,;]\s*(?:and\s+(?:also\s+)?)?|\s+and\s+(?:also\s+)?)(?=(?:{_QUESTION_WORD})\b)",
-    re.IGNORECASE,
-)
-"""Where a new question starts: after "?", or at ", and" / "and" / "," / ";" before a
-question word ("…Super Bowl 50, and what was the final score?")."""
+_AUXILIARY = r"is|are|was|were|did|does|do|can|could|has|have|had|will|would"
+_QUESTION_WORD = rf"{_WH_WORD}|{_AUXILIARY}"
+_NOT_RELATIVE = r"what|when|where|why|how|in (?:what|which)|on (?:what|which)|at (?:what|which)"
+
+
+def _part_break(after_comma: str) -> re.Pattern[str]:
+    return re.compile(
+        rf"(?:\?\s+|[,;]\s*and\s+(?:also\s+)?)(?=(?:{_QUESTION_WORD})\b)"
+        rf"|\s+and\s+(?:also\s+)?(?=(?:{_WH_WORD})\b)"
+        rf"|[,;]\s*(?=(?:{after_comma})\b)",
+        re.IGNORECASE,
+    )
+
+
+_PART_BREAK = _part_break(_NOT_RELATIVE)
+"""Where a new question starts: after "?" or ", and" before a question word, after "and"
+before a wh-word, or at "," / ";" before a wh-word that does not start a relative clause
+("…Super Bowl 50, and what was the final score?"). Not at ", who was hired …", ", which gave
+…", "and were rewarded …", "…, once completed, will …": they go on the same question."""
+_LIST_BREAK = _part_break(_WH_WORD)
+"""In a list of questions ("Where is Machu Picchu, who built it, and when was it
+rediscovered?") a comma before any wh-word starts one."""
+_LIST = re.compile(rf",\s*and\s+(?:also\s+)?(?:{_QUESTION_WORD})\b", re.IGNORECASE)
+_SUBORDINATE = re.compile(rf"when\s+(?!(?:{_AUXILIARY})\b)", re.IGNORECASE)
+"""A "when" with no auxiliary after it is a clause of the next question, not a question: "When
+John Fox left, who replaced him?"."""
+_STARTS_QUESTION = re.compile(rf"(?:{_QUESTION_WORD})\b", re.IGNORECASE)
 _PERSON = r"he|him|his|she|her|they|them|their"
 _THING = r"it|its|they|them|their"
 _PRONOUN = re.compile(rf"\b(?:{_PERSON}|{_THING}|this|that|these|those|there)\b", re.I)
@@ -84,13 +104,24 @@ def split_parts(question: str, max_parts: int) -> list[str]:
     A part starts with a question word after "?", "," , ";" or "and": "Which team won Super
     Bowl 50, and what was the final score?" has two parts; "Who painted the Mona Lisa?" and
     "What language is spoken in Brazil and Mexico?" have one (no question word follows the
-    "and"). A fragment of fewer than three words is no part of its own ("…, and why?"). More
-    than ``max_parts`` parts are not split at all: the question is answered as one.
+    "and"). A fragment of fewer than three words is no part of its own ("…, and why?"), nor is
+    a phrase or clause put before the question ("Prior to Super Bowl 50, what was …?", "When
+    John Fox left, who replaced him?": every part starts with a question word, and a "when"
+    part with an auxiliary). More than ``max_parts`` parts are not split at all: the question
+    is answered as one.
     """
     text = " ".join(question.split())
-    pieces = [p.strip(" ,;") for p in _PART_BREAK.split(text)]
+    breaks = _LIST_BREAK if _LIST.search(text) else _PART_BREAK
+    pieces = [p.strip(" ,;") for p in breaks.split(text)]
     parts = [_as_question(p) for p in pieces if p]
-    if len(parts) < 2 or len(parts) > max_parts or any(len(p.split()) < 3 for p in parts):
+    if (
+        len(parts) < 2
+        or len(parts) > max_parts
+        or any(
+            len(p.split()) < 3 or not _STARTS_QUESTION.match(p) or _SUBORDINATE.match(p)
+            for p in parts
+        )
+    ):
         return [text]
     return parts
 

@@ -19,8 +19,9 @@ where each class goes, and the error that must not happen: a question routed to 
 Nested questions (one question hiding two look-ups) are routed on two more sets with the steps
 each gets: ``nested.jsonl`` (written before the rules, then seen while writing them) and
 ``nested-2.jsonl`` (written after, not used to change them); and with ``--squad``, the share
-of SQuAD dev questions (one look-up each, by construction) split into steps, for the
-articles at even positions (looked at while writing the rules) and at odd positions (not).
+of SQuAD dev questions (one question, one look-up each, by construction) split into parts or
+steps, for the articles at even positions (looked at while writing the rules) and at odd
+positions (not).
 """
 
 from __future__ import annotations
@@ -199,14 +200,18 @@ def _nested(squad: Path | None) -> list[str]:
         lines.append("")
     if squad:
         articles = json.loads(gzip.open(squad).read())["data"]
-        lines += ["| SQuAD v1.1 dev articles | questions | split into steps |", "|---|---|---|"]
+        lines += [
+            "| SQuAD v1.1 dev articles | questions | routed multi_part | routed multi_step |",
+            "|---|---|---|---|",
+        ]
         for name, half in (
             ("even positions (seen)", articles[0::2]),
             ("odd positions", articles[1::2]),
         ):
             questions = [qa["question"] for a in half for p in a["paragraphs"] for qa in p["qas"]]
-            split = sum(bool(nested_steps(q)) for q in questions)
-            lines.append(f"| {name} | {len(questions)} | {split} ({split / len(questions):.1%}) |")
+            routes = Counter(route(q) for q in questions)
+            share = [f"{routes[r]} ({routes[r] / len(questions):.1%})" for r in LABELS[3:]]
+            lines.append(f"| {name} | {len(questions)} | {' | '.join(share)} |")
     return lines
 
 

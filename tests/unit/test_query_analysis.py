@@ -75,6 +75,14 @@ def test_not_small_talk(text):
         ("What do cats and dogs eat?", None),
         ("How and why did Rome fall?", None),
         ("Who won Super Bowl 50, and why?", None),  # "why?" is no question on its own
+        # a phrase or clause before the question, a relative clause, a verb going on
+        ("Before the merger, what was the company called?", None),
+        ("In number theory, which theorem describes primes?", None),
+        ("When the coach left the team, who replaced him?", None),
+        ("Who was the quarterback, who was drafted in 2011?", None),
+        ("Which player got a penalty, which gave the Broncos a first down?", None),
+        ("How many miles, once completed, will the trail cover?", None),
+        ("How many astronauts flew to space and were honoured for it?", None),
     ],
 )
 def test_split_parts(text, parts):
