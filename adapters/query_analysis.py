@@ -196,10 +196,12 @@ _DO_SUPPORT = re.compile(r"\b(?:did|does|do)\s+$", re.I)
 the leader who founded the Mongol Empire die?"): its clause does not run to the end."""
 _ASKS_ROLE = re.compile(r"^(?:who|what)\s+(?:is|was|are|were)\s+$", re.I)
 _PREDICATE = re.compile(
-    r"\b(?:become|became|becomes|remain|remained|remains|(?:is|was|are|were)\s+[A-Z][\w-]*)\s+$"
+    r"\b(?:become|became|becomes|remain|remained|remains|"
+    r"(?i:is|was|are|were)\s+(?:the\s+)?[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)\s+$"
 )
-"""A role that is what the question asks for ("Who was the leader of Russia in the 1960s?")
-or says of its subject ("When did Warsaw become the capital of Poland?"): one look-up."""
+"""A description that is what the question asks for ("Who was the leader of Russia in the
+1960s?") or says of its subject ("When did Warsaw become the capital of Poland?", "Was Denver
+the team that won?"): one look-up."""
 _PAST = re.compile(r"\b(?:was|were|did|had)\b", re.I)
 _NOT_ASKED = STOP_WORDS | {
     "name",
@@ -234,7 +236,8 @@ def nested_steps(question: str) -> list[str]:
     """
     text = " ".join(question.split())
     clause = _RELATIVE_CLAUSE.search(text)
-    if clause and not _DO_SUPPORT.search(text[: clause.start()]):
+    before = text[: clause.start()] if clause else ""
+    if clause and not (_DO_SUPPORT.search(before) or _PREDICATE.search(before)):
         steps = [_which(clause), _as_question(text[: clause.start()] + ANSWER_SLOT)]
         if _asks_something(steps[1]):
             return steps

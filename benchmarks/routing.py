@@ -11,7 +11,8 @@ Rows with a ``history`` field are follow-ups: the earlier turn is given as the c
 its route is known — the follow-up rewrite and ``check_history``, stopping before any
 retrieval. They run with the history judge on (``history_threshold`` 0.5), so its P(yes) is
 reported for every follow-up; the table counts the default route (judge off: a follow-up is
-``history`` when its rewrite repeats the earlier question), which the same run gives. The
+``history`` when its rewrite repeats the earlier question, else its rewrite goes through the
+same rules as a first turn), which the same run gives. The
 other rows are a thread's first turn, routed by the rules alone (no model). The table shows
 where each class goes, and the error that must not happen: a question routed to small talk
 (answered with no evidence). No threshold or rule was tuned on this set.
@@ -88,7 +89,8 @@ def route_follow_up(row: dict[str, Any], graph: Any, ctx: Context) -> tuple[str,
         "standalone_question": values.get("standalone_question"),
         "history_score": values.get("history_score"),
     }
-    return "history" if repeat else "single", cost
+    standalone = str(values.get("standalone_question") or row["input"])
+    return "history" if repeat else route(standalone), cost
 
 
 def main(argv: list[str] | None = None) -> int:

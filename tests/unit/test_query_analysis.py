@@ -176,6 +176,7 @@ def test_nested_questions_are_two_lookups(text, steps):
         "In what year did the leader who founded the Mongol Empire die?",  # clause ends early
         "Who was the leader of Russia in the 1960s?",  # a role asked for, with a time
         "When did Warsaw become the capital of Poland?",  # a role said of its subject
+        "Was the Denver Broncos the team that won Super Bowl 50?",  # a description said of it
         "What is formed when a phagosome fuses with a lysosome?",  # a condition, not a time
         "What was the title of Philo's work?",  # a possessive is no name
     ],
