@@ -132,11 +132,13 @@ class Context:
         default=4, metadata={"description": "Documents retrieved from the knowledge base."}
     )
     read_around: bool = field(
-        default=True,
+        default=False,
         metadata={
             "description": (
                 "Complete a retrieved chunk's sentence cut at its end or start from the "
-                "neighbouring chunk of its document (only that sentence is added)."
+                "neighbouring chunk of its document (only that sentence is added). Off by "
+                "default: on SQuAD-100 it gained nothing (F1 47.3 on vs 49.8 off) for 5% more "
+                "prompt tokens."
             )
         },
     )

@@ -94,7 +94,7 @@ def test_documents_are_held_to_the_budget_best_first():
 def test_retrieve_reads_around_and_keeps_to_the_budget():
     first, second = chunk(0, FIRST), chunk(1, SECOND, score=0.1)  # the neighbour is no hit
     retriever = FakeRetriever([first, second])
-    runtime = Runtime(context=Context(min_similarity=0.3))
+    runtime = Runtime(context=Context(min_similarity=0.3, read_around=True))
     update = retrieve(
         {"question": "How many receptions did Funchess have?"},
         runtime,
@@ -102,7 +102,7 @@ def test_retrieve_reads_around_and_keeps_to_the_budget():
     )
     [hit] = update["documents"]
     assert "473 yards and five touchdowns" in hit.page_content
-    off = Runtime(context=Context(min_similarity=0.3, read_around=False))
+    off = Runtime(context=Context(min_similarity=0.3))  # off by default
     update = retrieve({"question": "Funchess?"}, off, make_services(retriever=retriever))
     assert update["documents"][0].page_content == FIRST
     tight = Runtime(context=Context(min_similarity=0.3, context_tokens=200))
