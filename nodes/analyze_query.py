@@ -14,10 +14,11 @@ from schema.state import RAGState, Update
 
 
 def describe(update: Mapping[str, Any]) -> str:
-    """The route, and the parts when there are several."""
+    """The route, and the parts (or a chain's steps) when there are several."""
     parts = update.get("subquestions") or []
     listed = "".join(f" | {p}" for p in parts)
-    return f"route: {update.get('route')}{f' ({len(parts)} parts){listed}' if parts else ''}"
+    kind = "steps" if update.get("route") == "multi_step" else "parts"
+    return f"route: {update.get('route')}{f' ({len(parts)} {kind}){listed}' if parts else ''}"
 
 
 @reports(describe)
