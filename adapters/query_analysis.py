@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from adapters.keyword_index import STOPWORDS as STOP_WORDS
+from adapters.keyword_index import STOPWORDS
 
 _ADDRESS = r"there|all|everyone|crag|bot|assistant|mate|friend"
 """Who a greeting is addressed to: a clause of its own in "Good evening, crag."."""
@@ -155,7 +155,6 @@ def is_dependent(parts: list[str]) -> bool:
 
 ANSWER_SLOT = "#1"
 """Where the second step of a nested question takes the first step's answer."""
-_WORD = r"[a-z][\w'-]*"
 _NOUN = r"[a-z][\w-]*"
 _NOT_HEAD = (
     r"(?!(?:at|in|on|of|by|for|from|with|to|under|during|fact|view|idea|claim|belief|notion|"
@@ -203,7 +202,7 @@ _PREDICATE = re.compile(
 1960s?") or says of its subject ("When did Warsaw become the capital of Poland?", "Was Denver
 the team that won?"): one look-up."""
 _PAST = re.compile(r"\b(?:was|were|did|had)\b", re.I)
-_NOT_ASKED = STOP_WORDS | {
+_NOT_ASKED = STOPWORDS | {
     "name",
     "named",
     "last",
