@@ -21,7 +21,7 @@ def part_input(state: RAGState, index: int) -> PartInput:
     """What part ``index``'s pass answers.
 
     A part that leans on the rest of the question ("What was the final score?", or the first
-    step of a nested question: "In which chapel popes are elected?") is answered as part of
+    step of a nested question: "In which chapel are popes elected?") is answered as part of
     it; in a ``multi_step`` turn, a later part is asked with the earlier part's answer in
     place of its pronoun or ``#1`` ("When was he born?" -> "When was James Cameron born?").
     """

@@ -284,8 +284,9 @@ class Context:
         metadata={
             "description": (
                 "Most parts a question with several is split into, each answered by its own "
-                "pass (independent parts in parallel, dependent ones in order); a question with "
-                "more is answered as one. 1: never split."
+                "pass (independent parts in parallel, dependent ones in order, as are the two "
+                "look-ups of a nested question); a question with more is answered as one. 1: "
+                "never split."
             )
         },
     )
