@@ -209,13 +209,18 @@ def cost(records: list[dict[str, Any]]) -> dict[str, str]:
     }
 
 
-def report(out: Path) -> str:
-    """Both tables, from the records the pipelines wrote."""
+def on_common_questions(out: Path) -> dict[str, list[dict[str, Any]]]:
+    """Each pipeline's records, on the questions every pipeline has answered."""
     records = {p: read_records(out / f"{p}.jsonl") for p in PIPELINES}
     common = set.intersection(*({r["id"] for r in rs} for rs in records.values()))
+    return {p: [r for r in rs if r["id"] in common] for p, rs in records.items()}
+
+
+def report(out: Path) -> str:
+    """Both tables, from the records the pipelines wrote."""
+    records = on_common_questions(out)
     rows = []
     for pipeline, rs in records.items():
-        rs = [r for r in rs if r["id"] in common]
         rows.append(
             {
                 "pipeline": pipeline,
@@ -242,7 +247,7 @@ def report(out: Path) -> str:
         routes = read_records(routes_file)
         before_file = out / "routes-before.jsonl"
         routes += read_records(before_file) if before_file.is_file() else []
-        crag = [r for r in records["crag"] if r["id"] in common]
+        crag = records["crag"]
         cost_rows = []
         for label, rs in (
             ("small talk", [r for r in routes if r["label"] == "small_talk"]),

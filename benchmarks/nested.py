@@ -37,11 +37,12 @@ from benchmarks.multi_part import (
     _mean,
     _route,
     cost,
+    on_common_questions,
     run_in_rounds,
 )
 from crag.eval.harness import collection_for, prepare
 from crag.eval.metrics import normalize_answer
-from crag.eval.records import done_ids, read_records
+from crag.eval.records import done_ids
 from crag.eval.squad import load_squad
 from crag.eval.tables import markdown_table
 
@@ -93,11 +94,8 @@ def run_pipeline(pipeline: str, squad: Path, out: Path, upto: int) -> None:
 
 def report(out: Path) -> str:
     """The table, from the records the pipelines wrote, on the questions all of them did."""
-    records = {p: read_records(out / f"{p}.jsonl") for p in PIPELINES}
-    common = set.intersection(*({r["id"] for r in rs} for rs in records.values()))
     rows = []
-    for pipeline, rs in records.items():
-        rs = [r for r in rs if r["id"] in common]
+    for pipeline, rs in on_common_questions(out).items():
         right = [r["right"] for r in rs]
         rows.append(
             {
