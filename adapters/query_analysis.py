@@ -12,6 +12,7 @@ docs/benchmarks/routing.md).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from adapters.keyword_index import STOPWORDS
 
@@ -234,31 +235,28 @@ def nested_steps(question: str) -> list[str]:
     capital of Hungary?") is one look-up: its second step would ask nothing.
     """
     text = " ".join(question.split())
+    return next((steps for steps in _candidate_steps(text) if _asks_something(steps[1])), [])
+
+
+def _candidate_steps(text: str) -> Iterator[list[str]]:
+    """Every way of reading ``text`` as two look-ups, in order of preference."""
     clause = _RELATIVE_CLAUSE.search(text)
-    before = text[: clause.start()] if clause else ""
-    if clause and not (_DO_SUPPORT.search(before) or _PREDICATE.search(before)):
-        steps = [_which(clause), _as_question(text[: clause.start()] + ANSWER_SLOT)]
-        if _asks_something(steps[1]):
-            return steps
+    if clause:
+        before = text[: clause.start()]
+        if not (_DO_SUPPORT.search(before) or _PREDICATE.search(before)):
+            yield [_which(clause), _as_question(before + ANSWER_SLOT)]
     when = _WHEN_EVENT.search(text)
     if when:
-        steps = [
-            f"When was it that {when['event']}?",
-            _as_question(text[: when.start("when")] + "in " + ANSWER_SLOT),
-        ]
-        if _asks_something(steps[1]):
-            return steps
+        before = text[: when.start("when")]
+        yield [f"When was it that {when['event']}?", _as_question(f"{before}in {ANSWER_SLOT}")]
     for role in _ROLE_OF_NAME.finditer(text):
         before = text[: role.start()]
         if _ASKS_ROLE.match(before) or _PREDICATE.search(before):
             continue
         asks = "What" if role["role"] == "capital" else "Who"
         verb = "was" if _PAST.search(text) else "is"
-        rest = text[: role.start()] + ANSWER_SLOT + text[role.end() :]
-        steps = [f"{asks} {verb} {role.group(0)}?", _as_question(rest)]
-        if _asks_something(steps[1]):
-            return steps
-    return []
+        rest = before + ANSWER_SLOT + text[role.end() :]
+        yield [f"{asks} {verb} {role.group(0)}?", _as_question(rest)]
 
 
 _AUXILIARY_LAST = re.compile(r"^(?P<subject>.+?)\s+(?P<aux>was|is|were|are)\s+(?P<rest>\S.*)$")
