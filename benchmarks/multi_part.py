@@ -107,29 +107,30 @@ def part_f1(prediction: str, answers: list[str]) -> float:
     return max((best(f1, s, answers) for s in segments(prediction)), default=0.0)
 
 
-def _context(pipeline: str, collection: str) -> Context:
+def context_for(pipeline: str, collection: str) -> Context:
+    """The graph's context for ``pipeline``: no answer cache; ``crag-single`` never splits."""
     subquestions = {"crag-single": 1}.get(pipeline, 3)
     return Context(collection=collection, answer_cache=False, max_subquestions=subquestions)
 
 
-def _ask(pipeline: str, question: str, ctx: Context) -> tuple[dict[str, Any], dict[str, Any]]:
+def ask(pipeline: str, question: str, ctx: Context) -> tuple[dict[str, Any], dict[str, Any]]:
     """The eval harness's record of one question (its answer, route, calls and time)."""
     asked = Question(id="", question=question, answers=(), paragraph_id="")
     out = run_one("naive" if pipeline == "naive" else "crag", asked, ctx)
-    cost = {
+    spent = {
         "seconds": round(out["latency_s"], 2),
         "llm_calls": out["llm_calls"],
         "prompt_tokens": out["prompt_tokens"],
         "completion_tokens": out["completion_tokens"],
     }
-    return out, cost
+    return out, spent
 
 
 def run_pipeline(pipeline: str, questions: Path, squad: Path, out: Path, upto: int) -> None:
     """Answer the pending ones of the first ``upto`` questions; one JSONL record each."""
     dataset = load_squad(squad)
     collection = collection_for(dataset)
-    ctx = _context(pipeline, collection)
+    ctx = context_for(pipeline, collection)
     prepare(dataset, ctx, None)
     records = out / f"{pipeline}.jsonl"
     done = done_ids(records)
@@ -137,7 +138,7 @@ def run_pipeline(pipeline: str, questions: Path, squad: Path, out: Path, upto: i
     for row in rows[:upto]:
         if row["id"] in done:
             continue
-        result, cost = _ask(pipeline, row["question"], ctx)
+        result, spent = ask(pipeline, row["question"], ctx)
         scores = [part_f1(result["prediction"], p["answers"]) for p in row["parts"]]
         record = {
             "id": row["id"],
@@ -145,8 +146,8 @@ def run_pipeline(pipeline: str, questions: Path, squad: Path, out: Path, upto: i
             "prediction": result["prediction"],
             "part_f1": [round(s, 3) for s in scores],
             "both_right": all(s >= 0.5 for s in scores),
-            "route": _route(result),
-            **cost,
+            "route": route_of(result),
+            **spent,
         }
         with records.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(record, ensure_ascii=False) + "\n")
@@ -161,7 +162,7 @@ def run_routes(questions: Path, squad: Path, out: Path, single: int, before: boo
     check add no call to a first turn).
     """
     dataset = load_squad(squad)
-    ctx = _context("crag", collection_for(dataset))
+    ctx = context_for("crag", collection_for(dataset))
     routing = [json.loads(line) for line in ROUTING.read_text().splitlines() if line.strip()]
     rows = [json.loads(line) for line in questions.read_text().splitlines() if line.strip()]
     inputs = [("small_talk", r["input"]) for r in routing if r["label"] == "small_talk"]
@@ -175,18 +176,20 @@ def run_routes(questions: Path, squad: Path, out: Path, single: int, before: boo
         key = f"{label}-{n}"
         if key in done:
             continue
-        result, cost = _ask("crag", text, ctx)
-        record = {"id": key, "label": label, "input": text, "route": _route(result), **cost}
+        result, spent = ask("crag", text, ctx)
+        record = {"id": key, "label": label, "input": text, "route": route_of(result), **spent}
         with records.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(record, ensure_ascii=False) + "\n")
         print(f"route {label}: {record['route']} {record['seconds']}s {text!r}")
 
 
-def _route(result: dict[str, Any]) -> str:
-    return str(result.get("route") or "single")  # the naive pipeline has no routes
+def route_of(result: dict[str, Any]) -> str:
+    """The route a harness record took (the naive pipeline has none: ``single``)."""
+    return str(result.get("route") or "single")
 
 
-def _mean(values: list[float]) -> float:
+def mean(values: list[float]) -> float:
+    """The mean, 0 for no values."""
     return sum(values) / len(values) if values else 0.0
 
 
@@ -203,9 +206,9 @@ def cost(records: list[dict[str, Any]]) -> dict[str, str]:
     seconds = [r["seconds"] for r in records]
     return {
         "p50": f"{percentile(seconds, 50):.1f}",
-        "mean": f"{_mean(seconds):.1f}",
-        "calls": f"{_mean([r['llm_calls'] for r in records]):.2f}",
-        "tokens": f"{_mean([r['prompt_tokens'] for r in records]):.0f}",
+        "mean": f"{mean(seconds):.1f}",
+        "calls": f"{mean([r['llm_calls'] for r in records]):.2f}",
+        "tokens": f"{mean([r['prompt_tokens'] for r in records]):.0f}",
     }
 
 
@@ -225,10 +228,10 @@ def report(out: Path) -> str:
             {
                 "pipeline": pipeline,
                 "questions": len(rs),
-                "both": f"{100 * _mean([r['both_right'] for r in rs]):.1f}",
-                "f1": f"{100 * _mean([s for r in rs for s in r['part_f1']]):.1f}",
-                "f1_1": f"{100 * _mean([r['part_f1'][0] for r in rs]):.1f}",
-                "f1_2": f"{100 * _mean([r['part_f1'][1] for r in rs]):.1f}",
+                "both": f"{100 * mean([r['both_right'] for r in rs]):.1f}",
+                "f1": f"{100 * mean([s for r in rs for s in r['part_f1']]):.1f}",
+                "f1_1": f"{100 * mean([r['part_f1'][0] for r in rs]):.1f}",
+                "f1_2": f"{100 * mean([r['part_f1'][1] for r in rs]):.1f}",
                 **cost(rs),
             }
         )
@@ -263,11 +266,11 @@ def report(out: Path) -> str:
                     "routed": ", ".join(
                         f"{k} {v}" for k, v in sorted(Counter(r["route"] for r in rs).items())
                     ),
-                    "calls": f"{_mean([r['llm_calls'] for r in rs]):.2f}",
+                    "calls": f"{mean([r['llm_calls'] for r in rs]):.2f}",
                     "max_calls": max((r["llm_calls"] for r in rs), default=0),
                     "p50": f"{percentile(seconds, 50):.1f}",
                     "max": f"{max(seconds, default=0):.1f}",
-                    "tokens": f"{_mean([r['prompt_tokens'] for r in rs]):.0f}",
+                    "tokens": f"{mean([r['prompt_tokens'] for r in rs]):.0f}",
                 }
             )
         text.append(

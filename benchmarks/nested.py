@@ -32,12 +32,12 @@ from typing import Any
 from benchmarks.multi_part import (
     COST_COLUMNS,
     PIPELINES,
-    _ask,
-    _context,
-    _mean,
-    _route,
+    ask,
+    context_for,
     cost,
+    mean,
     on_common_questions,
+    route_of,
     run_in_rounds,
 )
 from crag.eval.harness import collection_for, prepare
@@ -69,15 +69,15 @@ def is_right(prediction: str, route: str, answers: list[str]) -> bool:
 def run_pipeline(pipeline: str, squad: Path, out: Path, upto: int) -> None:
     """Answer the pending ones of the first ``upto`` questions; one JSONL record each."""
     dataset = load_squad(squad)
-    ctx = _context(pipeline, collection_for(dataset))
+    ctx = context_for(pipeline, collection_for(dataset))
     prepare(dataset, ctx, None)
     records = out / f"{pipeline}.jsonl"
     done = done_ids(records)
     for row in questions()[:upto]:
         if row["id"] in done:
             continue
-        result, cost = _ask(pipeline, row["input"], ctx)
-        route = _route(result)
+        result, spent = ask(pipeline, row["input"], ctx)
+        route = route_of(result)
         record = {
             "id": row["id"],
             "question": row["input"],
@@ -85,7 +85,7 @@ def run_pipeline(pipeline: str, squad: Path, out: Path, upto: int) -> None:
             "right": is_right(result["prediction"], route, row["answers"]),
             "route": route,
             "web_search_used": bool(result.get("web_search_used")),
-            **cost,
+            **spent,
         }
         with records.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(record, ensure_ascii=False) + "\n")
@@ -101,7 +101,7 @@ def report(out: Path) -> str:
             {
                 "pipeline": pipeline,
                 "questions": len(rs),
-                "right": f"{sum(r['right'] for r in rs)} ({100 * _mean(right):.0f}%)",
+                "right": f"{sum(right)} ({100 * mean(right):.0f}%)",
                 "web": sum(r["web_search_used"] for r in rs),
                 "routed": ", ".join(
                     f"{k} {v}" for k, v in sorted(Counter(r["route"] for r in rs).items())
