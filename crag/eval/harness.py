@@ -30,7 +30,7 @@ from langchain_core.runnables import RunnableLambda
 from adapters.documents import containing, doc_id
 from crag.eval import report
 from crag.eval.corpus import index_paragraphs, paragraph_of
-from crag.eval.metrics import best, exact_match, f1, percentile
+from crag.eval.metrics import best, exact_match, f1, percentile, verdict, verdicts
 from crag.eval.records import done_ids, read_records
 from crag.eval.squad import Dataset, Question
 from crag.eval.tables import cell, markdown_table
@@ -163,6 +163,7 @@ def run_one(pipeline: str, q: Question, ctx: Context) -> dict[str, Any]:
         "gold_answers": list(q.answers),
         "exact_match": best(exact_match, prediction, q.answers) if answerable else None,
         "f1": best(f1, prediction, q.answers) if answerable else None,
+        "verdict": verdict(prediction, q.answers, answerable),
         "gold_paragraph": q.paragraph_id,
         "retrieval_hit": q.paragraph_id in {paragraph_of(c) for c in out["retrieved"]},
         "retrieved_chunk_ids": out.pop("retrieved"),
@@ -235,6 +236,7 @@ def summarize(
         "pipeline": pipeline,
         "model": model,
         "questions": len(rows),
+        **verdicts(rows),
         "exact_match": round(100 * mean("exact_match"), 1),
         "f1": round(100 * mean("f1"), 1),
         "retrieval_hit_rate": round(100 * mean("retrieval_hit"), 1),
@@ -253,6 +255,7 @@ COLUMNS = [
     ("run", "run"),
     ("pipeline", "pipeline"),
     ("questions", "questions"),
+    *report.VERDICT_COLUMNS,
     ("exact_match", "EM"),
     ("f1", "F1"),
     ("retrieval_hit_rate", "retrieval hit %"),

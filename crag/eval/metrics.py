@@ -6,6 +6,11 @@ import re
 import string
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any, Literal
+
+from adapters.answer_text import clean_answer
+from adapters.documents import fold_numbers, normalize
+from nodes.answers import NO_ANSWER, is_no_answer
 
 _PUNCTUATION = set(string.punctuation)
 
@@ -50,3 +55,71 @@ def percentile(values: Sequence[float], q: float) -> float:
     low = int(pos)
     high = min(low + 1, len(ordered) - 1)
     return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+
+
+Verdict = Literal["right", "unknown", "wrong"]
+"""How a user takes an answer: right, "I don't know", or wrong (as Meta's CRAG benchmark)."""
+VERDICT_SCORE: dict[str, int] = {"right": 1, "unknown": 0, "wrong": -1}
+"""A right answer earns what a wrong one costs; "I don't know" neither."""
+SHORT_ANSWER_WORDS = 25
+"""An answer this long or shorter is right when it contains an accepted answer."""
+RIGHT_F1 = 0.5
+"""Otherwise, token F1 against the best accepted answer at or above this is right."""
+_ARTICLES = frozenset({"a", "an", "the"})
+
+
+def _words(text: str) -> list[str]:
+    """Normalized words, articles dropped, numbers as digits ("seven" -> "7")."""
+    return [w for w in fold_numbers(normalize(text).split()) if w not in _ARTICLES]
+
+
+def contains_answer(prediction: str, gold: str) -> bool:
+    """Whether ``gold`` is in ``prediction`` at word boundaries, numbers written either way."""
+    needle = " ".join(_words(gold))
+    return bool(needle) and f" {needle} " in f" {' '.join(_words(prediction))} "
+
+
+def verdict(prediction: str, golds: Sequence[str], answerable: bool = True) -> Verdict:
+    """Right, "I don't know" or wrong, judged as a user would.
+
+    The answer is read as shown (citation markers, talk about documents and bracket debris
+    removed). The no-answer reply is "I don't know"; any other reply to an unanswerable
+    question is wrong. Otherwise it is right when an answer of at most
+    ``SHORT_ANSWER_WORDS`` words contains an accepted answer, or when its token F1 against
+    the best accepted answer reaches ``RIGHT_F1``.
+    """
+    shown = clean_answer(prediction, NO_ANSWER)
+    if is_no_answer(shown):
+        return "unknown"
+    if not answerable:
+        return "wrong"
+    short = len(shown.split()) <= SHORT_ANSWER_WORDS
+    if short and any(contains_answer(shown, g) for g in golds):
+        return "right"
+    return "right" if best(f1, shown, golds) >= RIGHT_F1 else "wrong"
+
+
+def truthfulness(verdicts: Sequence[str]) -> float:
+    """The mean of +1 (right), 0 ("I don't know") and -1 (wrong), in percent."""
+    if not verdicts:
+        return 0.0
+    return 100 * sum(VERDICT_SCORE[v] for v in verdicts) / len(verdicts)
+
+
+def record_verdict(record: dict[str, Any]) -> str:
+    """A record's verdict, judged afresh (so old records are scored by today's rules)."""
+    answerable = record.get("category", "in_kb") != "unanswerable"
+    return verdict(record["prediction"], record.get("gold_answers") or [], answerable)
+
+
+def verdicts(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Right / "I don't know" / wrong counts, the truthfulness score, and right among answers."""
+    judged = [record_verdict(r) for r in records]
+    right, wrong = judged.count("right"), judged.count("wrong")
+    return {
+        "right": right,
+        "unknown": judged.count("unknown"),
+        "wrong": wrong,
+        "truthfulness": round(truthfulness(judged), 1),
+        "right_of_answers": round(100 * right / (right + wrong), 1) if right + wrong else None,
+    }

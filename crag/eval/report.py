@@ -17,15 +17,25 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from crag.eval.metrics import percentile
+from crag.eval.metrics import percentile, verdicts
 from crag.eval.mixed import CATEGORIES
 from crag.eval.records import read_records
 from crag.eval.tables import markdown_table
+
+VERDICT_COLUMNS = [
+    ("right", "right"),
+    ("unknown", '"I don\'t know"'),
+    ("wrong", "wrong"),
+    ("truthfulness", "truthfulness %"),
+    ("right_of_answers", "right of answers %"),
+]
+"""The user's view of a run, before EM and F1 in every table."""
 
 COLUMNS = [
     ("run", "run"),
     ("category", "category"),
     ("questions", "questions"),
+    *VERDICT_COLUMNS,
     ("exact_match", "EM"),
     ("f1", "F1"),
     ("false_abstention", "false abstention %"),
@@ -57,6 +67,7 @@ def group_metrics(records: list[dict[str, Any]]) -> dict[str, Any]:
     latencies = [float(r["latency_s"]) for r in records]
     return {
         "questions": len(records),
+        **verdicts(records),
         "exact_match": _mean([float(r["exact_match"]) for r in answerable], 100),
         "f1": _mean([float(r["f1"]) for r in answerable], 100),
         "false_abstention": _mean([float(r["abstained"]) for r in answerable], 100),

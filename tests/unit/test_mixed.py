@@ -151,6 +151,8 @@ def record(
     return {
         "id": f"{category}-{f1}-{latency}" if unique else category,
         "category": category,
+        "prediction": "I don't know." if abstained else "Paris" if f1 else "Lyon",
+        "gold_answers": ["Paris"] if category != "unanswerable" else [],
         "exact_match": f1,
         "f1": f1,
         "abstained": abstained,
@@ -177,6 +179,9 @@ def test_group_metrics_score_each_kind_of_question_as_it_should_be():
     assert m["false_abstention"] == 50.0 and m["abstention"] == 50.0
     assert m["citation_precision"] == 50.0  # of the two answers that cite
     assert m["llm_calls_median"] == 2.5 and m["total_s"] == 50.0 and m["latency_p50_s"] == 11.0
+    # right (Paris), unknown (in_kb, abstained), unknown (unanswerable), wrong (answered)
+    assert (m["right"], m["unknown"], m["wrong"], m["truthfulness"]) == (1, 2, 1, 0.0)
+    assert m["right_of_answers"] == 50.0
     summary = report.summarize_mixed(rows, run="r", pipeline="crag", settings={"model": "local"})
     assert set(summary["by_category"]) == {"in_kb", "unanswerable"}
     assert summary["by_category"]["unanswerable"]["f1"] is None
@@ -201,7 +206,7 @@ def test_report_compares_runs_per_category_with_ratios(tmp_path):
         (d / "summary.json").write_text(json.dumps(summary))
         dirs.append(d)
     table = report.compare_mixed(dirs, tmp_path / "out")
-    assert "| crag | in_kb | 1 | 100.0 | 100.0 |" in table
+    assert "| crag | in_kb | 1 | 1 | 0 | 0 | 100.0 | 100.0 | 100.0 | 100.0 |" in table
     text = (tmp_path / "out" / "comparison.md").read_text()
     assert "| in_kb | 50.0 | 1.2 | 1.2 | 3.0 |" in text  # F1 gap, p50 and total time ratios
     assert "| all |" in text and '"commit"' in text
