@@ -37,6 +37,13 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'])")
 _NO_ANSWER_INSIDE = re.compile(r"\[?\s*i\s+(?:do\s+not|don'?t)\s+know\s*\]?", flags=re.IGNORECASE)
 _EMPTY_BRACKETS = re.compile(r"\[\s*\]|\(\s*\)")
 _LABEL = re.compile(r"^\s*(?:final\s+)?answer\s*:\s*", flags=re.IGNORECASE)
+STEPS_HEADING = "\n\nSteps:\n"
+"""Where a nested question's reply goes on from its answer to the look-ups that found it."""
+
+
+def answer_only(text: str) -> str:
+    """The reply without the steps that explain it (what a reader takes as the answer)."""
+    return text.split(STEPS_HEADING, 1)[0]
 
 
 def sentences(text: str) -> list[str]:

@@ -42,5 +42,7 @@ def analyze_query(state: RAGState, runtime: Runtime[Context]) -> Update:
     parts = split_parts(question_of(state), limit)
     if len(parts) == 1:
         steps = nested_steps(parts[0]) if limit > 1 else []
-        return {"route": "multi_step", "subquestions": steps} if steps else {"route": "single"}
+        if not steps:
+            return {"route": "single"}
+        return {"route": "multi_step", "subquestions": steps, "nested": True}
     return {"route": "multi_step" if is_dependent(parts) else "multi_part", "subquestions": parts}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
+from adapters.answer_text import STEPS_HEADING
 from adapters.query_analysis import needs_context, with_answer
 from nodes.answers import NO_ANSWER, is_no_answer
 from nodes.common import question_of, reports
@@ -74,17 +75,40 @@ def combined(state: RAGState) -> tuple[str, list[Source]]:
     message lists them); a later step reads as it was asked, with the earlier answer in it. A
     part whose pass did not run (a chain stopped early) or found nothing is said to be
     unknown. When no part has an answer, the answer is the no-answer reply.
+
+    A nested question was asked once: its answer is the last step's, first, citing what every
+    step found; the steps follow under ``STEPS_HEADING``, so the reply starts with
+    what was asked and still shows how it was found.
     """
+    lines, sources, answered = _lines(state)
+    if state.get("nested"):
+        last = len(state.get("subquestions") or []) - 1
+        answer = _answer_of(state, last)
+        if answer is None:
+            return NO_ANSWER, []
+        numbers = ", ".join(str(n) for n in range(1, len(sources) + 1))
+        cited = f" [{numbers}]" if sources else ""
+        return f"{answer}{cited}{STEPS_HEADING}" + "\n".join(lines), sources
+    return ("\n".join(lines), sources) if any(answered) else (NO_ANSWER, [])
+
+
+def _answer_of(state: RAGState, index: int) -> str | None:
+    """Part ``index``'s answer, or None when its pass did not run or found nothing."""
+    part = next((p for p in state.get("parts") or [] if p["index"] == index), None)
+    return None if part is None or is_no_answer(part["answer"]) else part["answer"].strip()
+
+
+def _lines(state: RAGState) -> tuple[list[str], list[Source], list[bool]]:
+    """Each part's line, the sources they cite (numbered in order), and which were answered."""
     done = {p["index"]: p for p in state.get("parts") or []}
     sources: list[Source] = []
-    lines = []
-    answered = False
+    lines, answered = [], []
     for index, question in enumerate(state.get("subquestions") or []):
         part = done.get(index)
         if part is None or is_no_answer(part["answer"]):
             lines.append(f"{part['question'] if part else question} {NO_ANSWER}")
+            answered.append(False)
             continue
-        answered = True
         numbers = []
         for source in part["sources"]:
             if source not in sources:
@@ -92,4 +116,5 @@ def combined(state: RAGState) -> tuple[str, list[Source]]:
             numbers.append(str(sources.index(source) + 1))
         cited = f" [{', '.join(numbers)}]" if numbers else ""
         lines.append(f"{part['question']} {part['answer'].strip()}{cited}")
-    return ("\n".join(lines), sources) if answered else (NO_ANSWER, [])
+        answered.append(True)
+    return lines, sources, answered

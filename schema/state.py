@@ -178,6 +178,9 @@ class FlowState(OutputState, total=False):
 
     subquestions: Annotated[list[str], PER_TURN]
     """The parts ``analyze_query`` found (empty for a question with one part)."""
+    nested: Annotated[bool, PER_TURN]
+    """Whether the ``multi_step`` parts are the look-ups of one nested question (its answer is
+    the last step's), not several questions asked at once (each answered)."""
     history_score: float
     """``check_history``'s P(yes) that an earlier turn's answer answers this follow-up."""
     cache_hit: Annotated[bool, PER_TURN]

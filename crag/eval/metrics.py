@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from adapters.answer_text import clean_answer
+from adapters.answer_text import answer_only, clean_answer
 from adapters.documents import fold_numbers, normalize
 from nodes.answers import NO_ANSWER, is_no_answer
 
@@ -86,9 +86,10 @@ def verdict(prediction: str, golds: Sequence[str], answerable: bool = True) -> V
     removed). The no-answer reply is "I don't know"; any other reply to an unanswerable
     question is wrong. Otherwise it is right when an answer of at most
     ``SHORT_ANSWER_WORDS`` words contains an accepted answer, or when its token F1 against
-    the best accepted answer reaches ``RIGHT_F1``.
+    the best accepted answer reaches ``RIGHT_F1``. A nested question's steps, after its
+    answer, are not part of it.
     """
-    shown = clean_answer(prediction, NO_ANSWER)
+    shown = clean_answer(answer_only(prediction), NO_ANSWER)
     if is_no_answer(shown):
         return "unknown"
     if not answerable:

@@ -105,6 +105,7 @@ def test_a_nested_question_is_two_lookups_the_second_with_the_first_answer():
     assert "Broncos" in second["query"] and "#1" not in second["query"], state["parts"]
     assert "12" in second["answer"], state["parts"]
     assert "12" in state["answer"].splitlines()[-1]
+    assert "12" in state["answer"].splitlines()[0]  # the reply starts with the answer
 
 
 def test_a_question_the_thread_answered_is_answered_from_it():

@@ -161,11 +161,24 @@ def test_a_nested_question_is_two_lookups_the_second_with_the_first_answer():
         "Which team lost Super Bowl 50?",
         "Who coached the Carolina Panthers?",
     ]
+    # the reply starts with the answer to the question asked, then shows the steps
     assert state["answer"] == (
+        "Ron Rivera [1, 2]\n\nSteps:\n"
         "Which team lost Super Bowl 50? the Carolina Panthers [1]\n"
         "Who coached the Carolina Panthers? Ron Rivera [2]"
     )
     assert [s["id"] for s in state["sources"]] == ["sb50__c0001", "panthers__c0000"]
+
+
+def test_a_nested_question_whose_chain_stops_is_not_answered():
+    services = services_for("lost")  # who coached the Panthers is nowhere
+    graph = build_graph(services=lambda ctx: services)
+    out = graph.invoke(
+        {"question": "Who coached the team that lost Super Bowl 50?"},
+        context=Context(answer_cache=False),
+    )
+    assert len(out["parts"]) == 2  # the first step was answered, the second was not
+    assert out["answer"] == NO_ANSWER and out["sources"] == []
 
 
 def test_a_nested_question_is_one_lookup_when_splitting_is_off():

@@ -52,6 +52,16 @@ def test_a_whole_chunk_is_not_right_because_it_contains_the_answer():
     assert verdict(chunk, [chunk]) == "right"  # ... unless it is the answer (F1 1.0)
 
 
+def test_a_nested_answer_is_judged_without_the_steps_that_explain_it():
+    reply = (
+        "Ron Rivera [1, 2]\n\nSteps:\n"
+        "Which team lost Super Bowl 50? the Carolina Panthers [1]\n"
+        "Who coached the Carolina Panthers? Ron Rivera [2]"
+    )
+    assert verdict(reply, ["Ron Rivera"]) == "right"
+    assert verdict(reply, ["Carolina Panthers"]) == "wrong"
+
+
 def test_unanswerable_questions_are_right_only_as_i_dont_know():
     assert verdict(NO, ["Paris"], answerable=False) == "unknown"
     assert verdict("Paris", ["Paris"], answerable=False) == "wrong"
