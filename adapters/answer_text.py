@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from adapters.citations import strip_citations
+from adapters.documents import split_sentences
 
 _META_NOUN = (
     r"(?:documents?|texts?|passages?|context|sources?|search results?|excerpts?|citations?)"
@@ -33,7 +34,6 @@ _META_SENTENCE = re.compile(
     flags=re.IGNORECASE,
 )
 """A sentence about where the answer is, not about the world: "This was in document."."""
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'])")
 _NO_ANSWER_INSIDE = re.compile(r"\[?\s*i\s+(?:do\s+not|don'?t)\s+know\s*\]?", flags=re.IGNORECASE)
 _EMPTY_BRACKETS = re.compile(r"\[\s*\]|\(\s*\)")
 _LABEL = re.compile(r"^\s*(?:final\s+)?answer\s*:\s*", flags=re.IGNORECASE)
@@ -44,11 +44,6 @@ STEPS_HEADING = "\n\nSteps:\n"
 def answer_only(text: str) -> str:
     """The reply without the steps that explain it (what a reader takes as the answer)."""
     return text.split(STEPS_HEADING, 1)[0]
-
-
-def sentences(text: str) -> list[str]:
-    """``text`` cut into sentences at a full stop, ! or ? before a capital letter."""
-    return [s.strip() for s in _SENTENCE_END.split(text.strip()) if s.strip()]
 
 
 def _is_meta(sentence: str) -> bool:
@@ -75,7 +70,7 @@ def clean_answer(text: str, no_answer: str) -> str:
     text = _LABEL.sub("", strip_citations(text))
     if _NO_ANSWER_INSIDE.search(text):
         return no_answer
-    kept = [s for s in sentences(text) if not _is_meta(s)]
+    kept = [s for s in split_sentences(text) if not _is_meta(s)]
     if not kept:
         return no_answer if text.strip() else text.strip()
     first = _META_LEAD.sub("", kept[0])
@@ -87,7 +82,7 @@ def clean_answer(text: str, no_answer: str) -> str:
 def meta_text(text: str) -> list[str]:
     """The sentences or phrases of ``text`` that talk about documents or citations."""
     plain = strip_citations(text)
-    found = [s for s in sentences(plain) if _is_meta(s)]
+    found = [s for s in split_sentences(plain) if _is_meta(s)]
     lead = _META_LEAD.match(plain)
     if lead:
         found.insert(0, lead.group(0).strip())

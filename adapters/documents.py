@@ -124,3 +124,21 @@ def reciprocal_rank_fusion(rankings: list[list[Document]], k: int = 60) -> list[
             first_seen.setdefault(key, doc)
     order = sorted(scores, key=lambda key: -scores[key])  # stable: ties keep first-seen order
     return [first_seen[key] for key in order]
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|Mt|Ft|No|Nos|vs|etc|approx|ca|e\.g|i\.e|U\.S|"
+    r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)|\b[A-Z])\.$"
+)
+
+
+def split_sentences(text: str) -> list[str]:
+    """``text``'s sentences (not split after "Dr.", "U.S.", initials...)."""
+    found: list[str] = []
+    for piece in _SENTENCE_END.split(text.strip()):
+        if found and _ABBREVIATION.search(found[-1]):
+            found[-1] += " " + piece
+        elif piece.strip():
+            found.append(piece.strip())
+    return found

@@ -111,6 +111,6 @@ def _grade_evidence(
     result: Update = {**update, "evidence_score": round(score, 4)}
     if score >= ctx.evidence_threshold:
         return {**result, "relevant_documents": evidence}
-    if ctx.kb_fallback and kept and state.get("retrieval_score", 0.0) > score:
+    if ctx.kb_fallback and kept and (state.get("retrieval_score") or 0.0) > score:
         return {**result, "relevant_documents": kept, "kb_fallback": True}
     return {**result, "relevant_documents": []}

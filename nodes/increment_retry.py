@@ -26,5 +26,4 @@ def increment_retry(state: RAGState, runtime: Runtime[Context]) -> Update:
         "retry_count": state.get("retry_count", 0) + 1,
         "attempts": [current_attempt(state)],
         "rejected_chunks": rejected,
-        "citation_corrections": 0,
     }

@@ -7,34 +7,17 @@ the pass's calls, and rewriting them would make the model server process them ag
 
 from __future__ import annotations
 
-import re
-
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
+from adapters.documents import split_sentences
 from adapters.services import Services
 from nodes.common import question_of
 from schema.context import Context, context_of
 from schema.state import RAGState, Update
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
-_ABBREVIATION = re.compile(
-    r"(?:\b(?:Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|Mt|Ft|No|Nos|vs|etc|approx|ca|e\.g|i\.e|U\.S|"
-    r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)|\b[A-Z])\.$"
-)
 GAP = " … "
 """Joins kept strips that were not adjacent in the document."""
-
-
-def split_strips(text: str) -> list[str]:
-    """A document's strips: its sentences (not split after "Dr.", "U.S.", initials...)."""
-    strips: list[str] = []
-    for piece in _SENTENCE_END.split(text.strip()):
-        if strips and _ABBREVIATION.search(strips[-1]):
-            strips[-1] += " " + piece
-        elif piece.strip():
-            strips.append(piece.strip())
-    return strips
 
 
 def refine_document(doc: Document, scores: list[float], strips: list[str], keep: int) -> Document:
@@ -58,7 +41,7 @@ def refine_knowledge(state: RAGState, runtime: Runtime[Context], services: Servi
     ctx = context_of(runtime)
     docs = list(state.get("web_results") or [])
     keep = ctx.refine_top_strips
-    split = [split_strips(d.page_content) for d in docs]
+    split = [split_sentences(d.page_content) for d in docs]
     if not ctx.refine or all(len(s) <= keep for s in split):
         return {}
     embeddings = services.embeddings

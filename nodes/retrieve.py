@@ -12,7 +12,7 @@ from adapters.read_around import read_around, within_budget
 from adapters.services import Services
 from nodes.common import question_of, reports
 from schema.context import Context, context_of
-from schema.state import RAGState, Update
+from schema.state import RAGState, Update, pass_reset
 
 
 @reports(lambda u: f"{len(u.get('documents') or [])} documents")
@@ -25,7 +25,8 @@ def retrieve(state: RAGState, runtime: Runtime[Context], services: Services) -> 
     graded irrelevant are skipped and the search goes that much deeper, so the retry grades
     chunks it has not seen. A chunk cut mid-sentence gets that sentence completed from its
     neighbour (``read_around``), and the documents are held to ``context_tokens``
-    (``adapters.read_around``). A new pass starts without web results.
+    (``adapters.read_around``). A new pass starts from the zero of every per-pass key: no web
+results, no scores of the pass before (``schema.state.pass_reset``).
     """
     ctx = context_of(runtime)
     retriever = services.retriever
@@ -38,11 +39,9 @@ def retrieve(state: RAGState, runtime: Runtime[Context], services: Services) -> 
     if ctx.read_around:
         docs = read_around(docs, retriever.chunks)
     return {
+        **pass_reset(),  # type: ignore[typeddict-item]
         "documents": within_budget(docs, ctx.context_tokens),
         "queries": [state.get("rewritten_query") or question_of(state)],
-        "web_searched": False,
-        "web_results": [],
-        "kb_fallback": False,
     }
 
 

@@ -2,14 +2,17 @@
 
 Keys that accumulate have a reducer, so a node returns only what it adds: a new warning, the
 prompt versions it used, the failed pass, the chunks it rejected, the finished turn. Keys
-marked ``PER_TURN`` start every turn of a thread from their zero value: ``turn_reset()``
-derives that reset from the annotations below, so a new per-turn key cannot be forgotten.
+marked ``PER_TURN`` start every turn of a thread from their zero value, and keys marked
+``PER_PASS`` every retrieval pass (and every turn): ``turn_reset()`` and ``pass_reset()``
+derive those resets from the annotations below, so a new key cannot be forgotten, and a score
+of an earlier pass never passes for this one's. An optional key's zero value is ``None``.
 """
 
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal, NotRequired, get_origin, get_type_hints
+import types
+from typing import Annotated, Any, Literal, NotRequired, Union, get_args, get_origin, get_type_hints
 
 from langchain_core.documents import Document
 from langchain_core.messages import AnyMessage
@@ -24,14 +27,20 @@ MAX_HISTORY_TURNS = 10
 """How many earlier turns a thread keeps in its state (older ones are dropped)."""
 
 
-class _PerTurn:
-    """Marks a key that starts every turn from its zero value (see ``turn_reset``)."""
+class _Reset:
+    """Marks a key that starts every turn, or every pass, from its zero value."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
 
     def __repr__(self) -> str:
-        return "PER_TURN"
+        return self.name
 
 
-PER_TURN = _PerTurn()
+PER_TURN = _Reset("PER_TURN")
+"""Starts every turn from its zero value (``turn_reset``)."""
+PER_PASS = _Reset("PER_PASS")
+"""Starts every retrieval pass, and so every turn, from its zero value (``pass_reset``)."""
 
 
 def add_unique(left: list[str], right: list[str]) -> list[str]:
@@ -194,20 +203,20 @@ class FlowState(OutputState, total=False):
     documents: list[Document]
     """Documents retrieved from the knowledge base for this pass, best first; after grading
     each carries ``metadata["relevant"]`` ("yes" or "no")."""
-    retrieval_score: float
+    retrieval_score: Annotated[float | None, PER_PASS]
     """The retrieval evaluator's score of this pass's knowledge-base documents: P(yes) that
     they state the answer (1.0 or 0.0 when the model gives no log-probabilities)."""
     retrieval_verdict: RetrievalVerdict
     """correct: score at or above ``correct_threshold``; incorrect: below
     ``incorrect_threshold`` (or nothing retrieved); ambiguous: in between."""
-    web_searched: Annotated[bool, PER_TURN]
-    """Whether this pass has searched the web yet (reset by ``retrieve``)."""
-    web_results: Annotated[list[Document], PER_TURN]
+    web_searched: Annotated[bool, PER_PASS]
+    """Whether this pass has searched the web yet."""
+    web_results: Annotated[list[Document], PER_PASS]
     """This pass's web-search results, refined to the strips that bear on the question."""
-    evidence_score: float
+    evidence_score: Annotated[float | None, PER_PASS]
     """The evaluator's score of the evidence after web search (knowledge-base documents kept
     as ambiguous plus web results)."""
-    kb_fallback: Annotated[bool, PER_TURN]
+    kb_fallback: Annotated[bool, PER_PASS]
     """Whether the answer comes from ambiguous knowledge-base documents alone, because the web
     results lowered their score and the evidence with them fell under ``evidence_threshold``."""
     relevant_documents: list[Document]
@@ -219,16 +228,16 @@ class FlowState(OutputState, total=False):
     """Chunk ids the answer cites, each validated against this pass's documents."""
     citation_feedback: Annotated[str, PER_TURN]
     """Why the generator is asked to redo its citations (empty when they are fine)."""
-    citation_corrections: Annotated[int, PER_TURN]
+    citation_corrections: Annotated[int, PER_PASS]
     """Citation corrections used in this pass (bounded by ``max_citation_corrections``)."""
     grounded: Verdict
     """Hallucination check: is the generation supported by the documents?"""
-    grounding_score: float
+    grounding_score: Annotated[float | None, PER_PASS]
     """The hallucination check's score (P(yes)) when the judge was asked (not when the answer
     was decided without it: copied word for word, or naming what no document holds)."""
     answers_question: Verdict
     """Answer check: do the documents state the generation as the answer to the question?"""
-    answer_score: float
+    answer_score: Annotated[float | None, PER_PASS]
     """The answer check's score (P(yes)); compared with ``answer_threshold``."""
     feedback: Annotated[str, PER_TURN]
     """Why the last pass failed its checks; fed to the next rewrite and generation."""
@@ -279,17 +288,33 @@ class Update(FlowState, total=False):
     question: str
 
 
-def turn_reset() -> dict[str, Any]:
-    """The update that starts a turn: every ``PER_TURN`` key at its type's zero value.
+def _zero(base: Any) -> Any:
+    """The zero value of a key's type: ``None`` for an optional key, else the type's own."""
+    if get_origin(base) in (Union, types.UnionType) and type(None) in get_args(base):
+        return None
+    return (get_origin(base) or base)()
+
+
+def _reset(*markers: _Reset) -> dict[str, Any]:
+    """Every key marked with one of ``markers`` at its zero value.
 
     Keys with a reducer are overwritten (``Overwrite``), the others simply set.
     """
     reset: dict[str, Any] = {}
     for key, hint in get_type_hints(RAGState, include_extras=True).items():
         metadata: tuple[Any, ...] = getattr(hint, "__metadata__", ())
-        if PER_TURN not in metadata:
+        if not any(m in metadata for m in markers):
             continue
-        base = hint.__origin__  # the type inside Annotated[...]
-        zero = (get_origin(base) or base)()
+        zero = _zero(hint.__origin__)  # the type inside Annotated[...]
         reset[key] = Overwrite(zero) if callable(metadata[-1]) else zero
     return reset
+
+
+def turn_reset() -> dict[str, Any]:
+    """The update that starts a turn: every ``PER_TURN`` and ``PER_PASS`` key at its zero."""
+    return _reset(PER_TURN, PER_PASS)
+
+
+def pass_reset() -> dict[str, Any]:
+    """The update that starts a retrieval pass: every ``PER_PASS`` key at its zero value."""
+    return _reset(PER_PASS)

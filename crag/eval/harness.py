@@ -101,6 +101,25 @@ def sources_with_text(result: RunResult) -> list[dict[str, str]]:
     ]
 
 
+def evidence_of(result: RunResult) -> list[dict[str, str]]:
+    """The documents the final answer was generated from (id, source, text), in prompt order.
+
+    The last pass's accepted evidence (every retrieved chunk for naive RAG, which grades none).
+    """
+    docs: list[Document] = []
+    for step in result.steps:
+        if step.node.startswith("part "):
+            continue
+        if "relevant_documents" in step.update:
+            docs = list(step.update["relevant_documents"])
+        elif step.node == "retrieve":
+            docs = list(step.update.get("documents") or [])
+    return [
+        {"id": doc_id(d), "source": str(d.metadata.get("source", "")), "text": d.page_content}
+        for d in docs
+    ]
+
+
 def outcome(result: RunResult) -> dict[str, Any]:
     """What a record keeps of a run: its answer and sources, and how it got there."""
     state = result.state
@@ -115,6 +134,7 @@ def outcome(result: RunResult) -> dict[str, Any]:
         "prediction": prediction,
         "abstained": is_no_answer(prediction),
         "sources": sources_with_text(result),
+        "evidence": evidence_of(result),
         "retrieved": list(dict.fromkeys(retrieved)),
         "queries": state.get("queries", []),
         "rejected_chunk_ids": state.get("rejected_chunks", []),

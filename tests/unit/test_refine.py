@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
+from adapters.documents import split_sentences
 from adapters.services import Services
-from nodes.refine_knowledge import GAP, refine_knowledge, split_strips
+from nodes.refine_knowledge import GAP, refine_knowledge
 from schema.context import Context
 from tests.fakes import HashEmbeddings, doc, make_services
 
@@ -20,13 +21,13 @@ def rt(**ctx) -> Runtime[Context]:
     return Runtime(context=Context(**ctx))
 
 
-def test_split_strips_splits_sentences_only_at_sentence_ends():
-    assert split_strips("Dr. No was filmed in 1962. It starred Sean Connery.") == [
+def test_split_sentences_splits_sentences_only_at_sentence_ends():
+    assert split_sentences("Dr. No was filmed in 1962. It starred Sean Connery.") == [
         "Dr. No was filmed in 1962.",
         "It starred Sean Connery.",
     ]
-    assert split_strips("One sentence without an end") == ["One sentence without an end"]
-    assert split_strips("J. R. R. Tolkien was born in the U.S. He was not. Really?") == [
+    assert split_sentences("One sentence without an end") == ["One sentence without an end"]
+    assert split_sentences("J. R. R. Tolkien was born in the U.S. He was not. Really?") == [
         "J. R. R. Tolkien was born in the U.S. He was not.",
         "Really?",
     ]

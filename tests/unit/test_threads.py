@@ -145,3 +145,14 @@ def test_every_accumulating_key_but_the_conversation_starts_each_turn_empty():
     overwritten = {k for k, v in reset.items() if isinstance(v, Overwrite)}
     assert overwritten == with_reducer - {"history", "messages"}
     assert reset["retry_count"] == 0 and reset["web_search_used"] is False
+
+
+def test_every_per_pass_key_starts_each_pass_and_each_turn_from_zero():
+    from schema.state import pass_reset, turn_reset
+
+    reset = pass_reset()
+    assert {"web_searched", "web_results", "kb_fallback", "citation_corrections"} <= set(reset)
+    # a score of an earlier pass is "not asked" in the next one, not a stale number
+    for key in ("retrieval_score", "evidence_score", "grounding_score", "answer_score"):
+        assert reset[key] is None
+    assert reset.items() <= turn_reset().items()

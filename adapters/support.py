@@ -1,0 +1,88 @@
+"""Where an answer comes from in its documents, and whether that place is about the question.
+
+A span copied word for word from a retrieved text is grounded, yet it may answer a
+neighbouring question: the score of another game, a decade from the next paragraph. What
+separates the two is the sentence the span sits in: a right answer's sentence speaks of the
+question's subject, a neighbour's speaks of something else. ``support_sentences`` finds those
+sentences (with the one before, which often names the subject a pronoun refers to), and
+``subject_overlap`` scores how much of the question's own words they share.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from langchain_core.documents import Document
+
+from adapters.documents import fold_numbers, normalize, split_sentences
+from adapters.keyword_index import STOPWORDS
+
+_QUESTION_WORDS = frozenset(
+    "who whom whose what when where which why how many much long old did does do was were is "
+    "are has have had can could will would name called".split()
+)
+
+
+@dataclass(frozen=True)
+class Support:
+    """A sentence of a document that contains the answer."""
+
+    doc: int
+    """The document's index in the evidence."""
+    sentence: str
+    """The sentence holding the answer."""
+    context: str
+    """The sentence before it in the same document ("" for the first)."""
+
+
+def _words(text: str) -> list[str]:
+    return fold_numbers(normalize(text).split())
+
+
+def _stem(word: str) -> str:
+    """A crude stem, so "coached" meets "coach" and "games" meets "game"."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def _holds(words: list[str], needle: list[str]) -> bool:
+    return f" {' '.join(needle)} " in f" {' '.join(words)} "
+
+
+def support_sentences(answer: str, docs: list[Document]) -> list[Support]:
+    """Every sentence of ``docs`` that contains ``answer`` word for word (numbers either way)."""
+    needle = _words(answer)
+    if not needle:
+        return []
+    found = []
+    for i, doc in enumerate(docs):
+        sentences = split_sentences(doc.page_content)
+        for n, sentence in enumerate(sentences):
+            if _holds(_words(sentence), needle):
+                found.append(Support(i, sentence, sentences[n - 1] if n else ""))
+    return found
+
+
+def question_terms(question: str, answer: str = "") -> set[str]:
+    """The question's content words, stemmed: no stopwords, question words or answer words."""
+    skip = STOPWORDS | _QUESTION_WORDS | set(_words(answer))
+    return {_stem(w) for w in _words(question) if w not in skip and len(w) > 1}
+
+
+def subject_overlap(question: str, answer: str, docs: list[Document]) -> float | None:
+    """The best share of the question's terms found around a sentence holding the answer.
+
+    Around: the sentence and the one before it. ``None`` when the answer is in no sentence
+    (it is not a span of the documents) or the question has no terms to look for.
+    """
+    terms = question_terms(question, answer)
+    supports = support_sentences(answer, docs)
+    if not terms or not supports:
+        return None
+    best = 0.0
+    for s in supports:
+        around = {_stem(w) for w in _words(f"{s.context} {s.sentence}")}
+        best = max(best, len(terms & around) / len(terms))
+    return best
