@@ -26,7 +26,7 @@ def retrieve(state: RAGState, runtime: Runtime[Context], services: Services) -> 
     chunks it has not seen. A chunk cut mid-sentence gets that sentence completed from its
     neighbour (``read_around``), and the documents are held to ``context_tokens``
     (``adapters.read_around``). A new pass starts from the zero of every per-pass key: no web
-results, no scores of the pass before (``schema.state.pass_reset``).
+    results, no scores of the pass before (``schema.state.pass_reset``).
     """
     ctx = context_of(runtime)
     retriever = services.retriever
