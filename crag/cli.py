@@ -493,8 +493,8 @@ def eval_cmd(
         list[str] | None,
         typer.Option(
             help="Also run CRAG with other settings, in the same run: 'NAME:FIELD=VALUE,...' "
-            "(context fields, e.g. 'tiered:grader_model=local:qwen2.5-0.5b'); results in "
-            "OUT/NAME. Repeatable."
+            "(context fields, e.g. 'tiered:grader_model=local:qwen2.5-0.5b'; 'pipeline=naive' "
+            "runs the baseline instead); results in OUT/NAME. Repeatable."
         ),
     ] = None,
 ) -> None:
@@ -536,15 +536,28 @@ def _variant(spec: str) -> Variant:
 
     from schema.context import Context
 
+    from crag.eval.harness import PIPELINES
+
     name, _, assignments = spec.partition(":")
-    pairs = [p.partition("=") for p in assignments.split(",") if p.strip()]
-    known = {f.name for f in fields(Context)}
+    known = {f.name for f in fields(Context)} | {"pipeline"}
+    pieces: list[str] = []
+    for piece in assignments.split(","):  # a dict value's own commas stay in it
+        key = piece.partition("=")[0].strip()
+        if pieces and key not in known and "=" in pieces[-1].partition("=")[2]:
+            pieces[-1] += "," + piece
+        elif piece.strip():
+            pieces.append(piece)
+    pairs = [p.partition("=") for p in pieces]
     if not name.strip().isidentifier() or not pairs or any(not sep for _, sep, _ in pairs):
         fail(f"--variant {spec!r}: write NAME:FIELD=VALUE[,FIELD=VALUE...].")
     unknown = sorted({k.strip() for k, _, _ in pairs} - known)
     if unknown:
         fail(f"--variant {spec!r}: unknown setting {', '.join(unknown)}.")
-    return name.strip(), "crag", {k.strip(): v.strip() for k, _, v in pairs}
+    settings = {k.strip(): v.strip() for k, _, v in pairs}
+    pipeline = settings.pop("pipeline", "crag")
+    if pipeline not in PIPELINES:
+        fail(f"--variant {spec!r}: pipeline must be one of {', '.join(PIPELINES)}.")
+    return name.strip(), pipeline, settings
 
 
 def _evaluate(

@@ -1,7 +1,8 @@
 """Prompting for nodes: render a prompt at its configured version, on the pass's evidence.
 
-Every call of a pass that reads documents starts with the same evidence message (documents,
-then question), so the model server processes it once per pass (see docs/architecture.md).
+Every call of a pass that reads documents starts with the same text (the documents, then the
+note that they are data), so the model server processes it once per pass (see
+docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -61,19 +62,23 @@ def render(
 def render_on_evidence(
     state: RAGState, ctx: Context, name: str, docs: list[Document], **values: str
 ) -> tuple[prompts.RenderedPrompt, Update]:
-    """Prompt ``name`` as a second message after the evidence message (documents, question).
+    """Prompt ``name`` on the pass's documents, starting with the pass's shared prefix.
 
-    Every call of a pass that reads documents starts with the same evidence message, so the
-    model server processes it once and each later call adds only its short task (llama.cpp's
-    prompt cache; OpenAI caches long shared prefixes too).
+    Every call of a pass that reads documents starts with the same text: the documents and the
+    note that they are data. The model server processes it once and each later call adds only
+    its own task (llama.cpp's prompt cache; OpenAI caches long shared prefixes too). A prompt
+    that takes ``documents`` and ``question`` itself is one message that starts with that text
+    and asks its question last; any other follows the evidence message (documents, note,
+    question) as a second message.
     """
-    evidence, _ = render(
-        state,
-        ctx,
-        "evidence",
-        documents=format_documents(docs, citation_keys(len(docs))),
-        question=question_of(state),
-    )
+    documents = format_documents(docs, citation_keys(len(docs)))
+    version = ctx.prompt_version(name)
+    if {"documents", "question"} <= prompts.load(name, version).variables:
+        task, recorded = render(
+            state, ctx, name, documents=documents, question=question_of(state), **values
+        )
+        return task, recorded
+    evidence, _ = render(state, ctx, "evidence", documents=documents, question=question_of(state))
     task, _ = render(state, ctx, name, **values)
     recorded = Update(prompt_versions={evidence.name: evidence.version, task.name: task.version})
     metadata = {**task.metadata, "evidence_version": evidence.version}

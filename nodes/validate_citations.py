@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
+from adapters.answer_text import clean_answer
 from adapters.citations import citation_keys, parse_citations, strip_citations
 from adapters.documents import containing, doc_id
-from nodes.answers import is_no_answer
+from nodes.answers import NO_ANSWER, is_no_answer
 from nodes.common import answer_documents
 from schema.context import Context, context_of
 from schema.state import RAGState, Update
@@ -36,7 +37,7 @@ def check_citations(answer: str, docs: list[Document]) -> CitationCheck:
     cited = parse_citations(answer)
     unknown = [k for k in cited if k not in keys]
     valid = [k for k in cited if k in keys]
-    span = strip_citations(answer)
+    span = clean_answer(answer, "")
     holders = [keys[i] for i in containing(span, docs)]
     if holders and not any(k in holders for k in valid):
         valid = holders
@@ -50,13 +51,15 @@ def validate_citations(state: RAGState, runtime: Runtime[Context]) -> Update:
     citations do not (no second generation for that). When it cites a key that names no
     document, or cites nothing and is found in no document, it is sent back with the valid
     keys listed, at most ``max_citation_corrections`` times per pass; after that, unknown
-    keys are dropped with a warning. The answer goes on without its citation markers;
-    ``citations`` holds the validated chunk ids, which become the run's sources.
+    keys are dropped with a warning. The answer goes on as a reader should see it: without
+    its citation markers, talk about the documents or bracket debris (``clean_answer``; a
+    reply that only talks about them is no answer). ``citations`` holds the validated chunk
+    ids, which become the run's sources.
     """
     raw = state.get("generation", "")
     docs = answer_documents(state)
-    if is_no_answer(raw):
-        return {"generation": strip_citations(raw), "citations": [], "citation_feedback": ""}
+    if is_no_answer(clean_answer(raw, NO_ANSWER)):
+        return {"generation": NO_ANSWER, "citations": [], "citation_feedback": ""}
     check = check_citations(raw, docs)
     corrections = state.get("citation_corrections", 0)
     if (check.unknown or not check.cited) and corrections < context_of(
@@ -68,7 +71,7 @@ def validate_citations(state: RAGState, runtime: Runtime[Context]) -> Update:
         }
     keys = citation_keys(len(docs))
     update: Update = {
-        "generation": strip_citations(raw),
+        "generation": clean_answer(raw, NO_ANSWER),
         "citations": [doc_id(docs[keys.index(k)]) for k in check.cited],
         "citation_feedback": "",
     }

@@ -126,6 +126,20 @@ def test_an_uncited_answer_found_in_no_document_is_asked_once_then_has_no_source
     assert second["citations"] == [] and second["warnings"]
 
 
+def test_the_answer_goes_on_without_talk_about_its_documents():
+    update = validate_citations(state("Broncos. This was in document [S1]."), rt())
+    assert update["generation"] == "Broncos." and update["citations"] == ["sb50__c0000"]
+    update = validate_citations(state("According to the documents, Leonardo da Vinci."), rt())
+    assert update["generation"] == "Leonardo da Vinci." and update["citations"] == ["web:Mona_Lisa"]
+    assert not update["citation_feedback"]  # found word for word once the lead-in is gone
+
+
+def test_a_no_answer_hidden_in_a_sentence_is_no_answer():
+    update = validate_citations(state("Guilt implies [I don't know]."), rt())
+    assert update == {"generation": "I don't know.", "citations": [], "citation_feedback": ""}
+    assert route_after_citations(update) == "finalize"
+
+
 def test_no_answer_needs_no_citation():
     update = validate_citations(state("I don't know."), rt())
     assert update["citations"] == [] and not update["citation_feedback"]

@@ -212,6 +212,17 @@ def test_cli_eval_end_to_end(hash_kb, fake_services, tiny, tmp_path):
     assert "3 questions were already done" in again.output
 
 
+def test_a_variant_names_its_pipeline_and_keeps_a_dict_setting_whole():
+    from crag.cli import _variant
+
+    assert _variant("v5:pipeline=naive,prompt_versions=generate=v5,rewrite_query=v1,top_k=3") == (
+        "v5",
+        "naive",
+        {"prompt_versions": "generate=v5,rewrite_query=v1", "top_k": "3"},
+    )
+    assert _variant("lean:max_retries=1") == ("lean", "crag", {"max_retries": "1"})
+
+
 def test_cli_eval_refuses_bad_options(tmp_path):
     runner = CliRunner()
     assert runner.invoke(app, ["eval", "--pipeline", "fancy"]).exit_code == 2
@@ -224,6 +235,7 @@ def test_cli_eval_refuses_bad_options(tmp_path):
         "tiered:colour=red": "unknown setting colour",
         "crag:top_k=2": "own name",
         "small:top_k=zero": "top_k",
+        "base:pipeline=fancy": "pipeline must be one of",
     }
     for spec, message in refusals.items():
         refused = runner.invoke(app, ["eval", "--variant", spec])

@@ -155,7 +155,7 @@ def test_happy_path_answers_from_the_knowledge_base(fake_services):
     assert out["prompt_versions"] == {
         "evidence": "v1",
         "grade_documents": "v2",
-        "generate": "v4",
+        "generate": "v5",
         "check_hallucination": "v2",
         "check_relevance": "v2",
     }

@@ -57,12 +57,21 @@ def test_version_order_is_natural():
     assert sorted(["v10", "v2", "v1"], key=prompts._version_key) == ["v1", "v2", "v10"]
 
 
-def test_the_evidence_message_starts_with_the_documents_and_ends_with_the_question():
-    # One shared first message lets llama.cpp reuse its prompt cache across a pass's calls.
+def test_every_prompt_on_documents_starts_with_the_shared_prefix_and_asks_last():
+    # One shared prefix (documents, then the note that they are data) lets llama.cpp reuse its
+    # prompt cache across a pass's calls: each prompt follows the evidence message, or starts
+    # with the same text and asks its question last.
     template = prompts.load("evidence").template.template
     assert template.startswith("{documents}") and template.rstrip().endswith("{question}")
+    shared = template.split("Question:")[0]
     for name in ("grade_documents", "generate", "check_hallucination", "check_relevance"):
-        assert not {"documents", "question"} & prompts.load(name).variables
+        prompt = prompts.load(name)
+        own = {"documents", "question"} & prompt.variables
+        if own:
+            assert own == {"documents", "question"}, name
+            text = prompt.template.template
+            assert text.startswith(shared), name
+            assert text.rstrip().endswith("Question: {question}\nAnswer:"), name
 
 
 def test_declared_variables_must_match_template(tmp_path, monkeypatch):
