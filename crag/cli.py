@@ -534,9 +534,8 @@ def _variant(spec: str) -> Variant:
     """Parse ``NAME:FIELD=VALUE,...`` (a CRAG run with other settings); fail clearly."""
     from dataclasses import fields
 
-    from schema.context import Context
-
     from crag.eval.harness import PIPELINES
+    from schema.context import Context
 
     name, _, assignments = spec.partition(":")
     known = {f.name for f in fields(Context)} | {"pipeline"}
