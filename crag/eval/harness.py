@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.documents import Document
@@ -36,8 +36,10 @@ from crag.eval.squad import Dataset, Question
 from crag.eval.tables import cell, markdown_table
 from crag.run import RunResult, run_question
 from graph.naive import naive_context
+from nodes.confidence import signals
 from nodes.answers import is_no_answer
 from schema.context import Context
+from schema.state import RAGState
 
 PIPELINES = ("crag", "naive")
 BUNDLED_SAMPLE = Path(__file__).resolve().parents[1] / "resources" / "squad-dev-sample.json.gz"
@@ -132,6 +134,7 @@ def outcome(result: RunResult) -> dict[str, Any]:
     prediction = state.get("answer", "")
     return {
         "prediction": prediction,
+        "signals": signals(cast(RAGState, result.state), prediction),
         "abstained": is_no_answer(prediction),
         "sources": sources_with_text(result),
         "evidence": evidence_of(result),

@@ -1,0 +1,78 @@
+"""How likely an answer is right, from what the pass already measured.
+
+``signals`` reads the final pass: the evaluator's scores of the knowledge base and of the
+evidence with web results, the grounding judge's score, whether the answer is copied from the
+documents and from which (the knowledge base, the web, or both: they agree), how much of the
+question the sentence it was copied from shares (``adapters.support``), and the retries it
+took. ``confidence`` turns them into P(right) with a logistic model fitted on the mixed
+benchmark's calibration split (``benchmarks/confidence.py`` writes ``confidence.json``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from adapters.documents import containing
+from adapters.support import subject_overlap
+from nodes.answers import is_no_answer
+from nodes.common import answer_documents, question_of
+from schema.state import RAGState
+
+FIT = Path(__file__).with_name("confidence.json")
+"""The fitted model: feature names, weights, intercept, and what it was fitted on."""
+
+
+def signals(state: RAGState, answer: str) -> dict[str, float | None]:
+    """What the final pass measured about ``answer`` (None: not measured in this pass)."""
+    docs = answer_documents(state)
+    web = [d for d in docs if str(d.metadata.get("id", d.id or "")).startswith("web:")]
+    kb = [d for d in docs if d not in web]
+    in_kb, in_web = bool(containing(answer, kb)), bool(containing(answer, web))
+    return {
+        "retrieval_score": state.get("retrieval_score"),
+        "evidence_score": state.get("evidence_score"),
+        "grounding_score": state.get("grounding_score"),
+        "answer_score": state.get("answer_score"),
+        "web": float(bool(state.get("web_searched"))),
+        "kb_fallback": float(bool(state.get("kb_fallback"))),
+        "in_kb": float(in_kb),
+        "in_web": float(in_web),
+        "copied": float(in_kb or in_web),
+        "agree": float(in_kb and in_web),
+        "subject_overlap": subject_overlap(question_of(state), answer, docs),
+        "retries": float(state.get("retry_count", 0)),
+        "words": float(len(answer.split())),
+    }
+
+
+@cache
+def _fit(path: Path = FIT) -> dict[str, Any]:
+    return dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def features(measured: dict[str, float | None], names: list[str]) -> list[float]:
+    """The model's inputs: each named signal, a missing one as its stated default.
+
+    ``name`` reads the signal; ``name:missing`` is 1.0 when it was not measured (and the
+    signal itself then counts as 0.0).
+    """
+    values = []
+    for name in names:
+        key, _, flag = name.partition(":")
+        value = measured.get(key)
+        values.append(float(value is None) if flag == "missing" else float(value or 0.0))
+    return values
+
+
+def confidence(state: RAGState, answer: str) -> float | None:
+    """P(right) of ``answer`` by the fitted model, rounded; None for "I don't know"."""
+    if is_no_answer(answer):
+        return None
+    fit = _fit()
+    x = features(signals(state, answer), fit["features"])
+    z = fit["intercept"] + sum(w * v for w, v in zip(fit["weights"], x, strict=True))
+    return round(1 / (1 + math.exp(-z)), 3)
