@@ -36,8 +36,8 @@ from crag.eval.squad import Dataset, Question
 from crag.eval.tables import cell, markdown_table
 from crag.run import RunResult, run_question
 from graph.naive import naive_context
-from nodes.confidence import signals
 from nodes.answers import is_no_answer
+from nodes.confidence import signals
 from schema.context import Context
 from schema.state import RAGState
 
