@@ -29,9 +29,12 @@ CREATE TABLE IF NOT EXISTS answers (
     answer TEXT NOT NULL,
     sources TEXT NOT NULL,
     created REAL NOT NULL,
+    confidence REAL,
     PRIMARY KEY (scope, normalized)
 );
 """
+ADDED_COLUMNS = {"confidence": "REAL"}
+"""Columns added since the first schema: a cache file written before them gets them."""
 
 MAX_ENTRIES_PER_SCOPE = 5000
 """Oldest entries beyond this are dropped (a lookup compares against every entry of a scope)."""
@@ -45,6 +48,7 @@ class CacheHit:
     answer: str
     sources: list[dict[str, Any]]
     similarity: float
+    confidence: float | None = None
 
 
 class AnswerCache:
@@ -59,7 +63,13 @@ class AnswerCache:
     def conn(self) -> sqlite3.Connection:
         """The connection, opened (and the table created) on first use."""
         if self._conn is None:
-            self._conn = open_database(self.path, SCHEMA, "answer cache", timeout_s=30)
+            conn = open_database(self.path, SCHEMA, "answer cache", timeout_s=30)
+            have = {row[1] for row in conn.execute("PRAGMA table_info(answers)")}
+            with conn:
+                for name, kind in ADDED_COLUMNS.items():
+                    if name not in have:
+                        conn.execute(f"ALTER TABLE answers ADD COLUMN {name} {kind}")
+            self._conn = conn
         return self._conn
 
     def lookup(
@@ -68,16 +78,17 @@ class AnswerCache:
         """The stored answer nearest to ``question`` in ``scope``, if near enough."""
         with self._lock:
             rows = self.conn.execute(
-                "SELECT question, normalized, embedding, answer, sources FROM answers"
+                "SELECT question, normalized, embedding, answer, sources, confidence FROM answers"
                 " WHERE scope = ?",
                 (scope,),
             ).fetchall()
         best: CacheHit | None = None
         key = normalize(question)
-        for stored, normalized, embedding, answer, sources in rows:
+        for stored, normalized, embedding, answer, sources, given in rows:
             similarity = 1.0 if normalized == key else _dot(vector, json.loads(embedding))
             if similarity >= threshold and (best is None or similarity > best.similarity):
-                best = CacheHit(stored, answer, json.loads(sources), round(similarity, 4))
+                hit = CacheHit(stored, answer, json.loads(sources), round(similarity, 4), given)
+                best = hit
         return best
 
     def store(
@@ -87,6 +98,7 @@ class AnswerCache:
         vector: list[float],
         answer: str,
         sources: list[dict[str, Any]],
+        confidence: float | None = None,
     ) -> None:
         """Keep ``answer`` for ``question`` in ``scope`` (replacing the same question's)."""
         row = (
@@ -97,9 +109,14 @@ class AnswerCache:
             answer,
             json.dumps(sources),
             time.time(),
+            confidence,
         )
         with self._lock, self.conn:
-            self.conn.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+            self.conn.execute(
+                "INSERT OR REPLACE INTO answers (scope, question, normalized, embedding, answer,"
+                " sources, created, confidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                row,
+            )
             self.conn.execute(
                 "DELETE FROM answers WHERE scope = ? AND rowid NOT IN (SELECT rowid FROM answers"
                 " WHERE scope = ? ORDER BY created DESC LIMIT ?)",

@@ -243,6 +243,8 @@ def _print_answer(result: Any) -> None:
     out.print()
     out.rule("Answer")
     out.print(escape(state.get("answer", "")))
+    if state.get("confidence") is not None:
+        out.print(f"[dim]confidence {state['confidence']:.2f}[/]")
     for src in state.get("sources", []):
         where = f" [dim]({escape(src['location'])})[/]" if src.get("location") else ""
         out.print(f"  [dim]-[/] [bold]{escape(src['id'])}[/] {escape(src['source'])}{where}")

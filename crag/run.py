@@ -45,6 +45,7 @@ class RunResult:
             "thread_id": self.thread_id,
             "route": self.state.get("route", "single"),
             "answer": self.state.get("answer", ""),
+            "confidence": self.state.get("confidence"),
             "sources": self.state.get("sources", []),
             "parts": sorted(self.state.get("parts") or [], key=lambda p: p["index"]),
             "path": self.path,

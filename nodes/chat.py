@@ -36,12 +36,14 @@ def earlier_turns(messages: list[AnyMessage]) -> list[Turn]:
         elif message.type == "ai" and question is not None and message.text.strip():
             sources = message.additional_kwargs.get("sources") or []
             answer = message.text.split("\n\nSources:\n", 1)[0]  # as ``reply`` wrote it
+            given = message.additional_kwargs.get("confidence")
             turns.append(
                 Turn(
                     question=question,
                     standalone_question=question,
                     answer=answer,
                     sources=[_source(s) for s in sources if isinstance(s, dict) and "id" in s],
+                    confidence=float(given) if isinstance(given, int | float) else None,
                 )
             )
             question = None
@@ -55,11 +57,12 @@ def _source(raw: dict[str, str]) -> Source:
     return source
 
 
-def reply(answer: str, sources: list[Source]) -> AIMessage:
+def reply(answer: str, sources: list[Source], confidence: float | None = None) -> AIMessage:
     """The AI message of an answer: its text with the sources listed under it.
 
     The sources are also in ``additional_kwargs["sources"]`` (id, source, location), for
-    clients that render citations themselves.
+    clients that render citations themselves, and the answer's confidence in
+    ``additional_kwargs["confidence"]`` (None for "I don't know" and small talk).
     """
     lines = [answer]
     if sources:
@@ -67,14 +70,17 @@ def reply(answer: str, sources: list[Source]) -> AIMessage:
         for n, s in enumerate(sources, 1):
             where = f" ({s['location']})" if s.get("location") else ""
             lines.append(f"[{n}] {s['source']}{where}")
-    return AIMessage("\n".join(lines), additional_kwargs={"sources": [dict(s) for s in sources]})
+    kwargs = {"sources": [dict(s) for s in sources], "confidence": confidence}
+    return AIMessage("\n".join(lines), additional_kwargs=kwargs)
 
 
-def turn_messages(state: RAGState, answer: str, sources: list[Source]) -> list[AnyMessage]:
+def turn_messages(
+    state: RAGState, answer: str, sources: list[Source], confidence: float | None = None
+) -> list[AnyMessage]:
     """What a finished turn adds to ``messages``: its question and answer.
 
     The question only when it came as ``question``: a message is already there.
     """
     _, as_message = asked(state)
     question = [] if as_message else [HumanMessage(state.get("question") or "")]
-    return [*question, reply(answer, sources)]
+    return [*question, reply(answer, sources, confidence)]

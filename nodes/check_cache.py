@@ -47,4 +47,5 @@ def check_cache(state: RAGState, runtime: Runtime[Context], services: Services) 
         "cache_similarity": hit.similarity,
         "answer": hit.answer,
         "sources": cast(list[Source], hit.sources),
+        "confidence": hit.confidence,
     }

@@ -103,4 +103,5 @@ def _answered(turn: Turn, score: float, recorded: Update) -> Update:
         "route": "history",
         "answer": turn["answer"],
         "sources": list(turn.get("sources") or []),
+        "confidence": turn.get("confidence"),
     }

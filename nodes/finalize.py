@@ -9,9 +9,10 @@ from nodes.answers import NO_ANSWER, current_attempt, is_no_answer
 from nodes.chat import turn_messages
 from nodes.check_cache import scope
 from nodes.common import question_of
-from nodes.parts import combined
+from nodes.confidence import confidence
+from nodes.parts import combined, combined_confidence
 from schema.context import Context, context_of
-from schema.state import Attempt, RAGState, Source, Turn, Update
+from schema.state import Attempt, RAGState, Source, Turn, Update, Withheld
 
 
 def passed(attempt: Attempt) -> bool:
@@ -34,6 +35,9 @@ def finalize(
     """Return the current answer if it passed its checks; else say the answer is unknown.
 
     A question with several parts gets every part's answer (``nodes.parts.combined``).
+    Every answer carries its confidence (``nodes.confidence``); one under ``min_confidence``
+    is withheld: the reply is the no-answer reply, and a warning (and ``withheld``) keeps the
+    guess.
 
     An answer that no check confirmed is a guess, so it is not returned as the answer: the
     reply is the no-answer reply, and a warning names the best unverified attempt (grounded
@@ -43,16 +47,19 @@ def finalize(
     follow-ups against (its reducer keeps the last ``MAX_HISTORY_TURNS``).
     """
     if state.get("cache_hit") or state.get("route") == "history":
-        return _turn(state, state.get("answer", ""), list(state.get("sources") or []), [])
+        given = state.get("confidence")
+        return _turn(state, state.get("answer", ""), list(state.get("sources") or []), [], given)
     if state.get("route") == "small_talk":  # a reply, not an answer: no sources, not cached
-        return _turn(state, state.get("generation", ""), [], [])
+        return _turn(state, state.get("generation", ""), [], [], None)
     if state.get("route") in ("multi_part", "multi_step"):  # each part's pass checked its own
         parts = state.get("parts") or []
+        answer, sources = combined(state)
         return {
-            **_turn(state, *combined(state), []),
+            **_turn(state, answer, sources, [], combined_confidence(state, answer)),
             "web_search_used": any(p["web_search_used"] for p in parts),
             "retry_count": max((p["retry_count"] for p in parts), default=0),
         }
+    ctx = context_of(runtime)
     current = current_attempt(state)
     warnings: list[str] = []
     answer, sources = current["generation"], current["sources"]
@@ -60,7 +67,16 @@ def finalize(
     best = max([current, *reversed(state.get("attempts") or [])], key=score)
     if is_no_answer(answer) or not passed(current):
         answer, sources = NO_ANSWER, []
-    if is_no_answer(answer) and not is_no_answer(best["generation"]):
+    given = confidence(state, answer)
+    withheld: Withheld | None = None
+    if given is not None and given < ctx.min_confidence:
+        withheld = Withheld(answer=answer, confidence=given)
+        warnings = [
+            f"The answer {answer!r} is not given: its confidence {given:.2f} is under "
+            f"min_confidence {ctx.min_confidence:.2f}."
+        ]
+        answer, sources, given = NO_ANSWER, [], None
+    elif is_no_answer(answer) and not is_no_answer(best["generation"]):
         retries = state.get("retry_count", 0)
         warnings = [
             f"No answer passed both checks after {retries} "
@@ -68,25 +84,33 @@ def finalize(
             f"answer was {best['generation']!r}. Last feedback: {state.get('feedback') or 'none'}"
         ]
     elif services is not None and not is_no_answer(answer):
-        remember(state, context_of(runtime), services, answer, sources)
-    return _turn(state, answer, [] if is_no_answer(answer) else sources, warnings)
+        remember(state, ctx, services, answer, sources, given)
+    return {**_turn(state, answer, sources, warnings, given), "withheld": withheld}
 
 
-def _turn(state: RAGState, answer: str, sources: list[Source], warnings: list[str]) -> Update:
+def _turn(
+    state: RAGState,
+    answer: str,
+    sources: list[Source],
+    warnings: list[str],
+    given: float | None,
+) -> Update:
     """The output keys and the turn appended to the thread's history."""
     turn = Turn(
         question=state["question"],
         standalone_question=question_of(state),
         answer=answer,
         sources=sources,
+        confidence=given,
     )
     return {
         "history": [turn],
-        "messages": turn_messages(state, answer, sources),
+        "messages": turn_messages(state, answer, sources, given),
         "standalone_question": question_of(state),
         "route": state.get("route", "single"),
         "answer": answer,
         "sources": sources,
+        "confidence": given,
         "warnings": warnings,
         "retry_count": state.get("retry_count", 0),
         "web_search_used": bool(state.get("web_search_used")),
@@ -95,7 +119,12 @@ def _turn(state: RAGState, answer: str, sources: list[Source], warnings: list[st
 
 
 def remember(
-    state: RAGState, ctx: Context, services: Services, answer: str, sources: list[Source]
+    state: RAGState,
+    ctx: Context,
+    services: Services,
+    answer: str,
+    sources: list[Source],
+    given: float | None,
 ) -> None:
     """Store an answer that passed its checks, for the same question asked again."""
     if not ctx.answer_cache or services.cache is None or services.embeddings is None:
@@ -103,4 +132,4 @@ def remember(
     question = question_of(state)
     vector = services.embeddings.embed_query(question)
     stored = [dict(s) for s in sources]
-    services.cache.store(scope(ctx, services), question, vector, answer, stored)
+    services.cache.store(scope(ctx, services), question, vector, answer, stored, given)

@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+import math
+
 from langgraph.runtime import Runtime
 
 from adapters.answer_text import STEPS_HEADING
@@ -63,6 +65,7 @@ def collect_part(state: RAGState, runtime: Runtime[Context]) -> Update:
                 sources=list(state.get("sources") or []),
                 web_search_used=bool(state.get("web_search_used")),
                 retry_count=state.get("retry_count", 0),
+                confidence=state.get("confidence"),
             )
         ]
     }
@@ -90,6 +93,26 @@ def combined(state: RAGState) -> tuple[str, list[Source]]:
         cited = f" [{numbers}]" if sources else ""
         return f"{answer}{cited}{STEPS_HEADING}" + "\n".join(lines), sources
     return ("\n".join(lines), sources) if any(answered) else (NO_ANSWER, [])
+
+
+def combined_confidence(state: RAGState, answer: str) -> float | None:
+    """The confidence of ``combined``'s answer: None when it is "I don't know".
+
+    A nested question's answer needs every step right (their product); a reply to several
+    parts is as sure as its least sure answered part.
+    """
+    if is_no_answer(answer):
+        return None
+    answered = [
+        p.get("confidence")
+        for p in state.get("parts") or []
+        if not is_no_answer(p["answer"]) and p.get("confidence") is not None
+    ]
+    if not answered:
+        return None
+    if state.get("nested"):
+        return round(math.prod(c for c in answered if c is not None), 3)
+    return min(c for c in answered if c is not None)
 
 
 def _answer_of(state: RAGState, index: int) -> str | None:

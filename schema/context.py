@@ -226,6 +226,17 @@ class Context:
             )
         },
     )
+    min_confidence: Probability = field(
+        default=0.0,
+        metadata={
+            "description": (
+                "An answer whose confidence (P(right), fitted on the calibration split: "
+                "docs/benchmarks/confidence) is below this is not given: the reply is 'I don't "
+                "know' and a warning keeps the guess. 0 gives every answer that passed its "
+                "checks."
+            )
+        },
+    )
     refine: bool = field(
         default=True,
         metadata={

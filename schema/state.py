@@ -103,6 +103,17 @@ class Part(TypedDict):
     """Whether its pass searched the web."""
     retry_count: int
     """Retries its pass ran."""
+    confidence: NotRequired[float | None]
+    """P(right) of its answer (None for "I don't know")."""
+
+
+class Withheld(TypedDict):
+    """An answer not given because its confidence was under ``min_confidence``."""
+
+    answer: str
+    """The guess."""
+    confidence: float
+    """Its confidence."""
 
 
 class Turn(TypedDict):
@@ -116,6 +127,8 @@ class Turn(TypedDict):
     """The answer returned."""
     sources: NotRequired[list[Source]]
     """The documents the answer cited (a ``history`` turn answers with them again)."""
+    confidence: NotRequired[float | None]
+    """The answer's confidence (a ``history`` turn answers with it again)."""
 
 
 def recent_turns(left: list[Turn], right: list[Turn]) -> list[Turn]:
@@ -169,6 +182,10 @@ class OutputState(TypedDict, total=False):
     """The final answer (the best attempt's answer when checks kept failing)."""
     sources: list[Source]
     """Documents the answer was generated from."""
+    confidence: Annotated[float | None, PER_TURN]
+    """How likely the answer is right, 0..1 (``nodes.confidence``: fitted on the calibration
+    split from the evaluator's and checks' scores, where the answer was found, retries); None
+    when the answer is "I don't know" or a small-talk reply."""
     warnings: Annotated[list[str], PER_TURN, add_unique]
     """Anything the caller should know: retries exhausted, web search failed, unparsable judge."""
     web_search_used: Annotated[bool, PER_TURN]
@@ -241,6 +258,8 @@ class FlowState(OutputState, total=False):
     """The answer check's score (P(yes)); compared with ``answer_threshold``."""
     feedback: Annotated[str, PER_TURN]
     """Why the last pass failed its checks; fed to the next rewrite and generation."""
+    withheld: Annotated[Withheld | None, PER_TURN]
+    """The answer not given because its confidence was under ``min_confidence``, if any."""
     attempts: Annotated[list[Attempt], PER_TURN, operator.add]
     """Every failed pass so far, for choosing the best answer when retries run out."""
     rejected_chunks: Annotated[list[str], PER_TURN, add_unique]

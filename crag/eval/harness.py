@@ -132,9 +132,13 @@ def outcome(result: RunResult) -> dict[str, Any]:
             if key in step.update:
                 scores.setdefault(key, step.update[key])
     prediction = state.get("answer", "")
+    withheld = state.get("withheld") or {}
     return {
         "prediction": prediction,
-        "signals": signals(cast(RAGState, result.state), prediction),
+        "confidence": state.get("confidence"),
+        "withheld": withheld.get("answer"),
+        "withheld_confidence": withheld.get("confidence"),
+        "signals": signals(cast(RAGState, result.state), withheld.get("answer") or prediction),
         "abstained": is_no_answer(prediction),
         "sources": sources_with_text(result),
         "evidence": evidence_of(result),

@@ -49,6 +49,7 @@ OUTPUT_KEYS = {
     "standalone_question",
     "answer",
     "sources",
+    "confidence",
     "warnings",
     "web_search_used",
     "retry_count",

@@ -1,0 +1,285 @@
+"""Fit the answer confidence on the calibration split, choose ``min_confidence``, report both.
+
+Fit (calibration split only): the CRAG records of ``crag eval --format mixed`` on
+``benchmarks/data/mixed-calibration.json.gz`` carry each answer's ``signals``
+(``nodes.confidence.signals``). Every answer that is not "I don't know" is a training example,
+labelled right or wrong as the eval judges it (``crag.eval.metrics.verdict``). The model is a
+logistic regression with an L2 penalty on standardised features (``FEATURES``, chosen before
+the fit), written to ``nodes/confidence.json`` on the raw scale.
+
+The rule that chooses the default ``min_confidence``, fixed here before any test-split run:
+
+    on a 0.05 grid from 0 to 0.95, the threshold that maximises the calibration split's
+    truthfulness score when every answer whose confidence is below it becomes "I don't know";
+    each record's confidence is cross-validated (the model fitted on the other four of five
+    folds), so the choice does not reward the model for having seen the record; ties go to
+    the lowest threshold (the one that answers most).
+
+Report (any split, from records that carry ``confidence``): a reliability table (answers per
+confidence band and how many were right) and a risk-coverage table (for each threshold: share
+of questions answered, share of those answers right, truthfulness).
+
+    python -m benchmarks.confidence fit out/cal/crag/predictions.jsonl
+    python -m benchmarks.confidence report out/test/crag/predictions.jsonl --name test
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from crag.eval.metrics import record_verdict, truthfulness
+from crag.eval.records import read_records
+from crag.eval.report import commit
+from crag.eval.tables import markdown_table
+from nodes.confidence import FIT, features
+
+FEATURES = [
+    "retrieval_score",
+    "retrieval_score:missing",
+    "evidence_score",
+    "evidence_score:missing",
+    "grounding_score",
+    "grounding_score:missing",
+    "in_kb",
+    "in_web",
+    "agree",
+    "subject_overlap",
+    "subject_overlap:missing",
+    "retries",
+    "words",
+]
+"""The model's inputs (``nodes.confidence.features``), fixed before the fit."""
+L2 = 1.0
+"""Penalty on the standardised weights (the intercept is not penalised)."""
+FOLDS = 5
+GRID = [round(0.05 * i, 2) for i in range(20)]
+BANDS = [(0.0, 0.2), (0.2, 0.4), (0.4, 0.6), (0.6, 0.8), (0.8, 1.01)]
+
+
+def examples(records: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """Inputs, labels (1 right, 0 wrong) and record indexes of the answered records."""
+    rows, labels, kept = [], [], []
+    for i, r in enumerate(records):
+        judged = record_verdict(r)
+        if judged == "unknown":
+            continue
+        rows.append(features(r["signals"], FEATURES))
+        labels.append(1.0 if judged == "right" else 0.0)
+        kept.append(i)
+    return np.array(rows, dtype=float), np.array(labels, dtype=float), kept
+
+
+def fit(x: np.ndarray, y: np.ndarray, l2: float = L2) -> tuple[np.ndarray, float]:
+    """Logistic regression by Newton's method (bounded) on standardised ``x``; raw-scale weights."""
+    mean, std = x.mean(axis=0), x.std(axis=0)
+    std[std == 0] = 1.0
+    z = np.hstack([np.ones((len(x), 1)), (x - mean) / std])
+    w = np.zeros(z.shape[1])
+    penalty = np.full(z.shape[1], l2)
+    penalty[0] = 0.0
+    for _ in range(100):
+        p = 1 / (1 + np.exp(-z @ w))
+        gradient = z.T @ (p - y) + penalty * w
+        hessian = z.T @ (z * (p * (1 - p))[:, None]) + np.diag(penalty) + 1e-9 * np.eye(len(w))
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    weights = w[1:] / std
+    return weights, float(w[0] - (w[1:] * mean / std).sum())
+
+
+def predict(x: np.ndarray, weights: np.ndarray, intercept: float) -> np.ndarray:
+    """P(right) for each row of ``x``."""
+    return 1 / (1 + np.exp(-(x @ weights + intercept)))
+
+
+def cross_validated(x: np.ndarray, y: np.ndarray, folds: int = FOLDS) -> np.ndarray:
+    """Each example's P(right) from the model fitted on the other folds (fixed order)."""
+    out = np.zeros(len(y))
+    for k in range(folds):
+        test = np.arange(len(y)) % folds == k
+        weights, intercept = fit(x[~test], y[~test])
+        out[test] = predict(x[test], weights, intercept)
+    return out
+
+
+def gated(records: list[dict[str, Any]], scores: dict[int, float], threshold: float) -> list[str]:
+    """Every record's verdict when answers scoring under ``threshold`` become "I don't know"."""
+    out = []
+    for i, r in enumerate(records):
+        judged = record_verdict(r)
+        if judged != "unknown" and scores.get(i, 1.0) < threshold:
+            judged = "unknown"
+        out.append(judged)
+    return out
+
+
+def choose_threshold(records: list[dict[str, Any]], scores: dict[int, float]) -> float:
+    """The rule in the module docstring: best truthfulness on the grid, ties to the lowest."""
+    best = max(truthfulness(gated(records, scores, t)) for t in GRID)
+    return next(t for t in GRID if truthfulness(gated(records, scores, t)) == best)
+
+
+def reliability(records: list[dict[str, Any]], scores: dict[int, float]) -> list[dict[str, Any]]:
+    """Answers per confidence band, how many were right, and the mean confidence."""
+    rows = []
+    for low, high in BANDS:
+        inside = [i for i, s in scores.items() if low <= s < high]
+        right = sum(record_verdict(records[i]) == "right" for i in inside)
+        mean = sum(scores[i] for i in inside) / len(inside) if inside else None
+        rows.append(
+            {
+                "band": f"{low:.1f}–{min(high, 1.0):.1f}",
+                "answers": len(inside),
+                "right": right,
+                "share_right": f"{100 * right / len(inside):.0f}%" if inside else None,
+                "mean_confidence": f"{mean:.2f}" if mean is not None else None,
+            }
+        )
+    return rows
+
+
+def risk_coverage(records: list[dict[str, Any]], scores: dict[int, float]) -> list[dict[str, Any]]:
+    """For each threshold: share answered, share of those right, the counts, truthfulness."""
+    rows = []
+    for t in GRID:
+        judged = gated(records, scores, t)
+        right, wrong = judged.count("right"), judged.count("wrong")
+        answered = right + wrong
+        rows.append(
+            {
+                "threshold": f"{t:.2f}",
+                "answered": f"{100 * answered / len(judged):.0f}%",
+                "right_of_answers": f"{100 * right / answered:.0f}%" if answered else None,
+                "right": right,
+                "unknown": judged.count("unknown"),
+                "wrong": wrong,
+                "truthfulness": f"{truthfulness(judged):+.1f}%",
+            }
+        )
+    return rows
+
+
+RELIABILITY_COLUMNS = [
+    ("band", "confidence"),
+    ("answers", "answers"),
+    ("right", "right"),
+    ("share_right", "right %"),
+    ("mean_confidence", "mean confidence"),
+]
+RISK_COLUMNS = [
+    ("threshold", "min_confidence"),
+    ("answered", "answered"),
+    ("right_of_answers", "right of answers"),
+    ("right", "right"),
+    ("unknown", '"I don\'t know"'),
+    ("wrong", "wrong"),
+    ("truthfulness", "truthfulness"),
+]
+
+
+def tables(records: list[dict[str, Any]], scores: dict[int, float], title: str) -> str:
+    """The reliability and risk-coverage tables of ``records`` scored by ``scores``."""
+    return "\n\n".join(
+        [
+            f"### Reliability ({title})",
+            markdown_table(reliability(records, scores), RELIABILITY_COLUMNS),
+            f"### Risk and coverage ({title})",
+            markdown_table(risk_coverage(records, scores), RISK_COLUMNS),
+        ]
+    )
+
+
+def fit_command(predictions: Path, out: Path, write: Path) -> str:
+    """Fit on ``predictions``, choose ``min_confidence``, write the model and the report."""
+    records = read_records(predictions)
+    x, y, kept = examples(records)
+    weights, intercept = fit(x, y)
+    cv = dict(zip(kept, cross_validated(x, y).tolist(), strict=True))
+    threshold = choose_threshold(records, cv)
+    model = {
+        "features": FEATURES,
+        "weights": [round(float(w), 6) for w in weights],
+        "intercept": round(intercept, 6),
+        "min_confidence": threshold,
+        "fitted_on": {
+            "records": str(predictions),
+            "commit": commit(),
+            "questions": len(records),
+            "answers": len(kept),
+            "right": int(y.sum()),
+            "l2": L2,
+        },
+    }
+    write.write_text(json.dumps(model, indent=2) + "\n")
+    fitted = dict(zip(kept, predict(x, weights, intercept).tolist(), strict=True))
+    weights_table = markdown_table(
+        [{"feature": f, "weight": f"{w:+.3f}"} for f, w in zip(FEATURES, weights, strict=True)]
+        + [{"feature": "(intercept)", "weight": f"{intercept:+.3f}"}],
+        [("feature", "feature"), ("weight", "weight (raw scale)")],
+    )
+    report = "\n\n".join(
+        [
+            f"## Confidence fitted on {len(records)} calibration questions "
+            f"({len(kept)} answers, {int(y.sum())} right); min_confidence chosen: {threshold}",
+            weights_table,
+            tables(records, cv, "calibration, cross-validated: what chose min_confidence"),
+            tables(records, fitted, "calibration, the fitted model on its own records"),
+        ]
+    )
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "calibration.md").write_text(report + "\n")
+    return report
+
+
+def report_command(predictions: Path, out: Path, name: str) -> str:
+    """Reliability and risk-coverage of a run whose records carry the graph's confidence.
+
+    An answer the graph withheld under ``min_confidence`` carries its guess and confidence
+    (``withheld``); the tables score it as the guess, so every threshold can be read.
+    """
+    records = read_records(predictions)
+    scores = {}
+    for i, r in enumerate(records):
+        if r.get("withheld"):
+            r = records[i] = {
+                **r,
+                "prediction": r["withheld"],
+                "confidence": r["withheld_confidence"],
+            }
+        if r.get("confidence") is not None:
+            scores[i] = float(r["confidence"])
+    text = tables(records, scores, name)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{name}.md").write_text(text + "\n")
+    return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``fit`` or ``report``; prints the tables."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=["fit", "report"])
+    parser.add_argument("predictions", type=Path)
+    parser.add_argument("--out", type=Path, default=Path("docs/benchmarks/confidence"))
+    parser.add_argument("--name", default="test", help="report: the table's name")
+    parser.add_argument("--model", type=Path, default=FIT, help="fit: where the model goes")
+    args = parser.parse_args(argv)
+    if not args.predictions.is_file():
+        print(f"No records at {args.predictions}.", file=sys.stderr)
+        return 2
+    if args.command == "fit":
+        print(fit_command(args.predictions, args.out, args.model))
+    else:
+        print(report_command(args.predictions, args.out, args.name))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

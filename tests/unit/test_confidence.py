@@ -1,0 +1,183 @@
+"""An answer's confidence: its signals, the fitted model, the gate, and where it is shown."""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+from typing import Any
+
+import numpy as np
+import pytest
+
+import nodes.confidence as confidence_module
+from adapters.answer_cache import AnswerCache
+from benchmarks import confidence as bench
+from crag.eval.metrics import truthfulness
+from crag.run import run_question
+from graph.graph import build_graph
+from nodes.answers import NO_ANSWER
+from nodes.chat import earlier_turns, turn_messages
+from nodes.confidence import confidence, features, signals
+from nodes.parts import combined_confidence
+from schema.context import Context
+from tests.fakes import KB_DOCS, WEB_DOCS, make_services
+
+MODEL = {
+    "features": ["copied", "subject_overlap", "subject_overlap:missing"],
+    "weights": [1.0, 2.0, -1.0],
+    "intercept": -1.0,
+    "min_confidence": 0.5,
+}
+
+
+@pytest.fixture
+def model(monkeypatch):
+    """A fixed model instead of the fitted one, so the tests read its arithmetic."""
+    monkeypatch.setattr(confidence_module, "_fit", lambda: MODEL)
+    return MODEL
+
+
+def sigmoid(z: float) -> float:
+    return round(1 / (1 + math.exp(-z)), 3)
+
+
+def test_signals_say_where_the_answer_was_found_and_what_was_measured():
+    state: Any = {
+        "question": "Who won Super Bowl 50?",
+        "relevant_documents": [KB_DOCS[0], *WEB_DOCS],
+        "retrieval_score": 0.5,
+        "web_searched": True,
+        "evidence_score": 0.7,
+    }
+    found = signals(state, "Denver Broncos")
+    assert found["in_kb"] == 1.0 and found["in_web"] == 0.0 and found["agree"] == 0.0
+    assert found["web"] == 1.0 and found["grounding_score"] is None
+    assert found["subject_overlap"] == 0.75  # super, bowl, 50 of won, super, bowl, 50
+    nowhere = signals(state, "Green Bay Packers")
+    assert nowhere["copied"] == 0.0 and nowhere["subject_overlap"] is None
+
+
+def test_features_read_a_missing_signal_as_a_flag():
+    measured = {"subject_overlap": None, "copied": 1.0}
+    names = ["copied", "subject_overlap", "subject_overlap:missing"]
+    assert features(measured, names) == [1.0, 0.0, 1.0]
+
+
+def test_confidence_is_the_fitted_logistic_and_none_for_i_dont_know(model):
+    state: Any = {"question": "Which team won Super Bowl 50?", "relevant_documents": KB_DOCS}
+    # copied, and its sentence holds super, bowl, 50 of the terms team, won, super, bowl, 50
+    assert confidence(state, "Denver Broncos") == sigmoid(-1.0 + 1.0 + 2.0 * 0.6)
+    assert confidence(state, "Green Bay") == sigmoid(-1.0 - 1.0)  # in no document
+    assert confidence(state, NO_ANSWER) is None
+
+
+def test_an_answer_under_min_confidence_is_withheld_with_its_guess(model):
+    services = make_services()
+    graph = build_graph(services=lambda _: services)
+    sure = run_question(
+        "Which team won Super Bowl 50?", Context(answer_cache=False), graph=graph
+    ).state
+    given = sure["confidence"]
+    assert 0 < given < 1 and sure["answer"] != NO_ANSWER and sure["withheld"] is None
+    assert sure["messages"][-1].additional_kwargs["confidence"] == given
+    ctx = Context(answer_cache=False, min_confidence=min(1.0, given + 0.01))
+    held = run_question("Which team won Super Bowl 50?", ctx, graph=graph).state
+    assert held["answer"] == NO_ANSWER and held["sources"] == [] and held["confidence"] is None
+    assert held["withheld"] == {"answer": sure["answer"], "confidence": given}
+    assert any("min_confidence" in w and sure["answer"] in w for w in held["warnings"])
+
+
+def test_a_part_keeps_its_confidence_and_the_reply_takes_the_weakest_or_the_chain():
+    parts = [
+        {"index": 0, "answer": "Carolina Panthers", "confidence": 0.8},
+        {"index": 1, "answer": "Ron Rivera", "confidence": 0.5},
+    ]
+    state: Any = {"parts": parts, "subquestions": ["a?", "b?"]}
+    assert combined_confidence(state, "lines") == 0.5
+    state["nested"] = True  # both steps must be right
+    assert combined_confidence(state, "Ron Rivera") == 0.4
+    assert combined_confidence(state, NO_ANSWER) is None
+
+
+def test_a_thread_and_the_cache_give_the_confidence_back(tmp_path):
+    messages = turn_messages({"question": "Who won?"}, "Broncos", [], 0.72)
+    assert earlier_turns(messages)[0]["confidence"] == 0.72
+    cache = AnswerCache(tmp_path / "answers.sqlite")
+    cache.store("s", "Who won?", [1.0, 0.0], "Broncos", [], 0.72)
+    hit = cache.lookup("s", "Who won?", [1.0, 0.0], 0.9)
+    assert hit is not None and hit.confidence == 0.72
+
+
+def test_a_cache_file_from_before_confidence_gets_the_column(tmp_path):
+    path = tmp_path / "answers.sqlite"
+    with sqlite3.connect(path) as old:
+        old.execute(
+            "CREATE TABLE answers (scope TEXT NOT NULL, question TEXT NOT NULL, normalized TEXT"
+            " NOT NULL, embedding TEXT NOT NULL, answer TEXT NOT NULL, sources TEXT NOT NULL,"
+            " created REAL NOT NULL, PRIMARY KEY (scope, normalized))"
+        )
+        old.execute("INSERT INTO answers VALUES ('s', 'Q?', 'q', '[1.0]', 'A', '[]', 0)")
+    hit = AnswerCache(path).lookup("s", "Q?", [1.0], 0.9)
+    assert hit is not None and hit.answer == "A" and hit.confidence is None
+
+
+def records_where_overlap_decides(n: int = 60) -> list[dict[str, Any]]:
+    """Answers that are right when their sentence shares the question's words, else wrong."""
+    rows = []
+    for i in range(n):
+        overlap = (i % 10) / 10
+        right = overlap >= 0.5
+        rows.append(
+            {
+                "id": str(i),
+                "category": "in_kb",
+                "prediction": "Paris" if right else "Lyon",
+                "gold_answers": ["Paris"],
+                "signals": {"subject_overlap": overlap, "copied": 1.0, "words": 1.0},
+            }
+        )
+    rows.append(
+        {
+            "id": "idk",
+            "category": "in_kb",
+            "prediction": NO_ANSWER,
+            "gold_answers": ["Paris"],
+            "signals": {},
+        }
+    )
+    return rows
+
+
+def test_the_fit_learns_a_signal_that_separates_and_the_rule_picks_its_threshold():
+    records = records_where_overlap_decides()
+    x, y, kept = bench.examples(records)
+    assert len(kept) == 60 and y.sum() == 30  # "I don't know" is no example
+    weights, intercept = bench.fit(x, y)
+    overlap = bench.FEATURES.index("subject_overlap")
+    assert weights[overlap] > 0
+    p = bench.predict(x, weights, intercept)
+    assert p[y == 1].min() > p[y == 0].max()  # every right answer above every wrong one
+    cv = dict(zip(kept, bench.cross_validated(x, y).tolist(), strict=True))
+    threshold = bench.choose_threshold(records, cv)
+    scores = {t: truthfulness(bench.gated(records, cv, t)) for t in bench.GRID}
+    assert scores[threshold] == max(scores.values()) > scores[0.0]  # the gate pays
+    assert all(scores[t] < scores[threshold] for t in bench.GRID if t < threshold)  # lowest
+
+
+def test_the_fit_writes_a_model_the_graph_reads(tmp_path):
+    predictions = tmp_path / "predictions.jsonl"
+    records = records_where_overlap_decides()
+    predictions.write_text("".join(json.dumps(r) + "\n" for r in records))
+    model_path = tmp_path / "confidence.json"
+    report = bench.fit_command(predictions, tmp_path / "report", model_path)
+    assert "Reliability" in report and "Risk and coverage" in report
+    model = json.loads(model_path.read_text())
+    assert model["features"] == bench.FEATURES and len(model["weights"]) == len(bench.FEATURES)
+    x, _, _ = bench.examples(records)
+    raw = bench.predict(x, np.array(model["weights"]), model["intercept"])
+    assert raw.min() < 0.5 < raw.max()
+
+
+def test_the_default_min_confidence_is_the_one_the_calibration_chose():
+    assert Context().min_confidence == confidence_module._fit()["min_confidence"]
