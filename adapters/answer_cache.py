@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters.documents import normalize
+from adapters.embeddings import cosine
 from adapters.sqlite import open_database
 
 SCHEMA = """
@@ -85,7 +86,7 @@ class AnswerCache:
         best: CacheHit | None = None
         key = normalize(question)
         for stored, normalized, embedding, answer, sources, given in rows:
-            similarity = 1.0 if normalized == key else _dot(vector, json.loads(embedding))
+            similarity = 1.0 if normalized == key else cosine(vector, json.loads(embedding))
             if similarity >= threshold and (best is None or similarity > best.similarity):
                 hit = CacheHit(stored, answer, json.loads(sources), round(similarity, 4), given)
                 best = hit
@@ -122,8 +123,3 @@ class AnswerCache:
                 " WHERE scope = ? ORDER BY created DESC LIMIT ?)",
                 (scope, scope, MAX_ENTRIES_PER_SCOPE),
             )
-
-
-def _dot(a: list[float], b: list[float]) -> float:
-    """Cosine similarity of two unit vectors (MiniLM embeddings are normalised)."""
-    return float(sum(x * y for x, y in zip(a, b, strict=True)))

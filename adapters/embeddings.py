@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Sequence
 from functools import cache, lru_cache
 
 from langchain_core.embeddings import Embeddings
@@ -15,6 +16,13 @@ from langchain_core.embeddings import Embeddings
 from adapters.errors import KnowledgeBaseError
 
 _encode_lock = threading.Lock()
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    """Cosine similarity of two unit vectors (the encoder's vectors are normalised)."""
+    return float(sum(x * y for x, y in zip(a, b, strict=True)))
+
+
 QUERIES_REMEMBERED = 256
 """Query vectors kept per model: a run embeds its question in several nodes (the answer
 cache's lookup and store, retrieval, refinement), and each encode costs ~14 ms on 2 cores."""

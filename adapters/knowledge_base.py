@@ -40,6 +40,7 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
 from adapters.documents import reciprocal_rank_fusion
+from adapters.embeddings import cosine
 from adapters.errors import ConfigError, KnowledgeBaseError
 from adapters.keyword_index import KeywordIndex
 
@@ -411,8 +412,7 @@ class KnowledgeBase:
             if cid not in stored:  # indexed but not (or no longer) in Chroma: never served
                 continue
             text, meta, emb = stored[cid]
-            cosine = float(sum(a * b for a, b in zip(vector, emb, strict=True)))
-            doc = _document(cid, text, meta, cosine)
+            doc = _document(cid, text, meta, cosine(vector, emb))
             doc.metadata["bm25"] = round(bm25, 4)
             doc.metadata["keyword_rank"] = len(docs) + 1
             docs.append(doc)

@@ -10,6 +10,7 @@ from langchain_core.language_models import BaseChatModel
 
 from adapters.answer_cache import AnswerCache
 from adapters.knowledge_base import Retriever
+from adapters.small_talk import SmallTalk
 from adapters.web_search import WebSearch
 
 
@@ -28,6 +29,8 @@ class Services:
     """The knowledge base's current version: stored answers of older versions are not used."""
     grader: BaseChatModel | None = None
     """The model of the graders and checks (None: ``llm``)."""
+    small_talk: SmallTalk | None = None
+    """Recognises small talk the rules do not list, by its examples (None: the rules alone)."""
 
     @property
     def judge(self) -> BaseChatModel:

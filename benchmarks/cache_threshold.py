@@ -74,12 +74,12 @@ def paraphrases(questions: list[str]) -> list[str]:
 
 def similarities(pairs: list[tuple[str, str]]) -> list[float]:
     """Cosine similarity of each pair (MiniLM, normalised)."""
-    from adapters.embeddings import default_embeddings
+    from adapters.embeddings import cosine, default_embeddings
 
     model = default_embeddings()
     left = model.embed_documents([a for a, _ in pairs])
     right = model.embed_documents([b for _, b in pairs])
-    return [sum(x * y for x, y in zip(u, v, strict=True)) for u, v in zip(left, right, strict=True)]
+    return [cosine(u, v) for u, v in zip(left, right, strict=True)]
 
 
 def choose(negatives: list[float]) -> float:

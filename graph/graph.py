@@ -240,7 +240,7 @@ def build_graph(
         RAGState, context_schema=Context, input_schema=InputState, output_schema=OutputState
     )
     builder.add_node(bind(contextualize_question, services))
-    builder.add_node(analyze_query)
+    builder.add_node(bind(analyze_query, services))
     builder.add_node(bind(respond_small_talk, services))
     builder.add_node(bind(check_history, services))
     builder.add_node("answer_part", build_part_graph(services))

@@ -26,6 +26,7 @@ from adapters.knowledge_base import KnowledgeBase, ModeRetriever, collection_nam
 from adapters.llm import build_chat_model
 from adapters.services import Services
 from adapters.settings import data_dir, settings
+from adapters.small_talk import SmallTalk
 from adapters.web_search import build_web_search
 from schema.context import Context, context_of
 from schema.state import RAGState
@@ -131,6 +132,7 @@ def default_services(ctx: Context) -> Services:
         cache=cache,
         collection_version=kb.version,
         grader=grader,
+        small_talk=_cached(("small_talk",), lambda: SmallTalk(embeddings.LazyEmbeddings())),
     )
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from adapters.query_analysis import is_dependent, is_small_talk, nested_steps, split_parts
+from adapters.services import Services
 from nodes.common import question_of, reports
 from schema.context import Context, context_of
 from schema.state import RAGState, Update
@@ -22,13 +23,15 @@ def describe(update: Mapping[str, Any]) -> str:
 
 
 @reports(describe)
-def analyze_query(state: RAGState, runtime: Runtime[Context]) -> Update:
-    """Route the turn by rules, with no LLM call.
+def analyze_query(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
+    """Route the turn, with no LLM call.
 
-    ``small_talk`` when the whole message is a greeting, thanks, farewell or a question about
-    the assistant (judged on the message as asked, so small talk in a thread costs no rewrite
-    either). A question with several parts, at most ``max_subquestions``
-    (``adapters.query_analysis.split_parts``), is ``multi_step`` when a later part asks about
+    ``small_talk`` when the whole message is a greeting, thanks, farewell, reaction or a
+    question about the assistant: a phrase the rules list, or a message every clause of which
+    is nearer small-talk examples than questions (``adapters.small_talk``; judged on the
+    message as asked, so small talk in a thread costs no rewrite either). A question with
+    several parts, at most ``max_subquestions`` (``adapters.query_analysis.split_parts``), is
+    ``multi_step`` when a later part asks about
     the first one's answer ("Who directed Titanic, and when was he born?"), else
     ``multi_part``. A single question that describes a thing instead of naming it is
     ``multi_step`` too, in two look-ups (``adapters.query_analysis.nested_steps``: "Who coached
@@ -36,7 +39,10 @@ def analyze_query(state: RAGState, runtime: Runtime[Context]) -> Update:
     #1?"). Anything else is ``single``: one retrieval pass. ``max_subquestions`` = 1 turns
     both splits off.
     """
-    if is_small_talk(state["question"]):
+    message = state["question"]
+    if is_small_talk(message) or (
+        services.small_talk and services.small_talk.is_small_talk(message)
+    ):
         return {"route": "small_talk"}
     limit = context_of(runtime).max_subquestions
     parts = split_parts(question_of(state), limit)

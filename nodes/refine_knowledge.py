@@ -11,6 +11,7 @@ from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
 from adapters.documents import split_sentences
+from adapters.embeddings import cosine
 from adapters.services import Services
 from nodes.common import question_of
 from schema.context import Context, context_of
@@ -55,6 +56,6 @@ def refine_knowledge(state: RAGState, runtime: Runtime[Context], services: Servi
         if len(strips) <= keep:
             refined.append(doc)
             continue
-        scores = [sum(a * b for a, b in zip(query, next(vectors), strict=True)) for _ in strips]
+        scores = [cosine(query, next(vectors)) for _ in strips]
         refined.append(refine_document(doc, scores, strips, keep))
     return {"web_results": refined}
