@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from adapters.answer_text import answer_only, clean_answer
+from adapters.answer_text import answer_only, clean_answer, meta_text
 from adapters.documents import fold_numbers, normalize
 from nodes.answers import NO_ANSWER, is_no_answer
 
@@ -114,13 +114,20 @@ def record_verdict(record: dict[str, Any]) -> str:
 
 
 def verdicts(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Right / "I don't know" / wrong counts, the truthfulness score, and right among answers."""
+    """Right / "I don't know" / wrong counts, the truthfulness score, and right among answers.
+
+    Also how the answers read: how many are longer than ``SHORT_ANSWER_WORDS`` words, and how
+    many still talk about their documents or citations (``adapters.answer_text.meta_text``).
+    """
     judged = [record_verdict(r) for r in records]
     right, wrong = judged.count("right"), judged.count("wrong")
+    given = [answer_only(r["prediction"]) for r in records if not is_no_answer(r["prediction"])]
     return {
         "right": right,
         "unknown": judged.count("unknown"),
         "wrong": wrong,
         "truthfulness": round(truthfulness(judged), 1),
         "right_of_answers": round(100 * right / (right + wrong), 1) if right + wrong else None,
+        "long_answers": sum(len(a.split()) > SHORT_ANSWER_WORDS for a in given),
+        "meta_answers": sum(bool(meta_text(a)) for a in given),
     }

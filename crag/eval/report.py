@@ -28,6 +28,8 @@ VERDICT_COLUMNS = [
     ("wrong", "wrong"),
     ("truthfulness", "truthfulness %"),
     ("right_of_answers", "right of answers %"),
+    ("long_answers", "answers > 25 words"),
+    ("meta_answers", "answers about documents"),
 ]
 """The user's view of a run, before EM and F1 in every table."""
 

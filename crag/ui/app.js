@@ -93,12 +93,13 @@ class TurnView {
     this.documents = new Map(); // chunk or web id -> Document, from the steps' updates
     this.root = make("article", { class: "turn", "data-status": "running" });
     this.answer = make("p", { class: "answer draft" });
+    this.confidence = make("p", { class: "confidence", hidden: "" });
     this.sources = make("ol", { class: "sources", "aria-label": "Sources" });
     const steps = make("details", { class: "steps" });
     this.stepCount = make("summary", {}, "Steps");
     this.stepList = make("ol");
     steps.append(this.stepCount, this.stepList);
-    this.root.append(make("p", { class: "question" }, question), this.answer, this.sources, steps);
+    this.root.append(make("p", { class: "question" }, question), this.answer, this.confidence, this.sources, steps);
     this.open = new Map(); // task id -> its running step (parallel branches run at once)
     $("turns").append(this.root);
   }
@@ -139,9 +140,17 @@ class TurnView {
     return line;
   }
 
-  finish(answer, sources) {
+  finish(answer, sources, confidence) {
     this.answer.classList.remove("draft");
     this.answer.textContent = answer;
+    // P(right) as the graph estimates it; "I don't know" and small talk carry none.
+    this.confidence.hidden = typeof confidence !== "number";
+    if (typeof confidence === "number") {
+      const level = confidence >= 0.75 ? "high" : confidence >= 0.5 ? "medium" : "low";
+      this.confidence.dataset.level = level;
+      this.confidence.textContent = `confidence ${confidence.toFixed(2)} (${level})`;
+      this.confidence.title = "How likely this answer is right, estimated from the checks the run made";
+    }
     this.sources.replaceChildren();
     sources.forEach((source, n) => {
       const where = source.location ? ` (${source.location})` : "";
@@ -220,7 +229,7 @@ async function ask(question) {
         graphView.finish(data.name, seconds, summary, Boolean(data.error));
         run.nodes.push(data.name);
         if (data.error) turn.fail(`${data.name} failed: ${data.error}`);
-        if (data.name === "finalize" && update) turn.finish(update.answer ?? "", update.sources ?? []);
+        if (data.name === "finalize" && update) turn.finish(update.answer ?? "", update.sources ?? [], update.confidence);
       } else if (event === "custom" && data.node) {
         summaries.set(data.node, data.summary);
       } else if (event === "messages") {
@@ -295,7 +304,7 @@ async function openThread(id, metadata) {
       } else if (turn && task.result !== undefined) {
         const update = plain(task.result);
         turn.finishStep(task.name, task.id, update, seconds);
-        if (task.name === "finalize" && update) turn.finish(update.answer ?? "", update.sources ?? []);
+        if (task.name === "finalize" && update) turn.finish(update.answer ?? "", update.sources ?? [], update.confidence);
       }
     }
   });

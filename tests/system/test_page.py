@@ -58,6 +58,9 @@ def test_ask_watch_cite_and_continue_a_thread(server: Server, scripted_llm: str,
         done = page.eval_on_selector_all(".node.done", "gs => gs.map(g => g.dataset.node)")
         assert set(done) == {*KB_PATH, "__end__"}
         assert page.inner_text(".turn .answer") == ANSWER
+        # the answer's confidence is shown beside it, as the graph's output gives it
+        badge = page.inner_text(".turn .confidence")
+        assert badge.startswith("confidence 0.") or badge.startswith("confidence 1.")
         [run] = page.evaluate("window.cragPage.runs")
         assert run["tokens"] > 3 and run["firstTokenMs"] < run["totalMs"]  # streamed, not at once
         thread_id = page.evaluate("window.cragPage.threadId")

@@ -183,9 +183,9 @@ def test_compare_uses_the_questions_both_runs_answered(tmp_path):
         dirs.append(d)
     table = harness.compare(dirs, tmp_path / "report")
     # right / "I don't know" / wrong, truthfulness and right of answers come first
-    assert "| naive | naive | 2 | 0 | 0 | 2 | -100.0 | 0.0 | 50.0 |" in table
-    assert "| crag | crag | 2 | 0 | 0 | 2 | -100.0 | 0.0 | 75.0 |" in table
-    assert "| crag-lean | crag | 2 | 0 | 0 | 2 | -100.0 | 0.0 | 25.0 |" in table
+    assert "| naive | naive | 2 | 0 | 0 | 2 | -100.0 | 0.0 | 0 | 0 | 50.0 |" in table
+    assert "| crag | crag | 2 | 0 | 0 | 2 | -100.0 | 0.0 | 0 | 0 | 75.0 |" in table
+    assert "| crag-lean | crag | 2 | 0 | 0 | 2 | -100.0 | 0.0 | 0 | 0 | 25.0 |" in table
     report = (tmp_path / "report" / "comparison.md").read_text()
     assert "## crag vs naive: 1 wins, 0 losses, 1 ties" in report
     assert "| Question q1? | a\\|b | answer with F1 0.5 | answer with F1 1.0 | +0.50 |" in report

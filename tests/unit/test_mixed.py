@@ -206,7 +206,7 @@ def test_report_compares_runs_per_category_with_ratios(tmp_path):
         (d / "summary.json").write_text(json.dumps(summary))
         dirs.append(d)
     table = report.compare_mixed(dirs, tmp_path / "out")
-    assert "| crag | in_kb | 1 | 1 | 0 | 0 | 100.0 | 100.0 | 100.0 | 100.0 |" in table
+    assert "| crag | in_kb | 1 | 1 | 0 | 0 | 100.0 | 100.0 | 0 | 0 | 100.0 | 100.0 |" in table
     text = (tmp_path / "out" / "comparison.md").read_text()
     assert "| in_kb | 50.0 | 1.2 | 1.2 | 3.0 |" in text  # F1 gap, p50 and total time ratios
     assert "| all |" in text and '"commit"' in text

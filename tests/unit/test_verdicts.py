@@ -82,18 +82,23 @@ def test_truthfulness_is_the_mean_of_plus_one_zero_minus_one():
 
 
 def test_verdicts_count_a_run_by_category_rule():
+    chunk = " ".join(["word"] * 30)
     records = [
         {"prediction": "Paris", "gold_answers": ["Paris"], "category": "in_kb"},
         {"prediction": NO, "gold_answers": ["Lyon"], "category": "web_only"},
         {"prediction": "Lyon", "gold_answers": [], "category": "unanswerable"},
         {"prediction": NO, "gold_answers": [], "category": "unanswerable"},
+        {"prediction": chunk, "gold_answers": ["word"], "category": "in_kb"},
+        {"prediction": "Paris. See document 2.", "gold_answers": ["Paris"], "category": "in_kb"},
     ]
     assert verdicts(records) == {
-        "right": 1,
+        "right": 2,
         "unknown": 2,
-        "wrong": 1,
+        "wrong": 2,
         "truthfulness": 0.0,
         "right_of_answers": 50.0,
+        "long_answers": 1,
+        "meta_answers": 1,
     }
 
 
