@@ -3,8 +3,8 @@
 The evaluation's baseline. It reuses ``retrieve``, ``generate``, ``validate_citations`` and
 ``finalize`` with the same retriever, model and prompts, so a comparison with the CRAG graph
 measures only what CRAG adds: no similarity floor, no evaluator, no web search, no checks, no
-retries, no citation corrections (the answer is still attributed to the documents that
-contain it, exactly as in CRAG).
+confidence gate, no retries, no citation corrections (the answer is still attributed to the
+documents that contain it, exactly as in CRAG).
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ def naive_context(ctx: Context) -> Context:
     """``ctx`` as the naive pipeline runs it.
 
     Every top-k chunk kept as retrieved (no floor, no reading around), no citation correction,
-    no answer cache.
+    no answer cache, and every answer given (the confidence gate reads CRAG's checks, which
+    naive RAG does not run).
     """
     return replace(
         ctx,
@@ -34,6 +35,7 @@ def naive_context(ctx: Context) -> Context:
         max_citation_corrections=0,
         answer_cache=False,
         read_around=False,
+        min_confidence=0.0,
     )
 
 

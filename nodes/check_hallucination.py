@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from langchain_core.documents import Document
+from langchain_core.language_models import BaseChatModel
 from langgraph.runtime import Runtime
 
 from adapters.documents import containing, fold_numbers, normalize
 from adapters.keyword_index import STOPWORDS
+from adapters.llm import yes_probability
 from adapters.services import Services
+from adapters.support import support_sentences
 from nodes.answers import is_no_answer
-from nodes.common import answer_documents, reports
-from nodes.prompting import score_on_evidence
+from nodes.common import answer_documents, question_of, reports
+from nodes.prompting import render, score_on_evidence
 from schema.context import Context, context_of
 from schema.state import RAGState, Update
 
@@ -52,7 +57,34 @@ def unsupported_terms(answer: str, docs: list[Document]) -> list[str]:
     return missing
 
 
-@reports(lambda u: f"grounded: {u.get('grounded')}")
+def support_score(
+    state: RAGState, ctx: Context, judge: BaseChatModel, answer: str, docs: list[Document]
+) -> tuple[float | None, Update]:
+    """P(yes) that the first sentence holding ``answer`` gives it as this question's answer.
+
+    The sentence is read with the one before it (which often names what a pronoun means).
+    None when no sentence holds the answer or the judge's reply is neither yes nor no.
+    """
+    supports = support_sentences(answer, docs)
+    if not supports:
+        return None, {}
+    sentence = f"{supports[0].context} {supports[0].sentence}".strip()
+    prompt, update = render(
+        state, ctx, "check_support", sentence=sentence, question=question_of(state), answer=answer
+    )
+    score = yes_probability(judge, prompt)
+    return (round(score, 4) if score is not None else None), update
+
+
+def describe(update: Mapping[str, Any]) -> str:
+    """The verdict, and the copied sentence's score when it was judged."""
+    line = f"grounded: {update.get('grounded')}"
+    if update.get("support_score") is not None:
+        line += f" (its sentence answers the question: {update['support_score']:.2f})"
+    return line
+
+
+@reports(describe)
 def check_hallucination(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
     """Judge whether the answer is grounded in the context documents.
 
@@ -62,6 +94,10 @@ def check_hallucination(state: RAGState, runtime: Runtime[Context], services: Se
     (see docs/decisions.md, "Lexical guards"). Otherwise a judge that reuses the pass's
     evidence message decides. An unusable reply: ``unknown`` plus a warning, and the run goes
     on.
+
+    A copied span may still answer a neighbouring question (another game's score), so the
+    judge is asked about the one sentence it was copied from (``support_score``): that score
+    goes into the answer's confidence, not into the verdict.
     """
     ctx = context_of(runtime)
     answer = state.get("generation", "")
@@ -69,7 +105,8 @@ def check_hallucination(state: RAGState, runtime: Runtime[Context], services: Se
     if is_no_answer(answer):
         return {"grounded": "yes"}
     if containing(answer, docs):
-        return {"grounded": "yes"}
+        score, update = support_score(state, ctx, services.judge, answer, docs)
+        return {**update, "grounded": "yes", "support_score": score}
     missing = unsupported_terms(answer, docs)
     if missing:
         return {

@@ -1,11 +1,12 @@
 """How likely an answer is right, from what the pass already measured.
 
 ``signals`` reads the final pass: the evaluator's scores of the knowledge base and of the
-evidence with web results, the grounding judge's score, whether the answer is copied from the
-documents and from which (the knowledge base, the web, or both: they agree), how much of the
-question the sentence it was copied from shares (``adapters.support``), and the retries it
-took. ``confidence`` turns them into P(right) with a logistic model fitted on the mixed
-benchmark's calibration split (``benchmarks/confidence.py`` writes ``confidence.json``).
+evidence with web results, the grounding judge's score, the judge's score of the sentence the
+answer was copied from, whether the answer is copied from the documents and from which (the
+knowledge base, the web, or both: they agree), how much of the question that sentence shares
+(``adapters.support``), and the retries it took. ``confidence`` turns them into P(right)
+with a logistic model fitted on the mixed benchmark's calibration split
+(``benchmarks/confidence.py`` writes ``confidence.json``).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ def signals(state: RAGState, answer: str) -> dict[str, float | None]:
         "evidence_score": state.get("evidence_score"),
         "grounding_score": state.get("grounding_score"),
         "answer_score": state.get("answer_score"),
+        "support_score": state.get("support_score"),
         "web": float(bool(state.get("web_searched"))),
         "kb_fallback": float(bool(state.get("kb_fallback"))),
         "in_kb": float(in_kb),

@@ -252,6 +252,9 @@ class FlowState(OutputState, total=False):
     grounding_score: Annotated[float | None, PER_PASS]
     """The hallucination check's score (P(yes)) when the judge was asked (not when the answer
     was decided without it: copied word for word, or naming what no document holds)."""
+    support_score: Annotated[float | None, PER_PASS]
+    """For an answer copied word for word: the judge's P(yes) that the sentence it was copied
+    from gives it as the answer to this question (``check_hallucination``); None otherwise."""
     answers_question: Verdict
     """Answer check: do the documents state the generation as the answer to the question?"""
     answer_score: Annotated[float | None, PER_PASS]

@@ -10,7 +10,7 @@ from schema.context import Context
 
 def test_defaults_run_offline():
     ctx = Context()
-    assert ctx.model == "local" and ctx.web_search == "auto" and ctx.max_retries == 2
+    assert ctx.model == "local" and ctx.web_search == "auto" and ctx.max_retries == 1
 
 
 def test_env_fallbacks_apply_to_defaults_only(monkeypatch):

@@ -70,8 +70,9 @@ def test_healthy_endpoint_baseline():
     with loopback(faulty({})) as (url, requests):
         result = run_with(url)
     assert result.state["answer"].startswith("The Denver Broncos") and not result.state["warnings"]
-    # evaluator, generate, answer check (grounding is lexical; the first pass needs no rewrite)
-    assert len(requests) == 3
+    # evaluator, generate, the copied sentence's judge, answer check (grounding is lexical; the
+    # first pass needs no rewrite)
+    assert len(requests) == 4
 
 
 @pytest.mark.parametrize(
@@ -83,7 +84,7 @@ def test_a_transient_error_is_retried_and_the_run_completes(fault):
     with loopback(faulty({0: fault})) as (url, requests):
         result = run_with(url)
     assert result.state["answer"].startswith("The Denver Broncos")
-    assert len(requests) == 4  # the failed request was sent again
+    assert len(requests) == 5  # the failed request was sent again
 
 
 def test_a_persistent_5xx_ends_the_run_with_the_error_after_bounded_retries():
@@ -104,8 +105,9 @@ def test_a_hanging_endpoint_times_out_within_bounds():
 
 def test_unusable_verdicts_degrade_to_documented_fallbacks():
     unusable = (200, chat_completion("Sure! The answer is relevant."))
-    # Requests: 0 evaluator, 1 generate, 2 answer check; no log-probabilities, no yes/no.
-    with loopback(faulty({0: unusable, 2: unusable})) as (url, _):
+    # Requests: 0 evaluator, 1 generate, 2 the copied sentence's judge, 3 answer check; no
+    # log-probabilities, no yes/no.
+    with loopback(faulty({0: unusable, 2: unusable, 3: unusable})) as (url, _):
         result = run_with(url)
     state = result.state
     assert state["answer"].startswith("The Denver Broncos")  # the run went on
@@ -113,6 +115,7 @@ def test_unusable_verdicts_degrade_to_documented_fallbacks():
     warnings = " ".join(state["warnings"])
     assert "retrieval evaluator's reply was neither yes nor no" in warnings
     assert "answer check's reply was neither yes nor no" in warnings
+    assert state["confidence"] is not None  # the sentence's score is missing, not fatal
 
 
 TAVILY_FAULTS = {

@@ -64,7 +64,7 @@ def responder(prompt: str, text: str) -> Any:
         return "no"
     if prompt == "generate":
         return NO_ANSWER
-    if prompt in ("check_hallucination", "check_relevance"):
+    if prompt in ("check_hallucination", "check_relevance", "check_support"):
         return "yes"
     raise AssertionError(f"unexpected prompt {prompt!r}: {question}")
 
