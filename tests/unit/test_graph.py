@@ -132,9 +132,7 @@ def test_route_after_hallucination():
     assert route_after_hallucination({"grounded": "yes"}, rt()) == "check_relevance"
     assert route_after_hallucination({"grounded": "unknown"}, rt()) == "check_relevance"
     two = rt(max_retries=2)
-    assert (
-        route_after_hallucination({"grounded": "no", "retry_count": 1}, two) == "increment_retry"
-    )
+    assert route_after_hallucination({"grounded": "no", "retry_count": 1}, two) == "increment_retry"
     assert route_after_hallucination({"grounded": "no", "retry_count": 2}, two) == "finalize"
     assert route_after_hallucination({"grounded": "no"}, rt(max_retries=0)) == "finalize"
 
