@@ -142,3 +142,8 @@ def split_sentences(text: str) -> list[str]:
         elif piece.strip():
             found.append(piece.strip())
     return found
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """``count`` and the noun in its number: "1 chunk", "2 chunks", "0 chunks"."""
+    return f"{count} {noun if count == 1 else nouns or noun + 's'}"

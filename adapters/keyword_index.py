@@ -124,6 +124,13 @@ class KeywordIndex:
             )
             self._bump()
 
+    def clear(self) -> None:
+        """Remove every chunk and document record of the collection (its version is bumped)."""
+        with self._lock, self.conn:
+            self.conn.execute("DELETE FROM chunks WHERE collection = ?", (self.collection,))
+            self.conn.execute("DELETE FROM documents WHERE collection = ?", (self.collection,))
+            self._bump()
+
     def _bump(self) -> None:
         """Count one more change of the collection (inside the caller's transaction)."""
         self.conn.execute(

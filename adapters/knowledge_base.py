@@ -130,6 +130,24 @@ def _http_client(url: str, timeout_s: float) -> Any:
     return client
 
 
+class _Missing:
+    """A collection not (yet) in the store, read as an empty one: nothing found, nothing created."""
+
+    metadata: dict[str, Any] = {}
+
+    def count(self) -> int:
+        return 0
+
+    def get(self, **_: Any) -> dict[str, list[Any]]:
+        return {"ids": [], "documents": [], "metadatas": [], "embeddings": []}
+
+    def query(self, **_: Any) -> dict[str, list[list[Any]]]:
+        return {"ids": [[]], "documents": [[]], "metadatas": [[]], "distances": [[]]}
+
+
+_MISSING = _Missing()
+
+
 def collection_names(store: Path | str, timeout_s: float = 30.0) -> list[str]:
     """The collections in ``store``: a local dir or a Chroma server's URL."""
     location = str(store)
@@ -180,23 +198,58 @@ class KnowledgeBase:
 
     @property
     def collection(self) -> Any:
-        """The Chroma collection, created on first use (cosine distance)."""
-        with _open_lock:
-            return self._open_collection()
+        """The Chroma collection to read: an empty stand-in while it does not exist.
 
-    def _open_collection(self) -> Any:
+        Reading never creates a collection (a mistyped name must not leave an empty one).
+        """
+        with _open_lock:
+            return self._open_collection(create=False)
+
+    @property
+    def writable(self) -> Any:
+        """The Chroma collection to write, created on first use (cosine distance)."""
+        with _open_lock:
+            return self._open_collection(create=True)
+
+    def exists(self) -> bool:
+        """Whether the collection is in the store."""
+        return self.collection is not _MISSING
+
+    def _open_collection(self, create: bool) -> Any:
         if self._collection is None:
+            from chromadb.errors import NotFoundError
+
+            client = _client(self._location, self._timeout_s)
             try:
-                self._collection = _client(
-                    self._location, self._timeout_s
-                ).get_or_create_collection(
-                    self.name, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
-                )
+                if create:
+                    self._collection = client.get_or_create_collection(
+                        self.name,
+                        embedding_function=None,
+                        configuration={"hnsw": {"space": "cosine"}},
+                    )
+                else:
+                    self._collection = client.get_collection(self.name, embedding_function=None)
+            except NotFoundError:
+                return _MISSING
             except KnowledgeBaseError:
                 raise
             except Exception as exc:
                 raise KnowledgeBaseError(f"Cannot open collection {self.name!r}: {exc}") from exc
         return self._collection
+
+    def drop(self) -> int:
+        """Delete the collection from Chroma and the keyword index; the chunks it held.
+
+        The keyword index keeps its change counter (bumped), so answers cached for the old
+        contents never match a new collection of the same name.
+        """
+        with self.write_lock():
+            chunks = self.count()
+            if self.exists():
+                _client(self._location, self._timeout_s).delete_collection(self.name)
+            self._collection = None
+            self.keywords.clear()
+            return chunks
 
     @contextmanager
     def write_lock(self, timeout_s: float = 900) -> Iterator[None]:
@@ -255,15 +308,16 @@ class KnowledgeBase:
 
     def _change_token(self) -> str | None:
         """The shared collection's change token now (None: never stamped)."""
-        _ = self.collection  # created if new
-        client = _client(self._location, self._timeout_s)
-        metadata = client.get_collection(self.name).metadata or {}
+        collection = self.collection
+        if collection is _MISSING:
+            return None
+        metadata = collection.metadata or {}
         token = metadata.get(CHANGE_TOKEN)
         return str(token) if token is not None else None
 
     def _mark_changed(self) -> None:
         """Stamp a shared collection with a new change token (every process will re-sync)."""
-        self.collection.modify(metadata={CHANGE_TOKEN: uuid.uuid4().hex})
+        self.writable.modify(metadata={CHANGE_TOKEN: uuid.uuid4().hex})
 
     def _metadata_by_document(self) -> dict[str, list[Any]]:
         """Every chunk's metadata in Chroma, grouped by document (one request)."""
@@ -486,7 +540,7 @@ class KnowledgeBase:
                     }
                 )
         vectors = self.embeddings.embed_documents(texts)
-        self.collection.upsert(ids=ids, embeddings=vectors, documents=texts, metadatas=metadatas)
+        self.writable.upsert(ids=ids, embeddings=vectors, documents=texts, metadatas=metadatas)
         doc_ids = [d.doc_id for d in docs]
         stored = self.collection.get(where={"doc_id": {"$in": doc_ids}}, include=[])["ids"]
         current = set(ids)

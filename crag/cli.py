@@ -1,8 +1,8 @@
-"""The ``crag`` command line: ingest files, ask questions, prepare the embedded model.
+"""crag: Corrective RAG on your documents. Ingest files, ask questions, manage collections.
 
-Errors end with a one-line message and a non-zero exit, never a traceback
-(set ``CRAG_DEBUG=1`` to see one): 2 for bad input or configuration, 3 for a failing
-dependency (model, LLM endpoint, vector store), 130 when interrupted.
+Errors end with a one-line message and a non-zero exit, never a traceback (set CRAG_DEBUG=1
+to see one): 1 when some files failed to ingest, 2 for bad input or configuration, 3 for a
+failing dependency (model, LLM endpoint, vector store), 130 when interrupted.
 """
 
 from __future__ import annotations
@@ -31,9 +31,45 @@ QUIET_OFFLINE_LIBRARIES = {
 }
 """Defaults for the libraries crag uses: no hub access, no progress bars, no telemetry."""
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
+HELP = {"help_option_names": ["-h", "--help"]}
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help=__doc__,
+    rich_markup_mode=None,  # plain help: flags shown as flags, no markup shown literally
+    context_settings=HELP,
+)
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
+
+
+def _version(show: bool) -> None:
+    if show:
+        from importlib.metadata import version
+
+        out.print(f"crag {version('crag')}", highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    """crag: Corrective RAG on your documents."""
+
+
+QUIET = typer.Option("-q", "--quiet", help="Print only the result (for scripts).")
+JSON = typer.Option("--json", help="Print one JSON object.")
+
+
+def plural(count: int, noun: str) -> str:
+    """``adapters.documents.plural``, imported on use (start-up)."""
+    from adapters.documents import plural as in_number
+
+    return in_number(count, noun)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -91,12 +127,17 @@ def _run_guarded(action: Any) -> Any:
 @app.command()
 def ingest(
     paths: Annotated[
-        list[str], typer.Argument(help="Files (.txt .md .pdf .html .docx) or folders to ingest.")
+        list[str],
+        typer.Argument(
+            metavar="PATH...", help="Files (.txt .md .pdf .html .docx) or folders to ingest."
+        ),
     ],
     collection: Annotated[str, typer.Option(help="Collection to ingest into.")] = "crag",
     sync: Annotated[
         bool, typer.Option("--sync", help="Also remove documents whose files left the folders.")
     ] = False,
+    as_json: Annotated[bool, JSON] = False,
+    quiet: Annotated[bool, QUIET] = False,
 ) -> None:
     """Chunk, embed and store files in the knowledge base (re-ingesting never duplicates)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
@@ -114,38 +155,52 @@ def ingest(
             TextColumn("{task.description}"),
             console=err,
             transient=True,
+            disable=quiet or as_json,
         ) as progress:
             task = progress.add_task("", total=None)
 
-            def on_file(path: Any, done: int, total: int) -> None:
-                progress.update(task, completed=done, total=total, description=str(path.name))
+            def on_progress(done: int, total: int, doing: str) -> None:
+                progress.update(task, completed=done, total=total, description=doing)
 
-            report = run_ingest(kb, paths, on_file=on_file, sync=sync)
-        for source in report.removed:
-            err.print(f"[cyan]removed[/] {escape(source)}: its file is gone")
-        for path, reason in report.skipped:
-            err.print(f"[yellow]skipped[/] {escape(path)}: {escape(reason)}")
-        for path, reason in report.failed:
-            err.print(f"[red]failed[/] {escape(path)}: {escape(reason)}")
-        out.print(
-            f"[green]Ingested[/] into [bold]{collection}[/]: {len(report.added)} added, "
-            f"{len(report.replaced)} replaced, {len(report.unchanged)} unchanged, "
-            f"{len(report.skipped)} skipped, {len(report.failed)} failed"
-            + (f", {len(report.removed)} removed; " if sync else "; ")
-            + f"{report.chunks} chunks written; "
-            f"{kb.count()} chunks in the collection ({time.perf_counter() - started:.1f}s)."
-        )
+            report = run_ingest(kb, paths, on_progress=on_progress, sync=sync)
+        seconds = round(time.perf_counter() - started, 1)
+        if as_json:
+            sys.stdout.write(json.dumps(report.to_json(collection, kb.count(), seconds)) + "\n")
+        else:
+            _print_ingest(report, collection, kb.count(), seconds, sync, quiet)
         if report.failed:
             raise typer.Exit(1)
 
     _run_guarded(action)
 
 
+def _print_ingest(
+    report: Any, collection: str, stored: int, seconds: float, sync: bool, quiet: bool
+) -> None:
+    """What an ingest did: each file removed, skipped or failed (unless quiet), then one line."""
+    if not quiet:
+        for source in report.removed:
+            err.print(f"[cyan]removed[/] {escape(source)}: its file is gone")
+        for path, reason in report.skipped:
+            err.print(f"[yellow]skipped[/] {escape(path)}: {escape(reason)}")
+    for path, reason in report.failed:
+        err.print(f"[red]failed[/] {escape(path)}: {escape(reason)}")
+    out.print(
+        f"[green]Ingested[/] into [bold]{escape(collection)}[/]: {len(report.added)} added, "
+        f"{len(report.replaced)} replaced, {len(report.unchanged)} unchanged, "
+        f"{len(report.skipped)} skipped, {len(report.failed)} failed"
+        + (f", {len(report.removed)} removed; " if sync else "; ")
+        + f"{plural(report.chunks, 'chunk')} written; "
+        f"{plural(stored, 'chunk')} in the collection ({seconds:.1f}s)."
+    )
+
+
 @app.command()
 def ask(
-    question: Annotated[str, typer.Argument(help="The question to answer.")],
+    question: Annotated[str, typer.Argument(metavar="QUESTION", help="The question to answer.")],
     collection: Annotated[str, typer.Option(help="Knowledge-base collection.")] = "crag",
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    as_json: Annotated[bool, JSON] = False,
+    quiet: Annotated[bool, QUIET] = False,
     model: Annotated[
         str | None, typer.Option(help="Override the model ('provider:model').")
     ] = None,
@@ -155,7 +210,10 @@ def ask(
     max_retries: Annotated[int | None, typer.Option(help="Retries after failed checks.")] = None,
     where: Annotated[
         list[str] | None,
-        typer.Option(help="Only chunks whose metadata match: type=pdf, modified>=2026-01-01…"),
+        typer.Option(
+            metavar="KEY=VALUE",
+            help="Only chunks whose metadata match: type=pdf, modified>=2026-01-01…",
+        ),
     ] = None,
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Answer anew, even if this was asked before.")
@@ -185,7 +243,10 @@ def ask(
         ctx = _ask_context(collection, model, web_search, max_retries, ",".join(where or []))
         if no_cache:
             ctx = replace(ctx, answer_cache=False)
-        if knowledge_base(collection).count() == 0:
+        kb = knowledge_base(collection)
+        if not kb.exists():
+            fail(f"No collection {collection!r}; `crag kb list` shows what there is.")
+        if kb.count() == 0:
             fail(f"Nothing is ingested in collection {collection!r}; run `crag ingest PATH` first.")
 
         drafting: list[bool] = []  # whether draft tokens are being printed
@@ -200,15 +261,23 @@ def ask(
             if drafting:
                 drafting.clear()
                 out.print()
-            if not as_json:
+            if not (as_json or quiet):
                 line = escape(step.summary)
                 out.print(f"[cyan]{step.node:<20}[/] {line} [dim]{step.seconds:.1f}s[/]")
 
         result = run_question(
-            question, ctx, on_step, thread_id=thread, on_token=None if as_json else on_token
+            question,
+            ctx,
+            on_step,
+            thread_id=thread,
+            on_token=None if as_json or quiet else on_token,
         )
         if as_json:
-            sys.stdout.write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
+            _print_json(result.to_json())
+        elif quiet:
+            out.print(result.state.get("answer", ""), markup=False, highlight=False)
+            for warning in result.state.get("warnings", []):
+                err.print(f"[yellow]warning:[/] {escape(warning)}")
         else:
             _print_answer(result)
 
@@ -257,7 +326,12 @@ def _print_answer(result: Any) -> None:
     )
 
 
-kb_app = typer.Typer(no_args_is_help=True, help="List, show and remove what is stored.")
+kb_app = typer.Typer(
+    no_args_is_help=True,
+    help="List, show, search and remove what is stored.",
+    rich_markup_mode=None,
+    context_settings=HELP,
+)
 app.add_typer(kb_app, name="kb")
 
 
@@ -265,35 +339,47 @@ def _when(epoch: Any) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(int(epoch))) if epoch else "—"
 
 
+def _print_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, ensure_ascii=False) + "\n")
+
+
 @kb_app.command("list")
 def kb_list(
     collection: Annotated[
         str | None, typer.Option(help="List this collection's documents instead.")
     ] = None,
+    as_json: Annotated[bool, JSON] = False,
 ) -> None:
     """The collections (documents, chunks, last ingest), or one collection's documents."""
     from graph.services import collections, knowledge_base
 
     def action() -> None:
-        if collection is None:
-            names = collections()
-            if not names:
-                out.print("No collections yet; run `crag ingest PATH`.")
-            for name in names:
-                kb = knowledge_base(name)
-                docs = kb.documents()
-                last = max((d.get("ingested", 0) for d in docs), default=0)
+        if collection is not None:
+            docs = _existing(collection).documents()
+            if as_json:
+                _print_json({"collection": collection, "documents": docs})
+            for d in [] if as_json else docs:
                 out.print(
-                    f"[bold]{escape(name)}[/]  {len(docs)} documents, {kb.count()} chunks, "
-                    f"last ingest {_when(last)}"
+                    f"[bold]{escape(str(d['doc_id']))}[/]  {escape(str(d.get('type', '?')))}, "
+                    f"{plural(int(d.get('chunks') or 0), 'chunk')}, "
+                    f"ingested {_when(d.get('ingested'))}  {escape(str(d.get('source', '')))}"
                 )
             return
-        kb = _existing(collection)
-        for d in kb.documents():
+        rows: list[dict[str, Any]] = []
+        for name in collections():
+            kb = knowledge_base(name)
+            docs = kb.documents()
+            last = max((d.get("ingested", 0) for d in docs), default=0)
+            rows.append({"name": name, "documents": len(docs), "chunks": kb.count(), "last": last})
+        if as_json:
+            _print_json({"collections": rows})
+            return
+        if not rows:
+            out.print("No collections yet; run `crag ingest PATH`.")
+        for row in rows:
             out.print(
-                f"[bold]{escape(str(d['doc_id']))}[/]  {escape(str(d.get('type', '?')))}, "
-                f"{d.get('chunks')} chunks, ingested {_when(d.get('ingested'))}  "
-                f"{escape(str(d.get('source', '')))}"
+                f"[bold]{escape(row['name'])}[/]  {plural(row['documents'], 'document')}, "
+                f"{plural(row['chunks'], 'chunk')}, last ingest {_when(row['last'])}"
             )
 
     _run_guarded(action)
@@ -301,8 +387,12 @@ def kb_list(
 
 @kb_app.command("show")
 def kb_show(
-    doc: Annotated[str, typer.Argument(help="Document id (see `crag kb list --collection`).")],
+    doc: Annotated[
+        str,
+        typer.Argument(metavar="DOC_ID", help="Document id (see `crag kb list --collection`)."),
+    ],
     collection: Annotated[str, typer.Option(help="Knowledge-base collection.")] = "crag",
+    as_json: Annotated[bool, JSON] = False,
 ) -> None:
     """One document: its source, title and type, and each chunk with its page or heading."""
     from adapters.documents import doc_location
@@ -312,6 +402,20 @@ def kb_show(
         if not chunks:
             fail(f"No document {doc!r} in collection {collection!r} (see `crag kb list`).")
         meta = chunks[0].metadata
+        if as_json:
+            _print_json(
+                {
+                    "doc_id": doc,
+                    "source": meta.get("source"),
+                    "title": meta.get("title"),
+                    "type": meta.get("type"),
+                    "chunks": [
+                        {"id": c.id, "location": doc_location(c), "text": c.page_content}
+                        for c in chunks
+                    ],
+                }
+            )
+            return
         out.print(f"[bold]{escape(doc)}[/]  {escape(str(meta.get('source', '')))}")
         out.print(f"title {escape(str(meta.get('title', '')))!r}, type {meta.get('type', '?')}")
         for c in chunks:
@@ -324,10 +428,11 @@ def kb_show(
 
 @kb_app.command("search")
 def kb_search(
-    query: Annotated[str, typer.Argument(help="What to search for.")],
+    query: Annotated[str, typer.Argument(metavar="QUERY", help="What to search for.")],
     collection: Annotated[str, typer.Option(help="Knowledge-base collection.")] = "crag",
     mode: Annotated[str, typer.Option(help="dense | keyword | hybrid")] = "hybrid",
     k: Annotated[int, typer.Option("-k", min=1, max=50, help="Chunks to return.")] = 4,
+    as_json: Annotated[bool, JSON] = False,
 ) -> None:
     """The chunks retrieval finds for QUERY (no LLM): id, cosine, BM25 rank, text."""
     if mode not in ("dense", "keyword", "hybrid"):
@@ -335,6 +440,10 @@ def kb_search(
 
     def action() -> None:
         hits = _existing(collection).search(query, k, mode)
+        if as_json:
+            rows = [{"id": h.id, "text": h.page_content, "metadata": h.metadata} for h in hits]
+            _print_json({"query": query, "collection": collection, "mode": mode, "hits": rows})
+            return
         if not hits:
             out.print("No chunk found.")
         for hit in hits:
@@ -347,15 +456,31 @@ def kb_search(
     _run_guarded(action)
 
 
+YES = typer.Option("-y", "--yes", help="Do not ask for confirmation.")
+
+
+def _confirm(question: str, yes: bool) -> None:
+    """Ask ``question`` unless ``yes``; no answer (no terminal) or "no" stops with exit 2."""
+    if yes:
+        return
+    if not sys.stdin.isatty():
+        fail(f"{question} Refusing without a terminal to ask on; pass --yes.")
+    if not typer.confirm(question, default=False, err=True):
+        fail("Nothing removed.", 1)
+
+
 @kb_app.command("remove")
 def kb_remove(
-    docs: Annotated[list[str] | None, typer.Argument(help="Document ids to remove.")] = None,
+    docs: Annotated[
+        list[str] | None, typer.Argument(metavar="[DOC_ID]...", help="Document ids to remove.")
+    ] = None,
     source: Annotated[
         str | None, typer.Option(help="Remove the document of this file, or all under a folder.")
     ] = None,
     collection: Annotated[str, typer.Option(help="Knowledge-base collection.")] = "crag",
+    yes: Annotated[bool, YES] = False,
 ) -> None:
-    """Remove documents by id, or by their file or folder."""
+    """Remove documents by id, or by their file or folder (a folder asks first)."""
     from pathlib import Path
 
     from crag.ingest import remove_sources
@@ -365,6 +490,14 @@ def kb_remove(
 
     def action() -> None:
         kb = _existing(collection)
+        folder = Path(source).expanduser().resolve() if source is not None else None
+        if folder is not None and folder.is_dir():
+            under = [d for d in kb.documents() if folder in Path(str(d.get("source", ""))).parents]
+            _confirm(
+                f"Remove {plural(len(under), 'document')} under {str(folder)!r} "
+                f"from collection {collection!r}?",
+                yes,
+            )
         removed: list[str] = []
         with kb.write_lock():
             known = kb.doc_ids()
@@ -374,24 +507,52 @@ def kb_remove(
             for d in docs or []:
                 kb.remove_document(d)
                 removed.append(d)
-            if source is not None:
-                removed += remove_sources(kb, [Path(source).expanduser().resolve()])
+            if folder is not None:
+                removed += remove_sources(kb, [folder])
         if not removed:
             fail(f"Nothing in collection {collection!r} comes from {source!r}.")
         for item in removed:
             out.print(f"[cyan]removed[/] {escape(item)}")
-        out.print(f"{len(removed)} removed; {kb.count()} chunks left in {collection!r}.")
+        out.print(
+            f"{plural(len(removed), 'document')} removed; "
+            f"{plural(kb.count(), 'chunk')} left in {collection!r}."
+        )
+
+    _run_guarded(action)
+
+
+@kb_app.command("drop")
+def kb_drop(
+    collection: Annotated[str, typer.Argument(metavar="COLLECTION", help="Collection to delete.")],
+    yes: Annotated[bool, YES] = False,
+) -> None:
+    """Delete a collection: every document and chunk in it (asks first)."""
+
+    def action() -> None:
+        kb = _existing(collection)
+        docs = len(kb.documents())
+        _confirm(
+            f"Delete collection {collection!r} ({plural(docs, 'document')}, "
+            f"{plural(kb.count(), 'chunk')})?",
+            yes,
+        )
+        chunks = kb.drop()
+        out.print(
+            f"Deleted collection {collection!r}: {plural(docs, 'document')}, "
+            f"{plural(chunks, 'chunk')}."
+        )
 
     _run_guarded(action)
 
 
 def _existing(collection: str) -> Any:
     """The collection, which must exist (a typo must not create an empty one)."""
-    from graph.services import collections, knowledge_base
+    from graph.services import knowledge_base
 
-    if collection not in collections():
+    kb = knowledge_base(collection)
+    if not kb.exists():
         fail(f"No collection {collection!r}; `crag kb list` shows what there is.")
-    return knowledge_base(collection)
+    return kb
 
 
 @app.command("model")

@@ -22,9 +22,11 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
+from adapters.documents import plural
 from adapters.extract import (
     FILE_TYPES,
     Extracted,
@@ -57,6 +59,21 @@ class IngestReport:
     removed: list[str] = field(default_factory=list)
     """Sources removed because their files are gone (``sync``)."""
     chunks: int = 0
+
+    def to_json(self, collection: str, stored: int, seconds: float) -> dict[str, Any]:
+        """The report as ``crag ingest --json`` prints it."""
+        return {
+            "collection": collection,
+            "added": [str(p) for p in self.added],
+            "replaced": [str(p) for p in self.replaced],
+            "unchanged": [str(p) for p in self.unchanged],
+            "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
+            "failed": [{"path": p, "reason": r} for p, r in self.failed],
+            "removed": self.removed,
+            "chunks_written": self.chunks,
+            "chunks_stored": stored,
+            "seconds": seconds,
+        }
 
 
 def document_id(path: Path) -> str:
@@ -163,10 +180,14 @@ def prepare(path: Path, stored: dict[str, str]) -> NewDocument | None:
 def ingest(
     kb: KnowledgeBase,
     paths: Iterable[str],
-    on_file: Callable[[Path, int, int], None] | None = None,
+    on_progress: Callable[[int, int, str], None] | None = None,
     sync: bool = False,
 ) -> IngestReport:
-    """Ingest every supported file under ``paths``; ``on_file(path, done, total)`` after each.
+    """Ingest every supported file under ``paths``.
+
+    ``on_progress(done, total, doing)`` follows it: ``done`` counts the files finished (a file
+    read into a batch is finished once the batch is embedded and written), ``doing`` says what
+    is under way.
 
     Files are read one by one and written in batches of about ``BATCH_CHUNKS`` chunks (one
     embedding call, one upsert). With ``sync``, documents whose source lies under one of the
@@ -183,7 +204,20 @@ def ingest(
         stored = kb.stored_hashes()
         batch: list[tuple[Path, NewDocument]] = []
         seen: set[str] = set()
-        for done, (path, refused, in_folder) in enumerate(items, start=1):
+        read = 0
+
+        def progress(doing: str) -> None:
+            if on_progress:  # a file waiting in the batch is not finished yet
+                on_progress(read - len(batch), len(items), doing)
+
+        def flush() -> None:
+            if batch:
+                chunks = sum(len(doc.chunks) for _, doc in batch)
+                progress(f"embedding and writing {plural(chunks, 'chunk')}")
+                _write(kb, batch, stored, report)
+
+        for path, refused, in_folder in items:
+            progress(f"reading {path.name}")
             try:
                 if refused:
                     raise SkipFile(refused)
@@ -194,12 +228,12 @@ def ingest(
                     seen.add(doc.doc_id)
                     batch.append((path, doc))
                     if sum(len(d.chunks) for _, d in batch) >= BATCH_CHUNKS:
-                        _write(kb, batch, stored, report)
+                        flush()
             except SkipFile as exc:
                 (report.skipped if in_folder else report.failed).append((str(path), str(exc)))
-            if on_file:
-                on_file(path, done, len(items))
-        _write(kb, batch, stored, report)
+            read += 1
+        flush()
+        progress("done")
     return report
 
 

@@ -18,7 +18,7 @@ from langchain_core.documents import Document
 from langchain_core.language_models import BaseChatModel
 from langgraph.runtime import Runtime
 
-from adapters.documents import dedupe
+from adapters.documents import dedupe, plural
 from adapters.read_around import within_budget
 from adapters.services import Services
 from nodes.common import reports
@@ -61,9 +61,9 @@ def describe(update: Mapping[str, Any]) -> str:
     """The evaluator's outcome: its score and decision, on the knowledge base or the evidence."""
     kept = len(update.get("relevant_documents") or [])
     if "evidence_score" in update:
-        verdict = f"kept {kept} documents" if kept else "nothing states the answer"
+        verdict = f"kept {plural(kept, 'document')}" if kept else "nothing states the answer"
         if update.get("kb_fallback"):
-            verdict = f"the knowledge base's {kept} documents scored higher, kept alone"
+            verdict = f"the knowledge base's {plural(kept, 'document')} scored higher, kept alone"
         return f"with web results, score {update['evidence_score']:.2f}: {verdict}"
     if "retrieval_score" in update:
         return f"{update['retrieval_verdict']} (score {update['retrieval_score']:.2f})"

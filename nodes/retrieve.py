@@ -7,7 +7,7 @@ from collections.abc import Set
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
-from adapters.documents import doc_id, reciprocal_rank_fusion
+from adapters.documents import doc_id, plural, reciprocal_rank_fusion
 from adapters.read_around import read_around, within_budget
 from adapters.services import Services
 from nodes.common import question_of, reports
@@ -15,7 +15,7 @@ from schema.context import Context, context_of
 from schema.state import RAGState, Update, pass_reset
 
 
-@reports(lambda u: f"{len(u.get('documents') or [])} documents")
+@reports(lambda u: plural(len(u.get("documents") or []), "document"))
 def retrieve(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
     """Top ``top_k`` chunks for the question and the rewritten query, fused by reciprocal rank.
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from adapters.documents import plural
 from adapters.errors import WebSearchError
 from adapters.services import Services
 from nodes.common import question_of, reports
@@ -19,7 +20,7 @@ OFF_WARNING = "Web search is off; the answer uses the knowledge base only."
 def describe(update: Mapping[str, Any]) -> str:
     """How many results came back, or why none did."""
     if "web_results" in update:
-        return f"{len(update['web_results'])} results"
+        return plural(len(update["web_results"]), "result")
     return str((update.get("warnings") or ["no results"])[-1])
 
 

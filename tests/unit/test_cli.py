@@ -21,9 +21,42 @@ def test_huge_question_is_refused():
     assert result.exit_code == 2 and "limit" in result.output
 
 
-def test_nothing_ingested_is_a_clear_error(hash_kb):
+def test_nothing_ingested_is_a_clear_error(hash_kb, tmp_path):
     result = runner.invoke(app, ["ask", "Who won?", "--collection", "empty-one"])
-    assert result.exit_code == 2 and "crag ingest" in result.output
+    assert result.exit_code == 2 and "No collection 'empty-one'" in result.output
+    (tmp_path / "a.md").write_text("Alpha.")
+    runner.invoke(app, ["ingest", str(tmp_path), "--collection", "empty-one"])
+    runner.invoke(
+        app, ["kb", "remove", "--source", str(tmp_path), "--yes", "--collection", "empty-one"]
+    )
+    result = runner.invoke(app, ["ask", "Who won?", "--collection", "empty-one"])
+    assert result.exit_code == 2 and "Nothing is ingested" in result.output
+
+
+def test_version_and_short_help():
+    from importlib.metadata import version
+
+    shown = runner.invoke(app, ["--version"])
+    assert shown.exit_code == 0 and shown.output == f"crag {version('crag')}\n"
+    for args in (["-h"], ["kb", "-h"], ["kb", "drop", "-h"], ["ask", "-h"], ["ingest", "-h"]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0 and "Usage: " in result.output, args
+
+
+def test_help_is_plain_text_with_flags_shown_as_flags():
+    text = runner.invoke(app, ["ask", "-h"], env={"COLUMNS": "120"}).output
+    assert "``" not in text and "[bold]" not in text and "╭" not in text
+    assert "--json " in text and "<bool>" not in text
+    assert "-q, --quiet" in text and "--collection <str>" in text
+
+
+def test_ask_quiet_prints_only_the_answer(hash_kb, fake_services, tmp_path):
+    (tmp_path / "kb.md").write_text("The Denver Broncos won Super Bowl 50.")
+    assert runner.invoke(app, ["ingest", str(tmp_path)]).exit_code == 0
+    fake_services()
+    result = runner.invoke(app, ["ask", "Which team won Super Bowl 50?", "-q"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip().splitlines() == ["The Denver Broncos won, 24–10."]
 
 
 def test_bad_configuration_is_a_clear_error(hash_kb, fake_services):
