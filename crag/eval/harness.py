@@ -388,10 +388,9 @@ def compare(run_dirs: list[Path], out: Path) -> str:
 
 def chart(summaries: list[dict[str, Any]], title: str, path: Path) -> None:
     """Bars per run: F1, exact match, latency p50 and LLM calls per question."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = report.pyplot()
+    if plt is None:
+        return
 
     panels = [
         ("f1", "F1"),

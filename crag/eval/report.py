@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import statistics
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -222,13 +223,24 @@ def runs_section(summaries: list[dict[str, Any]]) -> str:
     return "## Runs\n\n```json\n" + json.dumps(runs, indent=2) + "\n```"
 
 
-def chart(summaries: list[dict[str, Any]], path: Path) -> None:
-    """Bars per category: F1 (answerable) or abstention (unanswerable), latency p50, calls."""
-    import matplotlib
-
+def pyplot() -> Any | None:
+    """Matplotlib's pyplot (headless), or None with a note when the optional extra is absent."""
+    try:
+        import matplotlib
+    except ImportError:
+        print("no chart: matplotlib is not installed (pip install 'crag[plots]')", file=sys.stderr)
+        return None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    return plt
+
+
+def chart(summaries: list[dict[str, Any]], path: Path) -> None:
+    """Bars per category: F1 (answerable) or abstention (unanswerable), latency p50, calls."""
+    plt = pyplot()
+    if plt is None:
+        return
     categories = [c for c in CATEGORIES if c in summaries[0]["by_category"]]
     panels: list[tuple[str, Callable[[dict[str, Any], str], float | None]]] = [
         ("quality", lambda m, c: m["abstention"] if c == "unanswerable" else m["f1"]),
