@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Callable
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -47,14 +48,19 @@ def build_chat_model(
     timeout_s: float,
     max_retries: int,
 ) -> BaseChatModel:
-    """Build the chat model named ``provider:model`` (starting the embedded server if local).
+    """Build the chat model named ``provider:model``.
 
+    ``local`` uses a running ``crag model-server`` of that model if one is registered in the
+    data dir, else the embedded server of this process, which its first request starts.
     Several base URLs (comma-separated) give a ``ModelPool`` spreading calls over them.
     """
     from langchain_openai import ChatOpenAI
 
     endpoints, key, name = _endpoint(model, base_url)
     kwargs: dict[str, Any] = {"max_tokens": max_tokens}  # a field alias the stubs do not know
+    own = local_model.started_here(endpoints[0]) if len(endpoints) == 1 else None
+    if own is not None:  # this process's own server: the first request starts it
+        kwargs |= _waiting_clients(own.wait)
 
     def one(endpoint: str | None) -> BaseChatModel:
         extra: dict[str, Any] = {"base_url": endpoint} if endpoint else {}
@@ -94,7 +100,8 @@ def _endpoint(model: str, base_url: str) -> tuple[list[str | None], SecretStr, s
     if provider == "local":
         if base_url:
             return list(base_urls(base_url)), NO_KEY, name or "local"
-        return [local_model.server(name or None).base_url], NO_KEY, name or "local"
+        url = local_model.running(name or None) or local_model.server(name or None).base_url
+        return [url], NO_KEY, name or "local"
     if provider == "openai":
         if env.openai_api_key is None:
             raise ConfigError(f"model {model!r} needs OPENAI_API_KEY in the environment.")
@@ -113,6 +120,40 @@ def _endpoint(model: str, base_url: str) -> tuple[list[str | None], SecretStr, s
         f"Unknown model provider {provider!r} in {model!r}; "
         "use 'local', 'openai:<model>' or 'openai-compatible:<model>'."
     )
+
+
+def _waiting_clients(ready: Callable[[], object]) -> dict[str, Any]:
+    """HTTP clients for ``ChatOpenAI`` whose requests first call ``ready()`` (which may block)."""
+    import asyncio
+
+    import httpx
+
+    class Waiting(httpx.BaseTransport):
+        def __init__(self) -> None:
+            self._inner = httpx.HTTPTransport()
+
+        def handle_request(self, request: httpx.Request) -> httpx.Response:
+            ready()
+            return self._inner.handle_request(request)
+
+        def close(self) -> None:
+            self._inner.close()
+
+    class AsyncWaiting(httpx.AsyncBaseTransport):
+        def __init__(self) -> None:
+            self._inner = httpx.AsyncHTTPTransport()
+
+        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+            await asyncio.to_thread(ready)
+            return await self._inner.handle_async_request(request)
+
+        async def aclose(self) -> None:
+            await self._inner.aclose()
+
+    return {
+        "http_client": httpx.Client(transport=Waiting()),
+        "http_async_client": httpx.AsyncClient(transport=AsyncWaiting()),
+    }
 
 
 def _call_config(prompt: RenderedPrompt, streamed: bool = False) -> RunnableConfig:

@@ -219,20 +219,99 @@ class LocalServer:
         self._server = None
 
 
-_servers: dict[str, LocalServer] = {}
+class OnDemand:
+    """An embedded model server started by the first request that needs it.
+
+    Its URL is fixed at once, so clients are built without loading anything, and a question
+    answered from the cache never loads the model. (Loading holds the interpreter for its
+    4-5 s, so starting it in a background thread would overlap nothing.)
+    """
+
+    def __init__(self, model: EmbeddedModel, n_ctx: int, n_parallel: int):
+        self.model = model
+        self._port = _free_port()
+        self._n_ctx, self._n_parallel = n_ctx, n_parallel
+        self.base_url = f"http://127.0.0.1:{self._port}/v1"
+        self._server: LocalServer | None = None
+        self._lock = threading.Lock()
+
+    def wait(self) -> LocalServer:
+        """The running server, started now if it is not yet (``ModelError`` if it cannot)."""
+        with self._lock:
+            if self._server is None:
+                path = assemble(self.model)
+                self._server = LocalServer(
+                    path, n_ctx=self._n_ctx, n_parallel=self._n_parallel, port=self._port
+                )
+            return self._server
+
+    def close(self) -> None:
+        """Stop the server if it was started."""
+        if self._server is not None:
+            self._server.close()
+
+
+_servers: dict[str, OnDemand] = {}
 _lock = threading.Lock()
 
 
-def server(name: str | None = None) -> LocalServer:
-    """Return the process's server for embedded model ``name``, starting it on first use."""
+def server(name: str | None = None) -> OnDemand:
+    """The process's server for embedded model ``name`` (started by its first request)."""
     model = get_model(name)
     with _lock:
         if model.name not in _servers:
             env = settings()
-            _servers[model.name] = LocalServer(
-                assemble(model), n_ctx=env.local_n_ctx, n_parallel=env.local_n_parallel
-            )
+            _servers[model.name] = OnDemand(model, env.local_n_ctx, env.local_n_parallel)
         return _servers[model.name]
+
+
+def started_here(base_url: str | None) -> OnDemand | None:
+    """This process's server at ``base_url``, if it started one there."""
+    with _lock:
+        return next((srv for srv in _servers.values() if srv.base_url == base_url), None)
+
+
+def _registry(model: EmbeddedModel) -> Path:
+    return data_dir() / "model-servers" / f"{model.name}.json"
+
+
+def register(srv: LocalServer, model: EmbeddedModel) -> Path:
+    """Record a long-running server (``crag model-server``) for other processes to find."""
+    path = _registry(model)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    record = {"url": srv.base_url, "pid": os.getpid(), "model": model.name}
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(record))
+    os.replace(tmp, path)
+    return path
+
+
+def running(name: str | None = None, timeout_s: float = 1.0) -> str | None:
+    """The base URL of a registered server of ``name`` that answers now, else None.
+
+    A record whose process is gone is removed; one whose server does not answer within
+    ``timeout_s`` is passed over (the caller starts its own).
+    """
+    model = get_model(name)
+    path = _registry(model)
+    try:
+        record = json.loads(path.read_text())
+        pid, url = int(record["pid"]), str(record["url"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        path.unlink(missing_ok=True)
+        return None
+    except PermissionError:
+        pass  # alive, another user's
+    try:
+        health = url.removesuffix("/v1") + "/health"
+        with urllib.request.urlopen(health, timeout=timeout_s) as response:
+            return url if response.status == 200 else None
+    except OSError:
+        return None
 
 
 @atexit.register

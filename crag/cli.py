@@ -95,6 +95,16 @@ def _llm_error(exc: BaseException) -> str | None:
     return None
 
 
+def _crag_cause(exc: BaseException) -> CragError | None:
+    """The first ``CragError`` among the causes of ``exc`` (a bounded walk)."""
+    seen: BaseException | None = exc.__cause__ or exc.__context__
+    for _ in range(10):
+        if seen is None or isinstance(seen, CragError):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
 def _debug() -> bool:
     """Whether CRAG_DEBUG asks for tracebacks instead of one-line messages."""
     from adapters.settings import settings
@@ -120,6 +130,9 @@ def _run_guarded(action: Any) -> Any:
     except Exception as exc:
         if _debug():
             raise
+        cause = _crag_cause(exc)  # e.g. the model failed to start under an LLM request
+        if cause is not None:
+            fail(str(cause), 2 if isinstance(cause, ConfigError) else 3)
         message = _llm_error(exc)
         fail(message or f"{type(exc).__name__}: {exc} (set CRAG_DEBUG=1 for a traceback)", 3)
 
@@ -573,7 +586,7 @@ def model_cmd(
             f"[green]Model ready[/]: {path} (sha256 verified, {time.perf_counter() - started:.1f}s)"
         )
         if serve_check:
-            srv = local_model.server(spec.name)
+            srv = local_model.server(spec.name).wait()
             out.print(f"Server started at {srv.base_url} in {srv.start_seconds:.1f}s")
 
     _run_guarded(action)
@@ -593,8 +606,9 @@ def model_server_cmd(
 ) -> None:
     """Serve the embedded model over HTTP (OpenAI-compatible) until stopped.
 
-    Other crag processes use it with CRAG_BASE_URL=http://HOST:PORT/v1 (several, comma-
-    separated, form a pool).
+    crag commands on the same data dir find it and use it instead of loading the model
+    themselves; other machines use it with CRAG_BASE_URL=http://HOST:PORT/v1 (several,
+    comma-separated, form a pool).
     """
     import signal
     import threading
@@ -613,15 +627,20 @@ def model_server_cmd(
             host=host,
             port=port,
         )
+        record = local_model.register(srv, spec)
         out.print(
             f"{spec.name} at {srv.base_url} ({slots} slot{'s' * (slots > 1)}, "
-            f"{env.local_n_ctx} context tokens; started in {srv.start_seconds:.1f}s)"
+            f"{env.local_n_ctx} context tokens; started in {srv.start_seconds:.1f}s); "
+            "crag commands on this data dir use it"
         )
         stop = threading.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: stop.set())
-        stop.wait()
-        srv.close()
+        try:
+            stop.wait()
+        finally:
+            record.unlink(missing_ok=True)
+            srv.close()
 
     _run_guarded(action)
 

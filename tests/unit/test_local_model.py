@@ -58,3 +58,75 @@ def test_no_model_and_no_parts_says_what_to_run(tmp_path, monkeypatch):
     missing = EmbeddedModel("absent", "absent.gguf", "no_such_part", 1, "0" * 64, "req.txt")
     with pytest.raises(ModelError, match="Run `make model`"):
         assemble(missing, tmp_path / "models")
+
+
+@pytest.fixture
+def health_server():
+    """A loopback server answering GET /health with 200, as llama.cpp's server does."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Health(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - the http.server interface
+            self.send_response(200 if self.path == "/health" else 404)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Health)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{srv.server_address[1]}/v1"
+    srv.shutdown()
+
+
+def test_a_registered_model_server_is_used_and_nothing_is_loaded(data_dir, health_server):
+    import json
+    import os
+
+    from adapters.llm import build_chat_model
+
+    record = data_dir / "model-servers" / "qwen2.5-coder-1.5b.json"
+    record.parent.mkdir(parents=True)
+    record.write_text(json.dumps({"url": health_server, "pid": os.getpid(), "model": "x"}))
+    assert local_model.running() == health_server
+    llm = build_chat_model(
+        "local", base_url="", temperature=0, max_tokens=8, timeout_s=5, max_retries=0
+    )
+    assert str(llm.openai_api_base) == health_server  # type: ignore[attr-defined]
+    assert local_model._servers == {}  # no embedded server of its own
+
+
+def test_a_record_of_a_dead_server_is_removed(data_dir, health_server):
+    import json
+    import subprocess
+
+    proc = subprocess.Popen(["sleep", "0"])  # a pid that has exited
+    proc.wait()
+    record = data_dir / "model-servers" / "qwen2.5-coder-1.5b.json"
+    record.parent.mkdir(parents=True)
+    record.write_text(json.dumps({"url": health_server, "pid": proc.pid, "model": "x"}))
+    assert local_model.running() is None and not record.exists()
+
+
+def test_the_embedded_server_starts_with_the_first_request_not_before(data_dir, monkeypatch):
+    from adapters.llm import build_chat_model
+
+    started: list[int] = []
+
+    class Refused(local_model.LocalServer):
+        def __init__(self, path, **kwargs):
+            started.append(kwargs["port"])
+            raise ModelError("the model failed to start (test)")
+
+    monkeypatch.setattr(local_model, "LocalServer", Refused)
+    monkeypatch.setattr(local_model, "assemble", lambda model: data_dir / "m.gguf")
+    monkeypatch.setattr(local_model, "_servers", {})
+    llm = build_chat_model(
+        "local", base_url="", temperature=0, max_tokens=8, timeout_s=5, max_retries=0
+    )
+    assert started == []  # built, nothing loaded: a cached answer never pays for the model
+    with pytest.raises(Exception) as raised:
+        llm.invoke("hello")
+    chain = [raised.value, raised.value.__cause__, raised.value.__context__]
+    assert any(isinstance(e, ModelError) for e in chain) and len(started) == 1
