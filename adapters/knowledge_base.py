@@ -308,10 +308,10 @@ class KnowledgeBase:
 
     def _change_token(self) -> str | None:
         """The shared collection's change token now (None: never stamped)."""
-        collection = self.collection
-        if collection is _MISSING:
+        if self.collection is _MISSING:
             return None
-        metadata = collection.metadata or {}
+        client = _client(self._location, self._timeout_s)  # fetched anew: the token moves
+        metadata = client.get_collection(self.name).metadata or {}
         token = metadata.get(CHANGE_TOKEN)
         return str(token) if token is not None else None
 

@@ -286,11 +286,15 @@ def register(srv: LocalServer, model: EmbeddedModel) -> Path:
     return path
 
 
-def running(name: str | None = None, timeout_s: float = 1.0) -> str | None:
+HEALTH_TIMEOUT_S = 1.0
+"""How long a registered server has to answer before a command starts its own."""
+
+
+def running(name: str | None = None) -> str | None:
     """The base URL of a registered server of ``name`` that answers now, else None.
 
     A record whose process is gone is removed; one whose server does not answer within
-    ``timeout_s`` is passed over (the caller starts its own).
+    ``HEALTH_TIMEOUT_S`` is passed over (the caller starts its own).
     """
     model = get_model(name)
     path = _registry(model)
@@ -308,7 +312,7 @@ def running(name: str | None = None, timeout_s: float = 1.0) -> str | None:
         pass  # alive, another user's
     try:
         health = url.removesuffix("/v1") + "/health"
-        with urllib.request.urlopen(health, timeout=timeout_s) as response:
+        with urllib.request.urlopen(health, timeout=HEALTH_TIMEOUT_S) as response:
             return url if response.status == 200 else None
     except OSError:
         return None

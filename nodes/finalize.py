@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from adapters.services import Services
 from nodes.answers import NO_ANSWER, current_attempt, is_no_answer
 from nodes.chat import turn_messages
 from nodes.check_cache import scope
-from nodes.common import question_of
+from nodes.common import question_of, reports
 from nodes.confidence import confidence
 from nodes.parts import combined, combined_confidence
 from schema.context import Context, context_of
@@ -29,6 +32,15 @@ def score(attempt: Attempt) -> int:
     )
 
 
+def _summary(update: Mapping[str, Any]) -> str:
+    withheld = update.get("withheld")
+    if withheld:
+        return f"held back {withheld['answer']!r}: confidence {withheld['confidence']:.2f}"
+    given = update.get("confidence")
+    return f"confidence {given:.2f}" if given is not None else ""
+
+
+@reports(_summary)
 def finalize(
     state: RAGState, runtime: Runtime[Context], services: Services | None = None
 ) -> Update:

@@ -80,11 +80,15 @@ def health_server():
     srv.shutdown()
 
 
-def test_a_registered_model_server_is_used_and_nothing_is_loaded(data_dir, health_server):
+def test_a_registered_model_server_is_used_and_nothing_is_loaded(
+    data_dir, health_server, monkeypatch
+):
     import json
     import os
 
     from adapters.llm import build_chat_model
+
+    monkeypatch.setattr(local_model, "HEALTH_TIMEOUT_S", 30.0)  # a busy test machine
 
     record = data_dir / "model-servers" / "qwen2.5-coder-1.5b.json"
     record.parent.mkdir(parents=True)
