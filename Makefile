@@ -19,7 +19,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: setup dev model model-small demo serve browser bench-page bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-integration lint graph-diagram clean
+.PHONY: setup dev model model-small demo serve browser bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-integration lint graph-diagram clean
 
 setup: $(STAMP) model
 
@@ -121,6 +121,15 @@ bench-nested: setup dev
 # Ingest throughput (no LLM): chunks/s file by file vs batched, and MiniLM alone as the bound.
 bench-ingest: setup dev
 	$(BIN)/python -m benchmarks.ingest --dataset $(SQUAD) --out docs/benchmarks
+
+# Start-up of short commands, this checkout against an earlier one (BEFORE, run with
+# BEFORE_PYTHON: a Python with that checkout's requirements), alternating, medians of 5.
+BEFORE ?= out/startup-before
+BEFORE_PYTHON ?= $(BIN)/python
+bench-startup: setup dev
+	test -d $(BEFORE) || git worktree add -f $(BEFORE) b0b6d22
+	$(BIN)/python -m benchmarks.startup --before $(BEFORE) --python-before $(BEFORE_PYTHON) \
+		--out docs/benchmarks/startup.md
 
 # Which library extracts PDF, HTML and Word text (quality, structure, speed) on files it makes.
 bench-extraction: $(DEV_STAMP)

@@ -89,6 +89,7 @@ def test_a_registered_model_server_is_used_and_nothing_is_loaded(
     from adapters.llm import build_chat_model
 
     monkeypatch.setattr(local_model, "HEALTH_TIMEOUT_S", 30.0)  # a busy test machine
+    monkeypatch.setattr(local_model, "_servers", {})  # none from earlier tests
 
     record = data_dir / "model-servers" / "qwen2.5-coder-1.5b.json"
     record.parent.mkdir(parents=True)

@@ -1,0 +1,143 @@
+"""Start-up: how long short commands take from Enter, before and after, in one run.
+
+Each command runs as its own process (``python -m crag.cli ...``) in each checkout named,
+alternating checkout by checkout and run by run, so the host's drift falls on all alike. All
+share one data dir holding the demo collection and the model (linked, not copied):
+
+- ``crag --help``: the command line's own start;
+- ``crag kb list``: opening the store;
+- a repeated question, answered from the cache: from Enter to the first node's line and to
+  the exit;
+- a knowledge-base question asked anew (``--no-cache``): the wall time against the graph's own
+  time (the seconds the command reports), the model loaded by the command itself, and again
+  with a ``crag model-server`` running on that data dir (found without configuration).
+
+    .venv/bin/python -m benchmarks.startup --before /tmp/crag-before --python-before PY
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.shared_services import link_models, model_server
+from crag.eval.tables import markdown_table
+
+ROOT = Path(__file__).resolve().parents[1]
+QUESTION = "Which team won Super Bowl 50?"
+KB_QUESTION = "Who was the Super Bowl 50 MVP?"
+SECONDS = re.compile(r"(\d+(?:\.\d+)?)s\s*$")
+
+
+def run(checkout: Path, python: str, env: dict[str, str], *args: str) -> dict[str, Any]:
+    """One command: wall seconds, seconds to its first output line, the graph's own seconds."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        [python, "-m", "crag.cli", *args],
+        cwd=checkout,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert proc.stdout is not None
+    first: float | None = None
+    lines = []
+    for line in proc.stdout:
+        if first is None and line.strip():
+            first = time.perf_counter() - started
+        lines.append(line.rstrip())
+    code = proc.wait(timeout=600)
+    wall = time.perf_counter() - started
+    if code != 0:
+        raise RuntimeError(f"{args} in {checkout} exited {code}: {lines[-3:]}")
+    graph = next((float(m.group(1)) for ln in lines[::-1] if (m := SECONDS.search(ln))), None)
+    return {"wall": wall, "first_line": first, "graph": graph, "lines": lines}
+
+
+def median(values: list[float | None]) -> float | None:
+    """The median of the known values, to 0.01 s."""
+    known = [v for v in values if v is not None]
+    return round(statistics.median(known), 2) if known else None
+
+
+def main() -> None:
+    """Time every command in both checkouts, alternating; print and write the table."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--before", type=Path, required=True, help="The earlier checkout.")
+    parser.add_argument("--python-before", default=sys.executable)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks" / "startup.md")
+    args = parser.parse_args()
+    checkouts = {"before": (args.before, args.python_before), "after": (ROOT, sys.executable)}
+    data = Path(tempfile.mkdtemp(prefix="crag-startup-"))
+    link_models(data, ROOT / ".crag" / "models")
+    env = dict(os.environ, CRAG_DATA_DIR=str(data), CRAG_WEB_SEARCH="off")
+    env.pop("CRAG_BASE_URL", None)
+    run(ROOT, sys.executable, env, "ingest", str(ROOT / "demo" / "corpus"), "--collection", "demo")
+    for checkout, python in checkouts.values():  # fills the cache (a pass each: same answer)
+        run(checkout, python, env, "ask", QUESTION, "--collection", "demo")
+    timings: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    commands = {
+        "crag --help": ["--help"],
+        "crag kb list": ["kb", "list"],
+        "repeated question (cache)": ["ask", QUESTION, "--collection", "demo"],
+        "knowledge-base question": ["ask", KB_QUESTION, "--collection", "demo", "--no-cache"],
+    }
+    for _ in range(args.runs):
+        for name, command in commands.items():
+            for label, (checkout, python) in checkouts.items():
+                got = run(checkout, python, env, *command)
+                timings.setdefault((name, label), []).append(got)
+    # The same question with a model server running on the data dir (after only).
+    key = ("knowledge-base question, model server running", "after")
+    os.environ["CRAG_DATA_DIR"] = str(data)  # the server registers itself there
+    try:
+        with model_server(data, slots=1):
+            for _ in range(args.runs):
+                got = run(ROOT, sys.executable, env, *commands["knowledge-base question"])
+                timings.setdefault(key, []).append(got)
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+    rows = []
+    for (name, label), got in timings.items():
+        wall = median([t["wall"] for t in got])
+        graph = median([t["graph"] for t in got]) if "question" in name else None
+        rows.append(
+            {
+                "command": name,
+                "checkout": label,
+                "runs": len(got),
+                "wall": wall,
+                "first_line": median([t["first_line"] for t in got]),
+                "graph": graph,
+                "ratio": round(wall / graph, 2) if wall and graph else None,
+            }
+        )
+    table = markdown_table(
+        rows,
+        [
+            ("command", "command"),
+            ("checkout", "checkout"),
+            ("runs", "runs"),
+            ("wall", "wall s (median)"),
+            ("first_line", "first line s"),
+            ("graph", "graph s"),
+            ("ratio", "wall ÷ graph"),
+        ],
+    )
+    print(table)
+    args.out.write_text(table + "\n")
+
+
+if __name__ == "__main__":
+    main()
