@@ -18,7 +18,6 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-import openai
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
@@ -29,8 +28,14 @@ log = logging.getLogger(__name__)
 
 AFFINITY_CHARS = 4000
 """How much of the first message picks the server (the evidence message's documents)."""
-UNREACHABLE = (openai.APIConnectionError, openai.APITimeoutError)
-"""Errors that mean the server itself is gone or stuck (a 4xx/5xx reply is the model's)."""
+def unreachable() -> tuple[type[Exception], ...]:
+    """Errors that mean the server itself is gone or stuck (a 4xx/5xx reply is the model's).
+
+    openai is imported here, on the first call, not with the module (0.5 s of start-up).
+    """
+    import openai
+
+    return (openai.APIConnectionError, openai.APITimeoutError)
 
 
 def affinity(messages: Sequence[BaseMessage]) -> int:
@@ -88,7 +93,7 @@ class ModelPool(BaseChatModel):
                     messages, stop=stop, run_manager=run_manager, **kwargs
                 )
                 return result
-            except UNREACHABLE as exc:
+            except unreachable() as exc:
                 self._mark_down(index, exc)
                 last = exc
         assert last is not None
@@ -110,7 +115,7 @@ class ModelPool(BaseChatModel):
                 first = next(chunks)
             except StopIteration:
                 return
-            except UNREACHABLE as exc:
+            except unreachable() as exc:
                 self._mark_down(index, exc)
                 last = exc
                 continue

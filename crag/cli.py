@@ -257,9 +257,11 @@ def ask(
         if no_cache:
             ctx = replace(ctx, answer_cache=False)
         kb = knowledge_base(collection)
-        if not kb.exists():
+        # A local store's keyword index says what is ingested without opening Chroma (start-up).
+        indexed = not kb.shared and kb.keywords.path.exists() and bool(kb.keywords.doc_ids())
+        if not indexed and not kb.exists():
             fail(f"No collection {collection!r}; `crag kb list` shows what there is.")
-        if kb.count() == 0:
+        if not indexed and kb.count() == 0:
             fail(f"Nothing is ingested in collection {collection!r}; run `crag ingest PATH` first.")
 
         drafting: list[bool] = []  # whether draft tokens are being printed
