@@ -28,6 +28,8 @@ log = logging.getLogger(__name__)
 
 AFFINITY_CHARS = 4000
 """How much of the first message picks the server (the evidence message's documents)."""
+
+
 def unreachable() -> tuple[type[Exception], ...]:
     """Errors that mean the server itself is gone or stuck (a 4xx/5xx reply is the model's).
 
