@@ -50,12 +50,18 @@ def test_help_is_plain_text_with_flags_shown_as_flags():
     assert "-q, --quiet" in text and "--collection <str>" in text
 
 
-def test_ask_quiet_prints_only_the_answer(hash_kb, fake_services, tmp_path):
+def ask_on_one_file(tmp_path, fake_services, *options: str):
+    """``crag ask`` the Super Bowl question over one ingested file, with the fake model."""
     (tmp_path / "kb.md").write_text("The Denver Broncos won Super Bowl 50.")
     assert runner.invoke(app, ["ingest", str(tmp_path)]).exit_code == 0
     fake_services()
-    result = runner.invoke(app, ["ask", "Which team won Super Bowl 50?", "-q"])
+    result = runner.invoke(app, ["ask", "Which team won Super Bowl 50?", *options])
     assert result.exit_code == 0, result.output
+    return result
+
+
+def test_ask_quiet_prints_only_the_answer(hash_kb, fake_services, tmp_path):
+    result = ask_on_one_file(tmp_path, fake_services, "-q")
     assert result.stdout.strip().splitlines() == ["The Denver Broncos won, 24–10."]
 
 
@@ -73,12 +79,7 @@ def test_ingest_reports_failures_and_exits_1(hash_kb, tmp_path):
 
 
 def test_ask_json_prints_one_object(hash_kb, fake_services, tmp_path):
-    (tmp_path / "kb.md").write_text("The Denver Broncos won Super Bowl 50.")
-    assert runner.invoke(app, ["ingest", str(tmp_path)]).exit_code == 0
-    fake_services()
-    result = runner.invoke(app, ["ask", "Which team won Super Bowl 50?", "--json"])
-    assert result.exit_code == 0, result.output
-    out = json.loads(result.stdout)
+    out = json.loads(ask_on_one_file(tmp_path, fake_services, "--json").stdout)
     assert set(out) >= {
         "answer",
         "sources",
