@@ -43,6 +43,15 @@ KB_QUESTIONS = [  # a new one each run: no prompt cache of a running server answ
     "Who coached the Carolina Panthers in Super Bowl 50?",
     "How many points did the Broncos score in Super Bowl 50?",
 ]
+HEADER = """# Start-up: short commands from Enter
+
+`make bench-startup`: each command as its own process, in the earlier checkout ({before}) and
+this one, alternating, {runs} runs each, medians; one data dir with the demo collection and the
+model. "first line" is the first node's line; "graph s" the seconds the command reports (for
+a question asked anew they include loading the model when the command loads it). The model
+server row runs after the others, with `crag model-server` on the same data dir.
+
+"""
 SECONDS = re.compile(r"(\d+(?:\.\d+)?)s\s*$")
 
 
@@ -147,7 +156,7 @@ def main() -> None:
         ],
     )
     print(table)
-    args.out.write_text(table + "\n")
+    args.out.write_text(HEADER.format(before=args.before.name, runs=args.runs) + table + "\n")
 
 
 if __name__ == "__main__":
