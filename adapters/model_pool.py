@@ -15,7 +15,7 @@ import hashlib
 import logging
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
@@ -126,3 +126,54 @@ class ModelPool(BaseChatModel):
             return
         assert last is not None
         raise last
+
+
+class LazyChatModel(BaseChatModel):
+    """A chat model built by its first call, so a run that never calls it never pays for it.
+
+    Building the real one imports its client library (half a second for langchain-openai) and
+    may find or prepare a model server; a question answered from the cache needs none of it.
+    Calls go to the built model's own ``_generate`` and ``_stream`` with this run's callbacks,
+    as ``ModelPool`` does.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    build: Callable[[], BaseChatModel]
+    _built: BaseChatModel | None = PrivateAttr(default=None)
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    @property
+    def _llm_type(self) -> str:
+        return "crag-lazy"
+
+    @property
+    def model(self) -> BaseChatModel:
+        """The chat model, built now if it is not yet."""
+        with self._lock:
+            if self._built is None:
+                self._built = self.build()
+            return self._built
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        result: ChatResult = self.model._generate(  # noqa: SLF001
+            messages, stop=stop, run_manager=run_manager, **kwargs
+        )
+        return result
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        yield from self.model._stream(  # noqa: SLF001
+            messages, stop=stop, run_manager=run_manager, **kwargs
+        )

@@ -863,7 +863,29 @@ def main() -> None:
     for name, value in QUIET_OFFLINE_LIBRARIES.items():
         os.environ.setdefault(name, value)
     load_dotenv()
-    app()
+    try:
+        app()
+    except SystemExit as done:
+        _exit_now(done.code)
+    _exit_now(0)
+
+
+def _exit_now(code: object) -> NoReturn:
+    """Exit without the interpreter's teardown of every module and native extension.
+
+    That teardown took 0.5 s after a command had finished (measured on an answer from the
+    cache). The exit handlers still run first (LangSmith sends its pending traces, a model
+    server this process started is stopped), then the output is flushed; every store crag
+    writes has committed by then.
+    """
+    import atexit
+
+    atexit._run_exitfuncs()
+    if isinstance(code, str):
+        print(code, file=sys.stderr)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code if isinstance(code, int) else int(code is not None))
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from adapters.answer_cache import AnswerCache
 from adapters.filters import parse_where
 from adapters.knowledge_base import KnowledgeBase, ModeRetriever, collection_names
 from adapters.llm import build_chat_model
+from adapters.model_pool import LazyChatModel
 from adapters.services import Services
 from adapters.settings import data_dir, settings
 from adapters.small_talk import SmallTalk
@@ -109,7 +110,8 @@ def _chat_model(ctx: Context, model: str) -> BaseChatModel:
         ctx.llm_timeout_s,
         ctx.llm_max_retries,
     )
-    return _cached(key, lambda: chat_model_for(ctx, model))
+    # Built by its first call: an answer from the cache never imports the client library.
+    return _cached(key, lambda: LazyChatModel(build=lambda: chat_model_for(ctx, model)))
 
 
 def default_services(ctx: Context) -> Services:

@@ -370,6 +370,8 @@ def test_default_services_build_a_grader_only_when_one_is_configured(monkeypatch
     )
     assert tiered.llm is plain.llm  # one client per setting, shared by every run
     assert tiered.judge is tiered.grader and tiered.grader is not tiered.llm
+    assert built == []  # each is built by its first call, not with the services
+    assert tiered.llm.model is plain.llm.model and tiered.grader.model is not tiered.llm.model
     assert built == ["openai-compatible:a", "openai-compatible:b"]
 
 
