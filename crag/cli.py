@@ -874,12 +874,21 @@ def _exit_now(code: object) -> NoReturn:
     """Exit without the interpreter's teardown of every module and native extension.
 
     That teardown took 0.5 s after a command had finished (measured on an answer from the
-    cache). The exit handlers still run first (LangSmith sends its pending traces, a model
-    server this process started is stopped), then the output is flushed; every store crag
+    cache). What the shutdown would wait for still happens first: LangSmith's queued traces
+    are sent, other non-daemon threads joined (60 s each at most), the exit handlers run (a
+    model server this process started is stopped), the output is flushed; every store crag
     writes has committed by then.
     """
     import atexit
+    import threading
 
+    if "langchain_core.tracers.langchain" in sys.modules:  # traces still queued: send them
+        from langchain_core.tracers.langchain import wait_for_all_tracers
+
+        wait_for_all_tracers()
+    for thread in threading.enumerate():  # what the interpreter's shutdown would wait for
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join(timeout=60)
     atexit._run_exitfuncs()
     if isinstance(code, str):
         print(code, file=sys.stderr)
