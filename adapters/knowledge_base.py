@@ -215,6 +215,19 @@ class KnowledgeBase:
         """Whether the collection is in the store."""
         return self.collection is not _MISSING
 
+    def status(self) -> Literal["missing", "empty", "filled"]:
+        """Whether the collection is missing, empty, or holds documents.
+
+        A local store's keyword index (the commit mark of every ingest) answers "filled"
+        without opening Chroma, which a start-up cannot afford; the rest asks Chroma.
+        """
+        keywords = self.keywords
+        if not self.shared and keywords.path.exists() and keywords.doc_ids():
+            return "filled"
+        if not self.exists():
+            return "missing"
+        return "filled" if self.count() else "empty"
+
     def _open_collection(self, create: bool) -> Any:
         if self._collection is None:
             from chromadb.errors import NotFoundError

@@ -56,11 +56,10 @@ def build_chat_model(
     """
     from langchain_openai import ChatOpenAI
 
-    endpoints, key, name = _endpoint(model, base_url)
+    endpoints, key, name, ready = _endpoint(model, base_url)
     kwargs: dict[str, Any] = {"max_tokens": max_tokens}  # a field alias the stubs do not know
-    own = local_model.started_here(endpoints[0]) if len(endpoints) == 1 else None
-    if own is not None:  # this process's own server: the first request starts it
-        kwargs |= _waiting_clients(own.wait)
+    if ready is not None:  # this process's own server: the first request starts it
+        kwargs |= _waiting_clients(ready)
 
     def one(endpoint: str | None) -> BaseChatModel:
         extra: dict[str, Any] = {"base_url": endpoint} if endpoint else {}
@@ -89,25 +88,33 @@ def base_urls(value: str) -> list[str]:
     return urls
 
 
-def _endpoint(model: str, base_url: str) -> tuple[list[str | None], SecretStr, str]:
-    """Base URLs (``[None]``: OpenAI's), key and model name for ``provider:model``.
+Endpoint = tuple[list[str | None], SecretStr, str, Callable[[], object] | None]
+"""Base URLs (``[None]``: OpenAI's), key, model name, and what a request must wait for."""
+
+
+def _endpoint(model: str, base_url: str) -> Endpoint:
+    """The ``Endpoint`` of ``provider:model``.
 
     ``local`` with base URLs is the embedded model served elsewhere (``crag model-server``),
-    e.g. a pool of model servers shared by several crag processes.
+    e.g. a pool of model servers shared by several crag processes; without, a registered
+    model server, else this process's own, whose start its first request waits for.
     """
     provider, _, name = model.partition(":")
     env = settings()
     if provider == "local":
         if base_url:
-            return list(base_urls(base_url)), NO_KEY, name or "local"
-        url = local_model.running(name or None) or local_model.server(name or None).base_url
-        return [url], NO_KEY, name or "local"
+            return list(base_urls(base_url)), NO_KEY, name or "local", None
+        found = local_model.running(name or None)
+        if found:
+            return [found], NO_KEY, name or "local", None
+        own = local_model.server(name or None)
+        return [own.base_url], NO_KEY, name or "local", own.wait
     if provider == "openai":
         if env.openai_api_key is None:
             raise ConfigError(f"model {model!r} needs OPENAI_API_KEY in the environment.")
         if not name:
             raise ConfigError("Name the OpenAI model, e.g. 'openai:gpt-4o-mini'.")
-        return [None], env.openai_api_key, name
+        return [None], env.openai_api_key, name, None
     if provider == "openai-compatible":
         if not (base_url or env.openai_base_url):
             raise ConfigError(
@@ -115,7 +122,7 @@ def _endpoint(model: str, base_url: str) -> tuple[list[str | None], SecretStr, s
                 "or OPENAI_BASE_URL."
             )
         urls = base_urls(base_url or env.openai_base_url)
-        return list(urls), env.compatible_api_key or NO_KEY, name or "default"
+        return list(urls), env.compatible_api_key or NO_KEY, name or "default", None
     raise ConfigError(
         f"Unknown model provider {provider!r} in {model!r}; "
         "use 'local', 'openai:<model>' or 'openai-compatible:<model>'."

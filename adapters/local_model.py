@@ -265,12 +265,6 @@ def server(name: str | None = None) -> OnDemand:
         return _servers[model.name]
 
 
-def started_here(base_url: str | None) -> OnDemand | None:
-    """This process's server at ``base_url``, if it started one there."""
-    with _lock:
-        return next((srv for srv in _servers.values() if srv.base_url == base_url), None)
-
-
 def _registry(model: EmbeddedModel) -> Path:
     return data_dir() / "model-servers" / f"{model.name}.json"
 

@@ -178,7 +178,7 @@ def ingest(
             report = run_ingest(kb, paths, on_progress=on_progress, sync=sync)
         seconds = round(time.perf_counter() - started, 1)
         if as_json:
-            sys.stdout.write(json.dumps(report.to_json(collection, kb.count(), seconds)) + "\n")
+            _print_json(report.to_json(collection, kb.count(), seconds))
         else:
             _print_ingest(report, collection, kb.count(), seconds, sync, quiet)
         if report.failed:
@@ -256,12 +256,10 @@ def ask(
         ctx = _ask_context(collection, model, web_search, max_retries, ",".join(where or []))
         if no_cache:
             ctx = replace(ctx, answer_cache=False)
-        kb = knowledge_base(collection)
-        # A local store's keyword index says what is ingested without opening Chroma (start-up).
-        indexed = not kb.shared and kb.keywords.path.exists() and bool(kb.keywords.doc_ids())
-        if not indexed and not kb.exists():
+        status = knowledge_base(collection).status()
+        if status == "missing":
             fail(f"No collection {collection!r}; `crag kb list` shows what there is.")
-        if not indexed and kb.count() == 0:
+        if status == "empty":
             fail(f"Nothing is ingested in collection {collection!r}; run `crag ingest PATH` first.")
 
         drafting: list[bool] = []  # whether draft tokens are being printed
@@ -498,7 +496,7 @@ def kb_remove(
     """Remove documents by id, or by their file or folder (a folder asks first)."""
     from pathlib import Path
 
-    from crag.ingest import remove_sources
+    from crag.ingest import from_sources, remove_sources
 
     if not docs and source is None:
         fail("Name document ids or --source PATH.")
@@ -507,7 +505,7 @@ def kb_remove(
         kb = _existing(collection)
         folder = Path(source).expanduser().resolve() if source is not None else None
         if folder is not None and folder.is_dir():
-            under = [d for d in kb.documents() if folder in Path(str(d.get("source", ""))).parents]
+            under = from_sources(kb.documents(), [folder])
             _confirm(
                 f"Remove {plural(len(under), 'document')} under {str(folder)!r} "
                 f"from collection {collection!r}?",

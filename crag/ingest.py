@@ -251,6 +251,16 @@ def _write(
     batch.clear()
 
 
+def from_sources(docs: list[dict[str, Any]], paths: list[Path]) -> list[dict[str, Any]]:
+    """The documents (``kb.documents()`` entries) whose source is one of ``paths`` or under one."""
+    found = []
+    for meta in docs:
+        source = Path(str(meta.get("source", "")))
+        if any(source == p or p in source.parents for p in paths):
+            found.append(meta)
+    return found
+
+
 def remove_sources(kb: KnowledgeBase, paths: list[Path], only_missing: bool = False) -> list[str]:
     """Remove the documents whose source is one of ``paths`` or lies under one of them.
 
@@ -261,10 +271,8 @@ def remove_sources(kb: KnowledgeBase, paths: list[Path], only_missing: bool = Fa
     """
     removed = []
     docs = kb.documents()
-    for meta in docs:
+    for meta in from_sources(docs, paths):
         source = Path(str(meta.get("source", "")))
-        if not any(source == p or p in source.parents for p in paths):
-            continue
         if only_missing and source.exists():
             continue
         kb.remove_document(str(meta["doc_id"]))

@@ -186,3 +186,13 @@ def test_progress_counts_a_file_once_its_chunks_are_written(hash_kb, tmp_path):
     ingest(hash_kb("mykb"), [str(tmp_path)], on_progress=lambda *step: seen.append(step))
     assert seen[:3] == [(0, 3, "reading a.md"), (0, 3, "reading b.md"), (0, 3, "reading c.md")]
     assert seen[3:] == [(0, 3, "embedding and writing 3 chunks"), (3, 3, "done")]
+
+
+def test_status_says_missing_empty_or_filled(hash_kb, tmp_path):
+    kb = hash_kb("mykb")
+    assert kb.status() == "missing"
+    (tmp_path / "a.md").write_text("# A\n\nAlpha text.")
+    crag("ingest", str(tmp_path), "--collection", "mykb")
+    assert kb.status() == "filled"
+    crag("kb", "remove", "--source", str(tmp_path), "--yes", "--collection", "mykb")
+    assert kb.status() == "empty"
