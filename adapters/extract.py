@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 """Larger files are refused (a knowledge base of manuals, not of data dumps)."""
@@ -33,6 +34,7 @@ HTML_NOISE = ("script", "style", "noscript", "template", "nav", "header", "foote
 """HTML elements that are page furniture, not content."""
 
 _MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$", re.M)
+_MD_FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.M | re.S)
 
 
 class Unextractable(Exception):
@@ -108,19 +110,33 @@ def _text(path: Path, data: bytes) -> Extracted:
 
 
 def _markdown(path: Path, data: bytes) -> Extracted:
-    """Markdown as one section: its headings are found per chunk (``heading_at``)."""
+    """Markdown cut at its headings: each section starts with its heading line."""
     text = _decode(data)
-    top = next((m.group(2) for m in _MD_HEADING.finditer(text) if len(m.group(1)) == 1), "")
-    return Extracted(top or path.stem, "markdown", [Section(text)])
+    sections = markdown_sections(text)
+    top = next((s.heading for s in sections if s.heading and " > " not in s.heading), "")
+    return Extracted(top or path.stem, "markdown", sections)
 
 
-def heading_at(text: str, offset: int) -> str:
-    """The Markdown heading path in force at ``offset`` of ``text`` ("" before any heading)."""
+def markdown_sections(text: str) -> list[Section]:
+    """``text`` cut at its ATX headings, each section with its heading path.
+
+    A ``#`` line inside a fenced code block is code, not a heading. The heading line stays in
+    its section's text, so a chunk says what it is about even when read alone.
+    """
+    fences = [m.span() for m in _MD_FENCE.finditer(text)]
+    heads = [m for m in _MD_HEADING.finditer(text) if not any(a < m.start() < b for a, b in fences)]
+    sections: list[Section] = []
     path: list[str] = []
-    for m in _MD_HEADING.finditer(text, 0, offset):
+    start = 0
+    for m in heads:
+        if text[start : m.start()].strip():
+            sections.append(Section(text[start : m.start()].strip(), heading=" > ".join(path)))
         level = len(m.group(1))
         path = [*path[: level - 1], m.group(2)]
-    return " > ".join(path)
+        start = m.start()
+    if text[start:].strip():
+        sections.append(Section(text[start:].strip(), heading=" > ".join(path)))
+    return sections
 
 
 def _pdf(path: Path, data: bytes) -> Extracted:
@@ -145,30 +161,110 @@ def _pdf(path: Path, data: bytes) -> Extracted:
 
 def _html(path: Path, data: bytes) -> Extracted:
     """Main text of a web page: furniture dropped, text cut at headings."""
+    return html_text(data, path.stem)
+
+
+_HTML_HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+_HTML_BLOCKS = {
+    *("p", "li", "dd", "div", "section", "article", "main", "body", "ul", "ol", "dl", "table"),
+    *("thead", "tbody", "tfoot", "blockquote", "figure", "figcaption", "caption", "details"),
+    *("summary", "header", "address", "center", "td", "th"),
+}
+
+
+def html_text(data: bytes | str, fallback_title: str) -> Extracted:
+    """A web page's main text in sections cut at its headings.
+
+    Kept: headings, paragraphs, list items, code blocks, definition lists (a term such as an
+    API signature ``lru_cache(maxsize=128, typed=False)`` and its description), table rows
+    with their column headers ("gauge: Velna bridge | level: 4.2 m"), captions and images'
+    alt text. Dropped: furniture (``HTML_NOISE``) and permalink marks.
+    """
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(data, "lxml")
     title = soup.title.get_text(" ", strip=True) if soup.title else ""
     for tag in soup(HTML_NOISE):
         tag.decompose()
-    root = soup.find("main") or soup.find("article") or soup.body or soup
-    sections: list[Section] = []
-    heads: list[str] = []
-    lines: list[str] = []
-    for el in root.find_all(["h1", "h2", "h3", "h4", "h5", "h6", "p", "li", "pre", "td", "th"]):
-        text = el.get_text(" ", strip=True)
-        if not text or el.find_parent(["li", "td", "th", "pre"]) is not None:
-            continue
-        if el.name[0] == "h" and el.name[1:].isdigit():
-            if lines:
-                sections.append(Section("\n".join(lines), heading=" > ".join(heads)))
-                lines = []
-            heads = [*heads[: int(el.name[1:]) - 1], text]
-        else:
-            lines.append(text)
-    if lines:
-        sections.append(Section("\n".join(lines), heading=" > ".join(heads)))
-    return Extracted(title or (heads[0] if heads else path.stem), "html", sections)
+    for tag in soup.select("a.headerlink"):
+        tag.decompose()
+    for img in soup.find_all("img"):
+        alt = str(img.get("alt") or "").strip()
+        img.replace_with(f" [image: {alt}] " if alt else "")
+    for br in soup.find_all("br"):
+        br.replace_with("\n")
+    reader = _HtmlReader()
+    reader.read(soup.find("main") or soup.find("article") or soup.body or soup)
+    reader.cut()
+    heads = reader.heads
+    return Extracted(title or (heads[0] if heads else fallback_title), "html", reader.sections)
+
+
+def _words(el: Any, joiner: str = " ") -> str:
+    return " ".join(str(el.get_text(joiner)).split())
+
+
+class _HtmlReader:
+    """Walks a page's blocks in order, collecting lines under the heading path."""
+
+    def __init__(self) -> None:
+        self.sections: list[Section] = []
+        self.heads: list[str] = []
+        self.lines: list[str] = []
+
+    def cut(self) -> None:
+        if self.lines:
+            self.sections.append(Section("\n".join(self.lines), heading=" > ".join(self.heads)))
+            self.lines = []
+
+    def read(self, node: Any) -> None:
+        """Read ``node``'s children: inline text gathers into a line, each block is its own."""
+        inline: list[str] = []
+
+        def flush() -> None:
+            line = " ".join("".join(inline).split())
+            if line:
+                self.lines.append(line)
+            inline.clear()
+
+        for child in node.children:
+            name = getattr(child, "name", None)
+            if name is None:
+                inline.append(str(child))
+            elif name in _HTML_HEADINGS:
+                flush()
+                self.cut()
+                self.heads = [*self.heads[: int(name[1]) - 1], _words(child)]
+            elif name == "pre":
+                flush()
+                self.lines.append(str(child.get_text()).strip())
+            elif name == "dt":  # a term; in API docs a signature, its pieces joined as written
+                flush()
+                self.lines.append(_words(child, ""))
+            elif name == "tr":
+                flush()
+                self.lines.append(_html_row(child))
+            elif name in _HTML_BLOCKS:
+                flush()
+                self.read(child)
+            else:
+                inline.append(str(child.get_text("")))
+        flush()
+
+
+def _html_row(tr: Any) -> str:
+    """A table row; a data row under a header row names each cell's column."""
+    cells = [_words(c) for c in tr.find_all(["td", "th"], recursive=False)]
+    if not any(cells) or tr.find("td", recursive=False) is None:
+        return " | ".join(c for c in cells if c)  # a header row is read as it is
+    table = tr.find_parent("table")
+    header = table.find("tr") if table is not None else None
+    names = []
+    if header is not None and header is not tr and header.find("td", recursive=False) is None:
+        names = [_words(c) for c in header.find_all("th", recursive=False)]
+    if len(names) == len(cells):
+        return " | ".join(f"{n}: {c}" if n else c for n, c in zip(names, cells, strict=True))
+    return " | ".join(cells)
 
 
 def _docx(path: Path, data: bytes) -> Extracted:

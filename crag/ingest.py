@@ -32,7 +32,6 @@ from adapters.extract import (
     Extracted,
     Unextractable,
     extract,
-    heading_at,
 )
 from adapters.knowledge_base import KnowledgeBase, NewDocument
 
@@ -91,23 +90,14 @@ def split_text(text: str) -> list[str]:
 
 def chunk(extracted: Extracted) -> list[tuple[str, dict[str, str | int]]]:
     """The file's chunks, each with where it sits: its PDF page or its heading path."""
-    splitter = RecursiveCharacterTextSplitter(
-        chunk_size=CHUNK_SIZE, chunk_overlap=CHUNK_OVERLAP, add_start_index=True
-    )
     chunks: list[tuple[str, dict[str, str | int]]] = []
     for section in extracted.sections:
-        for piece in splitter.create_documents([section.text]):
-            if not piece.page_content.strip():
-                continue
-            where: dict[str, str | int] = {}
-            heading = section.heading
-            if extracted.file_type == "markdown":
-                heading = heading_at(section.text, piece.metadata["start_index"])
-            if section.page is not None:
-                where["page"] = section.page
-            if heading:
-                where["heading"] = heading
-            chunks.append((piece.page_content, where))
+        where: dict[str, str | int] = {}
+        if section.page is not None:
+            where["page"] = section.page
+        if section.heading:
+            where["heading"] = section.heading
+        chunks += [(piece, where) for piece in split_text(section.text)]
     return chunks
 
 

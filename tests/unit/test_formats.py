@@ -104,3 +104,46 @@ def test_a_folder_ingest_reports_every_skipped_file_and_counts_it(hash_kb, tmp_p
     ]:
         line = next(line for line in result.output.splitlines() if name in line)
         assert "skipped" in line and reason in line
+
+
+def test_the_first_markdown_chunk_names_its_heading(kb, tmp_path):
+    text = "# Guide\n\nIntro.\n\n## Install\n\n### Linux\n\nRun the installer.\n"
+    text += "\n```sh\n# not a heading\n```\n"
+    (tmp_path / "short.md").write_text(text)
+    ingest(kb, [str(tmp_path / "short.md")])
+    chunks = stored(kb)
+    assert {m.get("heading") for t, m in chunks if "Run the installer" in t} == {
+        "Guide > Install > Linux"
+    }
+    assert {m["title"] for _, m in chunks} == {"Guide"}
+    assert "Guide > Install > Linux > not a heading" not in {m.get("heading") for _, m in chunks}
+
+
+SPHINX_PAGE = """<html><head><title>functools</title></head><body><div role="main">
+<h1>functools<a class="headerlink" href="#f">¶</a></h1>
+<dl class="py function"><dt class="sig sig-object py" id="functools.lru_cache">
+<span class="sig-prename descclassname"><span class="pre">functools.</span></span><span
+class="sig-name descname"><span class="pre">lru_cache</span></span><span class="sig-paren">(</span
+><em class="sig-param"><span class="n"><span class="pre">maxsize</span></span><span class="o"><span
+class="pre">=</span></span><span class="default_value"><span class="pre">128</span></span></em>,
+<em class="sig-param"><span class="n"><span class="pre">typed</span></span><span class="o"><span
+class="pre">=</span></span><span class="default_value"><span class="pre">False</span></span></em
+><span class="sig-paren">)</span><a class="headerlink" href="#functools.lru_cache">¶</a></dt>
+<dd><p>Decorator to wrap a function with a memoizing callable.</p>
+<ul><li>Item A<ul><li>sub item</li></ul></li></ul></dd></dl>
+<dl><dt>Term</dt><dd>Plain definition.</dd></dl>
+<table><tr><th>gauge</th><th>level</th></tr><tr><td>Velna bridge</td><td>4.2 m</td></tr></table>
+<p>The chart <img src="c.png" alt="water level over 2024"> shows it.</p>
+</div></body></html>"""
+
+
+def test_html_keeps_signatures_definitions_table_headers_and_alt_text(tmp_path):
+    (tmp_path / "functools.html").write_text(SPHINX_PAGE)
+    lines = extract(tmp_path / "functools.html").sections[0].text.splitlines()
+    assert "functools.lru_cache(maxsize=128, typed=False)" in lines  # no "¶", no split pieces
+    assert "Decorator to wrap a function with a memoizing callable." in lines
+    assert ["Item A", "sub item"] == [x for x in lines if "item" in x.lower()]
+    assert lines[lines.index("Term") + 1] == "Plain definition."
+    assert "gauge: Velna bridge | level: 4.2 m" in lines
+    assert "The chart [image: water level over 2024] shows it." in lines
+    assert not [x for x in lines if "¶" in x]
