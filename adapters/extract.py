@@ -12,6 +12,7 @@ pypdf for PDF text layers, BeautifulSoup (lxml parser) for HTML, python-docx for
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -71,14 +72,14 @@ def extract(path: Path) -> Extracted:
     kind = file_type(path)
     if kind is None:
         raise Unextractable(f"unsupported file type {path.suffix or '(none)'!r}")
-    data = _read(path)
-    extracted = {
-        "text": _text,
-        "markdown": _markdown,
-        "pdf": _pdf,
-        "html": _html,
-        "docx": _docx,
-    }[kind](path, data)
+    return extract_data(_read(path), kind, path.stem)
+
+
+def extract_data(data: bytes, kind: str, name: str) -> Extracted:
+    """The text of a file of type ``kind`` whose bytes are ``data`` (``name``: its stem)."""
+    if not data.strip():
+        raise Unextractable("empty file")
+    extracted = READERS[kind](data, name)
     if not any(s.text.strip() for s in extracted.sections):
         raise Unextractable("no text in the file")
     return extracted
@@ -88,12 +89,9 @@ def _read(path: Path) -> bytes:
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
             raise Unextractable(f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
-        data = path.read_bytes()
+        return path.read_bytes()
     except OSError as exc:
         raise Unextractable(f"cannot read: {exc.strerror or exc}") from exc
-    if not data.strip():
-        raise Unextractable("empty file")
-    return data
 
 
 def _decode(data: bytes) -> str:
@@ -105,16 +103,16 @@ def _decode(data: bytes) -> str:
         raise Unextractable(f"not UTF-8 text (byte {exc.start})") from exc
 
 
-def _text(path: Path, data: bytes) -> Extracted:
-    return Extracted(path.stem, "text", [Section(_decode(data))])
+def _text(data: bytes, name: str) -> Extracted:
+    return Extracted(name, "text", [Section(_decode(data))])
 
 
-def _markdown(path: Path, data: bytes) -> Extracted:
+def _markdown(data: bytes, name: str) -> Extracted:
     """Markdown cut at its headings: each section starts with its heading line."""
     text = _decode(data)
     sections = markdown_sections(text)
     top = next((s.heading for s in sections if s.heading and " > " not in s.heading), "")
-    return Extracted(top or path.stem, "markdown", sections)
+    return Extracted(top or name, "markdown", sections)
 
 
 def markdown_sections(text: str) -> list[Section]:
@@ -139,7 +137,7 @@ def markdown_sections(text: str) -> list[Section]:
     return sections
 
 
-def _pdf(path: Path, data: bytes) -> Extracted:
+def _pdf(data: bytes, name: str) -> Extracted:
     from io import BytesIO
 
     from pypdf import PdfReader
@@ -156,12 +154,7 @@ def _pdf(path: Path, data: bytes) -> Extracted:
     if not any(p.strip() for p in pages):
         raise Unextractable("PDF without a text layer (scanned? run OCR first)")
     sections = [Section(text, page=i) for i, text in enumerate(pages, start=1) if text.strip()]
-    return Extracted(title or path.stem, "pdf", sections)
-
-
-def _html(path: Path, data: bytes) -> Extracted:
-    """Main text of a web page: furniture dropped, text cut at headings."""
-    return html_text(data, path.stem)
+    return Extracted(title or name, "pdf", sections)
 
 
 _HTML_HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
@@ -172,7 +165,7 @@ _HTML_BLOCKS = {
 }
 
 
-def html_text(data: bytes | str, fallback_title: str) -> Extracted:
+def _html(data: bytes, name: str) -> Extracted:
     """A web page's main text in sections cut at its headings.
 
     Kept: headings, paragraphs, list items, code blocks, definition lists (a term such as an
@@ -197,7 +190,7 @@ def html_text(data: bytes | str, fallback_title: str) -> Extracted:
     reader.read(soup.find("main") or soup.find("article") or soup.body or soup)
     reader.cut()
     heads = reader.heads
-    return Extracted(title or (heads[0] if heads else fallback_title), "html", reader.sections)
+    return Extracted(title or (heads[0] if heads else name), "html", reader.sections)
 
 
 def _words(el: Any, joiner: str = " ") -> str:
@@ -267,7 +260,7 @@ def _html_row(tr: Any) -> str:
     return " | ".join(cells)
 
 
-def _docx(path: Path, data: bytes) -> Extracted:
+def _docx(data: bytes, name: str) -> Extracted:
     """Word paragraphs and tables in order, cut at headings (styles "Heading 1".."Heading 9")."""
     from io import BytesIO
     from zipfile import BadZipFile
@@ -299,5 +292,15 @@ def _docx(path: Path, data: bytes) -> Extracted:
             lines.append(text)
     if lines:
         sections.append(Section("\n".join(lines), heading=" > ".join(heads)))
-    title = (document.core_properties.title or "").strip() or (heads[0] if heads else path.stem)
+    title = (document.core_properties.title or "").strip() or (heads[0] if heads else name)
     return Extracted(title, "docx", sections)
+
+
+READERS: dict[str, Callable[[bytes, str], Extracted]] = {
+    "text": _text,
+    "markdown": _markdown,
+    "pdf": _pdf,
+    "html": _html,
+    "docx": _docx,
+}
+"""The reader of each file type: ``(bytes, name) -> Extracted``."""

@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from adapters.errors import ConfigError, CragError
+from adapters.extract import FILE_TYPES
 
 QUIET_OFFLINE_LIBRARIES = {
     "HF_HUB_OFFLINE": "1",
@@ -142,7 +143,8 @@ def ingest(
     paths: Annotated[
         list[str],
         typer.Argument(
-            metavar="PATH...", help="Files (.txt .md .pdf .html .docx) or folders to ingest."
+            metavar="SOURCE...",
+            help=f"Files ({' '.join(sorted(FILE_TYPES))}), folders or http(s) URLs.",
         ),
     ],
     collection: Annotated[str, typer.Option(help="Collection to ingest into.")] = "crag",
@@ -203,8 +205,9 @@ def _print_ingest(
         f"{len(report.replaced)} replaced, {len(report.unchanged)} unchanged, "
         f"{len(report.skipped)} skipped, {len(report.failed)} failed"
         + (f", {len(report.removed)} removed; " if sync else "; ")
-        + f"{plural(report.chunks, 'chunk')} written; "
-        f"{plural(stored, 'chunk')} in the collection ({seconds:.1f}s)."
+        + f"{plural(report.chunks, 'chunk')} written"
+        + (f" ({report.chunks / seconds:.0f}/s); " if report.chunks and seconds else "; ")
+        + f"{plural(stored, 'chunk')} in the collection ({seconds:.1f}s)."
     )
 
 

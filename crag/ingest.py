@@ -21,21 +21,20 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
+from urllib.parse import urlsplit
 
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
 from adapters.documents import plural
-from adapters.extract import (
-    FILE_TYPES,
-    Extracted,
-    Unextractable,
-    extract,
-)
+from adapters.extract import FILE_TYPES, Extracted, Unextractable, extract, extract_data
+from adapters.fetch_url import fetch, is_url
 from adapters.knowledge_base import KnowledgeBase, NewDocument
 
 SUPPORTED_SUFFIXES = frozenset(FILE_TYPES)
+Source = Path | str
+"""A file, or a web address (``http(s)://``)."""
 CHUNK_SIZE = 800
 CHUNK_OVERLAP = 120
 
@@ -48,9 +47,9 @@ class SkipFile(Exception):
 class IngestReport:
     """What an ingest run did, file by file."""
 
-    added: list[Path] = field(default_factory=list)
-    replaced: list[Path] = field(default_factory=list)
-    unchanged: list[Path] = field(default_factory=list)
+    added: list[Source] = field(default_factory=list)
+    replaced: list[Source] = field(default_factory=list)
+    unchanged: list[Source] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
     """Files named on their own that could not be ingested, with the reason."""
     skipped: list[tuple[str, str]] = field(default_factory=list)
@@ -75,11 +74,19 @@ class IngestReport:
         }
 
 
-def document_id(path: Path) -> str:
-    """Stable id of the file at ``path``: readable slug plus a hash of its absolute path."""
-    slug = re.sub(r"[^a-z0-9]+", "-", path.stem.lower()).strip("-")[:40] or "doc"
-    digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:8]
-    return f"{slug}-{digest}"
+def document_id(source: Source) -> str:
+    """Stable id of a file or URL: readable slug plus a hash of its absolute path or the URL."""
+    stem, where = _name(source), source if isinstance(source, str) else str(source.resolve())
+    slug = re.sub(r"[^a-z0-9]+", "-", stem.lower()).strip("-")[:40] or "doc"
+    return f"{slug}-{hashlib.sha1(where.encode()).hexdigest()[:8]}"
+
+
+def _name(source: Source) -> str:
+    """A file's stem; a URL's last path segment without suffix, else its host."""
+    if isinstance(source, Path):
+        return source.stem
+    parts = urlsplit(source)
+    return PurePosixPath(parts.path).stem or parts.hostname or "page"
 
 
 def split_text(text: str) -> list[str]:
@@ -101,14 +108,17 @@ def chunk(extracted: Extracted) -> list[tuple[str, dict[str, str | int]]]:
     return chunks
 
 
-def discover(paths: Iterable[str]) -> Iterator[tuple[Path, str | None, bool]]:
-    """Yield ``(file, reason, in_folder)``: ``reason`` is None for a file to ingest.
+def discover(paths: Iterable[str]) -> Iterator[tuple[Source, str | None, bool]]:
+    """Yield ``(file or URL, reason, in_folder)``: ``reason`` is None for a source to ingest.
 
     Folders are walked recursively without following symlinks (no loops); hidden files and
     folders are left out; every other file is yielded, so one of an unsupported type is
     reported as skipped.
     """
     for raw in paths:
+        if is_url(raw):
+            yield raw, None, False
+            continue
         path = Path(raw).expanduser()
         if path.is_dir():
             for root, dirs, files in os.walk(path, followlinks=False):
@@ -139,17 +149,22 @@ BATCH_CHUNKS = 256
 """Chunks embedded and written together: files are batched, not sent one by one."""
 
 
-def prepare(path: Path, stored: dict[str, str]) -> NewDocument | None:
-    """The document to write for ``path`` (``None``: stored and unchanged); ``SkipFile``."""
+def prepare(source: Source, stored: dict[str, str]) -> NewDocument | None:
+    """The document to write for a file or URL (``None``: stored and unchanged); ``SkipFile``."""
     try:
-        extracted = extract(path)
-        content_hash = hashlib.sha256(path.read_bytes()).hexdigest()
-        modified = int(path.stat().st_mtime)
+        if isinstance(source, str):
+            fetched = fetch(source)
+            data, kind, modified = fetched.data, fetched.kind, fetched.modified
+            extracted = extract_data(data, kind, _name(source))
+        else:
+            extracted = extract(source)
+            data, modified = source.read_bytes(), int(source.stat().st_mtime)
     except Unextractable as exc:
         raise SkipFile(str(exc)) from exc
     except OSError as exc:
         raise SkipFile(f"cannot read: {exc.strerror or exc}") from exc
-    doc_id = document_id(path)
+    content_hash = hashlib.sha256(data).hexdigest()
+    doc_id = document_id(source)
     if stored.get(doc_id) == content_hash:
         return None
     pieces = chunk(extracted)
@@ -160,7 +175,7 @@ def prepare(path: Path, stored: dict[str, str]) -> NewDocument | None:
     }
     return NewDocument(
         doc_id,
-        str(path.resolve()),
+        source if isinstance(source, str) else str(source.resolve()),
         content_hash,
         [text for text, _ in pieces],
         [about | where for _, where in pieces],
@@ -192,7 +207,7 @@ def ingest(
             folders = [Path(p).expanduser().resolve() for p in paths if Path(p).is_dir()]
             report.removed = remove_sources(kb, folders, only_missing=True)
         stored = kb.stored_hashes()
-        batch: list[tuple[Path, NewDocument]] = []
+        batch: list[tuple[Source, NewDocument]] = []
         seen: set[str] = set()
         read = 0
 
@@ -207,7 +222,7 @@ def ingest(
                 _write(kb, batch, stored, report)
 
         for path, refused, in_folder in items:
-            progress(f"reading {path.name}")
+            progress(f"reading {path if isinstance(path, str) else path.name}")
             try:
                 if refused:
                     raise SkipFile(refused)
@@ -229,7 +244,7 @@ def ingest(
 
 def _write(
     kb: KnowledgeBase,
-    batch: list[tuple[Path, NewDocument]],
+    batch: list[tuple[Source, NewDocument]],
     stored: dict[str, str],
     report: IngestReport,
 ) -> None:
