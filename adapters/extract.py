@@ -11,9 +11,11 @@ pypdf for PDF text layers, BeautifulSoup (lxml parser) for HTML, python-docx for
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from io import BytesIO
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +30,12 @@ FILE_TYPES = {
     ".html": "html",
     ".htm": "html",
     ".docx": "docx",
+    ".pptx": "pptx",
+    ".xlsx": "xlsx",
+    ".csv": "csv",
+    ".epub": "epub",
+    ".ipynb": "notebook",
+    ".rst": "rst",
 }
 """Supported suffixes and the file type each is recorded as."""
 
@@ -125,15 +133,14 @@ def markdown_sections(text: str) -> list[Section]:
     heads = [m for m in _MD_HEADING.finditer(text) if not any(a < m.start() < b for a, b in fences)]
     sections: list[Section] = []
     path: list[str] = []
-    start = 0
-    for m in heads:
-        if text[start : m.start()].strip():
-            sections.append(Section(text[start : m.start()].strip(), heading=" > ".join(path)))
-        level = len(m.group(1))
-        path = [*path[: level - 1], m.group(2)]
-        start = m.start()
-    if text[start:].strip():
-        sections.append(Section(text[start:].strip(), heading=" > ".join(path)))
+    cuts = [0, *(m.start() for m in heads), len(text)]
+    for i, (start, end) in enumerate(itertools.pairwise(cuts)):
+        body_start = start
+        if i:  # the section opened by heading i - 1
+            m = heads[i - 1]
+            path, body_start = [*path[: len(m.group(1)) - 1], m.group(2)], m.end()
+        if text[body_start:end].strip():  # a heading with nothing under it is left out
+            sections.append(Section(text[start:end].strip(), heading=" > ".join(path)))
     return sections
 
 
@@ -296,11 +303,144 @@ def _docx(data: bytes, name: str) -> Extracted:
     return Extracted(title, "docx", sections)
 
 
+def _converted(kind: str) -> Callable[[bytes, str], Extracted]:
+    """A reader through markitdown (slides, CSV, EPUB, notebooks): Markdown, then sections.
+
+    Each slide becomes a "Slide N" heading above its own title; an EPUB's metadata block is
+    dropped (its title is kept); table rows name their columns (``_rows_with_headers``).
+    """
+
+    def read(data: bytes, name: str) -> Extracted:
+        from markitdown import StreamInfo
+        from markitdown.converters import (
+            CsvConverter,
+            EpubConverter,
+            IpynbConverter,
+            PptxConverter,
+        )
+
+        converter = {
+            "pptx": PptxConverter,
+            "csv": CsvConverter,
+            "epub": EpubConverter,
+            "notebook": IpynbConverter,
+        }[kind]()
+        suffix = next(s for s, k in FILE_TYPES.items() if k == kind)
+        if kind in ("csv", "notebook"):
+            _decode(data)  # refuses binary and non-UTF-8 data with the reason
+        try:
+            result = converter.convert(BytesIO(data), StreamInfo(extension=suffix, charset="utf-8"))
+        except Exception as exc:  # each library raises its own errors for a damaged file
+            raise Unextractable(f"unreadable {kind} file: {exc}") from exc
+        text = result.markdown
+        if kind == "pptx":
+            text = re.sub(r"^# ", "## ", text, flags=re.M)
+            text = re.sub(r"^<!-- Slide number: (\d+) -->$", r"# Slide \1", text, flags=re.M)
+        if kind == "epub":
+            text = re.sub(r"\A(\*\*[^*\n]+:\*\* .*\n)+", "", text.lstrip())
+        sections = markdown_sections(_rows_with_headers(text))
+        top = next((s.heading for s in sections if s.heading and " > " not in s.heading), "")
+        title = (result.title or "").strip() or ("" if kind == "pptx" else top) or name
+        return Extracted(title, kind, sections)
+
+    return read
+
+
+def _rows_with_headers(markdown: str) -> str:
+    """Markdown pipe tables rewritten as one line per row naming each cell's column.
+
+    "| gauge | level |" over "| Velna bridge | 4.2 m |" becomes "gauge: Velna bridge | level:
+    4.2 m", so a chunk cut from the middle of a long table still says what its numbers are.
+    """
+    out: list[str] = []
+    header: list[str] | None = None
+    for line in markdown.splitlines():
+        cells = _pipe_cells(line)
+        if cells is None:
+            header = None
+            out.append(line)
+        elif header is None:
+            header = cells
+        elif all(re.fullmatch(r":?-{3,}:?", c) for c in cells):
+            continue
+        else:
+            named = zip(header, cells, strict=False) if len(header) == len(cells) else []
+            line = " | ".join(f"{h}: {c}" if h else c for h, c in named) or " | ".join(cells)
+            out.append(line)
+    return "\n".join(out)
+
+
+def _pipe_cells(line: str) -> list[str] | None:
+    stripped = line.strip()
+    if len(stripped) < 2 or not (stripped.startswith("|") and stripped.endswith("|")):
+        return None
+    return [c.strip() for c in stripped[1:-1].split("|")]
+
+
+def _xlsx(data: bytes, name: str) -> Extracted:
+    """A workbook's sheets, one section each, every row naming its columns (first row)."""
+    from zipfile import BadZipFile
+
+    from openpyxl import load_workbook
+
+    try:
+        book = load_workbook(BytesIO(data), read_only=True, data_only=True)
+    except (BadZipFile, KeyError, ValueError, OSError) as exc:
+        raise Unextractable(f"unreadable spreadsheet: {exc}") from exc
+    sections = []
+    for sheet in book.worksheets:
+        rows = [
+            ["" if v is None else str(v).strip() for v in row]
+            for row in sheet.iter_rows(values_only=True)
+        ]
+        rows = [r for r in rows if any(r)]
+        if not rows:
+            continue
+        header, lines = rows[0], [" | ".join(c for c in rows[0] if c)]
+        for row in rows[1:]:
+            lines.append(
+                " | ".join(f"{h}: {c}" if h else c for h, c in zip(header, row, strict=False) if c)
+            )
+        sections.append(Section("\n".join(lines), heading=str(sheet.title)))
+    title = str(book.properties.title or "").strip() or name
+    book.close()
+    return Extracted(title, "xlsx", sections)
+
+
+def _rst(data: bytes, name: str) -> Extracted:
+    """A reStructuredText file, rendered to HTML by docutils and read as a page."""
+    from docutils.core import publish_string
+    from docutils.utils import SystemMessage
+
+    try:
+        html = publish_string(
+            _decode(data),
+            writer="html5",
+            settings_overrides={
+                "report_level": 5,
+                "halt_level": 5,
+                "file_insertion_enabled": False,
+                "raw_enabled": False,
+                "input_encoding": "unicode",
+            },
+        )
+    except SystemMessage as exc:
+        raise Unextractable(f"unreadable reStructuredText: {exc}") from exc
+    page = _html(html, name)
+    return Extracted(page.title, "rst", page.sections)
+
+
 READERS: dict[str, Callable[[bytes, str], Extracted]] = {
     "text": _text,
     "markdown": _markdown,
     "pdf": _pdf,
     "html": _html,
     "docx": _docx,
+    "pptx": _converted("pptx"),
+    "csv": _converted("csv"),
+    "epub": _converted("epub"),
+    "notebook": _converted("notebook"),
+    "xlsx": _xlsx,
+    "rst": _rst,
 }
 """The reader of each file type: ``(bytes, name) -> Extracted``."""

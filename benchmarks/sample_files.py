@@ -105,3 +105,145 @@ def make_docx(path: Path, sections: int = 3) -> list[list[str]]:
     table.cell(1, 0).text, table.cell(1, 1).text = "Velna bridge", "4.2 m"
     document.save(str(path))
     return body
+
+
+def make_pptx(path: Path, sections: int = 3) -> list[list[str]]:
+    """Slides titled "Part s", each with its sentences as bullets; the last has a table."""
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    deck = Presentation()
+    body = [sentences(s) for s in range(1, sections + 1)]
+    for s, part in enumerate(body, start=1):
+        slide = deck.slides.add_slide(deck.slide_layouts[1])
+        slide.shapes.title.text = f"Part {s}"
+        frame = slide.placeholders[1].text_frame
+        frame.text = part[0]
+        for sentence in part[1:]:
+            frame.add_paragraph().text = sentence
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Gauges"
+    table = slide.shapes.add_table(2, 2, Inches(1), Inches(2), Inches(6), Inches(1)).table
+    table.cell(0, 0).text, table.cell(0, 1).text = "gauge", "level"
+    table.cell(1, 0).text, table.cell(1, 1).text = "Velna bridge", "4.2 m"
+    deck.save(str(path))
+    return body
+
+
+def make_xlsx(path: Path, sections: int = 3) -> list[list[str]]:
+    """A workbook with one sheet per part ("Part s"): columns gauge, level, note (a sentence)."""
+    from openpyxl import Workbook
+
+    book = Workbook()
+    book.remove(book.active)
+    body = [sentences(s) for s in range(1, sections + 1)]
+    for s, part in enumerate(body, start=1):
+        sheet = book.create_sheet(f"Part {s}")
+        sheet.append(["gauge", "level", "note"])
+        for i, sentence in enumerate(part, start=1):
+            sheet.append([f"Velna gauge {s}.{i}", 1.5 + i / 10, sentence])
+    book.save(str(path))
+    return body
+
+
+def make_csv(path: Path, sections: int = 3) -> list[list[str]]:
+    """A table with columns part, gauge, note; each note a known sentence."""
+    import csv
+
+    body = [sentences(s) for s in range(1, sections + 1)]
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["part", "gauge", "note"])
+        for s, part in enumerate(body, start=1):
+            writer.writerows([f"Part {s}", f"Velna gauge {s}.{i}", t] for i, t in enumerate(part))
+    return body
+
+
+def make_rst(path: Path, sections: int = 3) -> list[list[str]]:
+    """reStructuredText: a title, one section "Part s" each, a definition list and code."""
+    body = [sentences(s) for s in range(1, sections + 1)]
+    lines = ["Velna river notes", "=================", ""]
+    for s, part in enumerate(body, start=1):
+        lines += [f"Part {s}", "-" * len(f"Part {s}"), "", " ".join(part[:3]), ""]
+        lines += [f"gauge_{s}(level=4.2)", f"    {part[3]}", ""]  # a definition list item
+        lines += [f"* {t}" for t in part[4:]] + [""]
+        lines += ["::", "", f"    velna.read(part={s})", ""]
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return body
+
+
+def make_ipynb(path: Path, sections: int = 3) -> list[list[str]]:
+    """A notebook: a Markdown cell "## Part s" with sentences, then a code cell and its output."""
+    import json
+
+    body = [sentences(s) for s in range(1, sections + 1)]
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": ["# Velna river notebook"]}]
+    for s, part in enumerate(body, start=1):
+        text = f"## Part {s}\n\n" + "\n\n".join(part[:5])
+        cells.append({"cell_type": "markdown", "metadata": {}, "source": text.splitlines(True)})
+        cells.append(
+            {
+                "cell_type": "code",
+                "execution_count": s,
+                "metadata": {},
+                "source": [f"print({part[5]!r})"],
+                "outputs": [{"output_type": "stream", "name": "stdout", "text": [part[5] + "\n"]}],
+            }
+        )
+    notebook = {
+        "cells": cells,
+        "metadata": {"language_info": {"name": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path.write_text(json.dumps(notebook, indent=1), encoding="utf-8")
+    return body
+
+
+def make_epub(path: Path, sections: int = 3) -> list[list[str]]:
+    """An EPUB 3 book (zip of XHTML chapters, made with the standard library): "Part s" each."""
+    import zipfile
+
+    body = [sentences(s) for s in range(1, sections + 1)]
+    chapters = {
+        f"part{s}.xhtml": (
+            '<?xml version="1.0" encoding="utf-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml">'
+            f"<head><title>Part {s}</title></head><body><h1>Part {s}</h1>"
+            + "".join(f"<p>{t}</p>" for t in part)
+            + "</body></html>"
+        )
+        for s, part in enumerate(body, start=1)
+    }
+    items = "".join(
+        f'<item id="c{i}" href="{name}" media-type="application/xhtml+xml"/>'
+        for i, name in enumerate(chapters)
+    )
+    spine = "".join(f'<itemref idref="c{i}"/>' for i in range(len(chapters)))
+    nav_links = "".join(f'<li><a href="{n}">{n}</a></li>' for n in chapters)
+    opf = (
+        '<?xml version="1.0" encoding="utf-8"?>\n<package xmlns="http://www.idpf.org/2007/opf" '
+        'version="3.0" unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/">'
+        '<dc:identifier id="id">velna-1</dc:identifier><dc:title>Velna river book</dc:title>'
+        "<dc:language>en</dc:language></metadata><manifest>"
+        '<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>'
+        f"{items}</manifest><spine>{spine}</spine></package>"
+    )
+    nav = (
+        '<?xml version="1.0" encoding="utf-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml" '
+        'xmlns:epub="http://www.idpf.org/2007/ops"><head><title>Contents</title></head><body>'
+        f'<nav epub:type="toc"><ol>{nav_links}</ol></nav></body></html>'
+    )
+    container = (
+        '<?xml version="1.0"?>\n<container version="1.0" '
+        'xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles>'
+        '<rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/>'
+        "</rootfiles></container>"
+    )
+    with zipfile.ZipFile(path, "w") as book:
+        book.writestr("mimetype", "application/epub+zip", compress_type=zipfile.ZIP_STORED)
+        book.writestr("META-INF/container.xml", container)
+        book.writestr("OEBPS/content.opf", opf)
+        book.writestr("OEBPS/nav.xhtml", nav)
+        for name, xhtml in chapters.items():
+            book.writestr(f"OEBPS/{name}", xhtml)
+    return body

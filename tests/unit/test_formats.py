@@ -9,11 +9,17 @@ from adapters.extract import Unextractable, extract
 from adapters.knowledge_base import KnowledgeBase
 from benchmarks.sample_files import (
     NOISE_WORDS,
+    make_csv,
     make_docx,
     make_encrypted_pdf,
+    make_epub,
     make_html,
+    make_ipynb,
     make_pdf,
+    make_pptx,
+    make_rst,
     make_scanned_pdf,
+    make_xlsx,
 )
 from crag.cli import app
 from crag.ingest import ingest
@@ -147,3 +153,58 @@ def test_html_keeps_signatures_definitions_table_headers_and_alt_text(tmp_path):
     assert "gauge: Velna bridge | level: 4.2 m" in lines
     assert "The chart [image: water level over 2024] shows it." in lines
     assert not [x for x in lines if "¶" in x]
+
+
+LONG_TAIL = [
+    # (maker, file name, the heading path of part 2's sentences, title)
+    (make_pptx, "deck.pptx", "Slide 2 > Part 2", "deck"),
+    (make_xlsx, "levels.xlsx", "Part 2", "levels"),
+    (make_csv, "levels.csv", None, "levels"),
+    (make_epub, "book.epub", "Part 2", "Velna river book"),
+    (make_ipynb, "notes.ipynb", "Velna river notebook > Part 2", "Velna river notebook"),
+    (make_rst, "notes.rst", "Velna river notes > Part 2", "Velna river notes"),
+]
+
+
+@pytest.mark.parametrize(("make", "name", "heading", "title"), LONG_TAIL)
+def test_long_tail_formats_give_every_sentence_under_its_heading(
+    kb, tmp_path, make, name, heading, title
+):
+    parts = make(tmp_path / name)
+    report = ingest(kb, [str(tmp_path / name)])
+    assert [p.name for p in report.added] == [name] and not report.failed
+    chunks = stored(kb)
+    text = " ".join(" ".join(t.split()) for t, _ in chunks)
+    assert [s for part in parts for s in part if s not in text] == []
+    assert {m["title"] for _, m in chunks} == {title}
+    fact = parts[1][2]
+    where = {m.get("heading") for t, m in chunks if fact in " ".join(t.split())}
+    assert where == {heading}
+
+
+def test_table_rows_name_their_columns(kb, tmp_path):
+    make_csv(tmp_path / "levels.csv")
+    make_xlsx(tmp_path / "levels.xlsx")
+    make_pptx(tmp_path / "deck.pptx")
+    lines = {
+        line
+        for name in ("levels.csv", "levels.xlsx", "deck.pptx")
+        for section in extract(tmp_path / name).sections
+        for line in section.text.splitlines()
+    }
+    assert any(x.startswith("part: Part 2 | gauge: Velna gauge 2.1 | note: Fact 2") for x in lines)
+    assert any(x.startswith("gauge: Velna gauge 3.4 | level: 1.9 | note: Fact 4") for x in lines)
+    assert "gauge: Velna bridge | level: 4.2 m" in lines  # a table on a slide
+
+
+@pytest.mark.parametrize("name", ["broken.pptx", "broken.xlsx", "broken.epub"])
+def test_a_damaged_office_file_is_refused_with_the_reason(tmp_path, name):
+    (tmp_path / name).write_bytes(b"PK\x03\x04 not really a zip archive")
+    with pytest.raises(Unextractable, match="unreadable"):
+        extract(tmp_path / name)
+
+
+def test_a_binary_csv_is_refused(tmp_path):
+    (tmp_path / "data.csv").write_bytes(b"a,b\n\x00\x01\x02")
+    with pytest.raises(Unextractable, match="binary"):
+        extract(tmp_path / "data.csv")
