@@ -8,6 +8,7 @@ recall can be counted; HTML pages also carry navigation, scripts and styles whos
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 NOISE_WORDS = ("menuitem", "trackingpixel", "stylerule", "footerlinks", "sidebarpromo")
 """Words that appear only in an HTML page's furniture."""
@@ -177,7 +178,9 @@ def make_ipynb(path: Path, sections: int = 3) -> list[list[str]]:
     import json
 
     body = [sentences(s) for s in range(1, sections + 1)]
-    cells = [{"cell_type": "markdown", "metadata": {}, "source": ["# Velna river notebook"]}]
+    cells: list[dict[str, Any]] = [
+        {"cell_type": "markdown", "metadata": {}, "source": ["# Velna river notebook"]}
+    ]
     for s, part in enumerate(body, start=1):
         text = f"## Part {s}\n\n" + "\n\n".join(part[:5])
         cells.append({"cell_type": "markdown", "metadata": {}, "source": text.splitlines(True)})
