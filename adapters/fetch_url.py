@@ -27,6 +27,12 @@ CONTENT_TYPES = {
     "text/x-markdown": "markdown",
     "application/pdf": "pdf",
     "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
+    "application/vnd.openxmlformats-officedocument.presentationml.presentation": "pptx",
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "xlsx",
+    "text/csv": "csv",
+    "application/epub+zip": "epub",
+    "application/x-ipynb+json": "notebook",
+    "text/x-rst": "rst",
 }
 """Media types read from the web, and the file type each is read as."""
 
