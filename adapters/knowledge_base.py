@@ -370,6 +370,20 @@ class KnowledgeBase:
         docs = [dict(m) for m in got["metadatas"] or []]
         return sorted(docs, key=lambda m: (str(m.get("source")), str(m.get("doc_id"))))
 
+    def outlines(self) -> list[dict[str, Any]]:
+        """Each stored document (its first chunk's metadata) with the pages and headings it spans.
+
+        ``pages``: the PDF pages its chunks come from; ``headings``: its chunks' heading paths,
+        in order, each once. One request for every chunk's metadata.
+        """
+        docs = []
+        for metas in self._metadata_by_document().values():
+            metas = sorted(metas, key=lambda m: int(m.get("chunk", 0)))
+            pages = sorted({int(m["page"]) for m in metas if m.get("page") is not None})
+            headings = list(dict.fromkeys(str(m["heading"]) for m in metas if m.get("heading")))
+            docs.append(dict(metas[0]) | {"pages": pages, "headings": headings})
+        return sorted(docs, key=lambda m: (str(m.get("source")), str(m.get("doc_id"))))
+
     def chunk(self, chunk_id: str) -> Document | None:
         """The stored chunk ``chunk_id`` (its text and metadata), or None when there is none."""
         got = self.collection.get(ids=[chunk_id], include=["documents", "metadatas"])

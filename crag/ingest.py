@@ -286,3 +286,77 @@ def remove_sources(kb: KnowledgeBase, paths: list[Path], only_missing: bool = Fa
         kb.remove_document(leftover)
         removed.append(leftover)
     return removed
+
+
+def collection_summary(kb: KnowledgeBase) -> dict[str, Any]:
+    """A collection at a glance: its documents, chunks and last ingest (epoch s, 0: never)."""
+    docs = kb.documents()
+    last = max((int(d.get("ingested", 0)) for d in docs), default=0)
+    return {"name": kb.name, "documents": len(docs), "chunks": kb.count(), "last": last}
+
+
+def resync(kb: KnowledgeBase) -> IngestReport:
+    """Read every stored source again: changed ones replaced, vanished files removed.
+
+    Unchanged files and pages are left as they are (their hash is compared); a URL that cannot
+    be fetched now is reported and kept.
+    """
+    sources = [str(d.get("source", "")) for d in kb.documents()]
+    gone = [Path(s) for s in sources if not is_url(s) and not Path(s).exists()]
+    with kb.write_lock():
+        removed = remove_sources(kb, gone)
+    report = ingest(kb, [s for s in sources if is_url(s) or Path(s).exists()])
+    report.removed = removed
+    return report
+
+
+UPLOADS = "uploads"
+"""Under the data dir: ``uploads/<collection>/<file>``, the files added through the page."""
+
+
+def upload_name(filename: str) -> str:
+    """The name an uploaded file is kept under; ``SkipFile`` for one crag cannot read.
+
+    Only the last path component is kept (no directory climbing), hidden names are refused.
+    """
+    name = PurePosixPath(filename.replace("\\", "/")).name.strip()
+    if not name or name.startswith("."):
+        raise SkipFile(f"not a usable file name: {filename!r}")
+    if Path(name).suffix.lower() not in SUPPORTED_SUFFIXES:
+        raise SkipFile(_unsupported(Path(name)))
+    return name
+
+
+def add_upload(kb: KnowledgeBase, incoming: Path, final: Path) -> dict[str, Any]:
+    """Ingest an uploaded file received at ``incoming`` as ``final``; what became of it.
+
+    The file is read before it takes its place: one crag cannot use is deleted and reported
+    ``skipped`` with the reason, and a file of the same name already there is left untouched.
+    Returns ``{"name", "status": added|replaced|unchanged|skipped, "reason", "doc_id",
+    "chunks"}``.
+    """
+    result: dict[str, Any] = {"name": final.name, "doc_id": document_id(final), "chunks": 0}
+    try:
+        extract(incoming)
+    except Unextractable as exc:
+        incoming.unlink(missing_ok=True)
+        return result | {"status": "skipped", "reason": str(exc)}
+    os.replace(incoming, final)
+    report = ingest(kb, [str(final)])
+    if report.failed:
+        return result | {"status": "skipped", "reason": report.failed[0][1]}
+    status = "added" if report.added else "replaced" if report.replaced else "unchanged"
+    return result | {"status": status, "reason": "", "chunks": report.chunks}
+
+
+def remove_document(kb: KnowledgeBase, doc_id: str, uploads: Path) -> int:
+    """Remove document ``doc_id`` (0 chunks: there was none); an uploaded file goes with it."""
+    chunks = kb.chunks_of(doc_id)
+    if not chunks:
+        return 0
+    with kb.write_lock():
+        removed = kb.remove_document(doc_id)
+    source = Path(str(chunks[0].metadata.get("source", "")))
+    if source.parent == uploads.resolve() / kb.name:
+        source.unlink(missing_ok=True)
+    return removed

@@ -3,24 +3,33 @@
 langgraph.json names ``app`` as the server's custom HTTP app: langgraph-api merges these routes
 into its own, on the same port. The page (``crag/ui/``: HTML, CSS and JavaScript, no build
 step, nothing from the network) talks to the LangGraph API for assistants, schemas, threads
-and streamed runs. The two routes here give what that API does not: the server's effective run
-settings and its collections, for the page's settings form, and a cited chunk's stored text
-and source, for the citation preview when the run's own steps do not hold it (a cached answer).
+and streamed runs. The routes here give what that API does not: the server's effective run
+settings, a cited chunk's stored text and source (for the citation preview when the run's own
+steps do not hold it: a cached answer), and the documents panel's collections and documents,
+with file upload (the API takes JSON, not files). Adding sources the server can read (paths,
+URLs) and removing documents also work through the API itself: the ``indexer`` graph.
 """
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from adapters.errors import CragError
-from graph.services import collections, knowledge_base
+from adapters.extract import MAX_FILE_BYTES
+from adapters.fetch_url import is_url
+from adapters.settings import data_dir
+from crag import ingest
+from graph import services
 from schema.context import Context
 
 UI_DIR = Path(__file__).with_name("ui")
@@ -34,7 +43,7 @@ def settings(request: Request) -> Response:
     """
     try:
         context = asdict(Context())
-        return JSONResponse({"context": context, "collections": collections()})
+        return JSONResponse({"context": context, "collections": services.collections()})
     except CragError as exc:
         return JSONResponse({"detail": str(exc)}, status_code=503)
 
@@ -48,9 +57,9 @@ def show_chunk(request: Request) -> Response:
     name = request.path_params["collection"]
     chunk_id = request.path_params["chunk_id"]
     try:
-        if name not in collections():
+        if name not in services.collections():
             return JSONResponse({"detail": f"No collection {name!r}."}, status_code=404)
-        chunk = knowledge_base(name).chunk(chunk_id)
+        chunk = services.knowledge_base(name).chunk(chunk_id)
     except CragError as exc:
         return JSONResponse({"detail": str(exc)}, status_code=503)
     if chunk is None:
@@ -67,6 +76,148 @@ def show_chunk(request: Request) -> Response:
     )
 
 
+def _error(detail: str, status: int) -> Response:
+    return JSONResponse({"detail": detail}, status_code=status)
+
+
+def _uploads() -> Path:
+    return data_dir() / ingest.UPLOADS
+
+
+def list_collections(request: Request) -> Response:
+    """``GET /ui/api/collections``: every collection with its documents, chunks, last ingest."""
+    try:
+        rows = [
+            ingest.collection_summary(services.knowledge_base(name))
+            for name in services.collections()
+        ]
+    except CragError as exc:
+        return _error(str(exc), 503)
+    return JSONResponse({"collections": rows, "default": Context().collection})
+
+
+async def create_collection(request: Request) -> Response:
+    """``POST /ui/api/collections`` ``{"name": …}``: an empty collection (201; 200 if there)."""
+    try:
+        body = await request.json()
+        name = str(body["name"]).strip()
+    except (ValueError, KeyError, TypeError):
+        return _error('Send {"name": "<collection>"}.', 400)
+    try:
+        kb = services.knowledge_base(name)
+        existed = kb.exists()
+        kb.writable  # noqa: B018 - opening it for writing creates it
+    except CragError as exc:
+        return _error(str(exc), 400 if "invalid" in str(exc) else 503)
+    return JSONResponse(ingest.collection_summary(kb), status_code=200 if existed else 201)
+
+
+def _existing(name: str) -> Any:
+    """The collection ``name``, or a 404 response: reading never creates one."""
+    if name not in services.collections():
+        return _error(f"No collection {name!r}.", 404)
+    return services.knowledge_base(name)
+
+
+def list_documents(request: Request) -> Response:
+    """``GET /ui/api/collections/{collection}/documents``: each document with its outline."""
+    try:
+        kb = _existing(request.path_params["collection"])
+        if isinstance(kb, Response):
+            return kb
+        return JSONResponse({"collection": kb.name, "documents": kb.outlines()})
+    except CragError as exc:
+        return _error(str(exc), 503)
+
+
+async def upload_file(request: Request) -> Response:
+    """``PUT /ui/api/collections/{collection}/files/{name}``: the body is one file to ingest.
+
+    The collection is created if needed. Over ``MAX_FILE_BYTES`` is refused with 413 while
+    reading (nothing kept); a file crag cannot read gets 422 with the reason and is not kept.
+    The file is kept under the data dir's ``uploads/<collection>/`` (so re-sync and removal
+    work as for any file); the same name again replaces it.
+    """
+    try:
+        name = ingest.upload_name(request.path_params["name"])
+    except ingest.SkipFile as exc:
+        return _error(str(exc), 422)
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_FILE_BYTES:
+        return _error(f"{name} is larger than the {MAX_FILE_BYTES >> 20} MiB limit.", 413)
+    try:
+        kb = services.knowledge_base(request.path_params["collection"])
+        folder = _uploads() / kb.name
+        folder.mkdir(parents=True, exist_ok=True)
+    except CragError as exc:
+        return _error(str(exc), 400 if "invalid" in str(exc) else 503)
+    incoming = folder / f".incoming-{uuid.uuid4().hex[:8]}-{name}"
+    size = 0
+    try:
+        with incoming.open("wb") as fh:
+            async for piece in request.stream():
+                size += len(piece)
+                if size > MAX_FILE_BYTES:
+                    raise OverflowError
+                fh.write(piece)
+    except OverflowError:
+        incoming.unlink(missing_ok=True)
+        return _error(f"{name} is larger than the {MAX_FILE_BYTES >> 20} MiB limit.", 413)
+    except BaseException:
+        incoming.unlink(missing_ok=True)
+        raise
+    try:
+        result = await run_in_threadpool(ingest.add_upload, kb, incoming, folder / name)
+    except CragError as exc:
+        incoming.unlink(missing_ok=True)
+        return _error(str(exc), 503)
+    return JSONResponse(result, status_code=422 if result["status"] == "skipped" else 200)
+
+
+async def add_sources(request: Request) -> Response:
+    """``POST /ui/api/collections/{collection}/sources`` ``{"urls": [...]}``: ingest web pages."""
+    try:
+        body = await request.json()
+        urls = [str(u).strip() for u in body["urls"]]
+    except (ValueError, KeyError, TypeError):
+        return _error('Send {"urls": ["https://…"]}.', 400)
+    if not urls or not all(is_url(u) for u in urls):
+        return _error("Only http(s) URLs can be added here; upload files instead.", 400)
+    try:
+        kb = services.knowledge_base(request.path_params["collection"])
+        report = await run_in_threadpool(ingest.ingest, kb, urls)
+    except CragError as exc:
+        return _error(str(exc), 503)
+    return JSONResponse(report.to_json(kb.name, kb.count(), 0.0))
+
+
+async def remove_document(request: Request) -> Response:
+    """``DELETE /ui/api/collections/{collection}/documents/{doc_id}``: one document, whole."""
+    try:
+        kb = _existing(request.path_params["collection"])
+        if isinstance(kb, Response):
+            return kb
+        doc_id = request.path_params["doc_id"]
+        removed = await run_in_threadpool(ingest.remove_document, kb, doc_id, _uploads())
+    except CragError as exc:
+        return _error(str(exc), 503)
+    if not removed:
+        return _error(f"No document {doc_id!r} in {kb.name!r}.", 404)
+    return JSONResponse({"doc_id": doc_id, "chunks_removed": removed})
+
+
+async def resync(request: Request) -> Response:
+    """``POST /ui/api/collections/{collection}/sync``: every source read again (see ingest)."""
+    try:
+        kb = _existing(request.path_params["collection"])
+        if isinstance(kb, Response):
+            return kb
+        report = await run_in_threadpool(ingest.resync, kb)
+    except CragError as exc:
+        return _error(str(exc), 503)
+    return JSONResponse(report.to_json(kb.name, kb.count(), 0.0))
+
+
 def to_page(request: Request) -> Response:
     """``/ui`` -> ``/ui/``: the page's relative asset paths need the slash."""
     return RedirectResponse("/ui/", status_code=307)
@@ -76,6 +227,17 @@ app = Starlette(
     routes=[
         Route("/ui", to_page),
         Route("/ui/api/settings", settings),
+        Route("/ui/api/collections", list_collections),
+        Route("/ui/api/collections", create_collection, methods=["POST"]),
+        Route("/ui/api/collections/{collection}/documents", list_documents),
+        Route(
+            "/ui/api/collections/{collection}/documents/{doc_id}",
+            remove_document,
+            methods=["DELETE"],
+        ),
+        Route("/ui/api/collections/{collection}/files/{name}", upload_file, methods=["PUT"]),
+        Route("/ui/api/collections/{collection}/sources", add_sources, methods=["POST"]),
+        Route("/ui/api/collections/{collection}/sync", resync, methods=["POST"]),
         Route("/ui/api/collections/{collection}/chunks/{chunk_id}", show_chunk),
         Mount("/ui", StaticFiles(directory=UI_DIR, html=True), name="ui"),
     ]

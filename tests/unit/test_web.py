@@ -53,3 +53,96 @@ def test_a_chunk_is_shown_with_its_source(hash_kb, tmp_path):
     assert missing.status_code == 404
     assert client.get("/ui/api/collections/other/chunks/x").status_code == 404
     assert client.get("/ui/api/settings").json()["collections"] == ["mykb"]  # none created
+
+
+def test_files_are_uploaded_listed_replaced_and_removed(hash_kb, data_dir):
+    hash_kb("papers")
+    guide = b"# Guide\n\n## Install\n\nRun the installer on Linux.\n"
+    added = client.put("/ui/api/collections/papers/files/guide.md", content=guide)
+    assert added.status_code == 200 and added.json()["status"] == "added", added.text
+    assert added.json()["chunks"] == 1
+    table = b"gauge,level\nVelna bridge,4.2 m\n"
+    assert (
+        client.put("/ui/api/collections/papers/files/levels.csv", content=table).json()["status"]
+        == "added"
+    )
+    again = client.put("/ui/api/collections/papers/files/guide.md", content=guide)
+    assert again.json()["status"] == "unchanged"
+    changed = client.put("/ui/api/collections/papers/files/guide.md", content=guide + b"More.\n")
+    assert changed.json()["status"] == "replaced"
+
+    [summary] = client.get("/ui/api/collections").json()["collections"]
+    assert summary["name"] == "papers" and summary["documents"] == 2 and summary["chunks"] == 2
+    docs = client.get("/ui/api/collections/papers/documents").json()["documents"]
+    md = next(d for d in docs if d["type"] == "markdown")
+    assert md["headings"] == ["Guide > Install"] and md["chunks"] == 1
+    kept = data_dir / "uploads" / "papers"
+    assert sorted(p.name for p in kept.iterdir()) == ["guide.md", "levels.csv"]
+
+    gone = client.delete(f"/ui/api/collections/papers/documents/{md['doc_id']}")
+    assert gone.status_code == 200 and gone.json()["chunks_removed"] == 1
+    assert sorted(p.name for p in kept.iterdir()) == ["levels.csv"]  # the upload goes too
+    assert client.delete(f"/ui/api/collections/papers/documents/{md['doc_id']}").status_code == 404
+    assert [d["type"] for d in hash_kb("papers").documents()] == ["csv"]
+
+
+def test_a_file_crag_cannot_read_is_refused_and_not_kept(hash_kb, data_dir, monkeypatch):
+    hash_kb("papers")
+    png = client.put("/ui/api/collections/papers/files/photo.png", content=b"\x89PNG")
+    assert png.status_code == 422 and "unsupported file type '.png'" in png.json()["detail"]
+    broken = client.put("/ui/api/collections/papers/files/deck.pptx", content=b"PK\x03\x04 no")
+    assert broken.status_code == 422 and broken.json()["status"] == "skipped"
+    assert "unreadable" in broken.json()["reason"]
+    monkeypatch.setattr("crag.web.MAX_FILE_BYTES", 1000)
+    big = client.put("/ui/api/collections/papers/files/big.md", content=b"# Big\n" + b"x" * 2000)
+    assert big.status_code == 413 and "larger than" in big.json()["detail"]
+
+    def chunked():  # no Content-Length: the cap is applied while reading
+        yield b"# Big\n"
+        yield b"x" * 2000
+
+    streamed = client.put("/ui/api/collections/papers/files/big.md", content=chunked())
+    assert streamed.status_code == 413
+    assert list((data_dir / "uploads" / "papers").iterdir()) == []  # nothing half-written
+    assert hash_kb("papers").count() == 0
+    hidden = client.put("/ui/api/collections/papers/files/.env.md", content=b"# x\n\ny")
+    assert hidden.status_code == 422
+
+
+def test_upload_names_cannot_leave_the_uploads_folder():
+    from crag.ingest import upload_name
+
+    assert upload_name("../../etc/notes.md") == "notes.md"
+    assert upload_name("C:\\Users\\me\\notes.md") == "notes.md"
+
+
+def test_collections_are_created_once_and_reads_create_none(hash_kb):
+    assert client.get("/ui/api/collections/nope/documents").status_code == 404
+    assert client.delete("/ui/api/collections/nope/documents/x").status_code == 404
+    assert client.post("/ui/api/collections/nope/sync").status_code == 404
+    assert client.get("/ui/api/collections").json()["collections"] == []
+    hash_kb("fresh")
+    assert client.post("/ui/api/collections", json={"name": "fresh"}).status_code == 201
+    assert client.post("/ui/api/collections", json={"name": "fresh"}).status_code == 200
+    assert client.post("/ui/api/collections", json={"name": "a/b"}).status_code == 400
+    assert client.post("/ui/api/collections", json={}).status_code == 400
+    [row] = client.get("/ui/api/collections").json()["collections"]
+    assert row == {"name": "fresh", "documents": 0, "chunks": 0, "last": 0}
+
+
+def test_resync_reads_changed_files_and_drops_vanished_ones(hash_kb, tmp_path):
+    (tmp_path / "a.md").write_text("# A\n\nAlpha text.")
+    (tmp_path / "b.md").write_text("# B\n\nBeta text.")
+    hash_kb("mykb")
+    ingest(tmp_path, "mykb")
+    (tmp_path / "a.md").write_text("# A\n\nAlpha text, revised.")
+    (tmp_path / "b.md").unlink()
+    report = client.post("/ui/api/collections/mykb/sync").json()
+    assert report["replaced"] == [str(tmp_path / "a.md")]
+    assert report["removed"] == [str(tmp_path / "b.md")]
+    assert [d["title"] for d in hash_kb("mykb").documents()] == ["A"]
+
+
+def test_urls_are_added_through_the_page_route(hash_kb):
+    reply = client.post("/ui/api/collections/mykb/sources", json={"urls": ["/etc/passwd"]})
+    assert reply.status_code == 400 and "http(s)" in reply.json()["detail"]
