@@ -15,6 +15,9 @@ DEMO_KB_QUESTION := Which team won Super Bowl 50, and what was the final score?
 DEMO_WEB_QUESTION := Who painted the Mona Lisa?
 
 SERVE_PORT ?= 2024
+# Where the server keeps its threads and runs (`.langgraph_api/` there): tests and benchmarks
+# point it at their own folder, so they never write into what `make serve` shows you.
+SERVE_DIR ?= .
 SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
@@ -71,7 +74,8 @@ serve: setup
 	@echo "Page: http://127.0.0.1:$(SERVE_PORT)/ui/  (ask, watch the graph run, browse threads; offline)"
 	@echo "API: http://127.0.0.1:$(SERVE_PORT)  (docs: http://127.0.0.1:$(SERVE_PORT)/docs)"
 	@echo "Studio: https://smith.langchain.com/studio/?baseUrl=http://127.0.0.1:$(SERVE_PORT)"
-	$(BIN)/langgraph dev --host 127.0.0.1 --port $(SERVE_PORT) --no-browser
+	cd $(SERVE_DIR) && $(CURDIR)/$(BIN)/langgraph dev --config $(CURDIR)/langgraph.json \
+		--host 127.0.0.1 --port $(SERVE_PORT) --no-browser
 
 # The system's Chromium, for the page's browser test and benchmark (Playwright drives it; no
 # browser download). Debian/Ubuntu: installs the `chromium` package, with sudo when not root.

@@ -51,26 +51,25 @@ def langgraph_dev(
     """Run ``make serve`` (``langgraph dev``) on a free loopback port until the block ends.
 
     The server runs in its own process group, which ``Server.stop`` signals by pid.
-    ``isolated``: run ``langgraph dev --no-reload`` in ``workdir`` instead (the project's graph
-    linked there), so its queue and threads (``.langgraph_api/``, kept in the working
-    directory) are its own and a file change never restarts it and cancels runs.
+    Its threads and runs (``.langgraph_api/``) are kept in ``workdir``. ``isolated``: run
+    ``langgraph dev --no-reload`` itself instead of ``make serve``, so a file change never
+    restarts it and cancels runs (several such servers share nothing but their stores).
     """
     port = free_port()
     log_path = workdir / "langgraph-dev.log"
     started = time.perf_counter()
-    command = ["make", "--no-print-directory", "serve", f"SERVE_PORT={port}"]
-    cwd = ROOT  # graph paths in langgraph.json are relative to the project root
+    # The server's threads and runs (``.langgraph_api/``) are kept in ``workdir``, never in
+    # the project's, which is what ``make serve`` shows the user.
+    command = ["make", "--no-print-directory", "-C", str(ROOT), "serve", f"SERVE_PORT={port}"]
+    command.append(f"SERVE_DIR={workdir}")
     if isolated:
-        cwd = workdir
-        (workdir / "langgraph.json").write_text((ROOT / "langgraph.json").read_text())
-        if not (workdir / "graph").exists():
-            (workdir / "graph").symlink_to(ROOT / "graph", target_is_directory=True)
         command = [str(Path(sys.executable).parent / "langgraph"), "dev", "--host", "127.0.0.1"]
-        command += ["--port", str(port), "--no-browser", "--no-reload"]
+        command += ["--config", str(ROOT / "langgraph.json"), "--port", str(port)]
+        command += ["--no-browser", "--no-reload"]
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
             command,
-            cwd=cwd,
+            cwd=workdir,
             env=env,
             stdout=log,
             stderr=subprocess.STDOUT,

@@ -183,3 +183,40 @@ def test_embedded_model_runs_a_thread_through_the_server(server: Server):
     values = client.threads.get_state(thread_id)["values"]
     assert "Super Bowl" in values["standalone_question"], values["standalone_question"]
     assert "24" in values["answer"], values
+
+
+def test_documents_go_in_and_out_through_the_indexer_graph(server: Server):
+    import httpx
+
+    client = get_sync_client(url=server.url)
+    assert client.assistants.search(graph_id="indexer")  # served beside the question graph
+    context = {"collection": "apidocs"}
+    doc = {
+        "page_content": "The Velna bridge gauge reads 4.2 m in spring.",
+        "metadata": {"source": "notes://velna", "title": "Velna gauges"},
+    }
+    report = client.runs.wait(None, "indexer", input={"docs": [doc]}, context=context)["report"]
+    assert report["added"] == ["notes://velna"] and report["chunks_stored"] == 1
+    again = client.runs.wait(None, "indexer", input={"docs": [doc]}, context=context)["report"]
+    assert again["unchanged"] == ["notes://velna"] and again["chunks_written"] == 0
+
+    listed = httpx.get(f"{server.url}/ui/api/collections/apidocs/documents", timeout=30).json()
+    [stored] = listed["documents"]
+    assert stored["title"] == "Velna gauges" and stored["source"] == "notes://velna"
+
+    refused = client.runs.wait(None, "indexer", input={"urls": ["/etc/passwd"]}, context=context)
+    assert refused["report"]["failed"][0]["path"] == "/etc/passwd"
+    removed = client.runs.wait(
+        None, "indexer", input={"remove": [stored["doc_id"]]}, context=context
+    )["report"]
+    assert removed["removed"] == [stored["doc_id"]] and removed["chunks_stored"] == 0
+
+
+def test_the_servers_threads_are_kept_in_its_own_folder(server: Server):
+    client = get_sync_client(url=server.url)
+    client.threads.create(metadata={"purpose": "where is it kept"})
+    deadline = time.monotonic() + 30
+    kept = server.log_path.parent / ".langgraph_api"
+    while not kept.exists() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert kept.is_dir()  # the test's folder, not the project's `.langgraph_api/`

@@ -1,0 +1,123 @@
+"""The indexing graph: documents in and out of a collection through the LangGraph API.
+
+LangChain's retrieval template serves an indexing graph beside its question graph, so that the
+same API and SDK that ask can also ingest; crag's is ``indexer`` in langgraph.json. Its input
+(every key optional):
+
+- ``docs``: documents given inline, as LangChain ``Document``s or ``{"page_content": …,
+  "metadata": {…}}`` (the template's form); ``metadata.source`` names one (the same source
+  again replaces it; without one, the text's hash does), ``metadata.title`` titles it;
+- ``urls``: web pages or files to fetch (bounded as ``crag ingest URL`` is);
+- ``remove``: ids of documents to remove;
+- ``sync``: read every stored source again (changed replaced, vanished removed).
+
+The collection is the run's context ``collection``, as for questions. Paths on the server are
+not taken: the API's callers are not the server's users (upload files through the page's
+route, or run ``crag ingest`` there). The output is ``report``: what was added, replaced, left
+unchanged, refused (with the reason) and removed, and the collection's chunk count.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, TypedDict
+
+from langchain_core.documents import Document
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+
+from adapters.fetch_url import is_url
+from adapters.knowledge_base import KnowledgeBase, NewDocument
+from adapters.settings import data_dir
+from crag import ingest
+from graph import services
+from schema.context import Context, context_of
+
+
+class IndexInput(TypedDict, total=False):
+    """What to put in or take out of the run's collection."""
+
+    docs: list[Document | dict[str, Any]]
+    urls: list[str]
+    remove: list[str]
+    sync: bool
+
+
+class IndexOutput(TypedDict, total=False):
+    """What the run did."""
+
+    report: dict[str, Any]
+
+
+class IndexState(IndexInput, IndexOutput):
+    """The indexing graph's state: its input and its report."""
+
+
+def index(state: IndexState, runtime: Runtime[Context]) -> IndexOutput:
+    """Remove, re-sync, then add what the input names; one report of it all."""
+    kb = services.knowledge_base(context_of(runtime).collection)
+    removed = [
+        doc_id
+        for doc_id in state.get("remove") or []
+        if ingest.remove_document(kb, doc_id, data_dir() / ingest.UPLOADS)
+    ]
+    done = ingest.resync(kb) if state.get("sync") else ingest.IngestReport()
+    urls = list(state.get("urls") or [])
+    fetched = ingest.ingest(kb, [u for u in urls if is_url(u)])
+    inline = _write_inline(kb, [_as_document(d) for d in state.get("docs") or []])
+    for part in (fetched, inline):
+        done.added += part.added
+        done.replaced += part.replaced
+        done.unchanged += part.unchanged
+        done.failed += part.failed
+        done.chunks += part.chunks
+    done.failed += [
+        (u, "not an http(s) URL (the API reads no server path)") for u in urls if not is_url(u)
+    ]
+    done.removed = removed + done.removed
+    return {"report": done.to_json(kb.name, kb.count() if kb.exists() else 0, 0.0)}
+
+
+def _as_document(doc: Document | dict[str, Any]) -> Document:
+    if isinstance(doc, Document):
+        return doc
+    if not isinstance(doc, dict) or not isinstance(doc.get("page_content"), str):
+        raise ValueError('Each of "docs" needs "page_content" (text) and may have "metadata".')
+    return Document(page_content=doc["page_content"], metadata=dict(doc.get("metadata") or {}))
+
+
+def _write_inline(kb: KnowledgeBase, docs: list[Document]) -> ingest.IngestReport:
+    """Store inline documents (one batch); each source is added, replaced or unchanged."""
+    report = ingest.IngestReport()
+    if not docs:
+        return report
+    batch: list[NewDocument] = []
+    with kb.write_lock():
+        stored = kb.stored_hashes()
+        for doc in docs:
+            text = doc.page_content.strip()
+            digest = hashlib.sha256(text.encode()).hexdigest()
+            source = str(doc.metadata.get("source") or f"api:{digest[:16]}")
+            doc_id = ingest.document_id(source)
+            if not text:
+                report.failed.append((source, "no text"))
+            elif stored.get(doc_id) == digest:
+                report.unchanged.append(source)
+            else:
+                title = str(doc.metadata.get("title") or text.splitlines()[0][:80])
+                chunks = ingest.split_text(text)
+                about: dict[str, str | int] = {"title": title, "type": "text"}
+                batch.append(NewDocument(doc_id, source, digest, chunks, [about] * len(chunks)))
+                (report.replaced if doc_id in stored else report.added).append(source)
+                report.chunks += len(chunks)
+        kb.replace_documents(batch)
+    return report
+
+
+builder = StateGraph(
+    IndexState, context_schema=Context, input_schema=IndexInput, output_schema=IndexOutput
+)
+builder.add_node(index)
+builder.add_edge(START, "index")
+builder.add_edge("index", END)
+graph = builder.compile(name="indexer")
