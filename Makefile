@@ -61,9 +61,9 @@ model-small: $(STAMP)
 		2>/dev/null || true
 
 demo: setup
-	$(BIN)/crag ingest demo/corpus --collection demo
-	$(BIN)/crag ask "$(DEMO_KB_QUESTION)" --collection demo
-	$(BIN)/crag ask "$(DEMO_WEB_QUESTION)" --collection demo
+	$(BIN)/crag ingest demo/corpus
+	$(BIN)/crag ask "$(DEMO_KB_QUESTION)"
+	$(BIN)/crag ask "$(DEMO_WEB_QUESTION)"
 
 # The LangGraph API server (Studio's backend) and the page at /ui/ on 127.0.0.1, offline: no
 # analytics, no version check, no browser. Studio itself is a hosted page; open the printed link
@@ -88,11 +88,11 @@ browser:
 		$$install >/dev/null || { $$SUDO apt-get update -qq && $$install >/dev/null; }; }
 	@"$(CHROMIUM)" --version
 
-# The page at /ui/ with the embedded model on the demo collection: load time, time to the
+# The page at /ui/ with the embedded model on the demo's collection: load time, time to the
 # first streamed token and to the answer, cold and warm; and the screenshot in the README.
 bench-page: setup dev browser
 	$(BIN)/crag ingest demo/corpus --collection demo
-	$(BIN)/python -m benchmarks.page --collection demo --out docs/benchmarks/page \
+	$(BIN)/python -m benchmarks.page --collection crag --out docs/benchmarks/page \
 		--screenshot docs/ui.png
 
 # Retrieval quality and latency on SQuAD (no LLM): dense vs keyword vs hybrid.

@@ -65,6 +65,10 @@ class Retriever(Protocol):
         """The stored chunks with these ids (those that exist), for reading around a hit."""
         ...
 
+    def unfilled(self) -> str | None:
+        """Why there is nothing to search ("Collection 'x' is empty."), or None."""
+        ...
+
 
 Where = dict[str, Any]
 """A Chroma metadata filter, e.g. ``{"type": "pdf"}`` (see ``adapters.filters``)."""
@@ -633,3 +637,10 @@ class ModeRetriever:
     def chunks(self, ids: list[str]) -> list[Document]:
         """The stored chunks with these ids (the filter does not apply to neighbours)."""
         return self.kb.chunks(ids)
+
+    def unfilled(self) -> str | None:
+        """Why there is nothing to search: a missing or an empty collection; else None."""
+        status = self.kb.status()
+        if status == "missing":
+            return f"There is no collection {self.kb.name!r}."
+        return f"Collection {self.kb.name!r} is empty." if status == "empty" else None

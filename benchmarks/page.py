@@ -7,7 +7,7 @@ the first streamed token of the answer and the finished answer. The first questi
 (the model server and the embedding model start with it); the others are warm. A screenshot
 of the page after the web-fallback question is written to ``--screenshot``.
 
-    python -m benchmarks.page --collection demo --out docs/benchmarks/page --screenshot docs/ui.png
+    python -m benchmarks.page --collection crag --out docs/benchmarks/page --screenshot docs/ui.png
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def ask(page: Any, question: str, timeout_s: float) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; print and write its tables."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--collection", default="demo")
+    parser.add_argument("--collection", default="crag")
     parser.add_argument("--loads", type=int, default=5)
     parser.add_argument("--timeout-s", type=float, default=600)
     parser.add_argument("--out", type=Path, required=True)

@@ -97,7 +97,18 @@ def finalize(
         ]
     elif services is not None and not is_no_answer(answer):
         remember(state, ctx, services, answer, sources, given)
+    if state.get("unfilled"):  # nothing was searched: say so rather than "I don't know."
+        warnings.append(f"{state['unfilled']} {INGEST_HINT}")
+        if is_no_answer(answer):
+            answer = f"{state['unfilled']} {INGEST_HINT}"
     return {**_turn(state, answer, sources, warnings, given), "withheld": withheld}
+
+
+INGEST_HINT = (
+    "Add documents (`crag ingest PATH`, the page's Documents panel or the API's indexer graph) "
+    "and ask again."
+)
+"""What a reply says when the collection has nothing to search."""
 
 
 def _turn(

@@ -42,6 +42,7 @@ def retrieve(state: RAGState, runtime: Runtime[Context], services: Services) -> 
         **pass_reset(),  # type: ignore[typeddict-item]
         "documents": within_budget(docs, ctx.context_tokens),
         "queries": [state.get("rewritten_query") or question_of(state)],
+        "unfilled": "" if any(rankings) else retriever.unfilled() or "",
     }
 
 

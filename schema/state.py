@@ -215,6 +215,8 @@ class FlowState(OutputState, total=False):
     """How close the cached question was to this one (1.0: the same question)."""
     rewritten_query: str
     """Search query written from the question (and, on a retry, the checks' feedback)."""
+    unfilled: Annotated[str, PER_TURN]
+    """Why the knowledge base had nothing to search ("Collection 'x' is empty."), if so."""
     queries: Annotated[list[str], PER_TURN, operator.add]
     """The search query of every pass of this turn, in order (the first is the question)."""
     documents: list[Document]

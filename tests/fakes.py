@@ -120,6 +120,11 @@ class FakeRetriever:
     def chunks(self, ids: list[str]) -> list[Document]:
         return [d for d in self.docs if d.id in ids]
 
+    def unfilled(self) -> str | None:
+        return self.unfilled_reason
+
+    unfilled_reason: str | None = None
+
 
 class FakeWebSearch:
     name = "fake-web"

@@ -20,7 +20,15 @@ from graph.graph import (
     step_limit,
 )
 from schema.context import Context
-from tests.fakes import KB_PATH, FakeRetriever, doc, happy_responder, make_llm, make_services
+from tests.fakes import (
+    KB_PATH,
+    FakeRetriever,
+    FakeWebSearch,
+    doc,
+    happy_responder,
+    make_llm,
+    make_services,
+)
 
 NODES = {
     "contextualize_question",
@@ -203,6 +211,22 @@ def test_nothing_relevant_anywhere_is_an_answer_of_its_own(fake_services):
     ]
     assert result.state["answer"] == "I don't know." and result.state["sources"] == []
     assert llm.prompts_called() == ["grade_documents", "grade_documents"]
+
+
+def test_an_empty_collection_says_so_instead_of_i_dont_know(fake_services):
+    empty = FakeRetriever([])
+    empty.unfilled_reason = "Collection 'crag' is empty."
+    fake_services(llm=make_llm(lambda p, t: "no"), retriever=empty, web=FakeWebSearch([]))
+    result = run_question("Which team won Super Bowl 50?", Context())
+    assert result.state["answer"].startswith("Collection 'crag' is empty. Add documents")
+    assert "crag ingest PATH" in result.state["answer"]
+    assert any("is empty" in w for w in result.state["warnings"])
+
+    filled_but_silent = FakeRetriever([])  # found nothing, but there is something to search
+    fake_services(llm=make_llm(lambda p, t: "no"), retriever=filled_but_silent)
+    assert run_question("Which team won Super Bowl 50?", Context()).state["answer"] == (
+        "I don't know."
+    )
 
 
 def test_incorrect_retrieval_falls_back_to_web(fake_services):

@@ -63,7 +63,7 @@ def test_bad_items_are_reported_and_the_rest_is_ingested(kb, tmp_path):
     (tmp_path / "empty.txt").write_text("  \n")
     (tmp_path / "binary.txt").write_bytes(b"abc\x00def")
     (tmp_path / "latin1.txt").write_bytes("caf\xe9".encode("latin-1"))
-    (tmp_path / "data.xlsx").write_bytes(b"PK")
+    (tmp_path / "data.xlsb").write_bytes(b"PK")
     (tmp_path / "broken.pdf").write_bytes(b"%PDF")
     loop = tmp_path / "loop.md"
     loop.symlink_to(loop)
@@ -74,7 +74,7 @@ def test_bad_items_are_reported_and_the_rest_is_ingested(kb, tmp_path):
             tmp_path / "empty.txt",
             tmp_path / "binary.txt",
             tmp_path / "latin1.txt",
-            tmp_path / "data.xlsx",
+            tmp_path / "data.xlsb",
             tmp_path / "broken.pdf",
             loop,
             tmp_path / "missing.md",
@@ -86,7 +86,7 @@ def test_bad_items_are_reported_and_the_rest_is_ingested(kb, tmp_path):
     assert reasons[str(tmp_path / "empty.txt")] == "empty file"
     assert reasons[str(tmp_path / "binary.txt")] == "binary file"
     assert reasons[str(tmp_path / "latin1.txt")].startswith("not UTF-8")
-    assert reasons[str(tmp_path / "data.xlsx")].startswith("unsupported file type")
+    assert reasons[str(tmp_path / "data.xlsb")].startswith("unsupported file type")
     assert reasons[str(tmp_path / "broken.pdf")].startswith("unreadable PDF")
     assert reasons[str(loop)] == "broken or looping symlink"
     assert reasons[str(tmp_path / "missing.md")] == "no such file or directory"
