@@ -118,9 +118,18 @@ def _text(data: bytes, name: str) -> Extracted:
 def _markdown(data: bytes, name: str) -> Extracted:
     """Markdown cut at its headings: each section starts with its heading line."""
     text = _decode(data)
-    sections = markdown_sections(text)
-    top = next((s.heading for s in sections if s.heading and " > " not in s.heading), "")
-    return Extracted(top or name, "markdown", sections)
+    return Extracted(markdown_title(text) or name, "markdown", markdown_sections(text))
+
+
+def markdown_title(text: str) -> str:
+    """The first level-1 heading of ``text`` outside code fences ("" if none)."""
+    heads = _markdown_headings(text)
+    return next((m.group(2) for m in heads if len(m.group(1)) == 1), "")
+
+
+def _markdown_headings(text: str) -> list[re.Match[str]]:
+    fences = [m.span() for m in _MD_FENCE.finditer(text)]
+    return [m for m in _MD_HEADING.finditer(text) if not any(a < m.start() < b for a, b in fences)]
 
 
 def markdown_sections(text: str) -> list[Section]:
@@ -129,8 +138,7 @@ def markdown_sections(text: str) -> list[Section]:
     A ``#`` line inside a fenced code block is code, not a heading. The heading line stays in
     its section's text, so a chunk says what it is about even when read alone.
     """
-    fences = [m.span() for m in _MD_FENCE.finditer(text)]
-    heads = [m for m in _MD_HEADING.finditer(text) if not any(a < m.start() < b for a, b in fences)]
+    heads = _markdown_headings(text)
     sections: list[Section] = []
     path: list[str] = []
     cuts = [0, *(m.start() for m in heads), len(text)]
@@ -339,8 +347,8 @@ def _converted(kind: str) -> Callable[[bytes, str], Extracted]:
         if kind == "epub":
             text = re.sub(r"\A(\*\*[^*\n]+:\*\* .*\n)+", "", text.lstrip())
         sections = markdown_sections(_rows_with_headers(text))
-        top = next((s.heading for s in sections if s.heading and " > " not in s.heading), "")
-        title = (result.title or "").strip() or ("" if kind == "pptx" else top) or name
+        top = "" if kind == "pptx" else markdown_title(text)  # a deck's H1s are slides
+        title = (result.title or "").strip() or top or name
         return Extracted(title, kind, sections)
 
     return read

@@ -103,13 +103,18 @@ async def create_collection(request: Request) -> Response:
         name = str(body["name"]).strip()
     except (ValueError, KeyError, TypeError):
         return _error('Send {"name": "<collection>"}.', 400)
+    return await run_in_threadpool(_create, name)
+
+
+def _create(name: str) -> Response:
     try:
         kb = services.knowledge_base(name)
         existed = kb.exists()
         kb.writable  # noqa: B018 - opening it for writing creates it
+        summary = ingest.collection_summary(kb)
     except CragError as exc:
         return _error(str(exc), 400 if "invalid" in str(exc) else 503)
-    return JSONResponse(ingest.collection_summary(kb), status_code=200 if existed else 201)
+    return JSONResponse(summary, status_code=200 if existed else 201)
 
 
 def _existing(name: str) -> Any:
@@ -134,43 +139,42 @@ async def upload_file(request: Request) -> Response:
     """``PUT /ui/api/collections/{collection}/files/{name}``: the body is one file to ingest.
 
     The collection is created if needed. Over ``MAX_FILE_BYTES`` is refused with 413 while
-    reading (nothing kept); a file crag cannot read gets 422 with the reason and is not kept.
-    The file is kept under the data dir's ``uploads/<collection>/`` (so re-sync and removal
-    work as for any file); the same name again replaces it.
+    receiving (nothing is written); a file crag cannot read gets 422 with the reason and is not
+    kept. The file is kept under the data dir's ``uploads/<collection>/`` (so re-sync and
+    removal work as for any file); the same name again replaces it. The body is held in memory
+    (at most the cap) and everything that touches disk runs off the event loop.
     """
     try:
         name = ingest.upload_name(request.path_params["name"])
     except ingest.SkipFile as exc:
         return _error(str(exc), 422)
+    too_large = _error(f"{name} is larger than the {MAX_FILE_BYTES >> 20} MiB limit.", 413)
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > MAX_FILE_BYTES:
-        return _error(f"{name} is larger than the {MAX_FILE_BYTES >> 20} MiB limit.", 413)
+        return too_large
+    body = bytearray()
+    async for piece in request.stream():
+        body += piece
+        if len(body) > MAX_FILE_BYTES:
+            return too_large
+    collection = request.path_params["collection"]
+    return await run_in_threadpool(_store_upload, collection, name, bytes(body))
+
+
+def _store_upload(collection: str, name: str, body: bytes) -> Response:
+    incoming = None
     try:
-        kb = services.knowledge_base(request.path_params["collection"])
+        kb = services.knowledge_base(collection)
         folder = _uploads() / kb.name
         folder.mkdir(parents=True, exist_ok=True)
+        incoming = folder / f".incoming-{uuid.uuid4().hex[:8]}-{name}"
+        incoming.write_bytes(body)
+        result = ingest.add_upload(kb, incoming, folder / name)
     except CragError as exc:
         return _error(str(exc), 400 if "invalid" in str(exc) else 503)
-    incoming = folder / f".incoming-{uuid.uuid4().hex[:8]}-{name}"
-    size = 0
-    try:
-        with incoming.open("wb") as fh:
-            async for piece in request.stream():
-                size += len(piece)
-                if size > MAX_FILE_BYTES:
-                    raise OverflowError
-                fh.write(piece)
-    except OverflowError:
-        incoming.unlink(missing_ok=True)
-        return _error(f"{name} is larger than the {MAX_FILE_BYTES >> 20} MiB limit.", 413)
-    except BaseException:
-        incoming.unlink(missing_ok=True)
-        raise
-    try:
-        result = await run_in_threadpool(ingest.add_upload, kb, incoming, folder / name)
-    except CragError as exc:
-        incoming.unlink(missing_ok=True)
-        return _error(str(exc), 503)
+    finally:
+        if incoming is not None:
+            incoming.unlink(missing_ok=True)  # gone already unless something failed
     return JSONResponse(result, status_code=422 if result["status"] == "skipped" else 200)
 
 
@@ -183,22 +187,26 @@ async def add_sources(request: Request) -> Response:
         return _error('Send {"urls": ["https://…"]}.', 400)
     if not urls or not all(is_url(u) for u in urls):
         return _error("Only http(s) URLs can be added here; upload files instead.", 400)
+    return await run_in_threadpool(_add_urls, request.path_params["collection"], urls)
+
+
+def _add_urls(collection: str, urls: list[str]) -> Response:
     try:
-        kb = services.knowledge_base(request.path_params["collection"])
-        report = await run_in_threadpool(ingest.ingest, kb, urls)
+        kb = services.knowledge_base(collection)
+        report = ingest.ingest(kb, urls)
+        return JSONResponse(report.to_json(kb.name, kb.count(), 0.0))
     except CragError as exc:
         return _error(str(exc), 503)
-    return JSONResponse(report.to_json(kb.name, kb.count(), 0.0))
 
 
-async def remove_document(request: Request) -> Response:
+def remove_document(request: Request) -> Response:
     """``DELETE /ui/api/collections/{collection}/documents/{doc_id}``: one document, whole."""
+    doc_id = request.path_params["doc_id"]
     try:
         kb = _existing(request.path_params["collection"])
         if isinstance(kb, Response):
             return kb
-        doc_id = request.path_params["doc_id"]
-        removed = await run_in_threadpool(ingest.remove_document, kb, doc_id, _uploads())
+        removed = ingest.remove_document(kb, doc_id, _uploads())
     except CragError as exc:
         return _error(str(exc), 503)
     if not removed:
@@ -206,16 +214,16 @@ async def remove_document(request: Request) -> Response:
     return JSONResponse({"doc_id": doc_id, "chunks_removed": removed})
 
 
-async def resync(request: Request) -> Response:
+def resync(request: Request) -> Response:
     """``POST /ui/api/collections/{collection}/sync``: every source read again (see ingest)."""
     try:
         kb = _existing(request.path_params["collection"])
         if isinstance(kb, Response):
             return kb
-        report = await run_in_threadpool(ingest.resync, kb)
+        report = ingest.resync(kb)
+        return JSONResponse(report.to_json(kb.name, kb.count(), 0.0))
     except CragError as exc:
         return _error(str(exc), 503)
-    return JSONResponse(report.to_json(kb.name, kb.count(), 0.0))
 
 
 def to_page(request: Request) -> Response:

@@ -1,12 +1,12 @@
 // The LangGraph API of the server that serves this page (same origin), and the page's own
-// two routes under /ui/api. Every request has a timeout except a run's stream, which the
-// user can stop.
+// routes under /ui/api. Every request has a timeout except a run's stream, which the user can
+// stop.
 
 const TIMEOUT_MS = 30000;
 
-async function request(method, path, body) {
+async function request(method, path, body, timeoutMs = TIMEOUT_MS) {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), TIMEOUT_MS);
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
   try {
     const reply = await fetch(path, {
       method,
@@ -42,7 +42,37 @@ export const api = {
     }),
   createThread: (metadata) => request("POST", "/threads", { metadata }),
   history: (threadId) => request("POST", `/threads/${threadId}/history`, { limit: 1000 }),
+  collections: () => request("GET", "/ui/api/collections"),
+  createCollection: (name) => request("POST", "/ui/api/collections", { name }),
+  documents: (collection) => request("GET", `${at(collection)}/documents`),
+  removeDocument: (collection, docId) =>
+    request("DELETE", `${at(collection)}/documents/${encodeURIComponent(docId)}`, undefined, INGEST_MS),
+  resync: (collection) => request("POST", `${at(collection)}/sync`, {}, INGEST_MS),
+  addUrls: (collection, urls) => request("POST", `${at(collection)}/sources`, { urls }, INGEST_MS),
 };
+
+const at = (collection) => `/ui/api/collections/${encodeURIComponent(collection)}`;
+const INGEST_MS = 600000; // reading, embedding and writing a large file takes a while
+
+// PUT one file as the request body; onProgress(sent, total) follows the upload. Resolves with
+// the server's account of it ({status: added|replaced|unchanged|skipped, reason, chunks}).
+export function upload(collection, file, onProgress) {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open("PUT", `${at(collection)}/files/${encodeURIComponent(file.name)}`);
+    xhr.timeout = INGEST_MS;
+    xhr.upload.onprogress = (event) => onProgress(event.loaded, event.total || file.size);
+    xhr.onload = () => {
+      let data = {};
+      try { data = JSON.parse(xhr.responseText); } catch { /* not JSON: described below */ }
+      if (xhr.status === 200 || (xhr.status === 422 && data.status)) resolve(data);
+      else reject(new Error(data.detail || `${file.name}: ${xhr.status} ${xhr.statusText}`));
+    };
+    xhr.onerror = () => reject(new Error(`${file.name}: the upload failed`));
+    xhr.ontimeout = () => reject(new Error(`${file.name}: no answer in ${INGEST_MS / 60000} minutes`));
+    xhr.send(file);
+  });
+}
 
 // POST a run and yield its server-sent events as {event, data} until the stream ends.
 export async function* streamRun(threadId, body, signal) {

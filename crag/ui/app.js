@@ -1,6 +1,8 @@
 // The page: ask a question on a thread, watch every node run on the drawn graph, read the
-// answer as it is written, open what it cites, browse threads and inspect each turn's steps.
+// answer as it is written, open what it cites, browse threads and inspect each turn's steps,
+// and manage the documents of the collection asked (documents.js).
 import { api, streamRun } from "./api.js";
+import { DocumentsPanel } from "./documents.js";
 import { GraphView } from "./graph.js";
 
 const GRAPH_ID = "crag";
@@ -140,9 +142,10 @@ class TurnView {
     return line;
   }
 
-  finish(answer, sources, confidence) {
+  finish(answer, sources, confidence, warnings = []) {
     this.answer.classList.remove("draft");
     this.answer.textContent = answer;
+    for (const text of warnings) this.answer.after(make("p", { class: "warning" }, text));
     // P(right) as the graph estimates it; "I don't know" and small talk carry none.
     this.confidence.hidden = typeof confidence !== "number";
     if (typeof confidence === "number") {
@@ -229,7 +232,7 @@ async function ask(question) {
         graphView.finish(data.name, seconds, summary, Boolean(data.error));
         run.nodes.push(data.name);
         if (data.error) turn.fail(`${data.name} failed: ${data.error}`);
-        if (data.name === "finalize" && update) turn.finish(update.answer ?? "", update.sources ?? [], update.confidence);
+        if (data.name === "finalize" && update) turn.finish(update.answer ?? "", update.sources ?? [], update.confidence, update.warnings);
       } else if (event === "custom" && data.node) {
         summaries.set(data.node, data.summary);
       } else if (event === "messages") {
@@ -304,7 +307,7 @@ async function openThread(id, metadata) {
       } else if (turn && task.result !== undefined) {
         const update = plain(task.result);
         turn.finishStep(task.name, task.id, update, seconds);
-        if (task.name === "finalize" && update) turn.finish(update.answer ?? "", update.sources ?? [], update.confidence);
+        if (task.name === "finalize" && update) turn.finish(update.answer ?? "", update.sources ?? [], update.confidence, update.warnings);
       }
     }
   });
@@ -329,9 +332,14 @@ async function init() {
     graphView = new GraphView($("graph"), description);
     graphView.reset();
     buildFields(schemas.context_schema || {});
-    await listThreads();
+    // The panel's collection is the one runs ask: it writes the settings form's field.
+    const documents = new DocumentsPanel(defaults.collection, (name) => {
+      if ($("field-collection")) $("field-collection").value = name;
+    }, status);
+    $("field-collection")?.addEventListener("change", (event) => shown(() => documents.load(event.target.value))());
+    await Promise.all([documents.load(), listThreads()]);
     page.readyMs = performance.now();
-    status(`Ready: graph "${GRAPH_ID}", collection "${defaults.collection}", model "${defaults.model}"`);
+    status(`Ready: graph "${GRAPH_ID}", collection "${collection()}", model "${defaults.model}"`);
   } catch (error) {
     status(`The server did not answer as expected: ${error.message}`);
   }

@@ -33,6 +33,10 @@ def steps_of(page: Any, turn: int) -> list[str]:
     )
 
 
+def doc_ids(page: Any) -> list[str]:
+    return page.eval_on_selector_all("#doc-list li", "items => items.map(i => i.dataset.doc)")
+
+
 def ask(page: Any, question: str, turns: int) -> None:
     page.fill("#question", question)
     page.press("#question", "Enter")  # by keyboard
@@ -112,8 +116,65 @@ def test_the_page_routes_refuse_what_is_not_there(server: Server):
     with httpx.Client(base_url=server.url, timeout=30) as http:
         assert http.get("/ui", follow_redirects=False).headers["location"] == "/ui/"
         settings = http.get("/ui/api/settings").json()
-        assert settings["collections"] == ["crag"] and settings["context"]["collection"] == "crag"
+        assert "crag" in settings["collections"] and settings["context"]["collection"] == "crag"
         missing = http.get("/ui/api/collections/nothing-here/chunks/x")
         assert missing.status_code == 404 and "nothing-here" in missing.json()["detail"]
         assert http.get("/ui/api/collections/crag/chunks/web:x").status_code == 404
         assert settings["collections"] == http.get("/ui/api/settings").json()["collections"]
+
+
+def test_documents_are_added_asked_cited_and_removed_on_the_page(
+    server: Server, scripted_llm: str, sb50_data_dir: Path, tmp_path: Path
+):
+    (tmp_path / "broncos.md").write_text(f"# Season\n\n## Final\n\n{ANSWER} They won 24–10.\n")
+    (tmp_path / "levels.csv").write_text("gauge,level\nVelna bridge,4.2 m\n")
+    (tmp_path / "photo.png").write_bytes(b"\x89PNG\r\n")
+    with offline_page() as view:
+        page = view.page
+        page.on("dialog", lambda d: d.accept("notes") if d.type == "prompt" else d.accept())
+        page.goto(f"{server.url}/ui/")
+        page.wait_for_function("window.cragPage.readyMs !== null")
+        assert page.input_value("#collection") == "crag"  # the default, holding documents
+        assert page.input_value("#field-collection") == "crag"
+
+        page.click("#new-collection")  # a prompt asks its name: "notes"
+        page.wait_for_function("document.querySelector('#collection').value === 'notes'")
+        page.wait_for_function(
+            "document.querySelector('#collection-note').textContent.includes('empty')"
+        )
+        assert page.input_value("#field-collection") == "notes"  # runs ask it now
+
+        files = [tmp_path / n for n in ("broncos.md", "levels.csv", "photo.png")]
+        page.set_input_files("#files", [str(f) for f in files])  # several at once
+        page.wait_for_selector("#uploads [data-file='photo.png'][data-status]")
+        assert page.get_attribute("#uploads [data-file='broncos.md']", "data-status") == "added"
+        assert page.get_attribute("#uploads [data-file='levels.csv']", "data-status") == "added"
+        refused = page.inner_text("#uploads [data-file='photo.png'] .result")
+        assert "unsupported file type '.png'" in refused
+        page.wait_for_selector("#doc-list li:nth-child(2)")
+        listed = page.inner_text("#doc-list")
+        assert "Season" in listed and "markdown" in listed and "csv" in listed
+
+        page.click("#settings summary")
+        page.fill("#field-model", "openai-compatible:scripted")
+        page.fill("#field-base_url", scripted_llm)
+        page.uncheck("#field-answer_cache")
+        page.click("#settings summary")
+        ask(page, FIRST, 1)
+        assert page.inner_text(".turn .answer") == ANSWER
+        page.click(".turn .sources button")  # cited: the uploaded file
+        page.wait_for_selector("#preview[open]")
+        assert page.inner_text("#preview-source").endswith("broncos.md — Season > Final")
+        assert ANSWER in page.inner_text("#preview-text")
+        page.keyboard.press("Escape")
+
+        page.click("#doc-list li[data-doc^='broncos'] button")  # confirm() is accepted
+        page.wait_for_function("document.querySelector('#doc-count').textContent.startsWith('1 ')")
+        assert [d.startswith("levels") for d in doc_ids(page)] == [True]
+
+        assert view.outside == [], view.outside
+        refusals = [e for e in view.errors if "422" in e]  # the browser logs the PNG's refusal
+        assert len(refusals) == 1 and [e for e in view.errors if e not in refusals] == []
+
+    kept = sb50_data_dir / "uploads" / "notes"
+    assert sorted(p.name for p in kept.iterdir()) == ["levels.csv"]  # the removed upload went

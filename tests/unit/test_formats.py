@@ -113,7 +113,7 @@ def test_a_folder_ingest_reports_every_skipped_file_and_counts_it(hash_kb, tmp_p
 
 
 def test_the_first_markdown_chunk_names_its_heading(kb, tmp_path):
-    text = "# Guide\n\nIntro.\n\n## Install\n\n### Linux\n\nRun the installer.\n"
+    text = "# Guide\n\n## Install\n\n### Linux\n\nRun the installer.\n"
     text += "\n```sh\n# not a heading\n```\n"
     (tmp_path / "short.md").write_text(text)
     ingest(kb, [str(tmp_path / "short.md")])
@@ -121,7 +121,7 @@ def test_the_first_markdown_chunk_names_its_heading(kb, tmp_path):
     assert {m.get("heading") for t, m in chunks if "Run the installer" in t} == {
         "Guide > Install > Linux"
     }
-    assert {m["title"] for _, m in chunks} == {"Guide"}
+    assert {m["title"] for _, m in chunks} == {"Guide"}  # its H1, a section of its own
     assert "Guide > Install > Linux > not a heading" not in {m.get("heading") for _, m in chunks}
 
 
