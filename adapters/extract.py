@@ -180,6 +180,26 @@ _HTML_BLOCKS = {
 }
 
 
+def pdf_page_png(path: Path, page: int, width: int = 900) -> bytes:
+    """Page ``page`` (1-based) of the PDF at ``path`` drawn as a PNG ``width`` pixels wide."""
+    import pypdfium2 as pdfium
+
+    try:
+        document = pdfium.PdfDocument(str(path))
+    except (pdfium.PdfiumError, OSError) as exc:
+        raise Unextractable(f"cannot open the PDF: {exc}") from exc
+    try:
+        if not 1 <= page <= len(document):
+            raise Unextractable(f"the PDF has no page {page}")
+        sheet = document[page - 1]
+        image = sheet.render(scale=width / sheet.get_width()).to_pil()
+        out = BytesIO()
+        image.save(out, format="PNG", optimize=True)
+        return out.getvalue()
+    finally:
+        document.close()
+
+
 def _html(data: bytes, name: str) -> Extracted:
     """A web page's main text in sections cut at its headings.
 

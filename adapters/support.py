@@ -10,6 +10,7 @@ sentences (with the one before, which often names the subject a pronoun refers t
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from langchain_core.documents import Document
@@ -85,4 +86,27 @@ def subject_overlap(question: str, answer: str, docs: list[Document]) -> float |
     for s in supports:
         around = {_stem(w) for w in _words(f"{s.context} {s.sentence}")}
         best = max(best, len(terms & around) / len(terms))
+    return best
+
+
+def quote(text: str, answer: str, question: str) -> str:
+    """The sentence of ``text`` that supports ``answer`` ("" when none bears on it).
+
+    The sentence the answer was copied from, else the one sharing most of the answer's and the
+    question's content words. A citation preview marks it, so a reader sees at a glance where
+    the answer stands.
+    """
+    paragraphs = re.split(r"\n\s*\n", text)  # a heading above is not part of the sentence
+    sentences = [s for paragraph in paragraphs for s in split_sentences(paragraph)]
+    needle = _words(answer)
+    if needle:
+        for sentence in sentences:
+            if _holds(_words(sentence), needle):
+                return sentence
+    terms = question_terms(question) | {_stem(w) for w in needle if w not in STOPWORDS}
+    best, best_shared = "", 0
+    for sentence in sentences:
+        shared = len(terms & {_stem(w) for w in _words(sentence)})
+        if shared > best_shared:
+            best, best_shared = sentence, shared
     return best

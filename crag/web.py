@@ -24,8 +24,9 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from adapters.documents import doc_location
 from adapters.errors import CragError
-from adapters.extract import MAX_FILE_BYTES
+from adapters.extract import MAX_FILE_BYTES, Unextractable, pdf_page_png
 from adapters.fetch_url import is_url
 from adapters.settings import data_dir
 from crag import ingest
@@ -71,9 +72,38 @@ def show_chunk(request: Request) -> Response:
             "text": chunk.page_content,
             "source": meta.get("source", ""),
             "title": meta.get("title", ""),
-            "location": meta.get("location", ""),
+            "type": meta.get("type", ""),
+            "page": meta.get("page"),
+            "location": doc_location(chunk),
         }
     )
+
+
+def chunk_page(request: Request) -> Response:
+    """``GET /ui/api/collections/{collection}/chunks/{chunk_id}/page.png``: its PDF page, drawn.
+
+    Drawn here from the PDF the chunk came from (pdfium; nothing leaves the server); 404 with
+    the reason when the chunk is not from a PDF page or its file is gone.
+    """
+    name, chunk_id = request.path_params["collection"], request.path_params["chunk_id"]
+    try:
+        kb = _existing(name)
+        if isinstance(kb, Response):
+            return kb
+        chunk = kb.chunk(chunk_id)
+    except CragError as exc:
+        return _error(str(exc), 503)
+    meta = chunk.metadata if chunk is not None else {}
+    source = Path(str(meta.get("source", "")))
+    if meta.get("type") != "pdf" or meta.get("page") is None:
+        return _error(f"{chunk_id!r} is not a chunk of a PDF page.", 404)
+    if not source.is_file():
+        return _error(f"The PDF {source} is no longer there.", 404)
+    try:
+        png = pdf_page_png(source, int(meta["page"]))
+    except Unextractable as exc:
+        return _error(str(exc), 404)
+    return Response(png, media_type="image/png", headers={"Cache-Control": "private, max-age=300"})
 
 
 def _error(detail: str, status: int) -> Response:
@@ -247,6 +277,7 @@ app = Starlette(
         Route("/ui/api/collections/{collection}/sources", add_sources, methods=["POST"]),
         Route("/ui/api/collections/{collection}/sync", resync, methods=["POST"]),
         Route("/ui/api/collections/{collection}/chunks/{chunk_id}", show_chunk),
+        Route("/ui/api/collections/{collection}/chunks/{chunk_id}/page.png", chunk_page),
         Mount("/ui", StaticFiles(directory=UI_DIR, html=True), name="ui"),
     ]
 )

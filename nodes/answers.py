@@ -5,6 +5,7 @@ from __future__ import annotations
 from langchain_core.documents import Document
 
 from adapters.documents import doc_id, doc_location, doc_source, normalize
+from adapters.support import quote
 from nodes.common import answer_documents, question_of
 from schema.state import Attempt, RAGState, Source, Verdict
 
@@ -12,13 +13,15 @@ NO_ANSWER = "I don't know."
 """What the generator says when the documents do not contain the answer."""
 
 
-def sources_of(docs: list[Document]) -> list[Source]:
-    """Sources (id and origin) of ``docs``."""
+def sources_of(docs: list[Document], answer: str = "", question: str = "") -> list[Source]:
+    """Sources (id and origin) of ``docs``; with an answer, each with the sentence it stands on."""
     sources = []
     for d in docs:
         source = Source(id=doc_id(d), source=doc_source(d))
         if location := doc_location(d):
             source["location"] = location
+        if answer and (sentence := quote(d.page_content, answer, question)):
+            source["quote"] = sentence
         sources.append(source)
     return sources
 
@@ -35,7 +38,11 @@ def current_attempt(state: RAGState) -> Attempt:
     return Attempt(
         query=state.get("rewritten_query") or question_of(state),
         generation=state.get("generation", ""),
-        sources=sources_of([d for d in answer_documents(state) if doc_id(d) in cited]),
+        sources=sources_of(
+            [d for d in answer_documents(state) if doc_id(d) in cited],
+            state.get("generation", ""),
+            question_of(state),
+        ),
         grounded=grounded,
         answers_question=state.get("answers_question") if grounded != "no" else None,
     )

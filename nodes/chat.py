@@ -54,6 +54,8 @@ def _source(raw: dict[str, str]) -> Source:
     source = Source(id=raw["id"], source=raw.get("source", ""))
     if raw.get("location"):
         source["location"] = raw["location"]
+    if raw.get("quote"):
+        source["quote"] = raw["quote"]
     return source
 
 

@@ -68,6 +68,8 @@ class Source(TypedDict):
     """File path of the knowledge-base document, or URL of the web result."""
     location: NotRequired[str]
     """Where in the file: "page 3" (PDF) or its heading path ("Install > Linux")."""
+    quote: NotRequired[str]
+    """The sentence of the document the answer stands on (``adapters.support.quote``)."""
 
 
 class Attempt(TypedDict):

@@ -42,6 +42,7 @@ export const api = {
     }),
   createThread: (metadata) => request("POST", "/threads", { metadata }),
   history: (threadId) => request("POST", `/threads/${threadId}/history`, { limit: 1000 }),
+  pageImage: (collection, id) => `${at(collection)}/chunks/${encodeURIComponent(id)}/page.png`,
   collections: () => request("GET", "/ui/api/collections"),
   createCollection: (name) => request("POST", "/ui/api/collections", { name }),
   documents: (collection) => request("GET", `${at(collection)}/documents`),

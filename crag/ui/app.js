@@ -177,17 +177,43 @@ async function preview(source, turn) {
   $("preview-title").textContent = source.id;
   $("preview-source").textContent = source.source + (source.location ? ` — ${source.location}` : "");
   $("preview-text").textContent = "Loading…";
+  $("preview-page").hidden = true;
   $("preview").showModal();
+  let text, about;
   const seen = turn.documents.get(source.id);
-  if (seen) {
-    $("preview-text").textContent = seen.page_content;
-    return;
-  }
   try {
-    $("preview-text").textContent = (await api.chunk(turn.collection, source.id)).text;
+    if (seen) [text, about] = [seen.page_content, seen.metadata || {}];
+    else {
+      const chunk = await api.chunk(turn.collection, source.id);
+      [text, about] = [chunk.text, chunk];
+    }
   } catch (error) {
     $("preview-text").textContent = `The text is not available: ${error.message}`;
+    return;
   }
+  showQuoted($("preview-text"), text, source.quote);
+  // A PDF page is shown as it looks, drawn by the server from the file.
+  if (about.type === "pdf" && about.page != null && !source.id.startsWith("web:")) {
+    const image = $("preview-page");
+    image.alt = `Page ${about.page} of ${source.source}`;
+    image.src = api.pageImage(turn.collection, source.id);
+    image.hidden = false;
+  }
+}
+
+// The chunk's text with the sentence the answer stands on marked (spacing may differ).
+function showQuoted(box, text, quote) {
+  box.replaceChildren();
+  const words = (quote || "").trim().split(/\s+/).filter(Boolean);
+  const escaped = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  const found = words.length ? new RegExp(escaped.join("\\s+")).exec(text) : null;
+  if (!found) {
+    box.textContent = text;
+    return;
+  }
+  const mark = make("mark", {}, found[0]);
+  box.append(text.slice(0, found.index), mark, text.slice(found.index + found[0].length));
+  mark.scrollIntoView({ block: "center" });
 }
 
 // ---- asking: one streamed run on the current thread ----

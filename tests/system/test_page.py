@@ -165,7 +165,7 @@ def test_documents_are_added_asked_cited_and_removed_on_the_page(
         page.click(".turn .sources button")  # cited: the uploaded file
         page.wait_for_selector("#preview[open]")
         assert page.inner_text("#preview-source").endswith("broncos.md — Season > Final")
-        assert ANSWER in page.inner_text("#preview-text")
+        assert page.inner_text("#preview-text mark") == ANSWER  # the sentence it stands on
         page.keyboard.press("Escape")
 
         page.click("#doc-list li[data-doc^='broncos'] button")  # confirm() is accepted

@@ -30,7 +30,11 @@ def test_a_user_message_is_the_question_and_the_answer_comes_back_as_an_ai_messa
     assert human.type == "human" and human.text == FIRST
     assert ai.type == "ai" and ai.text.startswith(ANSWER)
     assert "Sources:\n[1] /kb/sb50__c0000.md" in ai.text
-    source = {"id": "sb50__c0000", "source": "/kb/sb50__c0000.md"}
+    source = {
+        "id": "sb50__c0000",
+        "source": "/kb/sb50__c0000.md",
+        "quote": "Super Bowl 50: the Denver Broncos defeated the Carolina Panthers 24–10.",
+    }
     assert ai.additional_kwargs["sources"] == [source]
 
 

@@ -34,3 +34,21 @@ def test_question_terms_leave_out_question_words_stopwords_and_the_answer():
     terms = question_terms("Who coached the Carolina Panthers in 2015?", "Ron Rivera")
     assert terms == {"coach", "carolina", "panther", "2015"}
     assert "carolina" not in question_terms("Who beat Carolina?", "Carolina")
+
+
+def test_a_quote_is_the_sentence_the_answer_was_copied_from_or_the_closest():
+    from adapters.support import quote
+
+    text = (
+        "Carolina beat Arizona 49–15 in the NFC title game. The Broncos defeated the Panthers "
+        "24–10 in Super Bowl 50. The game was played in Santa Clara."
+    )
+    # copied word for word: that sentence, even though another shares the question's words
+    assert quote(text, "24–10", "What was the final score of Super Bowl 50?") == (
+        "The Broncos defeated the Panthers 24–10 in Super Bowl 50."
+    )
+    # not a span: the sentence sharing most of the answer's and question's words
+    assert quote(text, "It was held in Santa Clara, California.", "Where was the game?") == (
+        "The game was played in Santa Clara."
+    )
+    assert quote(text, "Purple", "What colour is the sky?") == ""  # nothing bears on it

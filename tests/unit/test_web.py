@@ -146,3 +146,25 @@ def test_resync_reads_changed_files_and_drops_vanished_ones(hash_kb, tmp_path):
 def test_urls_are_added_through_the_page_route(hash_kb):
     reply = client.post("/ui/api/collections/mykb/sources", json={"urls": ["/etc/passwd"]})
     assert reply.status_code == 400 and "http(s)" in reply.json()["detail"]
+
+
+def test_a_pdf_chunk_is_shown_as_its_page_drawn_by_the_server(hash_kb, tmp_path):
+    from benchmarks.sample_files import make_pdf
+
+    make_pdf(tmp_path / "report.pdf", pages=3)
+    (tmp_path / "a.md").write_text("# Alpha\n\nAlpha text.")
+    hash_kb("mykb")
+    ingest(tmp_path, "mykb")
+    pdf = next(d for d in hash_kb("mykb").documents() if d["type"] == "pdf")
+    second = f"{pdf['doc_id']}__c0001"
+    chunk = client.get(f"/ui/api/collections/mykb/chunks/{second}").json()
+    assert chunk["page"] == 2 and chunk["type"] == "pdf" and chunk["location"] == "page 2"
+    image = client.get(f"/ui/api/collections/mykb/chunks/{second}/page.png")
+    assert image.status_code == 200 and image.headers["content-type"] == "image/png"
+    assert image.content.startswith(b"\x89PNG")
+    md = next(d for d in hash_kb("mykb").documents() if d["type"] == "markdown")
+    not_pdf = client.get(f"/ui/api/collections/mykb/chunks/{md['doc_id']}__c0000/page.png")
+    assert not_pdf.status_code == 404 and "not a chunk of a PDF page" in not_pdf.json()["detail"]
+    (tmp_path / "report.pdf").unlink()
+    gone = client.get(f"/ui/api/collections/mykb/chunks/{second}/page.png")
+    assert gone.status_code == 404 and "no longer there" in gone.json()["detail"]
