@@ -54,6 +54,12 @@ SYNC_BATCH = 200
 """Documents whose chunks one request fetches when a keyword copy catches up."""
 
 
+EMBED_SLICE = 256
+"""Chunks embedded per call when storing: large enough to batch well (64 cost a quarter of the
+throughput, the encoder sorts a call by length), small enough to report
+progress on a big file."""
+
+
 class Retriever(Protocol):
     """What the graph needs from a knowledge base."""
 
@@ -540,8 +546,12 @@ class KnowledgeBase:
         """
         self.replace_documents([NewDocument(doc_id, source, content_hash, chunks, about)])
 
-    def replace_documents(self, docs: list[NewDocument]) -> None:
-        """Store several documents, replacing what they had: one embedding batch, one upsert.
+    def replace_documents(
+        self, docs: list[NewDocument], on_embedded: Callable[[int, int], None] | None = None
+    ) -> None:
+        """Store several documents, replacing what they had: embedded in slices, one upsert.
+
+        ``on_embedded(done, total)`` follows the embedding, slice by slice (``EMBED_SLICE``).
 
         Chroma first, the keyword index last, document by document: the index's hash is the
         commit mark that ``stored_hash`` checks, so a write cut short anywhere leaves the
@@ -570,7 +580,11 @@ class KnowledgeBase:
                         "ingested": ingested,
                     }
                 )
-        vectors = self.embeddings.embed_documents(texts)
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), EMBED_SLICE):
+            vectors += self.embeddings.embed_documents(texts[start : start + EMBED_SLICE])
+            if on_embedded:
+                on_embedded(len(vectors), len(texts))
         self.writable.upsert(ids=ids, embeddings=vectors, documents=texts, metadatas=metadatas)
         doc_ids = [d.doc_id for d in docs]
         stored = self.collection.get(where={"doc_id": {"$in": doc_ids}}, include=[])["ids"]

@@ -174,7 +174,7 @@ def ingest(
         ) as progress:
             task = progress.add_task("", total=None)
 
-            def on_progress(done: int, total: int, doing: str) -> None:
+            def on_progress(done: float, total: int, doing: str) -> None:
                 progress.update(task, completed=done, total=total, description=doing)
 
             report = run_ingest(kb, paths, on_progress=on_progress, sync=sync)

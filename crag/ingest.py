@@ -185,14 +185,15 @@ def prepare(source: Source, stored: dict[str, str]) -> NewDocument | None:
 def ingest(
     kb: KnowledgeBase,
     paths: Iterable[str],
-    on_progress: Callable[[int, int, str], None] | None = None,
+    on_progress: Callable[[float, int, str], None] | None = None,
     sync: bool = False,
 ) -> IngestReport:
     """Ingest every supported file under ``paths``.
 
     ``on_progress(done, total, doing)`` follows it: ``done`` counts the files finished (a file
-    read into a batch is finished once the batch is embedded and written), ``doing`` says what
-    is under way.
+    read into a batch is finished once the batch is embedded and written; while it is being
+    embedded, the batch's files count in proportion to the chunks embedded), ``doing`` says
+    what is under way.
 
     Files are read one by one and written in batches of about ``BATCH_CHUNKS`` chunks (one
     embedding call, one upsert). With ``sync``, documents whose source lies under one of the
@@ -211,32 +212,35 @@ def ingest(
         seen: set[str] = set()
         read = 0
 
-        def progress(doing: str) -> None:
+        def progress(doing: str, share: float = 0.0) -> None:
+            """``share``: how much of the batch's files the embedding has got through."""
             if on_progress:  # a file waiting in the batch is not finished yet
-                on_progress(read - len(batch), len(items), doing)
+                on_progress(read - len(batch) * (1 - share), len(items), doing)
+
+        def embedded(done: int, total: int) -> None:
+            progress(f"embedding and writing: {done} of {plural(total, 'chunk')}", done / total)
 
         def flush() -> None:
             if batch:
-                chunks = sum(len(doc.chunks) for _, doc in batch)
-                progress(f"embedding and writing {plural(chunks, 'chunk')}")
-                _write(kb, batch, stored, report)
+                _write(kb, batch, stored, report, embedded)
 
         for path, refused, in_folder in items:
             progress(f"reading {path if isinstance(path, str) else path.name}")
+            read += 1
             try:
                 if refused:
                     raise SkipFile(refused)
                 doc = None if document_id(path) in seen else prepare(path, stored)
-                if doc is None:
-                    report.unchanged.append(path)
-                else:
-                    seen.add(doc.doc_id)
-                    batch.append((path, doc))
-                    if sum(len(d.chunks) for _, d in batch) >= BATCH_CHUNKS:
-                        flush()
             except SkipFile as exc:
                 (report.skipped if in_folder else report.failed).append((str(path), str(exc)))
-            read += 1
+                continue
+            if doc is None:
+                report.unchanged.append(path)
+                continue
+            seen.add(doc.doc_id)
+            batch.append((path, doc))
+            if sum(len(d.chunks) for _, d in batch) >= BATCH_CHUNKS:
+                flush()
         flush()
         progress("done")
     return report
@@ -247,9 +251,10 @@ def _write(
     batch: list[tuple[Source, NewDocument]],
     stored: dict[str, str],
     report: IngestReport,
+    on_embedded: Callable[[int, int], None] | None = None,
 ) -> None:
     """Write ``batch`` and record each file as added or replaced; empties the batch."""
-    kb.replace_documents([doc for _, doc in batch])
+    kb.replace_documents([doc for _, doc in batch], on_embedded)
     for path, doc in batch:
         report.chunks += len(doc.chunks)
         (report.replaced if doc.doc_id in stored else report.added).append(path)

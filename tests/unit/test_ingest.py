@@ -107,3 +107,17 @@ def test_folder_walk_ignores_other_types_and_symlinked_dirs(kb, tmp_path):
 def test_invalid_collection_name_is_refused(tmp_path):
     with pytest.raises(KnowledgeBaseError, match="invalid"):
         KnowledgeBase(tmp_path, "x", HashEmbeddings())
+
+
+def test_progress_follows_the_embedding_of_a_batch(kb, tmp_path):
+    for n in range(3):  # 3 files of about 120 chunks: one batch, embedded 256 chunks at a time
+        body = "\n\n".join(f"Paragraph {i} of file {n}. " * 20 for i in range(120))
+        (tmp_path / f"f{n}.md").write_text(f"# File {n}\n\n{body}")
+    seen: list[tuple[float, int, str]] = []
+    report = ingest(kb, [str(tmp_path)], on_progress=lambda d, t, s: seen.append((d, t, s)))
+    embedding = [(d, s) for d, _, s in seen if s.startswith("embedding")]
+    assert len(embedding) == -(-report.chunks // 256) > 1  # one line per slice
+    done = [d for d, _ in embedding]
+    assert done == sorted(done) and 0 < done[0] < done[-1] == 3  # the bar moves while embedding
+    assert embedding[-1][1] == f"embedding and writing: {report.chunks} of {report.chunks} chunks"
+    assert seen[-1] == (3, 3, "done")
