@@ -91,7 +91,7 @@ browser:
 # The page at /ui/ with the embedded model on the demo's collection: load time, time to the
 # first streamed token and to the answer, cold and warm; and the screenshot in the README.
 bench-page: setup dev browser
-	$(BIN)/crag ingest demo/corpus --collection demo
+	$(BIN)/crag ingest demo/corpus
 	$(BIN)/python -m benchmarks.page --collection crag --out docs/benchmarks/page \
 		--screenshot docs/ui.png
 
