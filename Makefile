@@ -18,6 +18,9 @@ SERVE_PORT ?= 2024
 # Where the server keeps its threads and runs (`.langgraph_api/` there): tests and benchmarks
 # point it at their own folder, so they never write into what `make serve` shows you.
 SERVE_DIR ?= .
+# Beyond loopback only with sign-in (CRAG_API_TOKENS or CRAG_API_TOKENS_FILE), or SERVE_FLAGS=--insecure.
+SERVE_HOST ?= 127.0.0.1
+SERVE_FLAGS ?=
 SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
@@ -69,13 +72,12 @@ demo: setup
 # analytics, no version check, no browser. Studio itself is a hosted page; open the printed link
 # where you have a network.
 serve: setup
-	@$(BIN)/python -c "import socket,sys; s=socket.socket(); s.bind(('127.0.0.1', $(SERVE_PORT)))" 2>/dev/null \
+	@$(BIN)/python -c "import socket,sys; s=socket.socket(); s.bind(('$(SERVE_HOST)', $(SERVE_PORT)))" 2>/dev/null \
 		|| { echo "Port $(SERVE_PORT) is in use; pick another: make serve SERVE_PORT=2025" >&2; exit 2; }
-	@echo "Page: http://127.0.0.1:$(SERVE_PORT)/ui/  (ask, watch the graph run, browse threads; offline)"
-	@echo "API: http://127.0.0.1:$(SERVE_PORT)  (docs: http://127.0.0.1:$(SERVE_PORT)/docs)"
-	@echo "Studio: https://smith.langchain.com/studio/?baseUrl=http://127.0.0.1:$(SERVE_PORT)"
-	cd $(SERVE_DIR) && $(CURDIR)/$(BIN)/langgraph dev --config $(CURDIR)/langgraph.json \
-		--host 127.0.0.1 --port $(SERVE_PORT) --no-browser
+	@echo "Page: http://$(SERVE_HOST):$(SERVE_PORT)/ui/  (documents, questions, the graph running, threads; offline)"
+	@echo "API: http://$(SERVE_HOST):$(SERVE_PORT)  (docs: http://$(SERVE_HOST):$(SERVE_PORT)/docs)"
+	@echo "Studio: https://smith.langchain.com/studio/?baseUrl=http://$(SERVE_HOST):$(SERVE_PORT)"
+	cd $(SERVE_DIR) && $(CURDIR)/$(BIN)/crag serve --host $(SERVE_HOST) --port $(SERVE_PORT) $(SERVE_FLAGS)
 
 # The system's Chromium, for the page's browser test and benchmark (Playwright drives it; no
 # browser download). Debian/Ubuntu: installs the `chromium` package, with sudo when not root.

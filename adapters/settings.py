@@ -92,6 +92,44 @@ class Settings(BaseSettings):
     debug: bool = Field(
         default=False, validation_alias="CRAG_DEBUG", description="Show tracebacks on errors."
     )
+    api_tokens: SecretStr | None = Field(
+        default=None,
+        validation_alias="CRAG_API_TOKENS",
+        description=(
+            "Who may use the API server: comma-separated user:token pairs (unset, with no "
+            "CRAG_API_TOKENS_FILE either: open local mode, loopback only)."
+        ),
+    )
+    api_tokens_file: Path | None = Field(
+        default=None,
+        validation_alias="CRAG_API_TOKENS_FILE",
+        description="A file of user:token lines (# comments), read instead of CRAG_API_TOKENS.",
+    )
+    api_collections: str = Field(
+        default="",
+        validation_alias="CRAG_API_COLLECTIONS",
+        description=(
+            "Collections each user may use, user:c1|c2 pairs separated by commas; a user not "
+            "named may use every collection."
+        ),
+    )
+    api_max_question_chars: int = Field(
+        default=4000,
+        ge=1,
+        validation_alias="CRAG_API_MAX_QUESTION_CHARS",
+        description="Longest question the API server takes (longer: 413).",
+    )
+    api_max_runs_per_user: int = Field(
+        default=2,
+        ge=1,
+        validation_alias="CRAG_API_MAX_RUNS_PER_USER",
+        description="Runs one signed-in user may have under way at once (more: 429).",
+    )
+    chroma_token: SecretStr | None = Field(
+        default=None,
+        validation_alias="CRAG_CHROMA_TOKEN",
+        description="Token the Chroma server (CRAG_CHROMA_URL) requires, sent as a bearer token.",
+    )
 
 
 def settings() -> Settings:

@@ -648,6 +648,53 @@ def model_server_cmd(
     _run_guarded(action)
 
 
+@app.command("serve")
+def serve_cmd(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 2024,
+    insecure: Annotated[
+        bool,
+        typer.Option(
+            "--insecure", help="Listen beyond loopback with no sign-in (anyone reaching it)."
+        ),
+    ] = False,
+    reload: Annotated[bool, typer.Option(help="Restart when the code changes.")] = True,
+) -> None:
+    """Run the API server and the page (`langgraph dev`) in this folder, offline.
+
+    With no CRAG_API_TOKENS(_FILE) the server is open to whoever reaches it, so it listens on
+    loopback only, unless told --insecure. The server keeps its threads in .langgraph_api/ of
+    the current folder.
+    """
+    import ipaddress
+    from pathlib import Path
+
+    from crag.auth import access
+
+    def action() -> None:
+        rules = access()  # a malformed token list stops here, with the reason
+        try:
+            loopback = ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            loopback = host == "localhost"
+        if rules.open and not loopback:
+            if not insecure:
+                fail(
+                    f"No sign-in is configured, so the server would be open to anyone reaching "
+                    f"{host}. Set CRAG_API_TOKENS or CRAG_API_TOKENS_FILE (docs/deploy.md), or "
+                    "pass --insecure."
+                )
+            err.print(f"[yellow]Warning:[/] no sign-in; anyone reaching {host}:{port} can use it.")
+        config = Path(__file__).resolve().parents[1] / "langgraph.json"
+        langgraph = Path(sys.executable).with_name("langgraph")
+        command = [str(langgraph), "dev", "--config", str(config), "--host", host]
+        command += ["--port", str(port), "--no-browser"] + ([] if reload else ["--no-reload"])
+        sys.stdout.flush()
+        os.execv(command[0], command)
+
+    _run_guarded(action)
+
+
 FORMATS = ("squad", "mixed")
 
 

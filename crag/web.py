@@ -1,4 +1,4 @@
-"""The offline page at ``/ui/``, served by the ``langgraph dev`` server beside its API.
+"""The offline page at ``/ui/`` and its routes under ``/crag/``, served beside the API.
 
 langgraph.json names ``app`` as the server's custom HTTP app: langgraph-api merges these routes
 into its own, on the same port. The page (``crag/ui/``: HTML, CSS and JavaScript, no build
@@ -6,13 +6,16 @@ step, nothing from the network) talks to the LangGraph API for assistants, schem
 and streamed runs. The routes here give what that API does not: the server's effective run
 settings, a cited chunk's stored text and source (for the citation preview when the run's own
 steps do not hold it: a cached answer), and the documents panel's collections and documents,
-with file upload (the API takes JSON, not files). Adding sources the server can read (paths,
-URLs) and removing documents also work through the API itself: the ``indexer`` graph.
+with file upload (the API takes JSON, not files). Adding web pages and inline documents and
+removing documents also work through the API itself: the ``indexer`` graph. Every route here
+answers a signed-in user (``crag.auth``), for the collections that user may use.
 """
 
 from __future__ import annotations
 
+import functools
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -30,27 +33,71 @@ from adapters.extract import MAX_FILE_BYTES, Unextractable, pdf_page_png
 from adapters.fetch_url import is_url
 from adapters.settings import data_dir
 from crag import ingest
+from crag.auth import access, user_of_request
 from graph import services
 from schema.context import Context
 
 UI_DIR = Path(__file__).with_name("ui")
 
 
+Handler = Callable[[Request], Response]
+
+
+def _refusal(request: Request, collection: str | None = None) -> Response | None:
+    """401 for a request nobody signed in to, 403 for a collection its user may not use."""
+    user = user_of_request(request.scope)
+    if user is None:
+        return _error("Sign in: send Authorization: Bearer <token>.", 401)
+    if collection is not None and not access().may_use(user, collection):
+        return _error(f"You may not use collection {collection!r}.", 403)
+    return None
+
+
+def signed_in(handler: Handler) -> Handler:
+    """The route answers a signed-in user, for a ``{collection}`` they may use."""
+
+    @functools.wraps(handler)
+    def guarded(request: Request) -> Response:
+        refused = _refusal(request, request.path_params.get("collection"))
+        return refused or handler(request)
+
+    return guarded
+
+
+def signed_in_async(handler: Callable[[Request], Awaitable[Response]]) -> Any:
+    """``signed_in`` for a route that reads its body on the event loop."""
+
+    @functools.wraps(handler)
+    async def guarded(request: Request) -> Response:
+        refused = _refusal(request, request.path_params.get("collection"))
+        return refused or await handler(request)
+
+    return guarded
+
+
+def _visible(request: Request) -> list[str]:
+    """The collections the request's user may use."""
+    user = user_of_request(request.scope) or ""
+    return [name for name in services.collections() if access().may_use(user, name)]
+
+
+@signed_in
 def settings(request: Request) -> Response:
-    """``GET /ui/api/settings``: the server's run settings and its collections.
+    """``GET /crag/settings``: the server's run settings and its collections.
 
     The context schema's defaults are the code's; the server's are those with its ``CRAG_*``
     environment applied, which is what a run gets for a field the page does not send.
     """
     try:
         context = asdict(Context())
-        return JSONResponse({"context": context, "collections": services.collections()})
+        return JSONResponse({"context": context, "collections": _visible(request)})
     except CragError as exc:
         return JSONResponse({"detail": str(exc)}, status_code=503)
 
 
+@signed_in
 def show_chunk(request: Request) -> Response:
-    """``GET /ui/api/collections/{collection}/chunks/{chunk_id}``: a stored chunk.
+    """``GET /crag/collections/{collection}/chunks/{chunk_id}``: a stored chunk.
 
     404 for a collection or chunk that is not there (a web result's id, say): reading never
     creates a collection.
@@ -79,8 +126,9 @@ def show_chunk(request: Request) -> Response:
     )
 
 
+@signed_in
 def chunk_page(request: Request) -> Response:
-    """``GET /ui/api/collections/{collection}/chunks/{chunk_id}/page.png``: its PDF page, drawn.
+    """``GET /crag/collections/{collection}/chunks/{chunk_id}/page.png``: its PDF page, drawn.
 
     Drawn here from the PDF the chunk came from (pdfium; nothing leaves the server); 404 with
     the reason when the chunk is not from a PDF page or its file is gone.
@@ -114,25 +162,27 @@ def _uploads() -> Path:
     return data_dir() / ingest.UPLOADS
 
 
+@signed_in
 def list_collections(request: Request) -> Response:
-    """``GET /ui/api/collections``: every collection with its documents, chunks, last ingest."""
+    """``GET /crag/collections``: each collection (the user may use) and what it holds."""
     try:
-        rows = [
-            ingest.collection_summary(services.knowledge_base(name))
-            for name in services.collections()
-        ]
+        rows = [ingest.collection_summary(services.knowledge_base(n)) for n in _visible(request)]
     except CragError as exc:
         return _error(str(exc), 503)
     return JSONResponse({"collections": rows, "default": Context().collection})
 
 
+@signed_in_async
 async def create_collection(request: Request) -> Response:
-    """``POST /ui/api/collections`` ``{"name": …}``: an empty collection (201; 200 if there)."""
+    """``POST /crag/collections`` ``{"name": …}``: an empty collection (201; 200 if there)."""
     try:
         body = await request.json()
         name = str(body["name"]).strip()
     except (ValueError, KeyError, TypeError):
         return _error('Send {"name": "<collection>"}.', 400)
+    refused = _refusal(request, name)
+    if refused is not None:
+        return refused
     return await run_in_threadpool(_create, name)
 
 
@@ -154,8 +204,9 @@ def _existing(name: str) -> Any:
     return services.knowledge_base(name)
 
 
+@signed_in
 def list_documents(request: Request) -> Response:
-    """``GET /ui/api/collections/{collection}/documents``: each document with its outline."""
+    """``GET /crag/collections/{collection}/documents``: each document with its outline."""
     try:
         kb = _existing(request.path_params["collection"])
         if isinstance(kb, Response):
@@ -165,8 +216,9 @@ def list_documents(request: Request) -> Response:
         return _error(str(exc), 503)
 
 
+@signed_in_async
 async def upload_file(request: Request) -> Response:
-    """``PUT /ui/api/collections/{collection}/files/{name}``: the body is one file to ingest.
+    """``PUT /crag/collections/{collection}/files/{name}``: the body is one file to ingest.
 
     The collection is created if needed. Over ``MAX_FILE_BYTES`` is refused with 413 while
     receiving (nothing is written); a file crag cannot read gets 422 with the reason and is not
@@ -208,8 +260,9 @@ def _store_upload(collection: str, name: str, body: bytes) -> Response:
     return JSONResponse(result, status_code=422 if result["status"] == "skipped" else 200)
 
 
+@signed_in_async
 async def add_sources(request: Request) -> Response:
-    """``POST /ui/api/collections/{collection}/sources`` ``{"urls": [...]}``: ingest web pages."""
+    """``POST /crag/collections/{collection}/sources`` ``{"urls": [...]}``: ingest web pages."""
     try:
         body = await request.json()
         urls = [str(u).strip() for u in body["urls"]]
@@ -229,8 +282,9 @@ def _add_urls(collection: str, urls: list[str]) -> Response:
         return _error(str(exc), 503)
 
 
+@signed_in
 def remove_document(request: Request) -> Response:
-    """``DELETE /ui/api/collections/{collection}/documents/{doc_id}``: one document, whole."""
+    """``DELETE /crag/collections/{collection}/documents/{doc_id}``: one document, whole."""
     doc_id = request.path_params["doc_id"]
     try:
         kb = _existing(request.path_params["collection"])
@@ -244,8 +298,9 @@ def remove_document(request: Request) -> Response:
     return JSONResponse({"doc_id": doc_id, "chunks_removed": removed})
 
 
+@signed_in
 def resync(request: Request) -> Response:
-    """``POST /ui/api/collections/{collection}/sync``: every source read again (see ingest)."""
+    """``POST /crag/collections/{collection}/sync``: every source read again (see ingest)."""
     try:
         kb = _existing(request.path_params["collection"])
         if isinstance(kb, Response):
@@ -264,20 +319,20 @@ def to_page(request: Request) -> Response:
 app = Starlette(
     routes=[
         Route("/ui", to_page),
-        Route("/ui/api/settings", settings),
-        Route("/ui/api/collections", list_collections),
-        Route("/ui/api/collections", create_collection, methods=["POST"]),
-        Route("/ui/api/collections/{collection}/documents", list_documents),
+        Route("/crag/settings", settings),
+        Route("/crag/collections", list_collections),
+        Route("/crag/collections", create_collection, methods=["POST"]),
+        Route("/crag/collections/{collection}/documents", list_documents),
         Route(
-            "/ui/api/collections/{collection}/documents/{doc_id}",
+            "/crag/collections/{collection}/documents/{doc_id}",
             remove_document,
             methods=["DELETE"],
         ),
-        Route("/ui/api/collections/{collection}/files/{name}", upload_file, methods=["PUT"]),
-        Route("/ui/api/collections/{collection}/sources", add_sources, methods=["POST"]),
-        Route("/ui/api/collections/{collection}/sync", resync, methods=["POST"]),
-        Route("/ui/api/collections/{collection}/chunks/{chunk_id}", show_chunk),
-        Route("/ui/api/collections/{collection}/chunks/{chunk_id}/page.png", chunk_page),
+        Route("/crag/collections/{collection}/files/{name}", upload_file, methods=["PUT"]),
+        Route("/crag/collections/{collection}/sources", add_sources, methods=["POST"]),
+        Route("/crag/collections/{collection}/sync", resync, methods=["POST"]),
+        Route("/crag/collections/{collection}/chunks/{chunk_id}", show_chunk),
+        Route("/crag/collections/{collection}/chunks/{chunk_id}/page.png", chunk_page),
         Mount("/ui", StaticFiles(directory=UI_DIR, html=True), name="ui"),
     ]
 )

@@ -1,14 +1,54 @@
 // The LangGraph API of the server that serves this page (same origin), and the page's own
-// routes under /ui/api. Every request has a timeout except a run's stream, which the user can
+// routes under /crag. Every request has a timeout except a run's stream, which the user can
 // stop.
 
 const TIMEOUT_MS = 30000;
+const TOKEN_KEY = "crag-token";
+
+// A server with sign-in answers 401 until the request carries a user's token: the page asks
+// for it once (a dialog), keeps it for the browser tab's session and sends it every time.
+const bearer = () => {
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  return token ? { Authorization: `Bearer ${token}` } : {};
+};
+
+let asking = null; // one sign-in dialog at a time, whoever needs it
+export function signIn(reason) {
+  asking ??= new Promise((resolve) => {
+    const dialog = document.getElementById("sign-in");
+    document.getElementById("sign-in-reason").textContent = reason;
+    const form = document.getElementById("sign-in-form");
+    form.onsubmit = (event) => {
+      event.preventDefault();
+      sessionStorage.setItem(TOKEN_KEY, document.getElementById("token").value.trim());
+      document.getElementById("token").value = "";
+      dialog.close();
+      asking = null;
+      resolve();
+    };
+    dialog.oncancel = (event) => event.preventDefault(); // nothing works without it
+    dialog.showModal();
+  });
+  return asking;
+}
+
+// fetch with the token; on 401, sign in (with the server's reason) and try again, 3 times.
+async function authorized(path, options) {
+  const send = () => fetch(path, { ...options, headers: { ...options.headers, ...bearer() } });
+  let reply = await send();
+  for (let attempt = 0; reply.status === 401 && attempt < 3; attempt += 1) {
+    const data = await reply.clone().json().catch(() => ({}));
+    await signIn(data.detail || "This server needs a token.");
+    reply = await send();
+  }
+  return reply;
+}
 
 async function request(method, path, body, timeoutMs = TIMEOUT_MS) {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   try {
-    const reply = await fetch(path, {
+    const reply = await authorized(path, {
       method,
       headers: body === undefined ? {} : { "Content-Type": "application/json" },
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -30,9 +70,9 @@ export const api = {
   },
   graph: (assistantId) => request("GET", `/assistants/${assistantId}/graph`),
   schemas: (assistantId) => request("GET", `/assistants/${assistantId}/schemas`),
-  settings: () => request("GET", "/ui/api/settings"),
+  settings: () => request("GET", "/crag/settings"),
   chunk: (collection, id) =>
-    request("GET", `/ui/api/collections/${encodeURIComponent(collection)}/chunks/${encodeURIComponent(id)}`),
+    request("GET", `/crag/collections/${encodeURIComponent(collection)}/chunks/${encodeURIComponent(id)}`),
   // The newest threads, each with only what the list shows (a thread's values can be large).
   threads: () =>
     request("POST", "/threads/search", {
@@ -43,8 +83,8 @@ export const api = {
   createThread: (metadata) => request("POST", "/threads", { metadata }),
   history: (threadId) => request("POST", `/threads/${threadId}/history`, { limit: 1000 }),
   pageImage: (collection, id) => `${at(collection)}/chunks/${encodeURIComponent(id)}/page.png`,
-  collections: () => request("GET", "/ui/api/collections"),
-  createCollection: (name) => request("POST", "/ui/api/collections", { name }),
+  collections: () => request("GET", "/crag/collections"),
+  createCollection: (name) => request("POST", "/crag/collections", { name }),
   documents: (collection) => request("GET", `${at(collection)}/documents`),
   removeDocument: (collection, docId) =>
     request("DELETE", `${at(collection)}/documents/${encodeURIComponent(docId)}`, undefined, INGEST_MS),
@@ -52,7 +92,7 @@ export const api = {
   addUrls: (collection, urls) => request("POST", `${at(collection)}/sources`, { urls }, INGEST_MS),
 };
 
-const at = (collection) => `/ui/api/collections/${encodeURIComponent(collection)}`;
+const at = (collection) => `/crag/collections/${encodeURIComponent(collection)}`;
 const INGEST_MS = 600000; // reading, embedding and writing a large file takes a while
 
 // PUT one file as the request body; onProgress(sent, total) follows the upload. Resolves with
@@ -61,6 +101,7 @@ export function upload(collection, file, onProgress) {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open("PUT", `${at(collection)}/files/${encodeURIComponent(file.name)}`);
+    for (const [name, value] of Object.entries(bearer())) xhr.setRequestHeader(name, value);
     xhr.timeout = INGEST_MS;
     xhr.upload.onprogress = (event) => onProgress(event.loaded, event.total || file.size);
     xhr.onload = () => {
@@ -77,7 +118,7 @@ export function upload(collection, file, onProgress) {
 
 // POST a run and yield its server-sent events as {event, data} until the stream ends.
 export async function* streamRun(threadId, body, signal) {
-  const reply = await fetch(`/threads/${threadId}/runs/stream`, {
+  const reply = await authorized(`/threads/${threadId}/runs/stream`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify(body),

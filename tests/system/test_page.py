@@ -115,12 +115,12 @@ def test_the_page_routes_refuse_what_is_not_there(server: Server):
 
     with httpx.Client(base_url=server.url, timeout=30) as http:
         assert http.get("/ui", follow_redirects=False).headers["location"] == "/ui/"
-        settings = http.get("/ui/api/settings").json()
+        settings = http.get("/crag/settings").json()
         assert "crag" in settings["collections"] and settings["context"]["collection"] == "crag"
-        missing = http.get("/ui/api/collections/nothing-here/chunks/x")
+        missing = http.get("/crag/collections/nothing-here/chunks/x")
         assert missing.status_code == 404 and "nothing-here" in missing.json()["detail"]
-        assert http.get("/ui/api/collections/crag/chunks/web:x").status_code == 404
-        assert settings["collections"] == http.get("/ui/api/settings").json()["collections"]
+        assert http.get("/crag/collections/crag/chunks/web:x").status_code == 404
+        assert settings["collections"] == http.get("/crag/settings").json()["collections"]
 
 
 def test_documents_are_added_asked_cited_and_removed_on_the_page(

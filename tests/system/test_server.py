@@ -200,7 +200,7 @@ def test_documents_go_in_and_out_through_the_indexer_graph(server: Server):
     again = client.runs.wait(None, "indexer", input={"docs": [doc]}, context=context)["report"]
     assert again["unchanged"] == ["notes://velna"] and again["chunks_written"] == 0
 
-    listed = httpx.get(f"{server.url}/ui/api/collections/apidocs/documents", timeout=30).json()
+    listed = httpx.get(f"{server.url}/crag/collections/apidocs/documents", timeout=30).json()
     [stored] = listed["documents"]
     assert stored["title"] == "Velna gauges" and stored["source"] == "notes://velna"
 

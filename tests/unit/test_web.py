@@ -29,14 +29,14 @@ def test_settings_are_the_servers_effective_ones(hash_kb, tmp_path, monkeypatch)
     (tmp_path / "a.md").write_text("# A\n\nAlpha text.")
     hash_kb("mykb")
     ingest(tmp_path, "mykb")
-    settings = client.get("/ui/api/settings").json()
+    settings = client.get("/crag/settings").json()
     assert settings["collections"] == ["mykb"]
     assert settings["context"]["collection"] == "mykb" and settings["context"]["top_k"] == 7
 
 
 def test_bad_settings_are_a_clear_503(monkeypatch):
     monkeypatch.setenv("CRAG_TOP_K", "zero")
-    reply = client.get("/ui/api/settings")
+    reply = client.get("/crag/settings")
     assert reply.status_code == 503 and "CRAG_TOP_K" in reply.json()["detail"]
 
 
@@ -45,67 +45,67 @@ def test_a_chunk_is_shown_with_its_source(hash_kb, tmp_path):
     hash_kb("mykb")
     ingest(tmp_path, "mykb")
     [doc] = hash_kb("mykb").documents()
-    chunk = client.get(f"/ui/api/collections/mykb/chunks/{doc['doc_id']}__c0000").json()
+    chunk = client.get(f"/crag/collections/mykb/chunks/{doc['doc_id']}__c0000").json()
     assert "Alpha text about rivers." in chunk["text"]
     assert chunk["source"] == str(tmp_path / "a.md") and chunk["title"] == "Alpha"
 
-    missing = client.get(f"/ui/api/collections/mykb/chunks/{doc['doc_id']}__c0009")
+    missing = client.get(f"/crag/collections/mykb/chunks/{doc['doc_id']}__c0009")
     assert missing.status_code == 404
-    assert client.get("/ui/api/collections/other/chunks/x").status_code == 404
-    assert client.get("/ui/api/settings").json()["collections"] == ["mykb"]  # none created
+    assert client.get("/crag/collections/other/chunks/x").status_code == 404
+    assert client.get("/crag/settings").json()["collections"] == ["mykb"]  # none created
 
 
 def test_files_are_uploaded_listed_replaced_and_removed(hash_kb, data_dir):
     hash_kb("papers")
     guide = b"# Guide\n\n## Install\n\nRun the installer on Linux.\n"
-    added = client.put("/ui/api/collections/papers/files/guide.md", content=guide)
+    added = client.put("/crag/collections/papers/files/guide.md", content=guide)
     assert added.status_code == 200 and added.json()["status"] == "added", added.text
     assert added.json()["chunks"] == 1
     table = b"gauge,level\nVelna bridge,4.2 m\n"
     assert (
-        client.put("/ui/api/collections/papers/files/levels.csv", content=table).json()["status"]
+        client.put("/crag/collections/papers/files/levels.csv", content=table).json()["status"]
         == "added"
     )
-    again = client.put("/ui/api/collections/papers/files/guide.md", content=guide)
+    again = client.put("/crag/collections/papers/files/guide.md", content=guide)
     assert again.json()["status"] == "unchanged"
-    changed = client.put("/ui/api/collections/papers/files/guide.md", content=guide + b"More.\n")
+    changed = client.put("/crag/collections/papers/files/guide.md", content=guide + b"More.\n")
     assert changed.json()["status"] == "replaced"
 
-    [summary] = client.get("/ui/api/collections").json()["collections"]
+    [summary] = client.get("/crag/collections").json()["collections"]
     assert summary["name"] == "papers" and summary["documents"] == 2 and summary["chunks"] == 2
-    docs = client.get("/ui/api/collections/papers/documents").json()["documents"]
+    docs = client.get("/crag/collections/papers/documents").json()["documents"]
     md = next(d for d in docs if d["type"] == "markdown")
     assert md["headings"] == ["Guide > Install"] and md["chunks"] == 1
     kept = data_dir / "uploads" / "papers"
     assert sorted(p.name for p in kept.iterdir()) == ["guide.md", "levels.csv"]
 
-    gone = client.delete(f"/ui/api/collections/papers/documents/{md['doc_id']}")
+    gone = client.delete(f"/crag/collections/papers/documents/{md['doc_id']}")
     assert gone.status_code == 200 and gone.json()["chunks_removed"] == 1
     assert sorted(p.name for p in kept.iterdir()) == ["levels.csv"]  # the upload goes too
-    assert client.delete(f"/ui/api/collections/papers/documents/{md['doc_id']}").status_code == 404
+    assert client.delete(f"/crag/collections/papers/documents/{md['doc_id']}").status_code == 404
     assert [d["type"] for d in hash_kb("papers").documents()] == ["csv"]
 
 
 def test_a_file_crag_cannot_read_is_refused_and_not_kept(hash_kb, data_dir, monkeypatch):
     hash_kb("papers")
-    png = client.put("/ui/api/collections/papers/files/photo.png", content=b"\x89PNG")
+    png = client.put("/crag/collections/papers/files/photo.png", content=b"\x89PNG")
     assert png.status_code == 422 and "unsupported file type '.png'" in png.json()["detail"]
-    broken = client.put("/ui/api/collections/papers/files/deck.pptx", content=b"PK\x03\x04 no")
+    broken = client.put("/crag/collections/papers/files/deck.pptx", content=b"PK\x03\x04 no")
     assert broken.status_code == 422 and broken.json()["status"] == "skipped"
     assert "unreadable" in broken.json()["reason"]
     monkeypatch.setattr("crag.web.MAX_FILE_BYTES", 1000)
-    big = client.put("/ui/api/collections/papers/files/big.md", content=b"# Big\n" + b"x" * 2000)
+    big = client.put("/crag/collections/papers/files/big.md", content=b"# Big\n" + b"x" * 2000)
     assert big.status_code == 413 and "larger than" in big.json()["detail"]
 
     def chunked():  # no Content-Length: the cap is applied while reading
         yield b"# Big\n"
         yield b"x" * 2000
 
-    streamed = client.put("/ui/api/collections/papers/files/big.md", content=chunked())
+    streamed = client.put("/crag/collections/papers/files/big.md", content=chunked())
     assert streamed.status_code == 413
     assert list((data_dir / "uploads" / "papers").iterdir()) == []  # nothing half-written
     assert hash_kb("papers").count() == 0
-    hidden = client.put("/ui/api/collections/papers/files/.env.md", content=b"# x\n\ny")
+    hidden = client.put("/crag/collections/papers/files/.env.md", content=b"# x\n\ny")
     assert hidden.status_code == 422
 
 
@@ -117,16 +117,16 @@ def test_upload_names_cannot_leave_the_uploads_folder():
 
 
 def test_collections_are_created_once_and_reads_create_none(hash_kb):
-    assert client.get("/ui/api/collections/nope/documents").status_code == 404
-    assert client.delete("/ui/api/collections/nope/documents/x").status_code == 404
-    assert client.post("/ui/api/collections/nope/sync").status_code == 404
-    assert client.get("/ui/api/collections").json()["collections"] == []
+    assert client.get("/crag/collections/nope/documents").status_code == 404
+    assert client.delete("/crag/collections/nope/documents/x").status_code == 404
+    assert client.post("/crag/collections/nope/sync").status_code == 404
+    assert client.get("/crag/collections").json()["collections"] == []
     hash_kb("fresh")
-    assert client.post("/ui/api/collections", json={"name": "fresh"}).status_code == 201
-    assert client.post("/ui/api/collections", json={"name": "fresh"}).status_code == 200
-    assert client.post("/ui/api/collections", json={"name": "a/b"}).status_code == 400
-    assert client.post("/ui/api/collections", json={}).status_code == 400
-    [row] = client.get("/ui/api/collections").json()["collections"]
+    assert client.post("/crag/collections", json={"name": "fresh"}).status_code == 201
+    assert client.post("/crag/collections", json={"name": "fresh"}).status_code == 200
+    assert client.post("/crag/collections", json={"name": "a/b"}).status_code == 400
+    assert client.post("/crag/collections", json={}).status_code == 400
+    [row] = client.get("/crag/collections").json()["collections"]
     assert row == {"name": "fresh", "documents": 0, "chunks": 0, "last": 0}
 
 
@@ -137,14 +137,14 @@ def test_resync_reads_changed_files_and_drops_vanished_ones(hash_kb, tmp_path):
     ingest(tmp_path, "mykb")
     (tmp_path / "a.md").write_text("# A\n\nAlpha text, revised.")
     (tmp_path / "b.md").unlink()
-    report = client.post("/ui/api/collections/mykb/sync").json()
+    report = client.post("/crag/collections/mykb/sync").json()
     assert report["replaced"] == [str(tmp_path / "a.md")]
     assert report["removed"] == [str(tmp_path / "b.md")]
     assert [d["title"] for d in hash_kb("mykb").documents()] == ["A"]
 
 
 def test_urls_are_added_through_the_page_route(hash_kb):
-    reply = client.post("/ui/api/collections/mykb/sources", json={"urls": ["/etc/passwd"]})
+    reply = client.post("/crag/collections/mykb/sources", json={"urls": ["/etc/passwd"]})
     assert reply.status_code == 400 and "http(s)" in reply.json()["detail"]
 
 
@@ -157,14 +157,14 @@ def test_a_pdf_chunk_is_shown_as_its_page_drawn_by_the_server(hash_kb, tmp_path)
     ingest(tmp_path, "mykb")
     pdf = next(d for d in hash_kb("mykb").documents() if d["type"] == "pdf")
     second = f"{pdf['doc_id']}__c0001"
-    chunk = client.get(f"/ui/api/collections/mykb/chunks/{second}").json()
+    chunk = client.get(f"/crag/collections/mykb/chunks/{second}").json()
     assert chunk["page"] == 2 and chunk["type"] == "pdf" and chunk["location"] == "page 2"
-    image = client.get(f"/ui/api/collections/mykb/chunks/{second}/page.png")
+    image = client.get(f"/crag/collections/mykb/chunks/{second}/page.png")
     assert image.status_code == 200 and image.headers["content-type"] == "image/png"
     assert image.content.startswith(b"\x89PNG")
     md = next(d for d in hash_kb("mykb").documents() if d["type"] == "markdown")
-    not_pdf = client.get(f"/ui/api/collections/mykb/chunks/{md['doc_id']}__c0000/page.png")
+    not_pdf = client.get(f"/crag/collections/mykb/chunks/{md['doc_id']}__c0000/page.png")
     assert not_pdf.status_code == 404 and "not a chunk of a PDF page" in not_pdf.json()["detail"]
     (tmp_path / "report.pdf").unlink()
-    gone = client.get(f"/ui/api/collections/mykb/chunks/{second}/page.png")
+    gone = client.get(f"/crag/collections/mykb/chunks/{second}/page.png")
     assert gone.status_code == 404 and "no longer there" in gone.json()["detail"]

@@ -1,0 +1,233 @@
+"""Who may use the API server, and what each user may see: LangGraph's ``Auth``.
+
+langgraph.json names ``auth`` as the server's authentication; ``langgraph dev`` runs it for the
+LangGraph API and (``enable_custom_route_auth``) for the page's routes under ``/crag/``. (Not
+under ``/ui/``: langgraph-api lets every GET under /ui through unchecked, for its own UI assets;
+the page's files live there, and hold no data.)
+
+- **Sign-in**: a bearer token from ``CRAG_API_TOKENS`` (``user:token,user:token``) or
+  ``CRAG_API_TOKENS_FILE`` (one ``user:token`` a line). Neither set: open local mode, every
+  request is the user ``local`` (``crag serve`` then refuses to listen beyond loopback). The
+  page's own files (HTML, scripts) are served to anyone: they hold no data, and the page asks
+  for the token before its first call.
+- **Each user's threads**: a thread and its runs carry their owner in the metadata; every read,
+  search, stream and history is filtered by it, so another user's thread is a 404, as one that
+  does not exist.
+- **Collections**: ``CRAG_API_COLLECTIONS`` (``user:c1|c2,...``) limits a user to some; a run
+  on another collection is refused (403, naming it), and so are the page's reads and changes.
+- **Limits**: a question over ``CRAG_API_MAX_QUESTION_CHARS`` is refused (413); a signed-in user
+  with ``CRAG_API_MAX_RUNS_PER_USER`` runs under way gets 429 for the next.
+- Assistants, crons and the store are read-only or closed to users: an assistant made by a user
+  could carry a collection in its context and run it past the check.
+
+No token appears in a message, a log line or the page's settings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from langgraph_sdk import Auth
+
+from adapters.errors import ConfigError
+from adapters.settings import settings
+from schema.context import Context
+
+LOCAL_USER = "local"
+"""Everyone, in open local mode (no tokens configured)."""
+PAGE_VISITOR = "page-visitor"
+"""Whoever loads the page's own files (no data in them)."""
+
+auth = Auth()
+
+
+@dataclass(frozen=True)
+class Access:
+    """The server's users (token -> user) and the collections each may use (None: all)."""
+
+    tokens: dict[str, str] = field(default_factory=dict)
+    collections: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    @property
+    def open(self) -> bool:
+        """Whether no sign-in is configured (open local mode)."""
+        return not self.tokens
+
+    def user_of(self, token: str) -> str | None:
+        """The user whose token this is (compared in constant time), or None."""
+        found = None
+        for known, user in self.tokens.items():
+            if hmac.compare_digest(known.encode(), token.encode()):
+                found = user
+        return found
+
+    def may_use(self, user: str, collection: str) -> bool:
+        """Whether ``user`` may ask, read and change ``collection``."""
+        allowed = self.collections.get(user)
+        return allowed is None or collection in allowed
+
+
+def _pairs(text: str, what: str) -> list[tuple[str, str]]:
+    """``user:value`` items (commas or lines); a malformed item is named by position only."""
+    items = [i.strip() for i in text.replace("\n", ",").split(",")]
+    items = [i for i in items if i and not i.startswith("#")]
+    pairs = []
+    for n, item in enumerate(items, start=1):
+        user, sep, value = item.partition(":")
+        if not sep or not user.strip() or not value.strip():
+            raise ConfigError(f"{what}: item {n} is not user:value.")  # never echo a token
+        pairs.append((user.strip(), value.strip()))
+    return pairs
+
+
+@lru_cache(maxsize=1)
+def access() -> Access:
+    """The server's access rules, read once from the environment (a bad one: ``ConfigError``)."""
+    env = settings()
+    text = env.api_tokens.get_secret_value() if env.api_tokens else ""
+    if env.api_tokens_file:
+        try:
+            text = env.api_tokens_file.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(
+                f"CRAG_API_TOKENS_FILE {env.api_tokens_file} cannot be read ({exc.strerror})."
+            ) from exc
+    tokens: dict[str, str] = {}
+    for user, token in _pairs(text, "CRAG_API_TOKENS"):
+        if token in tokens:
+            raise ConfigError(f"CRAG_API_TOKENS: two users share the token of {user!r}.")
+        tokens[token] = user
+    collections = {
+        user: frozenset(c.strip() for c in names.split("|") if c.strip())
+        for user, names in _pairs(env.api_collections, "CRAG_API_COLLECTIONS")
+    }
+    return Access(tokens, collections)
+
+
+def _is_page_file(path: str) -> bool:
+    """The page's own files (``/ui/``); langgraph-api serves every GET under /ui unchecked."""
+    return path == "/ui" or path.startswith("/ui/")
+
+
+@auth.authenticate
+async def authenticate(authorization: str | None, path: str) -> Auth.types.MinimalUserDict:
+    """The user a request comes from: its bearer token's, or ``local`` in open mode."""
+    rules = await asyncio.to_thread(access)  # the first call may read the tokens file
+    if rules.open:
+        return {"identity": LOCAL_USER, "is_authenticated": True}
+    if _is_page_file(path):
+        return {"identity": PAGE_VISITOR, "is_authenticated": False}
+    scheme, _, token = (authorization or "").partition(" ")
+    user = rules.user_of(token.strip()) if scheme.lower() == "bearer" else None
+    if user is None:
+        detail = "Sign in: send Authorization: Bearer <token>."
+        if authorization:
+            detail = "The token is not valid."
+        raise Auth.exceptions.HTTPException(status_code=401, detail=detail)
+    return {"identity": user, "is_authenticated": True}
+
+
+def _owner(ctx: Auth.types.AuthContext) -> dict[str, str]:
+    return {"owner": ctx.user.identity}
+
+
+@auth.on.threads
+async def own_threads(ctx: Auth.types.AuthContext, value: Any) -> dict[str, str]:
+    """A user's threads are theirs: new ones get the owner, every access is filtered by it."""
+    if ctx.action == "create":
+        value.setdefault("metadata", {}).update(_owner(ctx))
+    return _owner(ctx)
+
+
+@auth.on.threads.create_run
+async def run_within_limits(
+    ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate
+) -> dict[str, str]:
+    """A run: on the user's own thread, a collection they may use, within the limits."""
+    kwargs = value.get("kwargs") or {}
+    collection = str((kwargs.get("context") or {}).get("collection") or Context().collection)
+    user = ctx.user.identity
+    rules = await asyncio.to_thread(access)
+    if not rules.may_use(user, collection):
+        raise Auth.exceptions.HTTPException(
+            status_code=403, detail=f"You may not use collection {collection!r}."
+        )
+    limit = settings().api_max_question_chars
+    if len(question := _question(kwargs.get("input"))) > limit:
+        raise Auth.exceptions.HTTPException(
+            status_code=413,
+            detail=f"The question is {len(question)} characters long; the limit is {limit}.",
+        )
+    if not rules.open:
+        await _check_runs_under_way(user)
+    value.setdefault("metadata", {}).update(_owner(ctx))
+    return _owner(ctx)
+
+
+def _question(given: Any) -> str:
+    """The question of a run's input (``question``, or the newest message's text)."""
+    if not isinstance(given, dict):
+        return ""
+    if isinstance(given.get("question"), str):
+        return str(given["question"])
+    messages = given.get("messages") or []
+    last = messages[-1] if isinstance(messages, list) and messages else {}
+    content = last.get("content", "") if isinstance(last, dict) else ""
+    return content if isinstance(content, str) else str(content)
+
+
+async def _check_runs_under_way(user: str) -> None:
+    """429 when ``user`` already has ``CRAG_API_MAX_RUNS_PER_USER`` threads busy with a run."""
+    from langgraph_runtime.database import connect
+    from langgraph_runtime.ops import Threads
+
+    limit = settings().api_max_runs_per_user
+    async with connect() as conn:
+        found, _ = await Threads.search(
+            conn,
+            metadata={"owner": user},
+            values=None,
+            status="busy",
+            limit=limit,
+            offset=0,
+        )
+        busy = [t async for t in found]
+    if len(busy) >= limit:
+        raise Auth.exceptions.HTTPException(
+            status_code=429,
+            detail=f"{len(busy)} runs of yours are under way; wait for one to end (limit {limit}).",
+        )
+
+
+@auth.on.assistants
+async def read_only_assistants(ctx: Auth.types.AuthContext, value: Any) -> bool:
+    """Users run the server's assistants; making or changing one is the operator's."""
+    return access().open or ctx.action in ("read", "search")
+
+
+@auth.on.crons
+async def no_crons(ctx: Auth.types.AuthContext, value: Any) -> bool:
+    """Scheduled runs are not offered to users."""
+    return access().open
+
+
+@auth.on.store
+async def no_store(ctx: Auth.types.AuthContext, value: Any) -> bool:
+    """The server's store is not used by crag; users may not use it either."""
+    return access().open
+
+
+def user_of_request(scope: Any) -> str | None:
+    """The signed-in user of a request to the page's routes (None: not signed in).
+
+    Without the server's authentication in front (a test client, a plain mount) a request is
+    the local user in open mode, and nobody otherwise.
+    """
+    identity = getattr(scope.get("user"), "identity", None)
+    if identity is None:
+        return LOCAL_USER if access().open else None
+    return None if identity == PAGE_VISITOR else str(identity)
