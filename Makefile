@@ -25,7 +25,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: setup dev model model-small demo serve browser bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-integration lint graph-diagram clean
+.PHONY: setup dev model model-small demo serve browser proxy bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-integration lint graph-diagram clean
 
 setup: $(STAMP) model
 
@@ -78,6 +78,17 @@ serve: setup
 	@echo "API: http://$(SERVE_HOST):$(SERVE_PORT)  (docs: http://$(SERVE_HOST):$(SERVE_PORT)/docs)"
 	@echo "Studio: https://smith.langchain.com/studio/?baseUrl=http://$(SERVE_HOST):$(SERVE_PORT)"
 	cd $(SERVE_DIR) && $(CURDIR)/$(BIN)/crag serve --host $(SERVE_HOST) --port $(SERVE_PORT) $(SERVE_FLAGS)
+
+# Caddy, the token check in front of Chroma (deploy/Caddyfile), for the tests of it: Debian's
+# package unpacked into the venv (no service started, no root needed when apt's lists are there).
+CADDY ?= $(or $(CRAG_CADDY),$(VENV)/caddy/usr/bin/caddy)
+proxy: $(STAMP)
+	@test -x "$(CADDY)" || { \
+		command -v apt-get >/dev/null || { echo "Install Caddy 2 and set CRAG_CADDY to it." >&2; exit 2; }; \
+		tmp=$$(mktemp -d) && cd $$tmp && { apt-get download caddy >/dev/null 2>&1 || { \
+			SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); $$SUDO apt-get update -qq && apt-get download caddy >/dev/null 2>&1; }; } \
+		&& dpkg -x caddy_*.deb $(CURDIR)/$(VENV)/caddy && rm -rf $$tmp; }
+	@"$(CADDY)" version
 
 # The system's Chromium, for the page's browser test and benchmark (Playwright drives it; no
 # browser download). Debian/Ubuntu: installs the `chromium` package, with sudo when not root.
@@ -212,7 +223,7 @@ bench-tiering: setup dev model-small
 		--out docs/benchmarks/tiering
 
 # Lint (style, strict types, import layers) first: a wrong-way import fails the build.
-test: setup dev lint browser
+test: setup dev lint browser proxy
 	$(BIN)/python -m pytest -q
 
 test-unit: $(DEV_STAMP)

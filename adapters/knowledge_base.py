@@ -90,19 +90,19 @@ _open_lock = threading.RLock()
 open them at once ("'RustBindingsAPI' object has no attribute 'bindings'")."""
 
 
-def _client(location: str, timeout_s: float = 30.0) -> Any:
+def _client(location: str, timeout_s: float = 30.0, token: str = "") -> Any:
     """The Chroma client for ``location``: a server's ``http(s)://`` URL, else a local dir.
 
-    One per location and timeout, made once even when several threads ask at once.
+    One per location, timeout and token, made once even when several threads ask at once.
     """
     with _open_lock:
-        return _open_client(location, timeout_s)
+        return _open_client(location, timeout_s, token)
 
 
 @cache
-def _open_client(location: str, timeout_s: float) -> Any:
+def _open_client(location: str, timeout_s: float, token: str) -> Any:
     if location.startswith(("http://", "https://")):
-        return _http_client(location, timeout_s)
+        return _http_client(location, timeout_s, token)
     import chromadb
     from chromadb.config import Settings
 
@@ -115,8 +115,11 @@ def _open_client(location: str, timeout_s: float) -> Any:
         raise KnowledgeBaseError(f"Cannot open the vector store at {location}: {exc}") from exc
 
 
-def _http_client(url: str, timeout_s: float) -> Any:
-    """A client of the Chroma server at ``url``; every request times out after ``timeout_s``."""
+def _http_client(url: str, timeout_s: float, token: str) -> Any:
+    """A client of the Chroma server at ``url``; every request times out after ``timeout_s``.
+
+    ``token`` (if any) goes with every request as a bearer token.
+    """
     import chromadb
     import httpx
     from chromadb.config import Settings
@@ -125,16 +128,25 @@ def _http_client(url: str, timeout_s: float) -> Any:
     if not parts.hostname:
         raise ConfigError(f"CRAG_CHROMA_URL {url!r} names no host; e.g. http://127.0.0.1:8000.")
     ssl = parts.scheme == "https"
+    # Chroma's own server checks no token; one in front of it (a proxy) may (docs/deploy.md).
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
     try:
         # The heartbeat first, with a timeout: the client's own requests have none until set.
-        httpx.get(f"{url.rstrip('/')}/api/v2/heartbeat", timeout=timeout_s).raise_for_status()
+        beat = httpx.get(f"{url.rstrip('/')}/api/v2/heartbeat", headers=headers, timeout=timeout_s)
+        if beat.status_code in (401, 403):
+            said = "refused the token in CRAG_CHROMA_TOKEN" if token else "needs CRAG_CHROMA_TOKEN"
+            raise KnowledgeBaseError(f"The Chroma server at {url} {said} ({beat.status_code}).")
+        beat.raise_for_status()
         client = chromadb.HttpClient(
             host=parts.hostname,
             port=parts.port or (443 if ssl else 80),
             ssl=ssl,
+            headers=headers,
             settings=Settings(anonymized_telemetry=False),
         )
         client._server._session.timeout = httpx.Timeout(timeout_s)  # type: ignore[attr-defined]
+    except KnowledgeBaseError:
+        raise
     except Exception as exc:  # refused, timed out, not a Chroma server
         raise KnowledgeBaseError(f"Cannot reach the Chroma server at {url}: {exc}") from exc
     return client
@@ -158,12 +170,12 @@ class _Missing:
 _MISSING = _Missing()
 
 
-def collection_names(store: Path | str, timeout_s: float = 30.0) -> list[str]:
-    """The collections in ``store``: a local dir or a Chroma server's URL."""
+def collection_names(store: Path | str, timeout_s: float = 30.0, token: str = "") -> list[str]:
+    """The collections in ``store``: a local dir or a Chroma server's URL (and its token)."""
     location = str(store)
     if not location.startswith(("http://", "https://")) and not Path(location).exists():
         return []
-    return sorted(c.name for c in _client(location, timeout_s).list_collections())
+    return sorted(c.name for c in _client(location, timeout_s, token).list_collections())
 
 
 class KnowledgeBase:
@@ -180,6 +192,7 @@ class KnowledgeBase:
         embeddings: Embeddings | Callable[[], Embeddings],
         *,
         server_url: str = "",
+        server_token: str = "",
         timeout_s: float = 30.0,
     ):
         if len(collection) < 3 or not collection.replace("-", "").replace("_", "").isalnum():
@@ -192,6 +205,7 @@ class KnowledgeBase:
         self._store_dir = str(store_dir)
         self._location = server_url or self._store_dir
         self._timeout_s = timeout_s
+        self._token = server_token
         self.shared = bool(server_url)
         self._collection: Any = None
         keyword_path = Path(store_dir) / "keyword" / f"{collection}.sqlite3"
@@ -242,7 +256,7 @@ class KnowledgeBase:
         if self._collection is None:
             from chromadb.errors import NotFoundError
 
-            client = _client(self._location, self._timeout_s)
+            client = _client(self._location, self._timeout_s, self._token)
             try:
                 if create:
                     self._collection = client.get_or_create_collection(
@@ -269,7 +283,7 @@ class KnowledgeBase:
         with self.write_lock():
             chunks = self.count()
             if self.exists():
-                _client(self._location, self._timeout_s).delete_collection(self.name)
+                _client(self._location, self._timeout_s, self._token).delete_collection(self.name)
             self._collection = None
             self.keywords.clear()
             return chunks
@@ -333,7 +347,8 @@ class KnowledgeBase:
         """The shared collection's change token now (None: never stamped)."""
         if self.collection is _MISSING:
             return None
-        client = _client(self._location, self._timeout_s)  # fetched anew: the token moves
+        # The collection is fetched anew: its change token moves.
+        client = _client(self._location, self._timeout_s, self._token)
         metadata = client.get_collection(self.name).metadata or {}
         token = metadata.get(CHANGE_TOKEN)
         return str(token) if token is not None else None

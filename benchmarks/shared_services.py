@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -68,8 +69,12 @@ def start_process(
     ready: Callable[[], bool],
     timeout_s: float,
     user: str | None = None,
+    env: dict[str, str] | None = None,
 ) -> Process:
-    """Start ``args`` in its own process group; wait until ``ready()`` (or fail with its log)."""
+    """Start ``args`` in its own process group; wait until ``ready()`` (or fail with its log).
+
+    ``env``: the process's environment (default: this one's).
+    """
     log_path = workdir / f"{name}.log"
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
@@ -78,6 +83,7 @@ def start_process(
             stderr=subprocess.STDOUT,
             start_new_session=True,
             cwd=workdir,
+            env=env,
             **_as_user(user),
         )
     server = Process(name, url, proc, log_path)
@@ -112,6 +118,47 @@ def chroma_server(workdir: Path, timeout_s: float = 60) -> Iterator[Process]:
     server = start_process(
         "chroma", args, workdir, url, lambda: http_ok(f"{url}/api/v2/heartbeat"), timeout_s
     )
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+ROOT = Path(__file__).resolve().parents[1]
+CADDY = Path(os.environ.get("CRAG_CADDY") or BIN.parent / "caddy" / "usr" / "bin" / "caddy")
+"""Caddy, for the token check in front of Chroma (``make proxy`` puts Debian's here)."""
+
+
+@contextmanager
+def chroma_proxy(
+    workdir: Path, upstream: str, token: str, timeout_s: float = 30
+) -> Iterator[Process]:
+    """deploy/Caddyfile on a free loopback port: ``upstream`` (a Chroma URL) behind ``token``."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {
+        "CHROMA_LISTEN": f"127.0.0.1:{port}",
+        "CHROMA_UPSTREAM": upstream.split("://", 1)[-1],
+        "CRAG_CHROMA_TOKEN": token,
+        # Caddy keeps its state (an autosaved config, with the token in it) under these.
+        "XDG_CONFIG_HOME": str(workdir / "config"),
+        "XDG_DATA_HOME": str(workdir / "data"),
+        "HOME": str(workdir),
+    }
+    args = [str(CADDY), "run", "--config", str(ROOT / "deploy" / "Caddyfile")]
+    args += ["--adapter", "caddyfile"]
+
+    def ready() -> bool:
+        try:
+            urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=2)
+        except urllib.error.HTTPError as exc:
+            return exc.code == 401  # up, and asking for the token
+        except OSError:
+            return False
+        return False
+
+    server = start_process("caddy", args, workdir, url, ready, timeout_s, env=env)
     try:
         yield server
     finally:

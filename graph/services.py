@@ -52,7 +52,14 @@ def _cached(key: tuple[object, ...], build: Callable[[], T]) -> T:
 def collections() -> list[str]:
     """The knowledge-base collections (on the Chroma server if one is set, else local)."""
     env = settings()
-    return collection_names(env.chroma_url or data_dir() / "chroma", env.service_timeout_s)
+    location = env.chroma_url or data_dir() / "chroma"
+    return collection_names(location, env.service_timeout_s, chroma_token())
+
+
+def chroma_token() -> str:
+    """The token the Chroma server's proxy requires (``CRAG_CHROMA_TOKEN``), or ""."""
+    token = settings().chroma_token
+    return token.get_secret_value() if token else ""
 
 
 def store_dir() -> Path:
@@ -79,6 +86,7 @@ def knowledge_base(collection: str) -> KnowledgeBase:
             collection,
             lambda: embeddings.default_embeddings(),
             server_url=env.chroma_url,
+            server_token=chroma_token(),
             timeout_s=env.service_timeout_s,
         ),
     )

@@ -157,3 +157,31 @@ def test_a_chroma_server_that_is_down_is_a_clear_error(tmp_path):
     assert done.returncode == 3
     assert "Cannot reach the Chroma server at http://127.0.0.1:" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+CHROMA_TOKEN = "tok-chroma-5e8a1f"
+
+
+def test_the_chroma_server_behind_its_token_refuses_a_client_without_it(chroma, tmp_path):
+    from adapters.errors import KnowledgeBaseError
+    from benchmarks.shared_services import chroma_proxy
+
+    with chroma_proxy(tmp_path / "proxy", chroma.url, CHROMA_TOKEN) as proxy:
+        for token, said in [("", "needs CRAG_CHROMA_TOKEN"), ("tok-wrong", "refused the token")]:
+            kb = KnowledgeBase(tmp_path / token, "guarded", HashEmbeddings(), server_url=proxy.url)
+            kb._token = token
+            with pytest.raises(KnowledgeBaseError, match=said) as refused:
+                kb.count()
+            assert "tok-" not in str(refused.value)  # the token is never in a message
+
+        env = base_env(tmp_path / "data", CRAG_CHROMA_URL=proxy.url, CRAG_CHROMA_TOKEN=CHROMA_TOKEN)
+        (tmp_path / "docs").mkdir()
+        (tmp_path / "docs" / "gauge.md").write_text("# Gauge\n\nThe Velna gauge reads 4.2 m.")
+        done = crag("ingest", str(tmp_path / "docs"), "--collection", "guarded", env=env)
+        assert done.returncode == 0, done.stderr
+        found = crag("kb", "search", "Velna gauge", "--collection", "guarded", env=env)
+        assert "4.2 m" in found.stdout, found.stderr
+        without = crag("kb", "list", env={**env, "CRAG_CHROMA_TOKEN": ""})
+        assert without.returncode != 0 and "needs CRAG_CHROMA_TOKEN" in without.stderr
+        for text in (done.stdout + done.stderr, found.stdout, without.stderr, proxy.log()):
+            assert CHROMA_TOKEN not in text
