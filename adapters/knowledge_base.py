@@ -596,6 +596,8 @@ class KnowledgeBase:
                     }
                 )
         vectors: list[list[float]] = []
+        if on_embedded:
+            on_embedded(0, len(texts))
         for start in range(0, len(texts), EMBED_SLICE):
             vectors += self.embeddings.embed_documents(texts[start : start + EMBED_SLICE])
             if on_embedded:

@@ -185,7 +185,11 @@ def test_progress_counts_a_file_once_its_chunks_are_written(hash_kb, tmp_path):
     seen: list[tuple[int, int, str]] = []
     ingest(hash_kb("mykb"), [str(tmp_path)], on_progress=lambda *step: seen.append(step))
     assert seen[:3] == [(0, 3, "reading a.md"), (0, 3, "reading b.md"), (0, 3, "reading c.md")]
-    assert seen[3:] == [(0, 3, "embedding and writing 3 chunks"), (3, 3, "done")]
+    assert seen[3:] == [
+        (0, 3, "embedding and writing: 0 of 3 chunks"),
+        (3, 3, "embedding and writing: 3 of 3 chunks"),
+        (3, 3, "done"),
+    ]
 
 
 def test_status_says_missing_empty_or_filled(hash_kb, tmp_path):
