@@ -62,6 +62,14 @@ class Settings(BaseSettings):
             "processes share; empty: SQLite in the data dir."
         ),
     )
+    checkpoint_password_file: Path | None = Field(
+        default=None,
+        validation_alias="CRAG_CHECKPOINT_PASSWORD_FILE",
+        description=(
+            "A file holding the PostgreSQL password of CRAG_CHECKPOINT_URL (a secret mounted "
+            "by the deployment); libpq's PGPASSWORD and PGPASSFILE work too."
+        ),
+    )
     service_timeout_s: float = Field(
         default=30.0,
         gt=0,

@@ -192,10 +192,13 @@ def _as_user(user: str | None) -> dict[str, Any]:
 
 
 @contextmanager
-def postgres_server(workdir: Path, timeout_s: float = 60) -> Iterator[Process]:
+def postgres_server(
+    workdir: Path, timeout_s: float = 60, password: str | None = None
+) -> Iterator[Process]:
     """A fresh PostgreSQL cluster in ``workdir/postgres`` on a free loopback port.
 
-    The URL connects as role ``crag`` to database ``postgres`` (trust on loopback only).
+    The URL connects as role ``crag`` to database ``postgres``: trust on loopback only, or,
+    with ``password``, only with that password (SCRAM; the URL does not carry it).
     """
     binaries = postgres_bin()
     user = _postgres_user()
@@ -210,6 +213,12 @@ def postgres_server(workdir: Path, timeout_s: float = 60) -> Iterator[Process]:
         for parent in [*binaries.parents, *workdir.parents]:
             if parent != Path("/"):
                 parent.chmod(parent.stat().st_mode | 0o005)
+    pwfile = workdir / "postgres-password"
+    if password:
+        pwfile.write_text(password + "\n")
+        if user:
+            shutil.chown(pwfile, user)
+        pwfile.chmod(0o600)
     if not (pgdata / "PG_VERSION").exists():
         subprocess.run(
             [
@@ -218,8 +227,8 @@ def postgres_server(workdir: Path, timeout_s: float = 60) -> Iterator[Process]:
                 str(pgdata),
                 "-U",
                 POSTGRES_USER,
-                "--auth=trust",
                 "--encoding=UTF8",
+                *(["--auth=scram-sha-256", f"--pwfile={pwfile}"] if password else ["--auth=trust"]),
             ],
             check=True,
             capture_output=True,

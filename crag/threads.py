@@ -65,7 +65,8 @@ def checkpointer(path: Path | None = None) -> Iterator[Any]:
 
     env = settings()
     if env.checkpoint_url and path is None:
-        with postgres_checkpointer(env.checkpoint_url, env.service_timeout_s) as saver:
+        password = _password(env.checkpoint_password_file)
+        with postgres_checkpointer(env.checkpoint_url, env.service_timeout_s, password) as saver:
             yield saver
         return
     from langgraph.checkpoint.sqlite import SqliteSaver
@@ -76,12 +77,25 @@ def checkpointer(path: Path | None = None) -> Iterator[Any]:
         yield saver
 
 
+def _password(path: Path | None) -> str | None:
+    """The password kept in ``path`` (its first line), if a file is named."""
+    if path is None:
+        return None
+    try:
+        return path.read_text(encoding="utf-8").splitlines()[0].strip()
+    except (OSError, IndexError) as exc:
+        raise ConfigError(
+            f"CRAG_CHECKPOINT_PASSWORD_FILE {path} holds no readable password."
+        ) from exc
+
+
 @contextmanager
-def postgres_checkpointer(url: str, timeout_s: float) -> Iterator[Any]:
+def postgres_checkpointer(url: str, timeout_s: float, password: str | None = None) -> Iterator[Any]:
     """A ``PostgresSaver`` on ``url``, its tables created if new.
 
-    Connecting and every statement time out after ``timeout_s``; an unreachable server or a
-    bad URL is a ``ConfigError`` naming the server (never the password).
+    ``password`` (from a file) is used instead of one in the URL. Connecting and every statement
+    time out after ``timeout_s``; an unreachable server, a refused password or a bad URL is a
+    ``ConfigError`` naming the server (never the password).
     """
     import psycopg
     from langgraph.checkpoint.postgres import PostgresSaver
@@ -95,8 +109,11 @@ def postgres_checkpointer(url: str, timeout_s: float) -> Iterator[Any]:
         raise ConfigError(f"CRAG_CHECKPOINT_URL is not a valid PostgreSQL URL: {exc}") from exc
     server = f"{where.get('host', 'localhost')}:{where.get('port', 5432)}/{where.get('dbname', '')}"
     try:
+        conninfo = psycopg.conninfo.make_conninfo(
+            url, **({"password": password} if password else {})
+        )
         conn = psycopg.connect(
-            url,
+            conninfo,
             autocommit=True,  # what PostgresSaver expects: it manages its own transactions
             prepare_threshold=0,
             row_factory=dict_row,
@@ -104,7 +121,8 @@ def postgres_checkpointer(url: str, timeout_s: float) -> Iterator[Any]:
             options=f"-c statement_timeout={round(timeout_s * 1000)}",
         )
     except psycopg.Error as exc:
-        raise ConfigError(f"Cannot connect to PostgreSQL at {server}: {exc}") from exc
+        said = str(exc).replace(password, "***") if password else str(exc)
+        raise ConfigError(f"Cannot connect to PostgreSQL at {server}: {said}") from exc
     with conn:
         saver = PostgresSaver(conn)
         saver.setup()

@@ -65,3 +65,28 @@ def test_an_unreachable_postgres_is_a_clear_error(scripted_llm, sb50_data_dir):
     assert done.returncode != 0
     assert "Cannot connect to PostgreSQL at 127.0.0.1" in done.stderr + done.stdout
     assert "Traceback" not in done.stderr
+
+
+def test_a_password_from_a_file_opens_a_guarded_postgres(scripted_llm, sb50_data_dir, tmp_path):
+    secret = "pg-secret-93b1e7"
+    with postgres_server(tmp_path / "pg", password=secret) as guarded:
+        env = scripted_env(
+            sb50_data_dir, scripted_llm, CRAG_CHECKPOINT_URL=guarded.url, CRAG_WEB_SEARCH="off"
+        )
+        refused = crag("ask", FIRST, "--thread", "pw-1", "--no-cache", env=env, timeout=120)
+        assert refused.returncode != 0
+        assert "Cannot connect to PostgreSQL at 127.0.0.1" in refused.stderr + refused.stdout
+        (tmp_path / "pg-password").write_text(secret + "\n")
+        env["CRAG_CHECKPOINT_PASSWORD_FILE"] = str(tmp_path / "pg-password")
+        done = crag("ask", FIRST, "--thread", "pw-1", "--json", "--no-cache", env=env)
+        assert done.returncode == 0, done.stderr
+        assert ANSWER in json.loads(done.stdout)["answer"]
+        wrong = tmp_path / "wrong"
+        wrong.write_text("not-the-password-55\n")
+        env["CRAG_CHECKPOINT_PASSWORD_FILE"] = str(wrong)
+        denied = crag("ask", FIRST, "--thread", "pw-1", "--no-cache", env=env, timeout=120)
+        assert denied.returncode != 0 and "Traceback" not in denied.stderr
+        for out in (refused, done, denied):
+            assert secret not in out.stdout + out.stderr
+            assert "not-the-password-55" not in out.stdout + out.stderr
+        assert secret not in guarded.log()
