@@ -25,7 +25,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: setup dev model model-small demo serve browser proxy bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-integration lint graph-diagram clean
+.PHONY: setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-integration lint graph-diagram clean
 
 setup: $(STAMP) model
 
@@ -78,6 +78,27 @@ serve: setup
 	@echo "API: http://$(SERVE_HOST):$(SERVE_PORT)  (docs: http://$(SERVE_HOST):$(SERVE_PORT)/docs)"
 	@echo "Studio: https://smith.langchain.com/studio/?baseUrl=http://$(SERVE_HOST):$(SERVE_PORT)"
 	cd $(SERVE_DIR) && $(CURDIR)/$(BIN)/crag serve --host $(SERVE_HOST) --port $(SERVE_PORT) $(SERVE_FLAGS)
+
+# The API server with threads in PostgreSQL (requirements-server.lock over requirements.lock, in
+# an environment of its own) and Redis, which its runtime needs, unpacked from Debian's packages.
+SERVER_VENV := .venv-server
+SERVER_STAMP := $(SERVER_VENV)/.installed
+server-env: $(SERVER_STAMP)
+$(SERVER_STAMP): requirements.lock requirements-server.lock pyproject.toml
+	test -x $(SERVER_VENV)/bin/python || $(PYTHON) -m venv $(SERVER_VENV)
+	$(SERVER_VENV)/bin/python -m pip --disable-pip-version-check install --quiet --upgrade "pip>=24"
+	$(SERVER_VENV)/bin/python -m pip --disable-pip-version-check install --quiet --no-compile --no-deps \
+		-r requirements.lock
+	$(SERVER_VENV)/bin/python -m pip --disable-pip-version-check install --quiet --no-compile --no-deps \
+		-r requirements-server.lock
+	$(SERVER_VENV)/bin/python -m pip --disable-pip-version-check install --quiet --no-compile --no-deps \
+		--no-build-isolation -e .
+	@test -x $(SERVER_VENV)/redis/usr/bin/redis-server || { \
+		tmp=$$(mktemp -d) && cd $$tmp && { apt-get download redis-server redis-tools liblzf1 libjemalloc2 >/dev/null 2>&1 || { \
+			SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); $$SUDO apt-get update -qq && \
+			apt-get download redis-server redis-tools liblzf1 libjemalloc2 >/dev/null 2>&1; }; } \
+		&& for deb in *.deb; do dpkg -x $$deb $(CURDIR)/$(SERVER_VENV)/redis; done && rm -rf $$tmp; }
+	touch $@
 
 # Caddy, the token check in front of Chroma (deploy/Caddyfile), for the tests of it: Debian's
 # package unpacked into the venv (no service started, no root needed when apt's lists are there).
@@ -223,7 +244,7 @@ bench-tiering: setup dev model-small
 		--out docs/benchmarks/tiering
 
 # Lint (style, strict types, import layers) first: a wrong-way import fails the build.
-test: setup dev lint browser proxy
+test: setup dev lint browser proxy server-env
 	$(BIN)/python -m pytest -q
 
 test-unit: $(DEV_STAMP)

@@ -133,6 +133,20 @@ class Settings(BaseSettings):
         validation_alias="CRAG_API_MAX_RUNS_PER_USER",
         description="Runs one signed-in user may have under way at once (more: 429).",
     )
+    api_database_url: str = Field(
+        default="",
+        validation_alias="CRAG_API_DATABASE_URL",
+        description=(
+            "PostgreSQL URL where `crag serve` keeps the API's threads and runs, so that several "
+            "API processes share them and they survive a restart (its own database, not the "
+            "one of CRAG_CHECKPOINT_URL); empty: `langgraph dev`, threads in memory."
+        ),
+    )
+    api_redis_url: str = Field(
+        default="",
+        validation_alias="CRAG_API_REDIS_URL",
+        description="Redis URL the shared API processes stream runs through (with the above).",
+    )
     chroma_token: SecretStr | None = Field(
         default=None,
         validation_alias="CRAG_CHROMA_TOKEN",

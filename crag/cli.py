@@ -12,6 +12,7 @@ import os
 import sys
 import time
 from dataclasses import replace
+from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
@@ -660,15 +661,17 @@ def serve_cmd(
     ] = False,
     reload: Annotated[bool, typer.Option(help="Restart when the code changes.")] = True,
 ) -> None:
-    """Run the API server and the page (`langgraph dev`) in this folder, offline.
+    """Run the API server and the page, offline.
 
-    With no CRAG_API_TOKENS(_FILE) the server is open to whoever reaches it, so it listens on
-    loopback only, unless told --insecure. The server keeps its threads in .langgraph_api/ of
-    the current folder.
+    By default `langgraph dev` (threads in memory, kept in .langgraph_api/ of the current
+    folder). With CRAG_API_DATABASE_URL and CRAG_API_REDIS_URL, langgraph-api on PostgreSQL
+    (langgraph-runtime-pg, installed by `make server-env`): threads shared by every process and
+    kept across restarts. With no CRAG_API_TOKENS(_FILE) it listens on loopback only, unless
+    told --insecure.
     """
     import ipaddress
-    from pathlib import Path
 
+    from adapters.settings import settings
     from crag.auth import access
 
     def action() -> None:
@@ -685,14 +688,62 @@ def serve_cmd(
                     "pass --insecure."
                 )
             err.print(f"[yellow]Warning:[/] no sign-in; anyone reaching {host}:{port} can use it.")
-        config = Path(__file__).resolve().parents[1] / "langgraph.json"
-        langgraph = Path(sys.executable).with_name("langgraph")
-        command = [str(langgraph), "dev", "--config", str(config), "--host", host]
-        command += ["--port", str(port), "--no-browser"] + ([] if reload else ["--no-reload"])
+        env = settings()
+        if env.api_database_url:
+            command, extra = _shared_api_server(env, host, port)
+            os.environ.update(extra)
+        else:
+            command = [str(Path(sys.executable).with_name("langgraph")), "dev", "--config"]
+            command += [str(LANGGRAPH_JSON), "--host", host, "--port", str(port), "--no-browser"]
+            command += [] if reload else ["--no-reload"]
         sys.stdout.flush()
         os.execv(command[0], command)
 
     _run_guarded(action)
+
+
+LANGGRAPH_JSON = Path(__file__).resolve().parents[1] / "langgraph.json"
+
+
+def _shared_api_server(env: Any, host: str, port: int) -> tuple[list[str], dict[str, str]]:
+    """The command and environment of langgraph-api on PostgreSQL (langgraph-runtime-pg).
+
+    What `langgraph dev` would read from langgraph.json (graphs, page, sign-in) is handed over
+    as the variables langgraph-api reads; the database password may come from
+    CRAG_CHECKPOINT_PASSWORD_FILE, as for threads of the CLI.
+    """
+    import importlib.util
+
+    from crag.threads import password_of
+
+    if importlib.util.find_spec("langgraph_runtime_pg") is None:
+        fail(
+            "CRAG_API_DATABASE_URL needs the PostgreSQL runtime of the API server: run "
+            "`make server-env` and start .venv-server/bin/crag serve."
+        )
+    if not env.api_redis_url:
+        fail("CRAG_API_DATABASE_URL needs CRAG_API_REDIS_URL too (runs stream through Redis).")
+    config = json.loads(LANGGRAPH_JSON.read_text())
+    database = env.api_database_url
+    password = password_of(env.checkpoint_password_file)
+    if password:  # into the URL langgraph-runtime-pg reads (it takes no separate password)
+        from urllib.parse import quote, urlsplit, urlunsplit
+
+        parts = urlsplit(database)
+        where = f"{parts.hostname}:{parts.port}" if parts.port else str(parts.hostname)
+        netloc = f"{quote(parts.username or '', safe='')}:{quote(password, safe='')}@{where}"
+        database = urlunsplit(parts._replace(netloc=netloc))
+    extra = {
+        "LANGGRAPH_RUNTIME_EDITION": "pg",
+        "DATABASE_URI": database,
+        "REDIS_URI": env.api_redis_url,
+        "LANGSERVE_GRAPHS": json.dumps(config["graphs"]),
+        "LANGGRAPH_HTTP": json.dumps(config.get("http") or {}),
+        "LANGGRAPH_AUTH": json.dumps(config.get("auth") or {}),
+    }
+    uvicorn = [sys.executable, "-m", "uvicorn", "crag.shared_server:app"]
+    options = ["--host", host, "--port", str(port), "--lifespan", "on", "--no-access-log"]
+    return [*uvicorn, *options], extra
 
 
 FORMATS = ("squad", "mixed")

@@ -65,7 +65,7 @@ def checkpointer(path: Path | None = None) -> Iterator[Any]:
 
     env = settings()
     if env.checkpoint_url and path is None:
-        password = _password(env.checkpoint_password_file)
+        password = password_of(env.checkpoint_password_file)
         with postgres_checkpointer(env.checkpoint_url, env.service_timeout_s, password) as saver:
             yield saver
         return
@@ -77,7 +77,7 @@ def checkpointer(path: Path | None = None) -> Iterator[Any]:
         yield saver
 
 
-def _password(path: Path | None) -> str | None:
+def password_of(path: Path | None) -> str | None:
     """The password kept in ``path`` (its first line), if a file is named."""
     if path is None:
         return None
