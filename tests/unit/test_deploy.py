@@ -29,6 +29,8 @@ def test_api_processes_get_the_three_urls_crag_reads():
         assert ":" not in env["CRAG_CHECKPOINT_URL"].split("//")[1].split("@")[0]  # no password
         assert env["CRAG_API_TOKENS_FILE"].startswith("/run/secrets/")
         assert api["command"][:2] == ["crag", "serve"]
+        assert env["CRAG_API_DATABASE_URL"].endswith("/crag_api")  # threads shared, apart
+        assert env["CRAG_API_REDIS_URL"].split("//")[1].split(":")[0] in services
         models = [u.split("//")[1].split(":")[0] for u in env["CRAG_BASE_URL"].split(",")]
         assert all(m in services for m in models) and len(models) == 2
 
