@@ -15,8 +15,9 @@ the page's files live there, and hold no data.)
   does not exist.
 - **Collections**: ``CRAG_API_COLLECTIONS`` (``user:c1|c2,...``) limits a user to some; a run
   on another collection is refused (403, naming it), and so are the page's reads and changes.
-- **Limits**: a question over ``CRAG_API_MAX_QUESTION_CHARS`` is refused (413); a signed-in user
-  with ``CRAG_API_MAX_RUNS_PER_USER`` runs under way gets 429 for the next.
+- **Limits**: a question over ``CRAG_API_MAX_QUESTION_CHARS`` is refused (413), and so are
+  documents sent inline to the indexer over ``MAX_FILE_BYTES`` a run; a signed-in user with
+  ``CRAG_API_MAX_RUNS_PER_USER`` runs under way gets 429 for the next.
 - Assistants, crons and the store are read-only or closed to users: an assistant made by a user
   could carry a collection in its context and run it past the check.
 
@@ -34,6 +35,7 @@ from typing import Any
 from langgraph_sdk import Auth
 
 from adapters.errors import ConfigError
+from adapters.extract import MAX_FILE_BYTES
 from adapters.settings import settings
 from schema.context import Context
 
@@ -162,10 +164,25 @@ async def run_within_limits(
             status_code=413,
             detail=f"The question is {len(question)} characters long; the limit is {limit}.",
         )
+    if (size := _inline_bytes(kwargs.get("input"))) > MAX_FILE_BYTES:
+        raise Auth.exceptions.HTTPException(
+            status_code=413,
+            detail=f"The documents sent are {size >> 20} MiB; the limit is "
+            f"{MAX_FILE_BYTES >> 20} MiB a run (send them in several runs).",
+        )
     if not rules.open:
         await _check_runs_under_way(user)
     value.setdefault("metadata", {}).update(_owner(ctx))
     return _owner(ctx)
+
+
+def _inline_bytes(given: Any) -> int:
+    """The size of the text of the documents an indexer run carries (``docs``)."""
+    docs = given.get("docs") if isinstance(given, dict) else None
+    if not isinstance(docs, list):
+        return 0
+    texts = (d.get("page_content", "") if isinstance(d, dict) else "" for d in docs)
+    return sum(len(t.encode()) for t in texts if isinstance(t, str))
 
 
 def _question(given: Any) -> str:

@@ -17,6 +17,7 @@ from langgraph_sdk.errors import NotFoundError
 
 from benchmarks.browser import offline_page
 from benchmarks.serve import Server, langgraph_dev
+from tests.loopback import langsmith_recorder, traced_runs
 from tests.system.conftest import ANSWER, SECRETS, base_env
 from tests.system.test_model_servers import model_server
 
@@ -36,6 +37,24 @@ def slow_llm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def signed_server(
     sb50_data_dir: Path, slow_llm: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Server]:
+    with langsmith_recorder() as (traces_url, traced):
+        yield from _signed_server(sb50_data_dir, slow_llm, tmp_path_factory, traces_url)
+    assert traced_runs(traced), "the runs were traced"
+    # langgraph-api reports usage to LangSmith with LangSmith's own key (/v1/metadata/submit):
+    # that key goes to its owner. No other secret goes anywhere, and none is in a run's trace.
+    for secret in (ALICE, BOB, *SECRETS.values()):
+        leaks = [
+            (r["method"], r["path"])
+            for r in traced
+            if secret.encode() in r["raw"]
+            and not (r["path"] == "/v1/metadata/submit" and secret == SECRETS["LANGSMITH_API_KEY"])
+        ]
+        assert leaks == [], leaks
+
+
+def _signed_server(
+    sb50_data_dir: Path, slow_llm: str, tmp_path_factory: pytest.TempPathFactory, traces: str
+) -> Iterator[Server]:
     env = base_env(
         sb50_data_dir,
         CRAG_API_TOKENS=f"alice:{ALICE},bob:{BOB}",
@@ -46,6 +65,9 @@ def signed_server(
         CRAG_BASE_URL=slow_llm,
         CRAG_WEB_SEARCH="off",
         CRAG_ANSWER_CACHE="false",
+        LANGSMITH_TRACING="true",
+        LANGSMITH_ENDPOINT=traces,
+        LANGSMITH_PROJECT="crag-signed",
         **SECRETS,
     )
     with langgraph_dev(env, tmp_path_factory.mktemp("signed")) as srv:
@@ -152,6 +174,13 @@ def test_limits_answer_413_and_429_with_a_message(signed_server: Server):
         timeout=60,
     )
     assert long.status_code == 413 and "limit is 200" in long.json()["detail"]
+    bulky = httpx.post(
+        f"{signed_server.url}/runs/wait",
+        headers={"Authorization": f"Bearer {ALICE}"},
+        json={"assistant_id": "indexer", "input": {"docs": [{"page_content": "x" * (21 << 20)}]}},
+        timeout=120,
+    )
+    assert bulky.status_code == 413 and "limit is 20 MiB" in bulky.json()["detail"]
 
     first = alice.threads.create()["thread_id"]
     run = alice.runs.create(first, "crag", input={"question": QUESTION})  # under way ~5 s

@@ -73,3 +73,9 @@ def test_the_question_of_a_run_is_found_in_either_input_form():
     assert auth._question({"question": "Who?"}) == "Who?"
     assert auth._question({"messages": [{"role": "user", "content": "Why?"}]}) == "Why?"
     assert auth._question(None) == ""
+
+
+def test_documents_sent_inline_are_measured_for_the_size_limit():
+    docs = [{"page_content": "é" * 10}, {"page_content": "abc"}, {"metadata": {}}, "junk"]
+    assert auth._inline_bytes({"docs": docs}) == 23
+    assert auth._inline_bytes({"question": "x"}) == 0 and auth._inline_bytes(None) == 0
