@@ -259,7 +259,8 @@ lint: $(DEV_STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-# Regenerates the Mermaid diagram embedded in README.md from the compiled graph.
+# Regenerates README.md's generated parts: the Mermaid diagram (from the compiled graph) and the
+# configuration table (from Context's fields).
 graph-diagram: $(STAMP)
 	$(BIN)/python -m graph.diagram --update-readme README.md
 

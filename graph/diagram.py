@@ -1,16 +1,19 @@
 """Render the compiled graph as Mermaid text, locally (no network renderer).
 
 ``python -m graph.diagram`` prints it; ``--update-readme README.md`` rewrites the block
-between the ``<!-- graph:start -->`` and ``<!-- graph:end -->`` markers.
+between the ``<!-- graph:start -->`` and ``<!-- graph:end -->`` markers, and the configuration
+table (from ``Context``'s fields and their descriptions) between ``<!-- config:... -->``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 from pathlib import Path
 
 START, END = "<!-- graph:start -->", "<!-- graph:end -->"
+CONFIG_START, CONFIG_END = "<!-- config:start -->", "<!-- config:end -->"
 
 
 def mermaid() -> str:
@@ -25,13 +28,32 @@ def readme_block() -> str:
     return f"{START}\n```mermaid\n{mermaid().strip()}\n```\n{END}"
 
 
+def config_block() -> str:
+    """The README's configuration table (markers included), from ``Context``'s fields."""
+    from dataclasses import MISSING, fields
+
+    from schema.context import Context
+
+    rows = ["| field | default | what it does |", "|---|---|---|"]
+    for f in fields(Context):
+        default = f.default_factory() if f.default_factory is not MISSING else f.default
+        shown = "(empty)" if default in ("", None) else f"`{json.dumps(default)}`"
+        if isinstance(default, str) and default:
+            shown = f"`{default}`"
+        about = " ".join(str(f.metadata.get("description", "")).split()).replace("|", "\\|")
+        rows.append(f"| `{f.name}` | {shown} | {about} |")
+    return f"{CONFIG_START}\n" + "\n".join(rows) + f"\n{CONFIG_END}"
+
+
 def update_readme(path: Path) -> None:
-    """Replace the diagram block in ``path``."""
+    """Replace the diagram and configuration blocks in ``path``."""
     text = path.read_text(encoding="utf-8")
-    pattern = re.compile(re.escape(START) + r".*?" + re.escape(END), re.DOTALL)
-    if not pattern.search(text):
-        raise SystemExit(f"{path}: no {START} ... {END} block to update")
-    path.write_text(pattern.sub(lambda _: readme_block(), text), encoding="utf-8")
+    for start, end, block in ((START, END, readme_block), (CONFIG_START, CONFIG_END, config_block)):
+        pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.DOTALL)
+        if not pattern.search(text):
+            raise SystemExit(f"{path}: no {start} ... {end} block to update")
+        text = pattern.sub(lambda _, block=block: block(), text)
+    path.write_text(text, encoding="utf-8")
 
 
 def main() -> None:

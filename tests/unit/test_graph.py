@@ -357,15 +357,6 @@ def test_build_graph_accepts_a_checkpointer(fake_services):
     assert threaded.get_state(config).values["question"] == "Which team won Super Bowl 50?"
 
 
-def test_readme_diagram_is_generated_from_the_graph():
-    from pathlib import Path
-
-    from graph.diagram import readme_block
-
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    assert readme_block() in readme, "run `make graph-diagram`"
-
-
 def test_graders_and_checks_use_the_grader_model_and_generate_the_main_one():
     writer, grader = make_llm(happy_responder), make_llm(happy_responder)
     services = replace(make_services(llm=writer), grader=grader)
