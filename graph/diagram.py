@@ -48,11 +48,12 @@ def config_block() -> str:
 def update_readme(path: Path) -> None:
     """Replace the diagram and configuration blocks in ``path``."""
     text = path.read_text(encoding="utf-8")
-    for start, end, block in ((START, END, readme_block), (CONFIG_START, CONFIG_END, config_block)):
-        pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.DOTALL)
-        if not pattern.search(text):
+    blocks = ((START, END, readme_block()), (CONFIG_START, CONFIG_END, config_block()))
+    for start, end, block in blocks:
+        found = re.search(re.escape(start) + r".*?" + re.escape(end), text, re.DOTALL)
+        if found is None:
             raise SystemExit(f"{path}: no {start} ... {end} block to update")
-        text = pattern.sub(lambda _, block=block: block(), text)
+        text = text[: found.start()] + block + text[found.end() :]
     path.write_text(text, encoding="utf-8")
 
 
