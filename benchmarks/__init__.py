@@ -1,4 +1,7 @@
-"""Benchmarks that print numbers (retrieval quality and latency, the floor, the grader)."""
+"""Benchmarks that print tables: quality, cost and speed, each against its baseline in one run.
+
+Their results and how to run each are in docs/benchmarks/README.md.
+"""
 
 from __future__ import annotations
 

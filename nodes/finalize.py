@@ -37,7 +37,11 @@ def _summary(update: Mapping[str, Any]) -> str:
     if withheld:
         return f"held back {withheld['answer']!r}: confidence {withheld['confidence']:.2f}"
     given = update.get("confidence")
-    return f"confidence {given:.2f}" if given is not None else ""
+    if given is not None:
+        return f"confidence {given:.2f}"
+    if update.get("route") == "small_talk":
+        return "a reply, not an answer"
+    return "no answer" if is_no_answer(str(update.get("answer", ""))) else "answer given"
 
 
 @reports(_summary)

@@ -7,13 +7,16 @@ the pass's calls, and rewriting them would make the model server process them ag
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
 from adapters.documents import split_sentences
 from adapters.embeddings import cosine
 from adapters.services import Services
-from nodes.common import question_of
+from nodes.common import question_of, reports
 from schema.context import Context, context_of
 from schema.state import RAGState, Update
 
@@ -31,6 +34,14 @@ def refine_document(doc: Document, scores: list[float], strips: list[str], keep:
     return Document(id=doc.id, page_content=text, metadata=metadata)
 
 
+def _summary(update: Mapping[str, Any]) -> str:
+    refined = [d.metadata.get("refined") for d in update.get("web_results") or []]
+    if not any(refined):
+        return "web results kept whole"
+    return "strips kept: " + ", ".join(r or "whole" for r in refined)
+
+
+@reports(_summary)
 def refine_knowledge(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
     """Decompose each web result into strips, keep the best ones, recompose in order.
 

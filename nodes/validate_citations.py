@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
@@ -11,7 +13,7 @@ from adapters.answer_text import clean_answer
 from adapters.citations import citation_keys, parse_citations, strip_citations
 from adapters.documents import containing, doc_id
 from nodes.answers import NO_ANSWER, is_no_answer
-from nodes.common import answer_documents
+from nodes.common import answer_documents, reports
 from schema.context import Context, context_of
 from schema.state import RAGState, Update
 
@@ -44,6 +46,16 @@ def check_citations(answer: str, docs: list[Document]) -> CitationCheck:
     return CitationCheck(cited=valid, unknown=unknown)
 
 
+def _summary(update: Mapping[str, Any]) -> str:
+    if update.get("citation_feedback"):
+        return "sent back: " + str(update["citation_feedback"]).split(", but ", 1)[-1]
+    if update.get("generation") == NO_ANSWER:
+        return "no answer to cite for"
+    cited = update.get("citations") or []
+    return f"cites {', '.join(cited)}" if cited else "cites nothing"
+
+
+@reports(_summary)
 def validate_citations(state: RAGState, runtime: Runtime[Context]) -> Update:
     """Map cited keys to chunk ids; send the answer back if a key is unknown or missing.
 

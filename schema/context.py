@@ -242,8 +242,9 @@ class Context:
         default=True,
         metadata={
             "description": (
-                "Knowledge refinement: split each kept document into sentences (strips), keep "
-                "the ones closest to the question, and recompose them in order."
+                "Knowledge refinement of web results: split each into sentences (strips), keep "
+                "the ones closest to the question, and recompose them in order. "
+                "Knowledge-base chunks stay whole."
             )
         },
     )
@@ -251,7 +252,7 @@ class Context:
         default=3,
         metadata={
             "description": (
-                "Strips kept per document when refining (by cosine similarity to the question)."
+                "Strips kept per web result when refining (by cosine similarity to the question)."
             )
         },
     )

@@ -425,3 +425,22 @@ def test_small_talk_in_a_thread_needs_no_rewrite_and_is_not_cached(fake_services
     again = threaded.invoke({"question": "Thanks!"}, config, context=Context())
     assert again["answer"] == "You're welcome!"
     assert llm.prompts_called().count("small_talk") == 2  # asked anew: replies are not cached
+
+
+@pytest.mark.parametrize("where", ["knowledge base", "web", "nowhere"])
+def test_every_node_that_runs_says_what_it_did(fake_services, where):
+    def responder(prompt: str, text: str) -> Any:
+        if where == "nowhere":
+            return "no"
+        if where == "web" and prompt == "grade_documents":
+            return "yes" if "Leonardo" in text else "no"
+        if where == "web" and prompt == "generate":
+            return "Leonardo da Vinci [S1]"
+        return happy_responder(prompt, text)
+
+    fake_services(llm=make_llm(responder))
+    question = "Who painted the Mona Lisa?" if where == "web" else "Which team won Super Bowl 50?"
+    result = run_question(question, Context())
+    said = {s.node: s.summary for s in result.steps}
+    assert set(said) == set(result.path)
+    assert [node for node, line in said.items() if not line.strip()] == []
