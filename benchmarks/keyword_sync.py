@@ -39,16 +39,21 @@ def main(argv: list[str] | None = None) -> int:
     if not args.squad.is_file():
         print(f"No SQuAD file at {args.squad}.", file=sys.stderr)
         return 2
+    from langchain_core.embeddings import DeterministicFakeEmbedding
+
     from adapters.knowledge_base import KnowledgeBase, NewDocument
     from crag.eval.corpus import index_paragraphs
     from crag.eval.squad import load_squad
-    from tests.fakes import HashEmbeddings
 
     squad = load_squad(args.squad)
     with tempfile.TemporaryDirectory() as tmp, chroma_server(Path(tmp)) as chroma:
-        writer = KnowledgeBase(Path(tmp) / "a", "squad", HashEmbeddings(), server_url=chroma.url)
+        writer = KnowledgeBase(
+            Path(tmp) / "a", "squad", DeterministicFakeEmbedding(size=64), server_url=chroma.url
+        )
         index_paragraphs(writer, squad)
-        reader = KnowledgeBase(Path(tmp) / "b", "squad", HashEmbeddings(), server_url=chroma.url)
+        reader = KnowledgeBase(
+            Path(tmp) / "b", "squad", DeterministicFakeEmbedding(size=64), server_url=chroma.url
+        )
         first, caught = timed(reader.sync)
         unchanged, _ = timed(reader.sync, repeat=20)
         search, _ = timed(lambda: reader.search("Super Bowl Broncos", 4, "keyword"), repeat=20)
