@@ -230,7 +230,6 @@ async function ask(question) {
   const began = performance.now();
   const run = { firstTokenMs: null, totalMs: null, tokens: 0, nodes: [] };
   const started = new Map(), summaries = new Map();
-  let draft = "";
   running = new AbortController();
   $("stop").hidden = false;
   $("ask-button").disabled = true;
@@ -241,33 +240,47 @@ async function ask(question) {
       input: { messages: [{ role: "user", content: question }] },
       context,
       stream_mode: STREAM_MODE,
+      stream_subgraphs: true, // a question's parts: their steps and tokens too
       on_disconnect: "cancel", // Stop ends the run on the server too
     };
-    for await (const { event, data } of streamRun(threadId, body, running.signal)) {
+    // A question in parts runs each part's pass in the answer_part subgraph: its events come
+    // as "tasks|answer_part:<id>" and so on. Steps are named "part N/node"; drafts per part.
+    const parts = new Map(); // subgraph namespace -> part number
+    const drafts = new Map();
+    const partName = (ns, name) => (ns ? `part ${parts.get(ns) ?? "?"}/${name}` : name);
+    const showDrafts = () => turn.draft([...drafts.entries()]
+      .map(([ns, text]) => (ns ? `part ${parts.get(ns) ?? "?"}: ${text}` : text)).join("\n"));
+    for await (const { event: named, data } of streamRun(threadId, body, running.signal)) {
+      const [event, ns = ""] = named.split("|");
       if (event === "tasks" && "input" in data) {
+        if (data.name === "answer_part" && typeof data.input?.part_index === "number") {
+          parts.set(`answer_part:${data.id}`, data.input.part_index + 1); // its events' namespace
+        }
         started.set(data.id, performance.now());
         graphView.start(data.name);
-        turn.startStep(data.name, data.id);
-        if (data.name === "generate") draft = "";
-        status(`Running ${data.name}…`);
+        turn.startStep(partName(ns, data.name), data.id);
+        if (data.name === "generate") drafts.set(ns, "");
+        status(`Running ${partName(ns, data.name)}…`);
       } else if (event === "tasks") {
         const seconds = (performance.now() - (started.get(data.id) ?? began)) / 1000;
         const update = plain(data.result);
-        const summary = turn.finishStep(data.name, data.id, update, seconds, summaries.get(data.name));
-        summaries.delete(data.name);
+        const key = `${ns}|${data.name}`;
+        const summary = turn.finishStep(partName(ns, data.name), data.id, update, seconds, summaries.get(key));
+        summaries.delete(key);
         graphView.finish(data.name, seconds, summary, Boolean(data.error));
-        run.nodes.push(data.name);
+        run.nodes.push(partName(ns, data.name));
         if (data.error) turn.fail(`${data.name} failed: ${data.error}`);
-        if (data.name === "finalize" && update) turn.finish(update.answer ?? "", update.sources ?? [], update.confidence, update.warnings);
+        if (data.name === "finalize" && !ns && update) turn.finish(update.answer ?? "", update.sources ?? [], update.confidence, update.warnings);
       } else if (event === "custom" && data.node) {
-        summaries.set(data.node, data.summary);
+        if (ns && typeof data.part === "number") parts.set(ns, data.part + 1);
+        summaries.set(`${ns}|${data.node}`, data.summary);
       } else if (event === "messages") {
         const [chunk, meta] = data;
         if (meta.langgraph_node === "generate" && typeof chunk.content === "string" && chunk.content) {
           run.firstTokenMs ??= performance.now() - began;
           run.tokens += 1;
-          draft += chunk.content;
-          turn.draft(draft);
+          drafts.set(ns, (drafts.get(ns) ?? "") + chunk.content);
+          showDrafts();
         }
       } else if (event === "error") {
         throw new Error(data.message || data.error || JSON.stringify(data));

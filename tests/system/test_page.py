@@ -178,3 +178,23 @@ def test_documents_are_added_asked_cited_and_removed_on_the_page(
 
     kept = sb50_data_dir / "uploads" / "notes"
     assert sorted(p.name for p in kept.iterdir()) == ["levels.csv"]  # the removed upload went
+
+
+def test_a_question_in_parts_streams_each_parts_steps_and_tokens(server: Server, scripted_llm: str):
+    with offline_page() as view:
+        page = view.page
+        page.goto(f"{server.url}/ui/")
+        page.wait_for_function("window.cragPage.readyMs !== null")
+        page.click("#settings summary")
+        page.fill("#field-model", "openai-compatible:scripted")
+        page.fill("#field-base_url", scripted_llm)
+        page.uncheck("#field-answer_cache")
+        page.click("#settings summary")
+        ask(page, "Which team won Super Bowl 50, and what was the final score?", 1)
+        steps = steps_of(page, 1)
+        assert {"part 1/generate", "part 2/generate", "part 1/retrieve"} <= set(steps)
+        assert steps[0] == "contextualize_question" and steps[-1] == "finalize"
+        [run] = page.evaluate("window.cragPage.runs")
+        assert run["tokens"] > 3  # each part's answer streamed as it was written
+        assert len(page.inner_text(".turn .answer").splitlines()) == 2  # one line a part
+        assert view.outside == [] and view.errors == []
