@@ -12,7 +12,6 @@ import os
 import sys
 import time
 from dataclasses import replace
-from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
@@ -669,81 +668,17 @@ def serve_cmd(
     kept across restarts. With no CRAG_API_TOKENS(_FILE) it listens on loopback only, unless
     told --insecure.
     """
-    import ipaddress
-
-    from adapters.settings import settings
-    from crag.auth import access
+    from crag.serve import server_command
 
     def action() -> None:
-        rules = access()  # a malformed token list stops here, with the reason
-        try:
-            loopback = ipaddress.ip_address(host).is_loopback
-        except ValueError:
-            loopback = host == "localhost"
-        if rules.open and not loopback:
-            if not insecure:
-                fail(
-                    f"No sign-in is configured, so the server would be open to anyone reaching "
-                    f"{host}. Set CRAG_API_TOKENS or CRAG_API_TOKENS_FILE (docs/deploy.md), or "
-                    "pass --insecure."
-                )
-            err.print(f"[yellow]Warning:[/] no sign-in; anyone reaching {host}:{port} can use it.")
-        env = settings()
-        if env.api_database_url:
-            command, extra = _shared_api_server(env, host, port)
-            os.environ.update(extra)
-        else:
-            command = [str(Path(sys.executable).with_name("langgraph")), "dev", "--config"]
-            command += [str(LANGGRAPH_JSON), "--host", host, "--port", str(port), "--no-browser"]
-            command += [] if reload else ["--no-reload"]
+        server = server_command(host, port, reload, insecure)
+        if server.warning:
+            err.print(f"[yellow]Warning:[/] {escape(server.warning)}")
+        os.environ.update(server.env)
         sys.stdout.flush()
-        os.execv(command[0], command)
+        os.execv(server.argv[0], server.argv)
 
     _run_guarded(action)
-
-
-LANGGRAPH_JSON = Path(__file__).resolve().parents[1] / "langgraph.json"
-
-
-def _shared_api_server(env: Any, host: str, port: int) -> tuple[list[str], dict[str, str]]:
-    """The command and environment of langgraph-api on PostgreSQL (langgraph-runtime-pg).
-
-    What `langgraph dev` would read from langgraph.json (graphs, page, sign-in) is handed over
-    as the variables langgraph-api reads; the database password may come from
-    CRAG_CHECKPOINT_PASSWORD_FILE, as for threads of the CLI.
-    """
-    import importlib.util
-
-    from crag.threads import password_of
-
-    if importlib.util.find_spec("langgraph_runtime_pg") is None:
-        fail(
-            "CRAG_API_DATABASE_URL needs the PostgreSQL runtime of the API server: run "
-            "`make server-env` and start .venv-server/bin/crag serve."
-        )
-    if not env.api_redis_url:
-        fail("CRAG_API_DATABASE_URL needs CRAG_API_REDIS_URL too (runs stream through Redis).")
-    config = json.loads(LANGGRAPH_JSON.read_text())
-    database = env.api_database_url
-    password = password_of(env.checkpoint_password_file)
-    if password:  # into the URL langgraph-runtime-pg reads (it takes no separate password)
-        from urllib.parse import quote, urlsplit, urlunsplit
-
-        parts = urlsplit(database)
-        where = f"{parts.hostname}:{parts.port}" if parts.port else str(parts.hostname)
-        netloc = f"{quote(parts.username or '', safe='')}:{quote(password, safe='')}@{where}"
-        database = urlunsplit(parts._replace(netloc=netloc))
-    extra = {
-        "LANGGRAPH_RUNTIME_EDITION": "pg",
-        "DATABASE_URI": database,
-        "REDIS_URI": env.api_redis_url,
-        "LANGSERVE_GRAPHS": json.dumps(config["graphs"]),
-        "LANGGRAPH_HTTP": json.dumps(config.get("http") or {}),
-        "LANGGRAPH_AUTH": json.dumps(config.get("auth") or {}),
-    }
-    uvicorn = [sys.executable, "-m", "uvicorn", "crag.shared_server:app"]
-    options = ["--host", host, "--port", str(port), "--lifespan", "on", "--no-access-log"]
-    return [*uvicorn, *options], extra
 
 
 FORMATS = ("squad", "mixed")

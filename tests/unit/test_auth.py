@@ -79,3 +79,31 @@ def test_documents_sent_inline_are_measured_for_the_size_limit():
     docs = [{"page_content": "é" * 10}, {"page_content": "abc"}, {"metadata": {}}, "junk"]
     assert auth._inline_bytes({"docs": docs}) == 23
     assert auth._inline_bytes({"question": "x"}) == 0 and auth._inline_bytes(None) == 0
+
+
+def test_serve_picks_the_server_and_says_what_a_shared_one_needs(monkeypatch, tmp_path):
+    from crag import serve
+
+    plain = serve.server_command("127.0.0.1", 2024, reload=False, insecure=False)
+    assert plain.argv[1:3] == ["dev", "--config"] and "--no-reload" in plain.argv
+    assert plain.env == {} and plain.warning == ""
+    loose = serve.server_command("0.0.0.0", 2024, reload=True, insecure=True)
+    assert "no sign-in" in loose.warning
+
+    monkeypatch.setenv("CRAG_API_DATABASE_URL", "postgresql://crag@db:5432/crag_api")
+    monkeypatch.setattr(serve.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(ConfigError, match="make server-env"):
+        serve.server_command("127.0.0.1", 2024, reload=False, insecure=False)
+    monkeypatch.setattr(serve.importlib.util, "find_spec", lambda name: object())
+    with pytest.raises(ConfigError, match="CRAG_API_REDIS_URL"):
+        serve.server_command("127.0.0.1", 2024, reload=False, insecure=False)
+    monkeypatch.setenv("CRAG_API_REDIS_URL", "redis://cache:6379")
+    (tmp_path / "pw").write_text("s3cret/with:odd@chars\n")
+    monkeypatch.setenv("CRAG_CHECKPOINT_PASSWORD_FILE", str(tmp_path / "pw"))
+    shared = serve.server_command("127.0.0.1", 2024, reload=False, insecure=False)
+    assert shared.argv[2:4] == ["uvicorn", "crag.shared_server:app"]
+    assert shared.env["DATABASE_URI"] == (
+        "postgresql://crag:s3cret%2Fwith%3Aodd%40chars@db:5432/crag_api"
+    )
+    assert shared.env["LANGGRAPH_RUNTIME_EDITION"] == "pg"
+    assert shared.env["REDIS_URI"] == "redis://cache:6379"
