@@ -681,9 +681,6 @@ def serve_cmd(
     _run_guarded(action)
 
 
-FORMATS = ("squad", "mixed")
-
-
 @app.command("eval")
 def eval_cmd(
     dataset: Annotated[
@@ -720,16 +717,13 @@ def eval_cmd(
     from pathlib import Path
 
     from crag.eval import harness
+    from crag.eval.plan import FORMATS, Variant, parse_variant
 
     if dataset_format not in FORMATS:
         fail(f"Unknown dataset format {dataset_format!r}; supported: {', '.join(FORMATS)}.")
     pipelines = [p.strip() for p in pipeline.split(",")]
     if any(p not in harness.PIPELINES for p in pipelines):
         fail(f"Unknown pipeline {pipeline!r}; use one or more of: {', '.join(harness.PIPELINES)}.")
-    runs: list[Variant] = [(p, p, {}) for p in pipelines] + [_variant(v) for v in variant or []]
-    names = [name for name, _, _ in runs]
-    if len(set(names)) < len(names):
-        fail(f"Every run needs its own name; got {', '.join(names)}.")
     if (limit is not None and limit < 1) or (per_category is not None and per_category < 1):
         fail("--limit and --per-category must be at least 1.")
     if dataset is None and dataset_format == "mixed":
@@ -737,126 +731,56 @@ def eval_cmd(
     path = Path(dataset) if dataset else harness.BUNDLED_SAMPLE
     if not path.is_file():
         fail(f"Dataset not found: {path}")
-    _run_guarded(
-        lambda: _evaluate(
-            path, dataset_format, runs, Path(out_dir), limit, per_category, seed, model
-        )
-    )
 
+    def action() -> None:
+        runs: list[Variant] = [(p, p, {}) for p in pipelines]
+        runs += [parse_variant(v) for v in variant or []]
+        names = [name for name, _, _ in runs]
+        if len(set(names)) < len(names):
+            fail(f"Every run needs its own name; got {', '.join(names)}.")
+        _evaluate(path, dataset_format, runs, Path(out_dir), limit, per_category, seed, model)
 
-Variant = tuple[str, str, dict[str, str]]
-"""A run of ``crag eval``: its name, its pipeline and the context fields it overrides."""
-
-
-def _variant(spec: str) -> Variant:
-    """Parse ``NAME:FIELD=VALUE,...`` (a CRAG run with other settings); fail clearly."""
-    from dataclasses import fields
-
-    from crag.eval.harness import PIPELINES
-    from schema.context import Context
-
-    name, _, assignments = spec.partition(":")
-    known = {f.name for f in fields(Context)} | {"pipeline"}
-    pieces: list[str] = []
-    for piece in assignments.split(","):  # a dict value's own commas stay in it
-        key = piece.partition("=")[0].strip()
-        if pieces and key not in known and "=" in pieces[-1].partition("=")[2]:
-            pieces[-1] += "," + piece
-        elif piece.strip():
-            pieces.append(piece)
-    pairs = [p.partition("=") for p in pieces]
-    if not name.strip().isidentifier() or not pairs or any(not sep for _, sep, _ in pairs):
-        fail(f"--variant {spec!r}: write NAME:FIELD=VALUE[,FIELD=VALUE...].")
-    unknown = sorted({k.strip() for k, _, _ in pairs} - known)
-    if unknown:
-        fail(f"--variant {spec!r}: unknown setting {', '.join(unknown)}.")
-    settings = {k.strip(): v.strip() for k, _, v in pairs}
-    pipeline = settings.pop("pipeline", "crag")
-    if pipeline not in PIPELINES:
-        fail(f"--variant {spec!r}: pipeline must be one of {', '.join(PIPELINES)}.")
-    return name.strip(), pipeline, settings
+    _run_guarded(action)
 
 
 def _evaluate(
     path: Any,
     dataset_format: str,
-    plan: list[Variant],
+    variants: list[Any],
     out_dir: Any,
     limit: int | None,
     per_category: int | None,
     seed: int,
     model: str | None,
 ) -> None:
-    from pathlib import Path
+    """Run the plan with progress bars, then print each run's summary."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from crag.eval import harness
-    from crag.eval.mixed import load_mixed
-    from crag.eval.squad import load_squad
-    from schema.context import Context
+    from crag.eval import harness, plan
 
-    data = load_mixed(path) if dataset_format == "mixed" else load_squad(path)
-    overrides: dict[str, Any] = {"collection": harness.collection_for(data)}
-    if model:
-        overrides["model"] = model
-    ctx = Context(**overrides)
-    questions = data.sample(limit, seed, per_category)
-    together = len(plan) > 1
-    jobs: list[dict[str, Any]] = [
-        {
-            "dataset": str(path),
-            "format": dataset_format,
-            "name": name,
-            "pipeline": pipeline,
-            "out": str(out_dir / name if together else out_dir),
-            "context": overrides | extra,
-        }
-        for name, pipeline, extra in plan
-    ]
-    runs = [
-        harness.EvalRun(
-            job["pipeline"],
-            questions,
-            Context(**job["context"]),
-            Path(job["out"]),
-            mixed=dataset_format == "mixed",
+    planned = plan.plan(path, dataset_format, variants, out_dir, limit, per_category, seed, model)
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, console=err, transient=True) as progress:
+        task = progress.add_task("Indexing paragraphs", total=len(planned.data.paragraphs))
+        harness.prepare(
+            planned.data, planned.context, lambda done, _: progress.update(task, completed=done)
         )
-        for job in jobs
-    ]
-    with _progress() as progress:
-        task = progress.add_task("Indexing paragraphs", total=len(data.paragraphs))
-        harness.prepare(data, ctx, lambda done, total: progress.update(task, completed=done))
-        already = _answer(runs, questions, jobs, progress)
-    for run in runs:
+        done = len(planned.questions) - len(planned.runs[0].pending())
+        bars = {
+            job["name"]: progress.add_task(
+                job["name"], total=len(planned.questions), completed=done
+            )
+            for job in planned.jobs
+        }
+
+        def advance(name: str) -> None:
+            progress.advance(bars[name])
+
+        already = plan.answer(planned, advance)
+    for run in planned.runs:
         harness.write_summary(run)
         out.print((run.out / "summary.md").read_text(), markup=False, highlight=False)
     out.print(f"Results in {out_dir} ({already} questions were already done).")
-
-
-def _progress() -> Any:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn())
-    return Progress(*columns, console=err, transient=True)
-
-
-def _answer(
-    runs: list[Any], questions: list[Any], jobs: list[dict[str, Any]], progress: Any
-) -> int:
-    """Answer what ``runs`` still lack (alternating when several); return how many were done."""
-    from crag.eval import interleave
-
-    already = len(questions) - len(runs[0].pending())
-    tasks = {
-        job["name"]: progress.add_task(job["name"], total=len(questions), completed=already)
-        for job in jobs
-    }
-    if len(runs) > 1:
-        todo = {q.id for r in runs for q in r.pending()}  # each file read once
-        pending = [q.id for q in questions if q.id in todo]
-        interleave.run(jobs, pending, lambda name, _: progress.advance(tasks[name]))
-    else:
-        runs[0].run(on_done=lambda record: progress.advance(tasks[jobs[0]["name"]]))
-    return already
 
 
 @app.command("eval-report")

@@ -213,7 +213,7 @@ def test_cli_eval_end_to_end(hash_kb, fake_services, tiny, tmp_path):
 
 
 def test_a_variant_names_its_pipeline_and_keeps_a_dict_setting_whole():
-    from crag.cli import _variant
+    from crag.eval.plan import parse_variant as _variant
 
     assert _variant("v5:pipeline=naive,prompt_versions=generate=v5,rewrite_query=v1,top_k=3") == (
         "v5",
