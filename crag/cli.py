@@ -405,23 +405,35 @@ def kb_list(
 def kb_show(
     doc: Annotated[
         str,
-        typer.Argument(metavar="DOC_ID", help="Document id (see `crag kb list --collection`)."),
+        typer.Argument(
+            metavar="DOC",
+            help="Document id, the start of one, or its file's name (see `crag kb list`).",
+        ),
     ],
     collection: Annotated[str, typer.Option(help="Knowledge-base collection.")] = "crag",
     as_json: Annotated[bool, JSON] = False,
 ) -> None:
     """One document: its source, title and type, and each chunk with its page or heading."""
     from adapters.documents import doc_location
+    from crag.ingest import find_document
 
     def action() -> None:
-        chunks = _existing(collection).chunks_of(doc)
-        if not chunks:
-            fail(f"No document {doc!r} in collection {collection!r} (see `crag kb list`).")
+        kb = _existing(collection)
+        found = find_document(kb.documents(), doc)
+        if len(found) != 1:
+            named = ", ".join(str(d["doc_id"]) for d in found)
+            fail(
+                f"{len(found)} documents match {doc!r} in collection {collection!r}: {named}."
+                if found
+                else f"No document {doc!r} in collection {collection!r} (see `crag kb list`)."
+            )
+        doc_id = str(found[0]["doc_id"])
+        chunks = kb.chunks_of(doc_id)
         meta = chunks[0].metadata
         if as_json:
             _print_json(
                 {
-                    "doc_id": doc,
+                    "doc_id": doc_id,
                     "source": meta.get("source"),
                     "title": meta.get("title"),
                     "type": meta.get("type"),
@@ -432,7 +444,7 @@ def kb_show(
                 }
             )
             return
-        out.print(f"[bold]{escape(doc)}[/]  {escape(str(meta.get('source', '')))}")
+        out.print(f"[bold]{escape(doc_id)}[/]  {escape(str(meta.get('source', '')))}")
         out.print(f"title {escape(str(meta.get('title', '')))!r}, type {meta.get('type', '?')}")
         for c in chunks:
             where = doc_location(c)

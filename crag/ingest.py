@@ -261,6 +261,21 @@ def _write(
     batch.clear()
 
 
+def find_document(docs: list[dict[str, Any]], given: str) -> list[dict[str, Any]]:
+    """The documents ``given`` names: its exact id, else ids starting with it, else file names.
+
+    ``kb.documents()`` entries; more than one means ``given`` is ambiguous.
+    """
+    exact = [d for d in docs if d.get("doc_id") == given]
+    if exact:
+        return exact
+    started = [d for d in docs if str(d.get("doc_id", "")).startswith(given)]
+    if started:
+        return started
+    names = (given, Path(given).name)
+    return [d for d in docs if PurePosixPath(str(d.get("source", ""))).name in names]
+
+
 def from_sources(docs: list[dict[str, Any]], paths: list[Path]) -> list[dict[str, Any]]:
     """The documents (``kb.documents()`` entries) whose source is one of ``paths`` or under one."""
     found = []

@@ -39,6 +39,18 @@ def test_show_lists_chunks_with_their_page(hash_kb, tmp_path):
     assert "title 'Velna river report', type pdf" in shown.output
     assert f"{doc}__c0001  page 2" in shown.output
     assert crag("kb", "show", "missing-doc", "--collection", "mykb").exit_code == 2
+    for short in ("report", "report.pdf", str(tmp_path / "report.pdf")):  # a start or its file
+        assert f"{doc}__c0001  page 2" in crag("kb", "show", short, "--collection", "mykb").output
+
+
+def test_show_names_the_documents_an_ambiguous_start_matches(hash_kb, tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    for folder in ("a", "b"):
+        (tmp_path / folder / "notes.md").write_text(f"# Notes {folder}\n\nText.")
+    crag("ingest", str(tmp_path), "--collection", "mykb")
+    ambiguous = crag("kb", "show", "notes", "--collection", "mykb")
+    assert ambiguous.exit_code == 2 and "2 documents match 'notes'" in ambiguous.output
 
 
 def test_remove_by_id_and_by_source(hash_kb, tmp_path):
