@@ -43,3 +43,20 @@ def test_every_relative_link_and_anchor_is_found(page: Path):
         elif anchor and where.suffix == ".md" and anchor not in slugs(where):
             missing.append(target)
     assert missing == []
+
+
+def test_the_node_table_names_every_node_of_the_graph():
+    from graph.graph import graph
+
+    page = (ROOT / "docs" / "graph.md").read_text(encoding="utf-8")
+    listed = re.findall(r"^\| `(\w+)` \|", page, re.M)
+    nodes = set(graph.get_graph().nodes) - {"__start__", "__end__"}
+    assert sorted(listed) == sorted(nodes)
+
+
+def test_the_wiring_docstring_names_every_node():
+    import graph.graph as wiring
+
+    doc = wiring.__doc__ or ""
+    nodes = set(wiring.graph.get_graph().nodes) - {"__start__", "__end__"}
+    assert {n for n in nodes if not re.search(rf"\b{n}\b", doc)} == set()
