@@ -4,10 +4,10 @@
 import { api, streamRun } from "./api.js";
 import { DocumentsPanel } from "./documents.js";
 import { GraphView } from "./graph.js";
+import { $, make } from "./dom.js";
 
 const GRAPH_ID = "crag";
 const STREAM_MODE = ["tasks", "custom", "messages-tuple"];
-const $ = (id) => document.getElementById(id);
 const page = { readyMs: null, runs: [] }; // read by the browser test and by curious users
 window.cragPage = page;
 
@@ -17,13 +17,6 @@ function status(text) { $("status").textContent = text; }
 
 // A handler whose failure (the server stopped, say) is shown in the status line, not lost.
 const shown = (fn) => (...args) => fn(...args).catch((error) => status(`Failed: ${error.message}`));
-
-function make(tag, attrs = {}, text) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 // LangGraph writes a reducer's overwrite as {value, type: "__overwrite__"}: show the value.
 function plain(value) {

@@ -2,15 +2,8 @@
 // drop, each with its progress and result) or a web page, list what the collection holds,
 // remove a document, read every source again. Runs ask the collection picked here.
 import { api, upload } from "./api.js";
+import { $, make } from "./dom.js";
 
-const $ = (id) => document.getElementById(id);
-
-function make(tag, attrs = {}, text) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 const when = (epoch) => (epoch ? new Date(epoch * 1000).toLocaleString() : "never");
