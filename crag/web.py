@@ -31,6 +31,7 @@ from adapters.documents import doc_location
 from adapters.errors import CragError
 from adapters.extract import MAX_FILE_BYTES, Unextractable, pdf_page_png
 from adapters.fetch_url import is_url
+from adapters.knowledge_base import KnowledgeBase
 from adapters.settings import data_dir
 from crag import ingest
 from crag.auth import access, user_of_request
@@ -75,6 +76,29 @@ def signed_in_async(handler: Callable[[Request], Awaitable[Response]]) -> Any:
     return guarded
 
 
+def existing_collection(handler: Callable[[Request, KnowledgeBase], Response]) -> Handler:
+    """The route answers a signed-in user about an existing ``{collection}`` they may use.
+
+    401 and 403 as ``signed_in``; 404 for a collection that is not there (reading never creates
+    one); 503 when the store fails. The handler gets the collection's knowledge base.
+    """
+
+    @functools.wraps(handler)
+    def guarded(request: Request) -> Response:
+        name = request.path_params["collection"]
+        refused = _refusal(request, name)
+        if refused is not None:
+            return refused
+        try:
+            if name not in services.collections():
+                return _error(f"No collection {name!r}.", 404)
+            return handler(request, services.knowledge_base(name))
+        except CragError as exc:
+            return _error(str(exc), 503)
+
+    return guarded
+
+
 def _visible(request: Request) -> list[str]:
     """The collections the request's user may use."""
     user = user_of_request(request.scope) or ""
@@ -95,23 +119,17 @@ def settings(request: Request) -> Response:
         return JSONResponse({"detail": str(exc)}, status_code=503)
 
 
-@signed_in
-def show_chunk(request: Request) -> Response:
+@existing_collection
+def show_chunk(request: Request, kb: KnowledgeBase) -> Response:
     """``GET /crag/collections/{collection}/chunks/{chunk_id}``: a stored chunk.
 
     404 for a collection or chunk that is not there (a web result's id, say): reading never
     creates a collection.
     """
-    name = request.path_params["collection"]
     chunk_id = request.path_params["chunk_id"]
-    try:
-        if name not in services.collections():
-            return JSONResponse({"detail": f"No collection {name!r}."}, status_code=404)
-        chunk = services.knowledge_base(name).chunk(chunk_id)
-    except CragError as exc:
-        return JSONResponse({"detail": str(exc)}, status_code=503)
+    chunk = kb.chunk(chunk_id)
     if chunk is None:
-        return JSONResponse({"detail": f"No chunk {chunk_id!r} in {name!r}."}, status_code=404)
+        return _error(f"No chunk {chunk_id!r} in {kb.name!r}.", 404)
     meta = chunk.metadata
     return JSONResponse(
         {
@@ -126,21 +144,15 @@ def show_chunk(request: Request) -> Response:
     )
 
 
-@signed_in
-def chunk_page(request: Request) -> Response:
+@existing_collection
+def chunk_page(request: Request, kb: KnowledgeBase) -> Response:
     """``GET /crag/collections/{collection}/chunks/{chunk_id}/page.png``: its PDF page, drawn.
 
     Drawn here from the PDF the chunk came from (pdfium; nothing leaves the server); 404 with
     the reason when the chunk is not from a PDF page or its file is gone.
     """
-    name, chunk_id = request.path_params["collection"], request.path_params["chunk_id"]
-    try:
-        kb = _existing(name)
-        if isinstance(kb, Response):
-            return kb
-        chunk = kb.chunk(chunk_id)
-    except CragError as exc:
-        return _error(str(exc), 503)
+    chunk_id = request.path_params["chunk_id"]
+    chunk = kb.chunk(chunk_id)
     meta = chunk.metadata if chunk is not None else {}
     source = Path(str(meta.get("source", "")))
     if meta.get("type") != "pdf" or meta.get("page") is None:
@@ -197,23 +209,10 @@ def _create(name: str) -> Response:
     return JSONResponse(summary, status_code=200 if existed else 201)
 
 
-def _existing(name: str) -> Any:
-    """The collection ``name``, or a 404 response: reading never creates one."""
-    if name not in services.collections():
-        return _error(f"No collection {name!r}.", 404)
-    return services.knowledge_base(name)
-
-
-@signed_in
-def list_documents(request: Request) -> Response:
+@existing_collection
+def list_documents(request: Request, kb: KnowledgeBase) -> Response:
     """``GET /crag/collections/{collection}/documents``: each document with its outline."""
-    try:
-        kb = _existing(request.path_params["collection"])
-        if isinstance(kb, Response):
-            return kb
-        return JSONResponse({"collection": kb.name, "documents": kb.outlines()})
-    except CragError as exc:
-        return _error(str(exc), 503)
+    return JSONResponse({"collection": kb.name, "documents": kb.outlines()})
 
 
 @signed_in_async
@@ -282,33 +281,21 @@ def _add_urls(collection: str, urls: list[str]) -> Response:
         return _error(str(exc), 503)
 
 
-@signed_in
-def remove_document(request: Request) -> Response:
+@existing_collection
+def remove_document(request: Request, kb: KnowledgeBase) -> Response:
     """``DELETE /crag/collections/{collection}/documents/{doc_id}``: one document, whole."""
     doc_id = request.path_params["doc_id"]
-    try:
-        kb = _existing(request.path_params["collection"])
-        if isinstance(kb, Response):
-            return kb
-        removed = ingest.remove_document(kb, doc_id, _uploads())
-    except CragError as exc:
-        return _error(str(exc), 503)
+    removed = ingest.remove_document(kb, doc_id, _uploads())
     if not removed:
         return _error(f"No document {doc_id!r} in {kb.name!r}.", 404)
     return JSONResponse({"doc_id": doc_id, "chunks_removed": removed})
 
 
-@signed_in
-def resync(request: Request) -> Response:
+@existing_collection
+def resync(request: Request, kb: KnowledgeBase) -> Response:
     """``POST /crag/collections/{collection}/sync``: every source read again (see ingest)."""
-    try:
-        kb = _existing(request.path_params["collection"])
-        if isinstance(kb, Response):
-            return kb
-        report = ingest.resync(kb)
-        return JSONResponse(report.to_json(kb.name, kb.count(), 0.0))
-    except CragError as exc:
-        return _error(str(exc), 503)
+    report = ingest.resync(kb)
+    return JSONResponse(report.to_json(kb.name, kb.count(), 0.0))
 
 
 def to_page(request: Request) -> Response:
