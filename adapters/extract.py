@@ -77,10 +77,21 @@ def file_type(path: Path) -> str | None:
 
 def extract(path: Path) -> Extracted:
     """The text of ``path`` in sections; ``Unextractable`` if there is none to use."""
+    kind, data = read_file(path)
+    return extract_data(data, kind, path.stem)
+
+
+def read_file(path: Path) -> tuple[str, bytes]:
+    """The type and bytes of ``path``; ``Unextractable`` for an unsupported or too large one."""
     kind = file_type(path)
     if kind is None:
         raise Unextractable(f"unsupported file type {path.suffix or '(none)'!r}")
-    return extract_data(_read(path), kind, path.stem)
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise Unextractable(f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
+        return kind, path.read_bytes()
+    except OSError as exc:
+        raise Unextractable(f"cannot read: {exc.strerror or exc}") from exc
 
 
 def extract_data(data: bytes, kind: str, name: str) -> Extracted:
@@ -91,15 +102,6 @@ def extract_data(data: bytes, kind: str, name: str) -> Extracted:
     if not any(s.text.strip() for s in extracted.sections):
         raise Unextractable("no text in the file")
     return extracted
-
-
-def _read(path: Path) -> bytes:
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise Unextractable(f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
-        return path.read_bytes()
-    except OSError as exc:
-        raise Unextractable(f"cannot read: {exc.strerror or exc}") from exc
 
 
 def _decode(data: bytes) -> str:

@@ -28,7 +28,14 @@ from urllib.parse import urlsplit
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
 from adapters.documents import plural
-from adapters.extract import FILE_TYPES, Extracted, Unextractable, extract, extract_data
+from adapters.extract import (
+    FILE_TYPES,
+    Extracted,
+    Unextractable,
+    extract,
+    extract_data,
+    read_file,
+)
 from adapters.fetch_url import fetch, is_url
 from adapters.knowledge_base import KnowledgeBase, NewDocument
 
@@ -150,23 +157,26 @@ BATCH_CHUNKS = 256
 
 
 def prepare(source: Source, stored: dict[str, str]) -> NewDocument | None:
-    """The document to write for a file or URL (``None``: stored and unchanged); ``SkipFile``."""
+    """The document to write for a file or URL (``None``: stored and unchanged); ``SkipFile``.
+
+    The bytes are read once; an unchanged file (same hash as stored) is not extracted again.
+    """
     try:
         if isinstance(source, str):
             fetched = fetch(source)
             data, kind, modified = fetched.data, fetched.kind, fetched.modified
-            extracted = extract_data(data, kind, _name(source))
         else:
-            extracted = extract(source)
-            data, modified = source.read_bytes(), int(source.stat().st_mtime)
+            kind, data = read_file(source)
+            modified = int(source.stat().st_mtime)
+        content_hash = hashlib.sha256(data).hexdigest()
+        doc_id = document_id(source)
+        if stored.get(doc_id) == content_hash:
+            return None
+        extracted = extract_data(data, kind, _name(source))
     except Unextractable as exc:
         raise SkipFile(str(exc)) from exc
     except OSError as exc:
         raise SkipFile(f"cannot read: {exc.strerror or exc}") from exc
-    content_hash = hashlib.sha256(data).hexdigest()
-    doc_id = document_id(source)
-    if stored.get(doc_id) == content_hash:
-        return None
     pieces = chunk(extracted)
     about: dict[str, str | int] = {
         "title": extracted.title,
