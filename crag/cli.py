@@ -777,10 +777,10 @@ def _evaluate(
         harness.prepare(
             planned.data, planned.context, lambda done, _: progress.update(task, completed=done)
         )
-        done = len(planned.questions) - len(planned.runs[0].pending())
+        already = len(planned.questions) - len(planned.runs[0].pending())
         bars = {
             job["name"]: progress.add_task(
-                job["name"], total=len(planned.questions), completed=done
+                job["name"], total=len(planned.questions), completed=already
             )
             for job in planned.jobs
         }
@@ -788,7 +788,7 @@ def _evaluate(
         def advance(name: str) -> None:
             progress.advance(bars[name])
 
-        already = plan.answer(planned, advance)
+        plan.answer(planned, advance)
     for run in planned.runs:
         harness.write_summary(run)
         out.print((run.out / "summary.md").read_text(), markup=False, highlight=False)

@@ -103,17 +103,12 @@ def plan(
     return Plan(data, Context(**overrides), questions, runs, jobs)
 
 
-def answer(planned: Plan, on_answered: Callable[[str], None]) -> int:
-    """Answer what the runs still lack; how many questions were already done.
-
-    ``on_answered(run name)`` is called after each answer.
-    """
+def answer(planned: Plan, on_answered: Callable[[str], None]) -> None:
+    """Answer what the runs still lack; ``on_answered(run name)`` is called after each answer."""
     runs, questions, jobs = planned.runs, planned.questions, planned.jobs
-    already = len(questions) - len(runs[0].pending())
     if len(runs) > 1:
         todo = {q.id for r in runs for q in r.pending()}  # each file read once
         pending = [q.id for q in questions if q.id in todo]
         interleave.run(jobs, pending, lambda name, _: on_answered(name))
     else:
         runs[0].run(on_done=lambda record: on_answered(jobs[0]["name"]))
-    return already
