@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import statistics
 import subprocess
 import tempfile
@@ -35,6 +34,7 @@ from typing import Any
 
 from adapters.extract import extract, markdown_sections
 from benchmarks import write_results
+from benchmarks.extraction import one_line
 from benchmarks.sample_files import make_csv, make_epub, make_ipynb, make_pptx, make_rst, make_xlsx
 from crag.eval.tables import markdown_table
 
@@ -125,21 +125,17 @@ CRAG_ADDS = (
 """What crag's own readers of these formats added to its runtime lock."""
 
 
-def _norm(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip()
-
-
 def score(parts: list[tuple[str, str]], truth: list[list[str]], suffix: str) -> dict[str, float]:
     """Recall and structure of ``parts`` ((heading path, text) pairs) against the sentences."""
-    joined = _norm(" ".join(t for _, t in parts))
+    joined = one_line(" ".join(t for _, t in parts))
     known = [(s, sentence) for s, part in enumerate(truth, start=1) for sentence in part]
     found = sum(sentence in joined for _, sentence in known)
     if suffix == ".csv":
-        lines = [_norm(line) for _, t in parts for line in t.splitlines()]
+        lines = [one_line(line) for _, t in parts for line in t.splitlines()]
         placed = sum(any(s in x and "note" in x for x in lines) for _, s in known)
     else:
         placed = sum(
-            any(sentence in _norm(t) and f"Part {s}" in heading for heading, t in parts)
+            any(sentence in one_line(t) and f"Part {s}" in heading for heading, t in parts)
             for s, sentence in known
         )
     return {"recall": found / len(known), "structure": placed / len(known)}

@@ -35,7 +35,8 @@ COLUMNS = [
 ]
 
 
-def _norm(text: str) -> str:
+def one_line(text: str) -> str:
+    """``text`` with every run of whitespace as one space (how sentences are compared)."""
     return re.sub(r"\s+", " ", text).strip()
 
 
@@ -71,8 +72,8 @@ def trafilatura_sections(path: Path) -> list[str]:
 
 def score(parts: list[str], truth: list[list[str]]) -> dict[str, float]:
     """Recall of the known sentences, how many sit in their own part, and leaked noise."""
-    joined = _norm(" ".join(parts))
-    normed = [_norm(p) for p in parts]
+    joined = one_line(" ".join(parts))
+    normed = [one_line(p) for p in parts]
     known = [(i, s) for i, part in enumerate(truth) for s in part]
     found = sum(s in joined for _, s in known)
     own = sum(i < len(normed) and s in normed[i] for i, s in known) if len(parts) > 1 else 0
