@@ -292,9 +292,18 @@ def _html_row(tr: Any) -> str:
     names = []
     if header is not None and header is not tr and header.find("td", recursive=False) is None:
         names = [_words(c) for c in header.find_all("th", recursive=False)]
-    if len(names) == len(cells):
-        return " | ".join(f"{n}: {c}" if n else c for n, c in zip(names, cells, strict=True))
-    return " | ".join(cells)
+    return named_row(names, cells)
+
+
+def named_row(names: list[str], cells: list[str]) -> str:
+    """A table row with each cell after its column's name: "gauge: Velna bridge | level: 4.2 m".
+
+    A cell whose column has no name stands alone; without a name for every cell, the cells
+    alone. So a chunk cut from the middle of a long table still says what its numbers are.
+    """
+    if len(names) != len(cells):
+        return " | ".join(cells)
+    return " | ".join(f"{n}: {c}" if n else c for n, c in zip(names, cells, strict=True))
 
 
 def _docx(data: bytes, name: str) -> Extracted:
@@ -377,10 +386,9 @@ def _converted(kind: str) -> Callable[[bytes, str], Extracted]:
 
 
 def _rows_with_headers(markdown: str) -> str:
-    """Markdown pipe tables rewritten as one line per row naming each cell's column.
+    """Markdown pipe tables rewritten as one line per row that names its cells' columns.
 
-    "| gauge | level |" over "| Velna bridge | 4.2 m |" becomes "gauge: Velna bridge | level:
-    4.2 m", so a chunk cut from the middle of a long table still says what its numbers are.
+    The header row is dropped after use, and so is the separator row (``named_row``).
     """
     out: list[str] = []
     header: list[str] | None = None
@@ -394,9 +402,7 @@ def _rows_with_headers(markdown: str) -> str:
         elif all(re.fullmatch(r":?-{3,}:?", c) for c in cells):
             continue
         else:
-            named = zip(header, cells, strict=False) if len(header) == len(cells) else []
-            line = " | ".join(f"{h}: {c}" if h else c for h, c in named) or " | ".join(cells)
-            out.append(line)
+            out.append(named_row(header, cells))
     return "\n".join(out)
 
 
@@ -427,10 +433,9 @@ def _xlsx(data: bytes, name: str) -> Extracted:
         if not rows:
             continue
         header, lines = rows[0], [" | ".join(c for c in rows[0] if c)]
-        for row in rows[1:]:
-            lines.append(
-                " | ".join(f"{h}: {c}" if h else c for h, c in zip(header, row, strict=False) if c)
-            )
+        for row in rows[1:]:  # an empty cell is left out, with its column's name
+            filled = [(h, c) for h, c in zip(header, row, strict=False) if c]
+            lines.append(named_row([h for h, _ in filled], [c for _, c in filled]))
         sections.append(Section("\n".join(lines), heading=str(sheet.title)))
     title = str(book.properties.title or "").strip() or name
     book.close()
