@@ -49,6 +49,12 @@ class Process:
         """The end of the server's log."""
         return self.log_path.read_text(errors="replace")[-4000:]
 
+    def __enter__(self) -> Process:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
     def stop(self, grace_s: float = 20) -> None:
         """SIGTERM the process group, then SIGKILL after ``grace_s``."""
         if self.proc.poll() is not None:
@@ -118,10 +124,8 @@ def chroma_server(workdir: Path, timeout_s: float = 60) -> Iterator[Process]:
     server = start_process(
         "chroma", args, workdir, url, lambda: http_ok(f"{url}/api/v2/heartbeat"), timeout_s
     )
-    try:
+    with server:
         yield server
-    finally:
-        server.stop()
 
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -159,10 +163,8 @@ def chroma_proxy(
         return False
 
     server = start_process("caddy", args, workdir, url, ready, timeout_s, env=env)
-    try:
+    with server:
         yield server
-    finally:
-        server.stop()
 
 
 SERVER_VENV = ROOT / ".venv-server"
@@ -192,10 +194,8 @@ def redis_server(workdir: Path, timeout_s: float = 30) -> Iterator[Process]:
     server = start_process(
         "redis", args, workdir, f"redis://127.0.0.1:{port}", ready, timeout_s, env=env
     )
-    try:
+    with server:
         yield server
-    finally:
-        server.stop()
 
 
 @contextmanager
@@ -213,10 +213,8 @@ def shared_api_server(
     server = start_process(
         "api", args, workdir, url, lambda: http_ok(f"{url}/ok"), timeout_s, env=env
     )
-    try:
+    with server:
         yield server
-    finally:
-        server.stop()
 
 
 def postgres_bin() -> Path:
@@ -304,10 +302,8 @@ def postgres_server(
         return done.returncode == 0
 
     server = start_process("postgres", args, workdir, url, is_ready, timeout_s, user=user)
-    try:
+    with server:
         yield server
-    finally:
-        server.stop()
 
 
 @contextmanager
@@ -319,10 +315,8 @@ def model_server(workdir: Path, slots: int, timeout_s: float = 180) -> Iterator[
     server = start_process(
         f"model-{slots}", args, workdir, url, lambda: http_ok(f"{url}/health"), timeout_s
     )
-    try:
+    with server:
         yield server
-    finally:
-        server.stop()
 
 
 def link_models(data_dir: Path, models: Path) -> None:
