@@ -273,9 +273,9 @@ def support_command(predictions: Path, out: Path) -> int:
     """
     from langchain_core.documents import Document
 
-    from graph.services import chat_model_for
+    from crag.schema.context import Context
+    from graph.factory import chat_model_for
     from nodes.check_hallucination import support_score
-    from schema.context import Context
 
     ctx = Context()
     judge = chat_model_for(ctx)

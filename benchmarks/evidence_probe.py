@@ -40,15 +40,17 @@ from typing import Any
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
-import graph.services
-from adapters.citations import strip_citations
-from adapters.documents import containing, dedupe, doc_id
-from adapters.services import Services
+import graph.factory
+from crag.clients.documents import containing, dedupe, doc_id
+from crag.clients.services import Services
 from crag.eval.harness import collection_for, prepare
 from crag.eval.metrics import best, f1
 from crag.eval.mixed import load_mixed
 from crag.eval.records import done_ids, read_records
 from crag.eval.squad import Question
+from crag.schema.context import Context, context_of
+from crag.schema.state import RAGState, Update
+from crag.text.citations import strip_citations
 from nodes import (
     check_hallucination,
     generate,
@@ -60,8 +62,6 @@ from nodes import (
 )
 from nodes.answers import is_no_answer
 from nodes.prompting import score_on_evidence
-from schema.context import Context, context_of
-from schema.state import RAGState, Update
 
 EVIDENCE = ("kb", "union", "web")
 """In this order, so ``union`` finds the ``kb`` documents in the prompt cache."""
@@ -206,7 +206,7 @@ def run(
         ctx = replace(ctx, min_similarity=0.0, keyword_min_similarity=0.0)
     earlier = {r["id"]: r for r in read_records(reuse)} if reuse else {}
     prepare(dataset, ctx, None)
-    services = graph.services.default_services(ctx)
+    services = graph.factory.default_services(ctx)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "probe.jsonl"
     done = done_ids(path)

@@ -20,10 +20,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from adapters.extract import extract
 from benchmarks import write_results
 from benchmarks.sample_files import NOISE_WORDS, make_docx, make_html, make_pdf
 from crag.eval.tables import markdown_table
+from crag.formats.extract import extract
 
 COLUMNS = [
     ("format", "format"),
@@ -59,7 +59,7 @@ def pdfminer_pages(path: Path) -> list[str]:
 
 
 def crag_sections(path: Path) -> list[str]:
-    """Crag's own extraction (``adapters.extract``): one text per page or heading section."""
+    """Crag's own extraction (``crag.formats.extract``): one text per page or heading section."""
     return [s.text for s in extract(path).sections]
 
 

@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from langchain_core.embeddings import DeterministicFakeEmbedding
 
-    from adapters.knowledge_base import KnowledgeBase, NewDocument
+    from crag.clients.knowledge_base import KnowledgeBase, NewDocument
     from crag.eval.corpus import index_paragraphs
     from crag.eval.squad import load_squad
 

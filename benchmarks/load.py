@@ -123,7 +123,7 @@ def run_config(
     slots: int, apps: int, users: int, questions: list[str], shared: dict[str, str], work: Path
 ) -> dict[str, Any]:
     """One configuration: start the model server and the apps, warm them up, load them."""
-    from adapters.settings import data_dir
+    from crag.clients.settings import data_dir
 
     models = data_dir() / "models"
     with ExitStack() as stack:
@@ -206,8 +206,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"No SQuAD file at {args.squad}.", file=sys.stderr)
         return 2
 
-    from adapters.embeddings import default_embeddings
-    from adapters.knowledge_base import KnowledgeBase
+    from crag.clients.embeddings import default_embeddings
+    from crag.clients.knowledge_base import KnowledgeBase
     from crag.eval.corpus import index_paragraphs
     from crag.eval.squad import Dataset, load_squad
 

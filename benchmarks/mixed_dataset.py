@@ -29,7 +29,8 @@ knowledge base holds every knowledge-base article for both. The web-only questio
 it has ``MIN_CALIBRATION_WEB_ONLY`` of them and the test split keeps the rest.
 
     .venv/bin/python -m benchmarks.mixed_dataset --squad ../shared/data/squad-v1.1-dev.json.gz
-        --encyclopedia adapters/resources/wikipedia-vital-articles-en.jsonl.gz --out benchmarks/data
+        --encyclopedia crag/clients/resources/wikipedia-vital-articles-en.jsonl.gz \
+        --out benchmarks/data
 """
 
 from __future__ import annotations
@@ -42,8 +43,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from adapters.documents import normalize
-from adapters.keyword_index import STOPWORDS
+from crag.clients.documents import normalize
+from crag.clients.keyword_index import STOPWORDS
 from crag.eval.mixed import CATEGORIES
 
 SPLITS = ("calibration", "test")
@@ -177,7 +178,7 @@ REVIEWED_CROSS_WEB_ONLY = frozenset(
 
 def web_candidates(questions: list[dict[str, Any]], k: int = 3) -> list[dict[str, Any]]:
     """Questions whose top ``k`` offline search results hold an answering sentence."""
-    from adapters.web_search import EncyclopediaSearch
+    from crag.clients.web_providers import EncyclopediaSearch
 
     search = EncyclopediaSearch()
     found = []

@@ -41,13 +41,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from adapters.query_analysis import split_parts
 from crag.eval.harness import collection_for, prepare, run_one
 from crag.eval.metrics import best, f1, percentile
 from crag.eval.records import done_ids, read_records
 from crag.eval.squad import Question, load_squad
 from crag.eval.tables import markdown_table
-from schema.context import Context
+from crag.schema.context import Context
+from crag.text.query_analysis import split_parts
 
 SEED = 17
 PIPELINES = ("naive", "crag-single", "crag")

@@ -82,16 +82,16 @@ def questions(which: str, n: int) -> tuple[Any, list[Any]]:
 
 def run(which: str, n: int, out: Path, only: list[str] | None) -> None:
     """Answer the set with every layout; one record per question and layout (resumable)."""
-    from adapters.citations import citation_keys, strip_citations
-    from adapters.documents import format_documents
-    from adapters.llm import complete
+    from crag.clients.documents import format_documents
+    from crag.clients.llm import complete
     from crag.eval import harness
     from crag.eval.metrics import best, f1
+    from crag.schema.context import Context
+    from crag.text.citations import citation_keys, strip_citations
+    from graph.factory import default_services
     from graph.naive import naive_context
-    from graph.services import default_services
     from nodes.retrieve import above_floor
     from prompts import RenderedPrompt
-    from schema.context import Context
 
     data, asked = questions(which, n)
     ctx = Context(collection=harness.collection_for(data))
@@ -125,9 +125,9 @@ def run(which: str, n: int, out: Path, only: list[str] | None) -> None:
 
 def report(folder: Path) -> str:
     """Per set: right / "I don't know" / wrong, F1 and long answers of every layout."""
-    from adapters.answer_text import clean_answer
     from crag.eval.metrics import SHORT_ANSWER_WORDS, best, f1, verdict
     from crag.eval.tables import markdown_table
+    from crag.text.answer_text import clean_answer
 
     sections = []
     for path in sorted(folder.glob("*.jsonl")):

@@ -92,8 +92,8 @@ def table(results: dict[str, dict[str, float]]) -> str:
 
 def main() -> None:
     """Index the dataset, measure every mode, write the table."""
-    from adapters.embeddings import default_embeddings
-    from adapters.knowledge_base import KnowledgeBase
+    from crag.clients.embeddings import default_embeddings
+    from crag.clients.knowledge_base import KnowledgeBase
 
     args = parse_args()
     dataset = load_squad(args.dataset)

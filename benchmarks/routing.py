@@ -41,14 +41,14 @@ from typing import Any, cast
 
 from langgraph.runtime import Runtime
 
-from adapters.embeddings import cosine, default_embeddings
-from adapters.query_analysis import is_small_talk, nested_steps
-from adapters.services import Services
-from adapters.small_talk import MARGIN, MIN_SIMILARITY, SmallTalk
+from crag.clients.embeddings import cosine, default_embeddings
+from crag.clients.services import Services
+from crag.clients.small_talk import MARGIN, MIN_SIMILARITY, SmallTalk
+from crag.schema.context import Context
+from crag.schema.state import Turn
+from crag.text.query_analysis import is_small_talk, nested_steps
 from nodes.analyze_query import analyze_query
 from nodes.check_history import repeats
-from schema.context import Context
-from schema.state import Turn
 
 DATA = Path(__file__).with_name("data") / "routing.jsonl"
 NESTED = [Path(__file__).with_name("data") / f for f in ("nested.jsonl", "nested-2.jsonl")]
@@ -85,7 +85,8 @@ def _small_talk() -> list[str]:
         "",
         "## Small talk beyond the rules",
         "",
-        "`adapters/small_talk.py`: a clause is small talk when its nearest small-talk example is "
+        "`crag/clients/small_talk.py`: a clause is small talk when its nearest small-talk "
+        "example is "
         "at least MIN_SIMILARITY close and MARGIN closer than its nearest question (and it asks "
         "no question about the world). The two were chosen on the examples alone, each left out "
         "of its own set in turn, by a rule fixed first: no example question taken for small talk, "
@@ -258,7 +259,7 @@ def _nested(squad: Path | None) -> list[str]:
         "",
         "## Nested questions (two look-ups in one question)",
         "",
-        "The rules that split them (`adapters/query_analysis.nested_steps`) were written knowing "
+        "The rules that split them (`crag/text/query_analysis.nested_steps`) were written knowing "
         "the 10 `multi_step` rows above (misses of the rules before them) and looking at "
         "`nested.jsonl`, written before them; `nested-2.jsonl` was written after them and not "
         "used to change them. Steps are listed as routed; a wrong split counts as routed.",

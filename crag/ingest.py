@@ -1,6 +1,6 @@
 """Ingest files into the knowledge base: idempotent, per-file, with clear errors.
 
-Text, Markdown, PDF, HTML and Word files (``adapters.extract``). Each file becomes a document
+Text, Markdown, PDF, HTML and Word files (``crag.formats.extract``). Each file becomes a document
 with id ``<slug>-<hash of its absolute path>`` and chunks ``<doc_id>__c0000``..., so
 re-ingesting a file never duplicates it and a changed file replaces its chunks. Every chunk
 records the file's title, type and modification time, and where it sits: its PDF page or its
@@ -27,8 +27,9 @@ from urllib.parse import urlsplit
 
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
-from adapters.documents import plural
-from adapters.extract import (
+from crag.clients.documents import plural
+from crag.clients.knowledge_base import KnowledgeBase, NewDocument
+from crag.formats.extract import (
     FILE_TYPES,
     Extracted,
     Unextractable,
@@ -36,8 +37,7 @@ from adapters.extract import (
     extract_data,
     read_file,
 )
-from adapters.fetch_url import fetch, is_url
-from adapters.knowledge_base import KnowledgeBase, NewDocument
+from crag.formats.fetch_url import fetch, is_url
 
 SUPPORTED_SUFFIXES = frozenset(FILE_TYPES)
 Source = Path | str

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from adapters.errors import ConfigError
-from adapters.settings import Settings, settings
 from crag.auth import access
+from crag.clients.errors import ConfigError
+from crag.clients.settings import Settings, settings
 from crag.threads import password_of
 
 LANGGRAPH_JSON = Path(__file__).resolve().parents[1] / "langgraph.json"

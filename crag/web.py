@@ -27,16 +27,16 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from adapters.documents import doc_location
-from adapters.errors import CragError
-from adapters.extract import MAX_FILE_BYTES, Unextractable, pdf_page_png
-from adapters.fetch_url import is_url
-from adapters.knowledge_base import KnowledgeBase
-from adapters.settings import data_dir
 from crag import ingest
 from crag.auth import access, user_of_request
-from graph import services
-from schema.context import Context
+from crag.clients.documents import doc_location
+from crag.clients.errors import CragError
+from crag.clients.knowledge_base import KnowledgeBase
+from crag.clients.settings import data_dir
+from crag.formats.extract import MAX_FILE_BYTES, Unextractable, pdf_page_png
+from crag.formats.fetch_url import is_url
+from crag.schema.context import Context
+from graph import factory
 
 UI_DIR = Path(__file__).with_name("ui")
 
@@ -90,9 +90,9 @@ def existing_collection(handler: Callable[[Request, KnowledgeBase], Response]) -
         if refused is not None:
             return refused
         try:
-            if name not in services.collections():
+            if name not in factory.collections():
                 return _error(f"No collection {name!r}.", 404)
-            return handler(request, services.knowledge_base(name))
+            return handler(request, factory.knowledge_base(name))
         except CragError as exc:
             return _error(str(exc), 503)
 
@@ -102,7 +102,7 @@ def existing_collection(handler: Callable[[Request, KnowledgeBase], Response]) -
 def _visible(request: Request) -> list[str]:
     """The collections the request's user may use."""
     user = user_of_request(request.scope) or ""
-    return [name for name in services.collections() if access().may_use(user, name)]
+    return [name for name in factory.collections() if access().may_use(user, name)]
 
 
 @signed_in
@@ -178,7 +178,7 @@ def _uploads() -> Path:
 def list_collections(request: Request) -> Response:
     """``GET /crag/collections``: each collection (the user may use) and what it holds."""
     try:
-        rows = [ingest.collection_summary(services.knowledge_base(n)) for n in _visible(request)]
+        rows = [ingest.collection_summary(factory.knowledge_base(n)) for n in _visible(request)]
     except CragError as exc:
         return _error(str(exc), 503)
     return JSONResponse({"collections": rows, "default": Context().collection})
@@ -200,7 +200,7 @@ async def create_collection(request: Request) -> Response:
 
 def _create(name: str) -> Response:
     try:
-        kb = services.knowledge_base(name)
+        kb = factory.knowledge_base(name)
         existed = kb.exists()
         kb.writable  # noqa: B018 - opening it for writing creates it
         summary = ingest.collection_summary(kb)
@@ -245,7 +245,7 @@ async def upload_file(request: Request) -> Response:
 def _store_upload(collection: str, name: str, body: bytes) -> Response:
     incoming = None
     try:
-        kb = services.knowledge_base(collection)
+        kb = factory.knowledge_base(collection)
         folder = _uploads() / kb.name
         folder.mkdir(parents=True, exist_ok=True)
         incoming = folder / f".incoming-{uuid.uuid4().hex[:8]}-{name}"
@@ -274,7 +274,7 @@ async def add_sources(request: Request) -> Response:
 
 def _add_urls(collection: str, urls: list[str]) -> Response:
     try:
-        kb = services.knowledge_base(collection)
+        kb = factory.knowledge_base(collection)
         report = ingest.ingest(kb, urls)
         return JSONResponse(report.to_json(kb.name, kb.count(), 0.0))
     except CragError as exc:

@@ -56,7 +56,14 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer, Send
 
-from graph.services import ServiceFactory, bind
+from crag.schema.context import (
+    MAX_CITATION_CORRECTIONS_LIMIT,
+    MAX_RETRIES_LIMIT,
+    Context,
+    context_of,
+)
+from crag.schema.state import InputState, OutputState, PartInput, PartOutput, RAGState
+from graph.factory import ServiceFactory, bind
 from nodes import (
     analyze_query,
     check_cache,
@@ -78,8 +85,6 @@ from nodes import (
 from nodes.answers import is_no_answer
 from nodes.check_history import needs_check
 from nodes.parts import collect_part, next_step, part_input
-from schema.context import MAX_CITATION_CORRECTIONS_LIMIT, MAX_RETRIES_LIMIT, Context, context_of
-from schema.state import InputState, OutputState, PartInput, PartOutput, RAGState
 
 
 def steps_per_pass(citation_corrections: int) -> int:

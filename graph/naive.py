@@ -15,10 +15,10 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from graph.services import ServiceFactory, bind
+from crag.schema.context import Context
+from crag.schema.state import OutputState, QuestionInput, RAGState
+from graph.factory import ServiceFactory, bind
 from nodes import finalize, generate, retrieve, validate_citations
-from schema.context import Context
-from schema.state import OutputState, QuestionInput, RAGState
 
 
 def naive_context(ctx: Context) -> Context:

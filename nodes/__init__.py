@@ -2,7 +2,7 @@
 
 Every node is a short function of ``(state, runtime)``, or ``(state, runtime, services)`` when
 it talks to a client, that returns only the keys it changes. Nodes never build a client: the
-graph hands them theirs (``graph.services.bind``).
+graph hands them theirs (``graph.factory.bind``).
 """
 
 from nodes.analyze_query import analyze_query

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from langchain_core.documents import Document
 
-from adapters.documents import doc_id, doc_location, doc_source, normalize
-from adapters.support import quote
+from crag.clients.documents import doc_id, doc_location, doc_source, normalize
+from crag.schema.state import Attempt, RAGState, Source, Verdict
+from crag.text.support import quote
 from nodes.common import answer_documents, question_of
-from schema.state import Attempt, RAGState, Source, Verdict
 
 NO_ANSWER = "I don't know."
 """What the generator says when the documents do not contain the answer."""

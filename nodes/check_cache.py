@@ -7,10 +7,10 @@ from typing import Any, cast
 
 from langgraph.runtime import Runtime
 
-from adapters.services import Services
+from crag.clients.services import Services
+from crag.schema.context import Context, context_of
+from crag.schema.state import RAGState, Source, Update
 from nodes.common import question_of, reports
-from schema.context import Context, context_of
-from schema.state import RAGState, Source, Update
 
 
 def describe(update: Mapping[str, Any]) -> str:

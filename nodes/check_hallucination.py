@@ -10,16 +10,16 @@ from langchain_core.documents import Document
 from langchain_core.language_models import BaseChatModel
 from langgraph.runtime import Runtime
 
-from adapters.documents import containing, fold_numbers, normalize
-from adapters.keyword_index import STOPWORDS
-from adapters.llm import yes_probability
-from adapters.services import Services
-from adapters.support import support_sentences
+from crag.clients.documents import containing, fold_numbers, normalize
+from crag.clients.keyword_index import STOPWORDS
+from crag.clients.llm import yes_probability
+from crag.clients.services import Services
+from crag.schema.context import Context, context_of
+from crag.schema.state import RAGState, Update
+from crag.text.support import support_sentences
 from nodes.answers import is_no_answer
 from nodes.common import answer_documents, question_of, reports
 from nodes.prompting import render, score_on_evidence
-from schema.context import Context, context_of
-from schema.state import RAGState, Update
 
 UNPARSABLE_WARNING = (
     "The hallucination check's reply was neither yes nor no; the answer was not verified "

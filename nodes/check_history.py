@@ -8,14 +8,14 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from adapters.keyword_index import STOPWORDS
-from adapters.llm import yes_probability
-from adapters.services import Services
+from crag.clients.keyword_index import STOPWORDS
+from crag.clients.llm import yes_probability
+from crag.clients.services import Services
+from crag.schema.context import Context, context_of
+from crag.schema.state import RAGState, Turn, Update
 from nodes.answers import is_no_answer
 from nodes.common import question_of, reports
 from nodes.prompting import render
-from schema.context import Context, context_of
-from schema.state import RAGState, Turn, Update
 
 
 def _words(text: str) -> set[str]:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from adapters.services import Services
+from crag.clients.services import Services
+from crag.schema.context import Context, context_of
+from crag.schema.state import RAGState, Update
 from nodes.answers import is_no_answer
 from nodes.common import answer_documents, reports
 from nodes.prompting import score_on_evidence
-from schema.context import Context, context_of
-from schema.state import RAGState, Update
 
 UNPARSABLE_WARNING = (
     "The answer check's reply was neither yes nor no; the answer was not verified against "

@@ -6,15 +6,15 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from adapters.llm import complete
-from adapters.query_analysis import is_small_talk
-from adapters.questions import clean_question
-from adapters.services import Services
+from crag.clients.llm import complete
+from crag.clients.services import Services
+from crag.schema.context import Context, context_of
+from crag.schema.state import RAGState, Turn, turn_reset
+from crag.text.query_analysis import is_small_talk
+from crag.text.questions import clean_question
 from nodes.chat import asked, earlier_turns
 from nodes.common import reports
 from nodes.prompting import first_line, render
-from schema.context import Context, context_of
-from schema.state import RAGState, Turn, turn_reset
 
 HISTORY_TURNS_IN_PROMPT = 3
 """How many of the latest turns the rewrite sees (older turns rarely hold the referent)."""

@@ -7,15 +7,15 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from adapters.services import Services
+from crag.clients.services import Services
+from crag.schema.context import Context, context_of
+from crag.schema.state import Attempt, RAGState, Source, Turn, Update, Withheld
 from nodes.answers import NO_ANSWER, current_attempt, is_no_answer
 from nodes.chat import turn_messages
 from nodes.check_cache import scope
 from nodes.common import question_of, reports
 from nodes.confidence import confidence
 from nodes.parts import combined, combined_confidence
-from schema.context import Context, context_of
-from schema.state import Attempt, RAGState, Source, Turn, Update, Withheld
 
 
 def passed(attempt: Attempt) -> bool:

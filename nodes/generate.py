@@ -8,15 +8,15 @@ from typing import Any
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
-from adapters.citations import strip_citations
-from adapters.documents import containing, normalize
-from adapters.llm import complete
-from adapters.services import Services
+from crag.clients.documents import containing, normalize
+from crag.clients.llm import complete
+from crag.clients.services import Services
+from crag.schema.context import Context, context_of
+from crag.schema.state import RAGState, Update
+from crag.text.citations import strip_citations
 from nodes.answers import NO_ANSWER
 from nodes.common import answer_documents, reports
 from nodes.prompting import render_on_evidence
-from schema.context import Context, context_of
-from schema.state import RAGState, Update
 
 
 def describe(update: Mapping[str, Any]) -> str:

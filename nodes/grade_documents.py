@@ -18,13 +18,13 @@ from langchain_core.documents import Document
 from langchain_core.language_models import BaseChatModel
 from langgraph.runtime import Runtime
 
-from adapters.documents import dedupe, plural
-from adapters.read_around import within_budget
-from adapters.services import Services
+from crag.clients.documents import dedupe, plural
+from crag.clients.services import Services
+from crag.schema.context import Context, context_of
+from crag.schema.state import RAGState, RetrievalVerdict, Update
+from crag.text.read_around import within_budget
 from nodes.common import reports
 from nodes.prompting import score_on_evidence
-from schema.context import Context, context_of
-from schema.state import RAGState, RetrievalVerdict, Update
 
 UNPARSABLE_WARNING = (
     "The retrieval evaluator's reply was neither yes nor no; the documents were kept as relevant."

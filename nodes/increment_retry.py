@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from adapters.documents import doc_id
+from crag.clients.documents import doc_id
+from crag.schema.context import Context
+from crag.schema.state import RAGState, Update
 from nodes.answers import current_attempt
 from nodes.common import reports
-from schema.context import Context
-from schema.state import RAGState, Update
 
 
 @reports(lambda u: f"retry {u.get('retry_count')}")

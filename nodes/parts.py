@@ -12,12 +12,12 @@ import math
 
 from langgraph.runtime import Runtime
 
-from adapters.answer_text import STEPS_HEADING
-from adapters.query_analysis import needs_context, with_answer
+from crag.schema.context import Context
+from crag.schema.state import Part, PartInput, RAGState, Source, Update
+from crag.text.answer_text import STEPS_HEADING
+from crag.text.query_analysis import needs_context, with_answer
 from nodes.answers import NO_ANSWER, is_no_answer
 from nodes.common import question_of, reports
-from schema.context import Context
-from schema.state import Part, PartInput, RAGState, Source, Update
 
 
 def part_input(state: RAGState, index: int) -> PartInput:

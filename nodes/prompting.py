@@ -14,12 +14,12 @@ from langchain_core.documents import Document
 from langchain_core.language_models import BaseChatModel
 
 import prompts
-from adapters.citations import citation_keys
-from adapters.documents import format_documents
-from adapters.llm import yes_probability
+from crag.clients.documents import format_documents
+from crag.clients.llm import yes_probability
+from crag.schema.context import Context
+from crag.schema.state import RAGState, Update
+from crag.text.citations import citation_keys
 from nodes.common import question_of
-from schema.context import Context
-from schema.state import RAGState, Update
 
 MAX_LINE_CHARS = 300
 """Bound on one-line model outputs (search queries, standalone questions)."""

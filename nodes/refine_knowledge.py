@@ -13,12 +13,12 @@ from typing import Any
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
-from adapters.documents import split_sentences
-from adapters.embeddings import cosine
-from adapters.services import Services
+from crag.clients.documents import split_sentences
+from crag.clients.embeddings import cosine
+from crag.clients.services import Services
+from crag.schema.context import Context, context_of
+from crag.schema.state import RAGState, Update
 from nodes.common import question_of, reports
-from schema.context import Context, context_of
-from schema.state import RAGState, Update
 
 GAP = " … "
 """Joins kept strips that were not adjacent in the document."""

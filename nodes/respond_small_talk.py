@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from adapters.llm import complete
-from adapters.services import Services
+from crag.clients.llm import complete
+from crag.clients.services import Services
+from crag.schema.context import Context, context_of
+from crag.schema.state import RAGState, Update
 from nodes.common import reports
 from nodes.prompting import render
-from schema.context import Context, context_of
-from schema.state import RAGState, Update
 
 
 @reports(lambda u: str(u.get("generation", ""))[:60])

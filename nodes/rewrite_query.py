@@ -6,13 +6,13 @@ import re
 
 from langgraph.runtime import Runtime
 
-from adapters.documents import normalize
-from adapters.llm import complete
-from adapters.services import Services
+from crag.clients.documents import normalize
+from crag.clients.llm import complete
+from crag.clients.services import Services
+from crag.schema.context import Context, context_of
+from crag.schema.state import RAGState, Update
 from nodes.common import question_of, reports
 from nodes.prompting import first_line, render
-from schema.context import Context, context_of
-from schema.state import RAGState, Update
 
 _NUMBER = re.compile(r"\d+")
 

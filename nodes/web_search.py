@@ -7,12 +7,12 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from adapters.documents import plural
-from adapters.errors import WebSearchError
-from adapters.services import Services
+from crag.clients.documents import plural
+from crag.clients.errors import WebSearchError
+from crag.clients.services import Services
+from crag.schema.context import Context, context_of
+from crag.schema.state import RAGState, Update
 from nodes.common import question_of, reports
-from schema.context import Context, context_of
-from schema.state import RAGState, Update
 
 OFF_WARNING = "Web search is off; the answer uses the knowledge base only."
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from langchain_core.language_models.chat_models import BaseChatModel
 
-import graph.services
-from adapters.services import Services
+import graph.factory
+from crag.clients.services import Services
 from tests.fakes import HashEmbeddings, make_services
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -40,7 +40,7 @@ def fake_services(monkeypatch: pytest.MonkeyPatch) -> Callable[..., Services]:
 
     def install(llm: BaseChatModel | None = None, retriever: Any = None, web: Any = "default"):
         services = make_services(llm, retriever, web)
-        monkeypatch.setattr(graph.services, "default_services", lambda ctx: services)
+        monkeypatch.setattr(graph.factory, "default_services", lambda ctx: services)
         return services
 
     return install
@@ -49,7 +49,7 @@ def fake_services(monkeypatch: pytest.MonkeyPatch) -> Callable[..., Services]:
 @pytest.fixture
 def hash_kb(monkeypatch: pytest.MonkeyPatch, data_dir: Any) -> Callable[[str], Any]:
     """Knowledge bases with a fast embedding, so CLI tests need no torch model."""
-    from adapters.knowledge_base import KnowledgeBase
+    from crag.clients.knowledge_base import KnowledgeBase
 
     made: dict[str, KnowledgeBase] = {}
 
@@ -58,5 +58,5 @@ def hash_kb(monkeypatch: pytest.MonkeyPatch, data_dir: Any) -> Callable[[str], A
             made[collection] = KnowledgeBase(data_dir / "chroma", collection, HashEmbeddings())
         return made[collection]
 
-    monkeypatch.setattr(graph.services, "knowledge_base", factory)
+    monkeypatch.setattr(graph.factory, "knowledge_base", factory)
     return factory

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 
-from adapters.knowledge_base import KnowledgeBase, NewDocument
+from crag.clients.knowledge_base import KnowledgeBase, NewDocument
 from crag.eval.squad import Dataset
 from crag.ingest import BATCH_CHUNKS, split_text
 

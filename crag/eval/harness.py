@@ -27,7 +27,7 @@ from langchain_core.documents import Document
 from langchain_core.outputs import LLMResult
 from langchain_core.runnables import RunnableLambda
 
-from adapters.documents import containing, doc_id
+from crag.clients.documents import containing, doc_id
 from crag.eval import report
 from crag.eval.corpus import index_paragraphs, paragraph_of
 from crag.eval.metrics import best, exact_match, f1, percentile, verdict, verdicts
@@ -35,11 +35,11 @@ from crag.eval.records import done_ids, read_records
 from crag.eval.squad import Dataset, Question
 from crag.eval.tables import cell, markdown_table
 from crag.run import RunResult, run_question
+from crag.schema.context import Context
+from crag.schema.state import RAGState
 from graph.naive import naive_context
 from nodes.answers import is_no_answer
 from nodes.confidence import signals
-from schema.context import Context
-from schema.state import RAGState
 
 PIPELINES = ("crag", "naive")
 BUNDLED_SAMPLE = Path(__file__).resolve().parents[1] / "resources" / "squad-dev-sample.json.gz"
@@ -85,7 +85,7 @@ def collection_for(dataset: Dataset) -> str:
 
 def prepare(dataset: Dataset, ctx: Context, on_progress: Callable[[int, int], None] | None) -> int:
     """Index the dataset's paragraphs into ``ctx.collection`` (idempotent); paragraphs written."""
-    from graph.services import knowledge_base
+    from graph.factory import knowledge_base
 
     return index_paragraphs(knowledge_base(ctx.collection), dataset, on_progress)
 

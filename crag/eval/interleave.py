@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from adapters.errors import CragError
+from crag.clients.errors import CragError
 
 QUESTION_TIMEOUT_S = 1800.0
 """The longest one worker may take for one question before the run is stopped."""
@@ -116,7 +116,7 @@ def serve(job: dict[str, Any]) -> None:
     from crag.eval import harness, records
     from crag.eval.mixed import load_mixed
     from crag.eval.squad import load_squad
-    from schema.context import Context
+    from crag.schema.context import Context
 
     path = Path(job["dataset"])
     data = load_mixed(path) if job["format"] == "mixed" else load_squad(path)

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from adapters.errors import ConfigError
+from crag.clients.errors import ConfigError
 from crag.eval.squad import Dataset, Paragraph, Question, paragraph_id
 
 CATEGORIES = ("in_kb", "web_only", "unanswerable")

@@ -13,11 +13,11 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from adapters.errors import ConfigError
+from crag.clients.errors import ConfigError
 from crag.eval import harness, interleave
 from crag.eval.mixed import load_mixed
 from crag.eval.squad import load_squad
-from schema.context import Context
+from crag.schema.context import Context
 
 FORMATS = ("squad", "mixed")
 

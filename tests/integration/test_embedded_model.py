@@ -14,9 +14,9 @@ import pytest
 
 from crag.ingest import ingest
 from crag.run import run_question
-from graph.services import knowledge_base
+from crag.schema.context import Context
+from graph.factory import knowledge_base
 from nodes.answers import is_no_answer
-from schema.context import Context
 
 pytestmark = pytest.mark.integration
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.knowledge_base import KnowledgeBase, chunk_id
+from crag.clients.knowledge_base import KnowledgeBase, chunk_id
 from crag.ingest import document_id, split_text
 from tests.system.conftest import BIN, ROOT, base_env, crag
 

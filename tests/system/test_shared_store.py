@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from adapters.knowledge_base import KnowledgeBase, NewDocument
 from benchmarks.shared_services import Process, chroma_server
+from crag.clients.knowledge_base import KnowledgeBase, NewDocument
 from tests.fakes import HashEmbeddings
 from tests.system.conftest import base_env, crag
 from tests.system.test_durability import (
@@ -163,8 +163,8 @@ CHROMA_TOKEN = "tok-chroma-5e8a1f"
 
 
 def test_the_chroma_server_behind_its_token_refuses_a_client_without_it(chroma, tmp_path):
-    from adapters.errors import KnowledgeBaseError
     from benchmarks.shared_services import chroma_proxy
+    from crag.clients.errors import KnowledgeBaseError
 
     with chroma_proxy(tmp_path / "proxy", chroma.url, CHROMA_TOKEN) as proxy:
         for token, said in [("", "needs CRAG_CHROMA_TOKEN"), ("tok-wrong", "refused the token")]:

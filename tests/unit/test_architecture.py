@@ -8,48 +8,78 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+CONTRACTS = PYPROJECT["tool"]["importlinter"]["contracts"]
+
+
+def folder(module: str) -> str:
+    return module.replace(".", "/") + "/"
 
 
 def documented_layers() -> list[str]:
-    """The layers in docs/architecture.md's diagram, top first, from its chain of edges."""
+    """The layers in docs/architecture.md's diagram, top first: each box's folders, in order."""
     text = (ROOT / "docs" / "architecture.md").read_text()
     block = re.search(r"<!-- layers:.*?```mermaid\n(.*?)```", text, re.S)
     assert block, "docs/architecture.md lost its layer diagram"
+    labels = dict(re.findall(r'^\s*(\w+)\["(.*?) — ', block.group(1), re.M))
     edges = re.findall(r"^\s*(\w+) --> (\w+)\s*$", block.group(1), re.M)
     chain = [edges[0][0]]
     for source, target in edges:
         assert source == chain[-1], f"the diagram's edges must form one chain: {edges}"
         chain.append(target)
-    return chain
+    return [labels[box] for box in chain]
 
 
 def contracted_layers() -> list[str]:
-    contracts = PYPROJECT["tool"]["importlinter"]["contracts"]
-    return [c for c in contracts if c["name"].startswith("Layers:")][0]["layers"]
+    return [c for c in CONTRACTS if c["name"].startswith("Layers:")][0]["layers"]
+
+
+def application() -> list[str]:
+    """The application's modules: what nothing in the layers below may import."""
+    return [c for c in CONTRACTS if c["name"].startswith("The graph and")][0]["forbidden_modules"]
 
 
 def test_the_architecture_diagram_is_the_import_contract():
-    assert documented_layers() == contracted_layers()
+    layers = [
+        " and ".join(folder(m.strip()) for m in layer.split("|")) for layer in contracted_layers()
+    ]
+    assert documented_layers() == ["crag/"] + layers
 
 
-def test_every_package_is_in_exactly_one_layer():
-    packages = {
-        p.parent.name
-        for p in ROOT.glob("*/__init__.py")
-        if p.parent.name not in ("tests", "benchmarks")
+def test_every_module_is_in_the_application_or_in_exactly_one_layer():
+    layered = [m.strip() for layer in contracted_layers() for m in layer.split("|")]
+    assert len(layered) == len(set(layered))
+    below = [c for c in CONTRACTS if c["name"].startswith("The graph and")][0]["source_modules"]
+    assert sorted(below) == sorted(layered)
+    top = {p.parent.name for p in ROOT.glob("*/__init__.py")} - {"tests", "benchmarks"}
+    assert top - {"crag"} <= set(layered)
+    inside = {
+        f"crag.{p.stem if p.suffix == '.py' else p.name}"
+        for p in (ROOT / "crag").iterdir()
+        if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").exists()
     }
-    assert packages == set(contracted_layers())
+    assert inside == set(application()) | {m for m in layered if m.startswith("crag.")}
     roots = set(PYPROJECT["tool"]["importlinter"]["root_packages"])
-    assert roots == packages | {"tests", "benchmarks"}  # those two only for "never imported"
+    assert roots == top | {"tests", "benchmarks"}  # those two only for "never imported"
     installed = set(PYPROJECT["tool"]["setuptools"]["packages"])
-    assert packages <= installed
+    assert top | {m for m in layered if m.startswith("crag.")} <= installed
+
+
+def test_no_two_product_modules_share_a_name():
+    names = [
+        p.stem
+        for top in ("crag", "graph", "nodes", "prompts")
+        for p in (ROOT / top).rglob("*.py")
+        if p.stem != "__init__"
+    ]
+    assert sorted({n for n in names if names.count(n) > 1}) == []
 
 
 def test_the_readme_layout_names_every_layer():
     readme = (ROOT / "README.md").read_text()
     layout = readme[readme.index("## Layout") :].split("```")[1]
-    listed = re.findall(r"^(\w+)/", layout, re.M)
+    listed = re.findall(r"^([\w/]+/)", layout, re.M)
     for layer in contracted_layers():
-        assert layer in listed, f"README layout misses {layer}/"
-    for folder in listed:
-        assert (ROOT / folder).is_dir(), f"README layout names a missing folder {folder}/"
+        for module in layer.split("|"):
+            assert folder(module.strip()) in listed, f"README layout misses {folder(module)}"
+    for name in listed:
+        assert (ROOT / name).is_dir(), f"README layout names a missing folder {name}"

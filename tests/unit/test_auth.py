@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from adapters.errors import ConfigError
 from crag import auth
 from crag.cli import app
+from crag.clients.errors import ConfigError
 
 
 @pytest.fixture(autouse=True)

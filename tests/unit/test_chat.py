@@ -6,11 +6,11 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from adapters.errors import QuestionError
+from crag.clients.errors import QuestionError
 from crag.run import run_question
+from crag.schema.context import Context
 from graph.graph import build_graph
 from nodes.chat import earlier_turns, reply
-from schema.context import Context
 from tests.fakes import make_llm, make_services
 from tests.unit.test_threads import FIRST, FOLLOW_UP, STANDALONE, thread_responder
 

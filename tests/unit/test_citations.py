@@ -9,11 +9,11 @@ from hypothesis import strategies as st
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
-from adapters.citations import citation_keys, parse_citations, strip_citations
-from adapters.documents import containing, fold_numbers
+from crag.clients.documents import containing, fold_numbers
+from crag.schema.context import Context
+from crag.text.citations import citation_keys, parse_citations, strip_citations
 from graph.graph import route_after_citations
 from nodes.validate_citations import validate_citations
-from schema.context import Context
 from tests.fakes import KB_DOCS, WEB_DOCS
 
 

@@ -11,16 +11,16 @@ import numpy as np
 import pytest
 
 import nodes.confidence as confidence_module
-from adapters.answer_cache import AnswerCache
 from benchmarks import confidence as bench
+from crag.clients.answer_cache import AnswerCache
 from crag.eval.metrics import truthfulness
 from crag.run import run_question
+from crag.schema.context import Context
 from graph.graph import build_graph
 from nodes.answers import NO_ANSWER
 from nodes.chat import earlier_turns, turn_messages
 from nodes.confidence import confidence, features, signals
 from nodes.parts import combined_confidence
-from schema.context import Context
 from tests.fakes import KB_DOCS, WEB_DOCS, make_services
 
 MODEL = {

@@ -7,8 +7,8 @@ from pathlib import Path
 import yaml
 from typer.testing import CliRunner
 
-from adapters.settings import Settings
 from crag.cli import app
+from crag.clients.settings import Settings
 
 COMPOSE = Path(__file__).resolve().parents[2] / "deploy" / "compose.yaml"
 

@@ -15,12 +15,12 @@ from typing import Any
 import openai
 import pytest
 
-from adapters.services import Services
-from adapters.web_search import TavilySearch
+from crag.clients.services import Services
+from crag.clients.web_providers import TavilySearch
 from crag.run import run_question
+from crag.schema.context import Context
+from graph.factory import chat_model_for
 from graph.graph import build_graph
-from graph.services import chat_model_for
-from schema.context import Context
 from tests.fakes import KB_DOCS, FakeRetriever, doc
 from tests.loopback import chat_completion, loopback, scripted_model
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from adapters.errors import ConfigError
-from adapters.filters import parse_where
-from adapters.knowledge_base import KnowledgeBase, ModeRetriever
-from adapters.services import Services
 from benchmarks.sample_files import make_pdf
+from crag.clients.errors import ConfigError
+from crag.clients.filters import parse_where
+from crag.clients.knowledge_base import KnowledgeBase, ModeRetriever
+from crag.clients.services import Services
 from crag.ingest import ingest
 from crag.run import run_question
+from crag.schema.context import Context
 from graph.graph import build_graph
-from schema.context import Context
 from tests.fakes import HashEmbeddings, happy_responder, make_llm
 
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from adapters.extract import Unextractable, extract
-from adapters.knowledge_base import KnowledgeBase
 from benchmarks.sample_files import (
     NOISE_WORDS,
     make_csv,
@@ -22,6 +20,8 @@ from benchmarks.sample_files import (
     make_xlsx,
 )
 from crag.cli import app
+from crag.clients.knowledge_base import KnowledgeBase
+from crag.formats.extract import Unextractable, extract
 from crag.ingest import ingest
 from nodes.answers import sources_of
 from tests.fakes import HashEmbeddings

@@ -10,7 +10,8 @@ from langchain_core.runnables import RunnableLambda
 from langgraph.runtime import Runtime
 
 from crag.run import run_question
-from graph import services as graph_services
+from crag.schema.context import Context
+from graph import factory as graph_services
 from graph.graph import (
     build_graph,
     graph,
@@ -19,7 +20,6 @@ from graph.graph import (
     route_after_relevance,
     step_limit,
 )
-from schema.context import Context
 from tests.fakes import (
     KB_PATH,
     FakeRetriever,

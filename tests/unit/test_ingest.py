@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from adapters.errors import KnowledgeBaseError
-from adapters.knowledge_base import KnowledgeBase, chunk_id
+from crag.clients.errors import KnowledgeBaseError
+from crag.clients.knowledge_base import KnowledgeBase, chunk_id
 from crag.ingest import document_id, ingest, split_text
 from tests.fakes import HashEmbeddings
 

@@ -9,10 +9,10 @@ import openai
 import pytest
 
 import prompts
-from adapters.errors import ConfigError
-from adapters.llm import complete, score_from_logprobs, yes_probability
-from graph.services import chat_model_for
-from schema.context import Context
+from crag.clients.errors import ConfigError
+from crag.clients.llm import complete, score_from_logprobs, yes_probability
+from crag.schema.context import Context
+from graph.factory import chat_model_for
 from tests.loopback import chat_completion, loopback
 
 

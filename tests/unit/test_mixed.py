@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from adapters.errors import ConfigError
 from crag.cli import app
+from crag.clients.errors import ConfigError
 from crag.eval import harness, report
 from crag.eval.mixed import load_mixed
-from schema.context import Context
+from crag.schema.context import Context
 from tests.fakes import FakeRetriever, FakeWebSearch, doc, make_llm
 
 TINY = {

@@ -8,11 +8,11 @@ import pytest
 from langgraph.runtime import Runtime
 
 import nodes
-from graph.services import bind
+from crag.schema.context import Context
+from graph.factory import bind
 from nodes import finalize, increment_retry
 from nodes.answers import NO_ANSWER
 from nodes.grade_documents import decide
-from schema.context import Context
 from tests.fakes import (
     KB_DOCS,
     WEB_DOCS,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
-from adapters.read_around import (
+from crag.schema.context import Context
+from crag.text.read_around import (
     beginning,
     continuation,
     ends_cut,
@@ -16,7 +17,6 @@ from adapters.read_around import (
 )
 from nodes.grade_documents import grade_documents
 from nodes.retrieve import retrieve
-from schema.context import Context
 from tests.fakes import FakeRetriever, doc, make_llm, make_services
 
 FIRST = (
@@ -131,7 +131,7 @@ def test_the_evidence_after_web_search_is_held_to_the_budget_too():
 
 
 def test_the_knowledge_base_hands_out_neighbours_by_id(tmp_path, data_dir):
-    from adapters.knowledge_base import KnowledgeBase, ModeRetriever
+    from crag.clients.knowledge_base import KnowledgeBase, ModeRetriever
     from crag.ingest import ingest
     from tests.fakes import HashEmbeddings
 

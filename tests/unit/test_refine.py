@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from adapters.documents import split_sentences
-from adapters.services import Services
+from crag.clients.documents import split_sentences
+from crag.clients.services import Services
+from crag.schema.context import Context
 from nodes.refine_knowledge import GAP, refine_knowledge
-from schema.context import Context
 from tests.fakes import HashEmbeddings, doc, make_services
 
 LONG = (

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from adapters.embeddings import default_embeddings
-from adapters.small_talk import SmallTalk, clauses
+from crag.clients.embeddings import default_embeddings
+from crag.clients.small_talk import SmallTalk, clauses
+from crag.schema.context import Context
 from graph.graph import build_graph
-from schema.context import Context
 from tests.fakes import make_llm, make_services
 
 

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from adapters.extract import Unextractable
-from adapters.fetch_url import fetch
 from crag.cli import app
+from crag.formats.extract import Unextractable
+from crag.formats.fetch_url import fetch
 from crag.ingest import document_id, ingest
 
 PAGE = b"""<html><head><title>Velna river</title></head><body><nav>menuitem</nav>

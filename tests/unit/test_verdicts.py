@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from adapters.answer_text import clean_answer, meta_text
 from crag.eval.metrics import contains_answer, truthfulness, verdict, verdicts
+from crag.text.answer_text import clean_answer, meta_text
 
 NO = "I don't know."
 

@@ -23,10 +23,10 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.constants import TAG_NOSTREAM
 from pydantic import SecretStr
 
-from adapters import local_model
-from adapters.errors import ConfigError
-from adapters.model_pool import ModelPool
-from adapters.settings import settings
+from crag.clients import local_model
+from crag.clients.errors import ConfigError
+from crag.clients.model_pool import ModelPool
+from crag.clients.settings import settings
 from prompts import RenderedPrompt
 
 log = logging.getLogger(__name__)
