@@ -8,7 +8,7 @@ questions about the assistant), ``single``, ``history`` (a follow-up the thread'
 already answered), ``multi_part`` (independent parts) and ``multi_step`` (dependent parts).
 Rows with a ``history`` field are follow-ups: the earlier turn is given as the conversation
 (messages), and the graph runs with the configured model (the embedded one by default) until
-its route is known — the follow-up rewrite and ``check_history``, stopping before any
+its route is known — the follow-up rewrite and ``analyze_query``, stopping before any
 retrieval. They run with the history judge on (``history_threshold`` 0.5), so its P(yes) is
 reported for every follow-up; the table counts the default route (judge off: a follow-up is
 ``history`` when its rewrite repeats the earlier question, else its rewrite goes through the
@@ -48,7 +48,7 @@ from crag.schema.context import Context
 from crag.schema.state import Turn
 from crag.text.query_analysis import is_small_talk, nested_steps
 from nodes.analyze_query import analyze_query
-from nodes.check_history import repeats
+from nodes.history import repeats
 
 DATA = Path(__file__).with_name("data") / "routing.jsonl"
 NESTED = [Path(__file__).with_name("data") / f for f in ("nested.jsonl", "nested-2.jsonl")]
@@ -144,7 +144,12 @@ def route_follow_up(row: dict[str, Any], graph: Any, ctx: Context) -> tuple[str,
         {"messages": messages},
         config,
         context=ctx,
-        interrupt_before=["check_cache", "answer_part", "respond_small_talk"],
+        interrupt_before=[
+            "check_cache",
+            "answer_part",
+            "respond_small_talk",
+            "answer_from_history",
+        ],
     )
     values = graph.get_state(config).values
     earlier = row["history"][-1]

@@ -2,15 +2,12 @@
 
     contextualize_question -> analyze_query
     analyze_query --small talk--> respond_small_talk -> finalize
+                  --a follow-up an earlier turn answered--> answer_from_history -> finalize
                   --several independent parts--> answer_part for each part at once (Send)
                   --dependent parts--> answer_part for the first part (Send)
-                  --a follow-up that repeats an earlier answered question (or, with
-                    history_threshold < 1, on the topic of one)--> check_history
-                  --else--> check_cache
-    check_history --the earlier answer answers it--> finalize
                   --else--> check_cache
     answer_part --next dependent part--> answer_part (Send, with the earlier answer)
-                --else--> finalize
+                --else--> combine_parts -> finalize
     check_cache --stored answer--> finalize
                 --else--> retrieve -> grade_documents
     grade_documents --correct--> generate
@@ -19,15 +16,20 @@
                                           knowledge-base documents the web lowered, or none)
     web_search -> refine_knowledge -> grade_documents
     generate -> validate_citations
-    validate_citations --no answer--> finalize
+    validate_citations --no answer--> choose_answer
                        --unknown or missing citation, corrections left--> generate
                        --else--> check_hallucination
     check_hallucination --grounded--> check_relevance
-                        --not grounded--> increment_retry (or finalize when out of retries)
-    check_relevance --answers--> finalize
-                    --does not--> increment_retry (or finalize when out of retries)
+                        --not grounded--> increment_retry (or choose_answer when out of retries)
+    check_relevance --answers--> choose_answer
+                    --does not--> increment_retry (or choose_answer when out of retries)
     increment_retry -> rewrite_query -> retrieve
-    finalize -> END
+    choose_answer -> finalize -> END
+
+``analyze_query`` alone decides the route (a follow-up's earlier answer included); the routers
+only read it. Each route ends in the node that writes its answer (respond_small_talk,
+answer_from_history, check_cache on a hit, combine_parts, choose_answer), and ``finalize`` only
+formats the turn.
 
 The first pass searches with the question itself; the query is rewritten only on a retry.
 Every call of a pass that reads documents starts with the same evidence message, so the model
@@ -66,10 +68,12 @@ from crag.schema.state import InputState, OutputState, PartInput, PartOutput, RA
 from graph.factory import ServiceFactory, bind
 from nodes import (
     analyze_query,
+    answer_from_history,
     check_cache,
     check_hallucination,
-    check_history,
     check_relevance,
+    choose_answer,
+    combine_parts,
     contextualize_question,
     finalize,
     generate,
@@ -83,7 +87,6 @@ from nodes import (
     web_search,
 )
 from nodes.answers import is_no_answer
-from nodes.check_history import needs_check
 from nodes.parts import collect_part, next_step, part_input
 
 
@@ -92,7 +95,7 @@ def steps_per_pass(citation_corrections: int) -> int:
 
     rewrite_query, retrieve, grade_documents, web_search, refine_knowledge, grade_documents
     again, generate and validate_citations (again per citation correction),
-    check_hallucination, check_relevance and increment_retry.
+    check_hallucination, check_relevance and increment_retry (or choose_answer).
     """
     return 11 + 2 * citation_corrections
 
@@ -101,8 +104,8 @@ def step_limit(max_retries: int, citation_corrections: int = MAX_CITATION_CORREC
     """The recursion limit a run needs for all its passes.
 
     The longest run is ``max_retries + 1`` of the longest passes, the first starting with
-    contextualize_question, analyze_query, check_history and check_cache instead of
-    rewrite_query and the last ending in finalize instead of increment_retry; LangGraph also
+    contextualize_question, analyze_query and check_cache instead of rewrite_query and the
+    last ending in choose_answer and finalize instead of increment_retry; LangGraph also
     counts the step that takes the input.
 
     The loops are bounded by ``max_retries`` and ``max_citation_corrections``; this limit is
@@ -112,36 +115,32 @@ def step_limit(max_retries: int, citation_corrections: int = MAX_CITATION_CORREC
     return 4 + steps_per_pass(citation_corrections) * (max_retries + 1)
 
 
-def route_after_analysis(state: RAGState, runtime: Runtime[Context]) -> str | list[Send]:
-    """Small talk gets a direct reply; parts fan out; a single question is looked up.
+def route_after_analysis(state: RAGState) -> str | list[Send]:
+    """Follow the route ``analyze_query`` chose.
 
-    A follow-up that repeats what an earlier turn of the thread answered (or, when the judge
-    is on, asks about its topic) is first checked against that answer (``check_history``).
-
-    Independent parts are all sent at once (they run in parallel); of dependent parts only
-    the first, the next one following when it is answered (``route_after_part``).
+    Small talk gets a direct reply, a follow-up an earlier turn answered gets that answer, a
+    single question is looked up. Independent parts are all sent at once (they run in
+    parallel); of dependent parts only the first, the next one following when it is answered
+    (``route_after_part``).
     """
     route = state.get("route")
     if route == "small_talk":
         return "respond_small_talk"
+    if route == "history":
+        return "answer_from_history"
     if route == "multi_part":
         return [
             Send("answer_part", part_input(state, i)) for i in range(len(state["subquestions"]))
         ]
     if route == "multi_step":
         return [Send("answer_part", part_input(state, 0))]
-    return "check_history" if needs_check(state, context_of(runtime)) else "check_cache"
-
-
-def route_after_history(state: RAGState) -> Literal["finalize", "check_cache"]:
-    """An earlier answer that answers the follow-up ends the turn; else the pass starts."""
-    return "finalize" if state.get("route") == "history" else "check_cache"
+    return "check_cache"
 
 
 def route_after_part(state: RAGState) -> str | list[Send]:
     """The next dependent part, asked with the earlier answer; else every part is in."""
     index = next_step(state) if state.get("route") == "multi_step" else None
-    return "finalize" if index is None else [Send("answer_part", part_input(state, index))]
+    return "combine_parts" if index is None else [Send("answer_part", part_input(state, index))]
 
 
 def route_after_cache(state: RAGState) -> Literal["finalize", "retrieve"]:
@@ -166,11 +165,13 @@ def route_after_grading(state: RAGState) -> Literal["generate", "web_search"]:
 
 def route_after_citations(
     state: RAGState,
-) -> Literal["generate", "check_hallucination", "finalize"]:
+) -> Literal["generate", "check_hallucination", "choose_answer"]:
     """End on "I don't know"; send citations that need a correction back; else go on."""
     if state.get("citation_feedback"):
         return "generate"
-    return "finalize" if is_no_answer(state.get("generation", "")) else "check_hallucination"
+    if is_no_answer(state.get("generation", "")):
+        return "choose_answer"
+    return "check_hallucination"
 
 
 def _can_retry(state: RAGState, runtime: Runtime[Context]) -> bool:
@@ -179,20 +180,20 @@ def _can_retry(state: RAGState, runtime: Runtime[Context]) -> bool:
 
 def route_after_hallucination(
     state: RAGState, runtime: Runtime[Context]
-) -> Literal["check_relevance", "increment_retry", "finalize"]:
+) -> Literal["check_relevance", "increment_retry", "choose_answer"]:
     """Grounded (or unknown) answers go on to the relevance check; others retry or end."""
     if state.get("grounded") != "no":
         return "check_relevance"
-    return "increment_retry" if _can_retry(state, runtime) else "finalize"
+    return "increment_retry" if _can_retry(state, runtime) else "choose_answer"
 
 
 def route_after_relevance(
     state: RAGState, runtime: Runtime[Context]
-) -> Literal["finalize", "increment_retry"]:
-    """Relevant (or unknown) answers end the run; others retry while retries remain."""
+) -> Literal["choose_answer", "increment_retry"]:
+    """Relevant (or unknown) answers end the pass; others retry while retries remain."""
     if state.get("answers_question") != "no":
-        return "finalize"
-    return "increment_retry" if _can_retry(state, runtime) else "finalize"
+        return "choose_answer"
+    return "increment_retry" if _can_retry(state, runtime) else "choose_answer"
 
 
 def add_pass(builder: StateGraph[Any, Any, Any, Any], services: ServiceFactory | None) -> None:
@@ -208,7 +209,8 @@ def add_pass(builder: StateGraph[Any, Any, Any, Any], services: ServiceFactory |
     builder.add_node(bind(check_hallucination, services))
     builder.add_node(bind(check_relevance, services))
     builder.add_node(increment_retry)
-    builder.add_node(bind(finalize, services))
+    builder.add_node(bind(choose_answer, services))
+    builder.add_node(finalize)
     builder.add_conditional_edges("check_cache", route_after_cache)
     builder.add_edge("retrieve", "grade_documents")
     builder.add_conditional_edges("grade_documents", route_after_grading)
@@ -220,6 +222,7 @@ def add_pass(builder: StateGraph[Any, Any, Any, Any], services: ServiceFactory |
     builder.add_conditional_edges("check_relevance", route_after_relevance)
     builder.add_edge("increment_retry", "rewrite_query")
     builder.add_edge("rewrite_query", "retrieve")
+    builder.add_edge("choose_answer", "finalize")
 
 
 def build_part_graph(
@@ -247,8 +250,9 @@ def build_graph(
     builder.add_node(bind(contextualize_question, services))
     builder.add_node(bind(analyze_query, services))
     builder.add_node(bind(respond_small_talk, services))
-    builder.add_node(bind(check_history, services))
+    builder.add_node(answer_from_history)
     builder.add_node("answer_part", build_part_graph(services))
+    builder.add_node(combine_parts)
     add_pass(builder, services)
 
     builder.add_edge(START, "contextualize_question")
@@ -256,11 +260,12 @@ def build_graph(
     builder.add_conditional_edges(
         "analyze_query",
         route_after_analysis,
-        ["respond_small_talk", "answer_part", "check_history", "check_cache"],
+        ["respond_small_talk", "answer_from_history", "answer_part", "check_cache"],
     )
-    builder.add_conditional_edges("check_history", route_after_history)
     builder.add_edge("respond_small_talk", "finalize")
-    builder.add_conditional_edges("answer_part", route_after_part, ["answer_part", "finalize"])
+    builder.add_edge("answer_from_history", "finalize")
+    builder.add_conditional_edges("answer_part", route_after_part, ["answer_part", "combine_parts"])
+    builder.add_edge("combine_parts", "finalize")
     builder.add_edge("finalize", END)
     compiled = builder.compile(checkpointer=checkpointer, name="crag")
     return compiled.with_config(recursion_limit=step_limit(MAX_RETRIES_LIMIT))

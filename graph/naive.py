@@ -1,10 +1,10 @@
 """Naive RAG built from the CRAG graph's own nodes: retrieve once, generate once.
 
-The evaluation's baseline. It reuses ``retrieve``, ``generate``, ``validate_citations`` and
-``finalize`` with the same retriever, model and prompts, so a comparison with the CRAG graph
-measures only what CRAG adds: no similarity floor, no evaluator, no web search, no checks, no
-confidence gate, no retries, no citation corrections (the answer is still attributed to the
-documents that contain it, exactly as in CRAG).
+The evaluation's baseline. It reuses ``retrieve``, ``generate``, ``validate_citations``,
+``choose_answer`` and ``finalize`` with the same retriever, model and prompts, so a comparison
+with the CRAG graph measures only what CRAG adds: no similarity floor, no evaluator, no web
+search, no checks, no confidence gate, no retries, no citation corrections (the answer is still
+attributed to the documents that contain it, exactly as in CRAG).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from langgraph.graph.state import CompiledStateGraph
 from crag.schema.context import Context
 from crag.schema.state import OutputState, QuestionInput, RAGState
 from graph.factory import ServiceFactory, bind
-from nodes import finalize, generate, retrieve, validate_citations
+from nodes import choose_answer, finalize, generate, retrieve, validate_citations
 
 
 def naive_context(ctx: Context) -> Context:
@@ -49,10 +49,12 @@ def build_naive_graph(
     builder.add_node(bind(retrieve, services))
     builder.add_node(bind(generate, services))
     builder.add_node(validate_citations)
-    builder.add_node(bind(finalize, services))
+    builder.add_node(bind(choose_answer, services))
+    builder.add_node(finalize)
     builder.add_edge(START, "retrieve")
     builder.add_edge("retrieve", "generate")
     builder.add_edge("generate", "validate_citations")
-    builder.add_edge("validate_citations", "finalize")
+    builder.add_edge("validate_citations", "choose_answer")
+    builder.add_edge("choose_answer", "finalize")
     builder.add_edge("finalize", END)
     return builder.compile(name="naive-rag")

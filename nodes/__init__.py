@@ -6,10 +6,12 @@ graph hands them theirs (``graph.factory.bind``).
 """
 
 from nodes.analyze_query import analyze_query
+from nodes.answer_from_history import answer_from_history
 from nodes.check_cache import check_cache
 from nodes.check_hallucination import check_hallucination
-from nodes.check_history import check_history
 from nodes.check_relevance import check_relevance
+from nodes.choose_answer import choose_answer
+from nodes.combine_parts import combine_parts
 from nodes.contextualize_question import contextualize_question
 from nodes.finalize import finalize
 from nodes.generate import generate
@@ -24,10 +26,12 @@ from nodes.web_search import web_search
 
 __all__ = [
     "analyze_query",
+    "answer_from_history",
     "check_cache",
     "check_hallucination",
-    "check_history",
     "check_relevance",
+    "choose_answer",
+    "combine_parts",
     "contextualize_question",
     "finalize",
     "generate",

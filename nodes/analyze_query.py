@@ -12,19 +12,30 @@ from crag.schema.context import Context, context_of
 from crag.schema.state import RAGState, Update
 from crag.text.query_analysis import is_dependent, is_small_talk, nested_steps, split_parts
 from nodes.common import question_of, reports
+from nodes.history import answered_earlier
 
 
 def describe(update: Mapping[str, Any]) -> str:
-    """The route, and the parts (or a chain's steps) when there are several."""
+    """The route, and the parts (or a chain's steps) when there are several.
+
+    With the judge's score when an earlier turn was weighed.
+    """
     parts = update.get("subquestions") or []
     listed = "".join(f" | {p}" for p in parts)
     kind = "steps" if update.get("route") == "multi_step" else "parts"
-    return f"route: {update.get('route')}{f' ({len(parts)} {kind}){listed}' if parts else ''}"
+    judged = (
+        f" (earlier answer: score {update['history_score']:.2f})"
+        if "history_score" in update
+        else ""
+    )
+    return (
+        f"route: {update.get('route')}{judged}{f' ({len(parts)} {kind}){listed}' if parts else ''}"
+    )
 
 
 @reports(describe)
 def analyze_query(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
-    """Route the turn, with no LLM call.
+    """Decide the turn's whole route: the one node that does.
 
     ``small_talk`` when the whole message is a greeting, thanks, farewell, reaction or a
     question about the assistant: a phrase the rules list, or a message every clause of which
@@ -36,8 +47,12 @@ def analyze_query(state: RAGState, runtime: Runtime[Context], services: Services
     ``multi_part``. A single question that describes a thing instead of naming it is
     ``multi_step`` too, in two look-ups (``crag.text.query_analysis.nested_steps``: "Who coached
     the team that lost Super Bowl 50?" -> "Which team lost Super Bowl 50?", "Who coached
-    #1?"). Anything else is ``single``: one retrieval pass. ``max_subquestions`` = 1 turns
-    both splits off.
+    #1?"). ``max_subquestions`` = 1 turns both splits off.
+
+    A single question that an earlier answered turn of the thread already answers is
+    ``history`` (``nodes.history.answered_earlier``: a repeat, with no call, or with the
+    judge on (``history_threshold`` < 1) one yes/no call). Anything else is ``single``: one
+    retrieval pass. Only that judge calls a model here; the routers only read ``route``.
     """
     message = state["question"]
     if is_small_talk(message) or (
@@ -49,6 +64,6 @@ def analyze_query(state: RAGState, runtime: Runtime[Context], services: Services
     if len(parts) == 1:
         steps = nested_steps(parts[0]) if limit > 1 else []
         if not steps:
-            return {"route": "single"}
+            return {"route": "single", **answered_earlier(state, context_of(runtime), services)}
         return {"route": "multi_step", "subquestions": steps, "nested": True}
     return {"route": "multi_step" if is_dependent(parts) else "multi_part", "subquestions": parts}

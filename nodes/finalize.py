@@ -1,4 +1,4 @@
-"""finalize: choose the answer to return and fill the output keys."""
+"""finalize: the turn as the caller gets it, whichever route answered it."""
 
 from __future__ import annotations
 
@@ -7,122 +7,35 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from crag.clients.services import Services
-from crag.schema.context import Context, context_of
-from crag.schema.state import Attempt, RAGState, Source, Turn, Update, Withheld
-from nodes.answers import NO_ANSWER, current_attempt, is_no_answer
+from crag.schema.context import Context
+from crag.schema.state import RAGState, Turn, Update
+from nodes.answers import is_no_answer
 from nodes.chat import turn_messages
-from nodes.check_cache import scope
 from nodes.common import question_of, reports
-from nodes.confidence import confidence
-from nodes.parts import combined, combined_confidence
-
-
-def passed(attempt: Attempt) -> bool:
-    """Whether a pass cleared both checks (``unknown`` does not block)."""
-    return attempt["grounded"] != "no" and attempt["answers_question"] != "no"
-
-
-def score(attempt: Attempt) -> int:
-    """How good a failed pass is: grounded counts most, then relevant, then saying anything."""
-    return (
-        2 * (attempt["grounded"] != "no")
-        + 2 * (attempt["answers_question"] not in ("no", None))
-        + (not is_no_answer(attempt["generation"]))
-    )
 
 
 def _summary(update: Mapping[str, Any]) -> str:
-    withheld = update.get("withheld")
-    if withheld:
-        return f"held back {withheld['answer']!r}: confidence {withheld['confidence']:.2f}"
-    given = update.get("confidence")
-    if given is not None:
-        return f"confidence {given:.2f}"
     if update.get("route") == "small_talk":
         return "a reply, not an answer"
+    given = update.get("confidence")
+    if given is not None:
+        return f"answer given, confidence {given:.2f}"
     return "no answer" if is_no_answer(str(update.get("answer", ""))) else "answer given"
 
 
 @reports(_summary)
-def finalize(
-    state: RAGState, runtime: Runtime[Context], services: Services | None = None
-) -> Update:
-    """Return the current answer if it passed its checks; else say the answer is unknown.
+def finalize(state: RAGState, runtime: Runtime[Context]) -> Update:
+    """Format the turn: the output keys, the AI message and the turn kept in ``history``.
 
-    A question with several parts gets every part's answer (``nodes.parts.combined``).
-    Every answer carries its confidence (``nodes.confidence``); one under ``min_confidence``
-    is withheld: the reply is the no-answer reply, and a warning (and ``withheld``) keeps the
-    guess.
-
-    An answer that no check confirmed is a guess, so it is not returned as the answer: the
-    reply is the no-answer reply, and a warning names the best unverified attempt (grounded
-    counts most, then relevant) so the caller can still see it. An answer that passed is
-    stored in the answer cache (when ``services`` has one); a cached answer is returned as
-    found. The turn is appended to ``history``, which a thread's next turn resolves
-    follow-ups against (its reducer keeps the last ``MAX_HISTORY_TURNS``).
+    The answer, its sources and confidence are the ones the route's own last node wrote
+    (``respond_small_talk``, ``answer_from_history``, ``check_cache``, ``combine_parts`` or
+    ``choose_answer``); this node decides nothing. The turn is appended to ``history``, which
+    a thread's next turn resolves follow-ups against (its reducer keeps the last
+    ``MAX_HISTORY_TURNS``).
     """
-    if state.get("cache_hit") or state.get("route") == "history":
-        given = state.get("confidence")
-        return _turn(state, state.get("answer", ""), list(state.get("sources") or []), [], given)
-    if state.get("route") == "small_talk":  # a reply, not an answer: no sources, not cached
-        return _turn(state, state.get("generation", ""), [], [], None)
-    if state.get("route") in ("multi_part", "multi_step"):  # each part's pass checked its own
-        parts = state.get("parts") or []
-        answer, sources = combined(state)
-        return {
-            **_turn(state, answer, sources, [], combined_confidence(state, answer)),
-            "web_search_used": any(p["web_search_used"] for p in parts),
-            "retry_count": max((p["retry_count"] for p in parts), default=0),
-        }
-    ctx = context_of(runtime)
-    current = current_attempt(state)
-    warnings: list[str] = []
-    answer, sources = current["generation"], current["sources"]
-    # Latest first, so among equally good passes the one with the most context wins.
-    best = max([current, *reversed(state.get("attempts") or [])], key=score)
-    if is_no_answer(answer) or not passed(current):
-        answer, sources = NO_ANSWER, []
-    given = confidence(state, answer)
-    withheld: Withheld | None = None
-    if given is not None and given < ctx.min_confidence:
-        withheld = Withheld(answer=answer, confidence=given)
-        warnings = [
-            f"The answer {answer!r} is not given: its confidence {given:.2f} is under "
-            f"min_confidence {ctx.min_confidence:.2f}."
-        ]
-        answer, sources, given = NO_ANSWER, [], None
-    elif is_no_answer(answer) and not is_no_answer(best["generation"]):
-        retries = state.get("retry_count", 0)
-        warnings = [
-            f"No answer passed both checks after {retries} "
-            f"{'retry' if retries == 1 else 'retries'}, so none is given; the best unverified "
-            f"answer was {best['generation']!r}. Last feedback: {state.get('feedback') or 'none'}"
-        ]
-    elif services is not None and not is_no_answer(answer):
-        remember(state, ctx, services, answer, sources, given)
-    if state.get("unfilled"):  # nothing was searched: say so rather than "I don't know."
-        warnings.append(f"{state['unfilled']} {INGEST_HINT}")
-        if is_no_answer(answer):
-            answer = f"{state['unfilled']} {INGEST_HINT}"
-    return {**_turn(state, answer, sources, warnings, given), "withheld": withheld}
-
-
-INGEST_HINT = (
-    "Add documents (`crag ingest PATH`, the page's Documents panel or the API's indexer graph) "
-    "and ask again."
-)
-"""What a reply says when the collection has nothing to search."""
-
-
-def _turn(
-    state: RAGState,
-    answer: str,
-    sources: list[Source],
-    warnings: list[str],
-    given: float | None,
-) -> Update:
-    """The output keys and the turn appended to the thread's history."""
+    answer = state.get("answer", "")
+    sources = list(state.get("sources") or [])
+    given = state.get("confidence")
     turn = Turn(
         question=state["question"],
         standalone_question=question_of(state),
@@ -138,25 +51,10 @@ def _turn(
         "answer": answer,
         "sources": sources,
         "confidence": given,
-        "warnings": warnings,
+        # The turn's warnings again (the reducer keeps one of each), so the update that ends the
+        # turn carries all of them, and the key is in the output even when nothing warned.
+        "warnings": list(state.get("warnings") or []),
         "retry_count": state.get("retry_count", 0),
         "web_search_used": bool(state.get("web_search_used")),
         "prompt_versions": {},  # nothing new: present in the output even if no prompt ran
     }
-
-
-def remember(
-    state: RAGState,
-    ctx: Context,
-    services: Services,
-    answer: str,
-    sources: list[Source],
-    given: float | None,
-) -> None:
-    """Store an answer that passed its checks, for the same question asked again."""
-    if not ctx.answer_cache or services.cache is None or services.embeddings is None:
-        return
-    question = question_of(state)
-    vector = services.embeddings.embed_query(question)
-    stored = [dict(s) for s in sources]
-    services.cache.store(scope(ctx, services), question, vector, answer, stored, given)

@@ -12,13 +12,13 @@ from nodes.common import reports
 from nodes.prompting import render
 
 
-@reports(lambda u: str(u.get("generation", ""))[:60])
+@reports(lambda u: str(u.get("answer", ""))[:60])
 def respond_small_talk(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
     """Reply to a greeting, thanks or a question about the assistant in one LLM call.
 
-    The reply streams like an answer; ``finalize`` returns it with no sources and never caches
-    it.
+    The reply streams like an answer; it is the turn's answer, with no sources or confidence,
+    and never cached.
     """
     prompt, recorded = render(state, context_of(runtime), "small_talk", message=state["question"])
     reply = complete(services.llm, prompt, streamed=True)
-    return {**recorded, "generation": reply or "Hello! Ask me about your documents."}
+    return {**recorded, "answer": reply or "Hello! Ask me about your documents."}

@@ -164,6 +164,7 @@ KB_PATH = [
     "validate_citations",
     "check_hallucination",
     "check_relevance",
+    "choose_answer",
     "finalize",
 ]
 """Nodes of a run answered from the knowledge base on the first pass."""

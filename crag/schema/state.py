@@ -180,9 +180,11 @@ class OutputState(TypedDict, total=False):
     with the earlier turns resolved ("what about its population?" -> "What is the population
     of Lyon?"); otherwise the question as asked."""
 
-    answer: str
-    """The final answer (the best attempt's answer when checks kept failing)."""
-    sources: list[Source]
+    answer: Annotated[str, PER_TURN]
+    """The turn's answer, written by the node that ends its route (``respond_small_talk``,
+    ``answer_from_history``, ``check_cache`` on a hit, ``combine_parts`` or
+    ``choose_answer``); "I don't know." when no answer passed its checks."""
+    sources: Annotated[list[Source], PER_TURN]
     """Documents the answer was generated from."""
     confidence: Annotated[float | None, PER_TURN]
     """How likely the answer is right, 0..1 (``nodes.confidence``: fitted on the calibration
@@ -209,8 +211,11 @@ class FlowState(OutputState, total=False):
     nested: Annotated[bool, PER_TURN]
     """Whether the ``multi_step`` parts are the look-ups of one nested question (its answer is
     the last step's), not several questions asked at once (each answered)."""
+    earlier_turn: Annotated[Turn | None, PER_TURN]
+    """The earlier turn whose answer answers this follow-up (route ``history``)."""
     history_score: float
-    """``check_history``'s P(yes) that an earlier turn's answer answers this follow-up."""
+    """P(yes) that an earlier turn's answer answers this follow-up (1.0 for a repeat;
+    ``analyze_query``)."""
     cache_hit: Annotated[bool, PER_TURN]
     """Whether this turn's answer came from the answer cache (no retrieval, no LLM call)."""
     cache_similarity: float

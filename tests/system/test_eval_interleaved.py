@@ -49,7 +49,8 @@ def test_every_run_answers_every_question_in_its_own_process(tmp_path: Path):
         naive_paths = {
             tuple(json.loads(line)["path"]) for line in (out / "naive" / "predictions.jsonl").open()
         }
-        assert naive_paths == {("retrieve", "generate", "validate_citations", "finalize")}
+        naive = ("retrieve", "generate", "validate_citations", "choose_answer", "finalize")
+        assert naive_paths == {naive}
         by_model: dict[str, list[dict]] = {}
         for r in requests:
             by_model.setdefault(r["body"].get("model"), []).append(r["body"])

@@ -137,7 +137,7 @@ def test_the_answer_goes_on_without_talk_about_its_documents():
 def test_a_no_answer_hidden_in_a_sentence_is_no_answer():
     update = validate_citations(state("Guilt implies [I don't know]."), rt())
     assert update == {"generation": "I don't know.", "citations": [], "citation_feedback": ""}
-    assert route_after_citations(update) == "finalize"
+    assert route_after_citations(update) == "choose_answer"
 
 
 def test_no_answer_needs_no_citation():

@@ -34,8 +34,9 @@ NODES = {
     "contextualize_question",
     "analyze_query",
     "respond_small_talk",
-    "check_history",
+    "answer_from_history",
     "answer_part",
+    "combine_parts",
     "check_cache",
     "rewrite_query",
     "retrieve",
@@ -47,6 +48,7 @@ NODES = {
     "check_hallucination",
     "check_relevance",
     "increment_retry",
+    "choose_answer",
     "finalize",
 }
 
@@ -77,11 +79,11 @@ def test_topology_matches_the_crag_diagram():
         ("analyze_query", "respond_small_talk", True),
         ("analyze_query", "check_cache", True),
         ("analyze_query", "answer_part", True),
-        ("analyze_query", "check_history", True),
-        ("check_history", "finalize", True),
-        ("check_history", "check_cache", True),
+        ("analyze_query", "answer_from_history", True),
+        ("answer_from_history", "finalize", False),
         ("answer_part", "answer_part", True),
-        ("answer_part", "finalize", True),
+        ("answer_part", "combine_parts", True),
+        ("combine_parts", "finalize", False),
         ("respond_small_talk", "finalize", False),
         ("check_cache", "retrieve", True),
         ("check_cache", "finalize", True),
@@ -94,13 +96,14 @@ def test_topology_matches_the_crag_diagram():
         ("generate", "validate_citations", False),
         ("validate_citations", "generate", True),
         ("validate_citations", "check_hallucination", True),
-        ("validate_citations", "finalize", True),
+        ("validate_citations", "choose_answer", True),
         ("check_hallucination", "check_relevance", True),
         ("check_hallucination", "increment_retry", True),
-        ("check_hallucination", "finalize", True),
-        ("check_relevance", "finalize", True),
+        ("check_hallucination", "choose_answer", True),
+        ("check_relevance", "choose_answer", True),
         ("check_relevance", "increment_retry", True),
         ("increment_retry", "rewrite_query", False),
+        ("choose_answer", "finalize", False),
         ("finalize", "__end__", False),
     }
 
@@ -141,15 +144,16 @@ def test_route_after_hallucination():
     assert route_after_hallucination({"grounded": "unknown"}, rt()) == "check_relevance"
     two = rt(max_retries=2)
     assert route_after_hallucination({"grounded": "no", "retry_count": 1}, two) == "increment_retry"
-    assert route_after_hallucination({"grounded": "no", "retry_count": 2}, two) == "finalize"
-    assert route_after_hallucination({"grounded": "no"}, rt(max_retries=0)) == "finalize"
+    assert route_after_hallucination({"grounded": "no", "retry_count": 2}, two) == "choose_answer"
+    assert route_after_hallucination({"grounded": "no"}, rt(max_retries=0)) == "choose_answer"
 
 
 def test_route_after_relevance():
-    assert route_after_relevance({"answers_question": "yes"}, rt()) == "finalize"
-    assert route_after_relevance({"answers_question": "unknown"}, rt()) == "finalize"
+    assert route_after_relevance({"answers_question": "yes"}, rt()) == "choose_answer"
+    assert route_after_relevance({"answers_question": "unknown"}, rt()) == "choose_answer"
     assert route_after_relevance({"answers_question": "no"}, rt()) == "increment_retry"
-    assert route_after_relevance({"answers_question": "no", "retry_count": 2}, rt()) == "finalize"
+    out_of_retries = {"answers_question": "no", "retry_count": 2}
+    assert route_after_relevance(out_of_retries, rt()) == "choose_answer"
 
 
 def test_happy_path_answers_from_the_knowledge_base(fake_services):
@@ -207,6 +211,7 @@ def test_nothing_relevant_anywhere_is_an_answer_of_its_own(fake_services):
         "grade_documents",
         "generate",
         "validate_citations",
+        "choose_answer",
         "finalize",
     ]
     assert result.state["answer"] == "I don't know." and result.state["sources"] == []
@@ -295,8 +300,8 @@ def test_the_longest_run_fits_its_step_limit_even_inside_another_runnable(
     ctx = Context(max_retries=max_retries, answer_threshold=0.5)
     result = RunnableLambda(lambda q: run_question(q, ctx)).invoke("Which team won?")
     limit = step_limit(max_retries, ctx.max_citation_corrections)
-    # + the input step + check_history (a follow-up's; this question has no thread) = the limit
-    assert len(result.path) == limit - 2
+    # + the input step = the limit: the bound is exact
+    assert len(result.path) == limit - 1
     assert result.path.count("validate_citations") == 2 * (max_retries + 1)
     assert result.path.count("web_search") == max_retries + 1
     assert result.path[-1] == "finalize"

@@ -135,6 +135,7 @@ def test_records_carry_category_abstention_sources_and_costs(fake_services, tiny
             "retrieve",
             "generate",
             "validate_citations",
+            "choose_answer",
             "finalize",
         ]
 

@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 import nodes
 from crag.schema.context import Context
 from graph.factory import bind
-from nodes import finalize, increment_retry
+from nodes import choose_answer, finalize, increment_retry
 from nodes.answers import NO_ANSWER
 from nodes.grade_documents import decide
 from tests.fakes import (
@@ -530,7 +530,13 @@ def test_check_relevance_unparsable_is_unknown(fake_services):
     assert update["answers_question"] == "unknown" and update["warnings"]
 
 
-# increment_retry and finalize ------------------------------------------------------------
+def finish(state: dict, runtime) -> dict:
+    """choose_answer, then finalize on its update: what a single pass's run returns."""
+    chosen = choose_answer(state, runtime)
+    return {**chosen, **finalize({**state, **chosen}, runtime)}
+
+
+# increment_retry, choose_answer and finalize -------------------------------------------
 
 
 def test_increment_retry_counts_and_keeps_the_attempt():
@@ -568,7 +574,7 @@ def test_finalize_returns_passing_answer_and_its_sources():
         "relevant_documents": [*KB_DOCS, *WEB_DOCS],
         "citations": ["web:Mona_Lisa", "sb50__c0000"],
     }
-    update = finalize(state, rt(min_confidence=0))  # the confidence gate: test_confidence.py
+    update = finish(state, rt(min_confidence=0))  # the confidence gate: test_confidence.py
     assert update["answer"] == "Broncos" and update["warnings"] == []
     # Only cited documents are sources (sb50__c0001 was in the context but not cited).
     assert [s["id"] for s in update["sources"]] == ["sb50__c0000", "web:Mona_Lisa"]
@@ -591,11 +597,11 @@ def test_finalize_gives_no_unverified_answer_but_names_the_best_one():
         "attempts": [good],
         "feedback": "the answer states 9, which no document contains.",
     }
-    update = finalize(state, rt())
+    update = finish(state, rt())
     assert update["answer"] == NO_ANSWER and update["sources"] == []
     assert "after 2 retries" in update["warnings"][0] and "'Broncos'" in update["warnings"][0]
 
 
 def test_finalize_passes_a_plain_no_answer_without_a_warning():
-    update = finalize({"question": Q, "generation": NO_ANSWER}, rt())
+    update = finish({"question": Q, "generation": NO_ANSWER}, rt())
     assert update["answer"] == NO_ANSWER and update["warnings"] == []

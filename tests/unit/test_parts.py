@@ -295,7 +295,7 @@ def test_with_the_judge_on_an_unanswered_follow_up_takes_its_pass():
 
 
 def test_no_judge_call_for_a_new_topic_or_after_an_unknown_answer():
-    from nodes.check_history import earlier_answer
+    from nodes.history import earlier_answer
 
     turn = {"question": "q", "standalone_question": "Which team won Super Bowl 50?"}
     answered = [{**turn, "answer": "Denver Broncos"}]
@@ -306,7 +306,7 @@ def test_no_judge_call_for_a_new_topic_or_after_an_unknown_answer():
 
 
 def test_a_repeat_is_most_of_the_same_words():
-    from nodes.check_history import repeats
+    from nodes.history import repeats
 
     turn = {"question": "q", "standalone_question": "Which team won Super Bowl 50?", "answer": "x"}
     assert repeats("Who won Super Bowl 50 again?", turn)

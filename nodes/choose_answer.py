@@ -1,0 +1,118 @@
+"""choose_answer: the single pass's answer, if it passed its checks and is sure enough."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from crag.clients.services import Services
+from crag.schema.context import Context, context_of
+from crag.schema.state import Attempt, RAGState, Source, Update, Withheld
+from nodes.answers import NO_ANSWER, current_attempt, is_no_answer
+from nodes.check_cache import scope
+from nodes.common import question_of, reports
+from nodes.confidence import confidence
+
+INGEST_HINT = (
+    "Add documents (`crag ingest PATH`, the page's Documents panel or the API's indexer graph) "
+    "and ask again."
+)
+"""What a reply says when the collection has nothing to search."""
+
+
+def passed(attempt: Attempt) -> bool:
+    """Whether a pass cleared both checks (``unknown`` does not block)."""
+    return attempt["grounded"] != "no" and attempt["answers_question"] != "no"
+
+
+def score(attempt: Attempt) -> int:
+    """How good a failed pass is: grounded counts most, then relevant, then saying anything."""
+    return (
+        2 * (attempt["grounded"] != "no")
+        + 2 * (attempt["answers_question"] not in ("no", None))
+        + (not is_no_answer(attempt["generation"]))
+    )
+
+
+def _summary(update: Mapping[str, Any]) -> str:
+    withheld = update.get("withheld")
+    if withheld:
+        return f"held back {withheld['answer']!r}: confidence {withheld['confidence']:.2f}"
+    given = update.get("confidence")
+    if given is not None:
+        return f"confidence {given:.2f}"
+    return "no answer" if is_no_answer(str(update.get("answer", ""))) else "answer given"
+
+
+@reports(_summary)
+def choose_answer(
+    state: RAGState, runtime: Runtime[Context], services: Services | None = None
+) -> Update:
+    """The current pass's answer if it passed its checks; else the no-answer reply.
+
+    Every answer carries its confidence (``nodes.confidence``); one under ``min_confidence``
+    is withheld: the answer is the no-answer reply, and a warning (and ``withheld``) keeps
+    the guess.
+
+    An answer that no check confirmed is a guess, so it is not the answer: the answer is the
+    no-answer reply, and a warning names the best unverified attempt (grounded counts most,
+    then relevant) so the caller can still see it. An answer that passed is stored in the
+    answer cache (when ``services`` has one). When the collection had nothing to search, the
+    reply says so instead of "I don't know.".
+    """
+    ctx = context_of(runtime)
+    current = current_attempt(state)
+    warnings: list[str] = []
+    answer, sources = current["generation"], current["sources"]
+    # Latest first, so among equally good passes the one with the most context wins.
+    best = max([current, *reversed(state.get("attempts") or [])], key=score)
+    if is_no_answer(answer) or not passed(current):
+        answer, sources = NO_ANSWER, []
+    given = confidence(state, answer)
+    withheld: Withheld | None = None
+    if given is not None and given < ctx.min_confidence:
+        withheld = Withheld(answer=answer, confidence=given)
+        warnings = [
+            f"The answer {answer!r} is not given: its confidence {given:.2f} is under "
+            f"min_confidence {ctx.min_confidence:.2f}."
+        ]
+        answer, sources, given = NO_ANSWER, [], None
+    elif is_no_answer(answer) and not is_no_answer(best["generation"]):
+        retries = state.get("retry_count", 0)
+        warnings = [
+            f"No answer passed both checks after {retries} "
+            f"{'retry' if retries == 1 else 'retries'}, so none is given; the best unverified "
+            f"answer was {best['generation']!r}. Last feedback: {state.get('feedback') or 'none'}"
+        ]
+    elif services is not None and not is_no_answer(answer):
+        remember(state, ctx, services, answer, sources, given)
+    if state.get("unfilled"):  # nothing was searched: say so rather than "I don't know."
+        warnings.append(f"{state['unfilled']} {INGEST_HINT}")
+        if is_no_answer(answer):
+            answer = f"{state['unfilled']} {INGEST_HINT}"
+    return {
+        "answer": answer,
+        "sources": sources,
+        "confidence": given,
+        "warnings": warnings,
+        "withheld": withheld,
+    }
+
+
+def remember(
+    state: RAGState,
+    ctx: Context,
+    services: Services,
+    answer: str,
+    sources: list[Source],
+    given: float | None,
+) -> None:
+    """Store an answer that passed its checks, for the same question asked again."""
+    if not ctx.answer_cache or services.cache is None or services.embeddings is None:
+        return
+    question = question_of(state)
+    vector = services.embeddings.embed_query(question)
+    stored = [dict(s) for s in sources]
+    services.cache.store(scope(ctx, services), question, vector, answer, stored, given)
