@@ -7,8 +7,8 @@ Questions: pairs of SQuAD v1.1 dev questions from different articles joined as "
 <second>?" (``make_questions``: a fixed seed; both questions start with a question word, as a
 person joining two questions would write them, and neither asks two things itself). The
 knowledge base holds every SQuAD dev paragraph (the collection ``crag eval`` uses for the
-whole dev set). Pipelines, each in its own process (no prompt cache shared), one after
-another, on the same questions:
+whole dev set). Pipelines, each in its own process (no prompt cache shared), on the same
+questions:
 
 - ``naive``: one retrieval with the whole question, one generation (``graph.naive``);
 - ``crag-single``: the graph with ``max_subquestions=1`` (no decomposition: one pass);
@@ -22,8 +22,9 @@ process, the cost of the other routes (Adaptive-RAG's table): small talk (the sm
 inputs of ``benchmarks/data/routing.jsonl``) and single questions (the first part of the
 first ``--single`` pairs, asked alone); and in a process of its own the same single questions
 with ``read_around`` off, which is a single question's pass as it was before this work. The
-answer cache is off throughout. The pipelines run in rounds of ``--round`` questions (each
-round of each pipeline its own process), so that a run stopped early has every pipeline on the
+answer cache is off throughout. The pipelines take the questions in turn, question by question
+(``crag.eval.interleave``, as ``crag eval --pipeline naive,crag`` does: A B C, C B A, ...), so
+the machine's drift falls on all of them alike, a run stopped early has every pipeline on the
 same questions, and a rerun resumes.
 """
 
@@ -41,6 +42,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from crag.eval import interleave
 from crag.eval.harness import collection_for, prepare, run_one
 from crag.eval.metrics import best, f1, percentile
 from crag.eval.records import done_ids, read_records
@@ -126,18 +128,17 @@ def ask(pipeline: str, question: str, ctx: Context) -> tuple[dict[str, Any], dic
     return out, spent
 
 
-def run_pipeline(pipeline: str, questions: Path, squad: Path, out: Path, upto: int) -> None:
-    """Answer the pending ones of the first ``upto`` questions; one JSONL record each."""
-    dataset = load_squad(squad)
-    collection = collection_for(dataset)
-    ctx = context_for(pipeline, collection)
-    prepare(dataset, ctx, None)
-    records = out / f"{pipeline}.jsonl"
+def answerer(job: dict[str, Any]) -> Callable[[str], None]:
+    """A worker's answering function: the job's pipeline on one question id; its record."""
+    pipeline, records = job["pipeline"], Path(job["records"])
+    ctx = context_for(pipeline, collection_for(load_squad(Path(job["squad"]))))
+    rows = {r["id"]: r for r in read_jsonl(Path(job["questions"]))}
     done = done_ids(records)
-    rows = [json.loads(line) for line in questions.read_text().splitlines() if line.strip()]
-    for row in rows[:upto]:
-        if row["id"] in done:
-            continue
+
+    def answer(question_id: str) -> None:
+        if question_id in done:
+            return
+        row = rows[question_id]
         result, spent = ask(pipeline, row["question"], ctx)
         scores = [part_f1(result["prediction"], p["answers"]) for p in row["parts"]]
         record = {
@@ -151,7 +152,17 @@ def run_pipeline(pipeline: str, questions: Path, squad: Path, out: Path, upto: i
         }
         with records.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(record, ensure_ascii=False) + "\n")
-        print(f"{pipeline}: {record['part_f1']} {record['seconds']}s {row['question']!r}")
+        print(
+            f"{pipeline}: {record['part_f1']} {record['seconds']}s {row['question']!r}",
+            file=sys.stderr,
+        )
+
+    return answer
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """The rows of a JSON-lines file."""
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def run_routes(questions: Path, squad: Path, out: Path, single: int, before: bool) -> None:
@@ -291,25 +302,48 @@ def report(out: Path) -> str:
     return "\n\n".join(text)
 
 
-def run_in_rounds(
-    command: list[str],
-    total: int,
-    size: int,
+REPORT_EVERY = 10
+"""Questions between two writes of the report while the pipelines run."""
+
+
+def compare(
+    answerer: str,
+    job: dict[str, Any],
+    question_ids: list[str],
     out: Path,
     title: str,
     doc: str,
     report: Callable[[Path], str],
 ) -> None:
-    """Every pipeline answers the next ``size`` questions, each in a process of its own.
+    """Every pipeline answers every question, each in a worker process of its own.
 
-    In rounds, so that an interrupted run leaves every pipeline with the same questions done
-    (a rerun resumes); after each round ``report`` is written to ``out/README.md`` under
-    ``title`` and the benchmark's ``doc``, and printed at the end.
+    The workers are ``crag.eval.interleave``'s (question by question, alternating which
+    pipeline goes first); ``answerer`` ("module:function") makes each worker's answering
+    function from ``job`` plus its ``pipeline`` and ``records`` file (``out/<pipeline>.jsonl``).
+    Every ``REPORT_EVERY`` questions, and at the end, ``report`` is written to
+    ``out/README.md`` under ``title`` and the benchmark's ``doc``; it is printed at the end.
     """
-    for upto in range(size, total + size, size):
-        for pipeline in PIPELINES:
-            subprocess.run([*command, "--pipeline", pipeline, "--upto", str(upto)], check=True)
+
+    def write_report() -> None:
         (out / "README.md").write_text(f"# {title}\n\n```\n{doc}```\n\n{report(out)}\n")
+
+    def on_done(name: str, question_id: str) -> None:
+        if name == PIPELINES[0] and question_ids.index(question_id) % REPORT_EVERY == 0:
+            write_report()
+
+    jobs = [
+        {
+            **job,
+            "name": pipeline,
+            "pipeline": pipeline,
+            "answerer": answerer,
+            "out": str(out / "workers" / pipeline),
+            "records": str(out / f"{pipeline}.jsonl"),
+        }
+        for pipeline in PIPELINES
+    ]
+    interleave.run(jobs, question_ids, on_done)
+    write_report()
     print(report(out))
 
 
@@ -320,21 +354,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--limit", type=int, default=60)
     parser.add_argument("--single", type=int, default=10, help="Single questions for the cost.")
-    parser.add_argument(
-        "--round", type=int, default=15, help="Questions each pipeline answers before the next."
-    )
-    parser.add_argument(
-        "--pipeline", choices=[*PIPELINES, "routes", "routes-before"], help=argparse.SUPPRESS
-    )
-    parser.add_argument("--upto", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--pipeline", choices=["routes", "routes-before"], help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     questions = args.out / "questions.jsonl"
     if args.pipeline in ("routes", "routes-before"):
         run_routes(questions, args.squad, args.out, args.single, args.pipeline == "routes-before")
-        return 0
-    if args.pipeline:
-        run_pipeline(args.pipeline, questions, args.squad, args.out, args.upto)
         return 0
     if not questions.is_file():
         rows = make_questions(args.squad, args.limit)
@@ -343,9 +368,12 @@ def main(argv: list[str] | None = None) -> int:
     command += ["--out", str(args.out), "--single", str(args.single)]
     subprocess.run([*command, "--pipeline", "routes"], check=True)
     subprocess.run([*command, "--pipeline", "routes-before"], check=True)
-    run_in_rounds(
-        command, args.limit, args.round, args.out, "Multi-part questions", __doc__ or "", report
-    )
+    dataset = load_squad(args.squad)
+    prepare(dataset, context_for("crag", collection_for(dataset)), None)  # before the workers
+    ids = [r["id"] for r in read_jsonl(questions)[: args.limit]]
+    job = {"squad": str(args.squad), "questions": str(questions)}
+    title, doc = "Multi-part questions", __doc__ or ""
+    compare("benchmarks.multi_part:answerer", job, ids, args.out, title, doc, report)
     return 0
 
 

@@ -8,7 +8,8 @@ Questions: the ``multi_step`` rows of ``benchmarks/data/nested.jsonl`` and ``nes
 Super Bowl 50?"), each with the answers a reader would accept, written by hand. The knowledge
 base holds every SQuAD dev paragraph, as in ``benchmarks.multi_part``; most of these questions
 are answered from the web (the offline encyclopedia by default), which naive RAG never reads.
-Pipelines, each in its own process (no prompt cache shared), in rounds on the same questions:
+Pipelines, each in its own process (no prompt cache shared), question by question on the same
+questions (``benchmarks.multi_part.compare``):
 
 - ``naive``: one retrieval with the whole question, one generation (``graph.naive``);
 - ``crag-single``: the graph with ``max_subquestions=1`` (the question answered as one);
@@ -26,19 +27,19 @@ import argparse
 import json
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from benchmarks.multi_part import (
     COST_COLUMNS,
-    PIPELINES,
     ask,
+    compare,
     context_for,
     cost,
     mean,
     on_common_questions,
     route_of,
-    run_in_rounds,
 )
 from crag.eval.harness import collection_for, prepare
 from crag.eval.metrics import normalize_answer
@@ -66,16 +67,17 @@ def is_right(prediction: str, route: str, answers: list[str]) -> bool:
     return any(f" {normalize_answer(a)} " in f" {normalize_answer(final)} " for a in answers)
 
 
-def run_pipeline(pipeline: str, squad: Path, out: Path, upto: int) -> None:
-    """Answer the pending ones of the first ``upto`` questions; one JSONL record each."""
-    dataset = load_squad(squad)
-    ctx = context_for(pipeline, collection_for(dataset))
-    prepare(dataset, ctx, None)
-    records = out / f"{pipeline}.jsonl"
+def answerer(job: dict[str, Any]) -> Callable[[str], None]:
+    """A worker's answering function: the job's pipeline on one question id; its record."""
+    pipeline, records = job["pipeline"], Path(job["records"])
+    ctx = context_for(pipeline, collection_for(load_squad(Path(job["squad"]))))
+    rows = {r["id"]: r for r in questions()}
     done = done_ids(records)
-    for row in questions()[:upto]:
-        if row["id"] in done:
-            continue
+
+    def answer(question_id: str) -> None:
+        if question_id in done:
+            return
+        row = rows[question_id]
         result, spent = ask(pipeline, row["input"], ctx)
         route = route_of(result)
         record = {
@@ -89,7 +91,11 @@ def run_pipeline(pipeline: str, squad: Path, out: Path, upto: int) -> None:
         }
         with records.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(record, ensure_ascii=False) + "\n")
-        print(f"{pipeline}: {record['right']} {record['seconds']}s {row['input']!r}")
+        print(
+            f"{pipeline}: {record['right']} {record['seconds']}s {row['input']!r}", file=sys.stderr
+        )
+
+    return answer
 
 
 def report(out: Path) -> str:
@@ -121,22 +127,18 @@ def report(out: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run every pipeline in its own process, round by round; write the report."""
+    """Run every pipeline in its own process, question by question; write the report."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--squad", type=Path, required=True)
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--round", type=int, default=12, help="Questions per pipeline per round.")
-    parser.add_argument("--pipeline", choices=PIPELINES, help=argparse.SUPPRESS)
-    parser.add_argument("--upto", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    if args.pipeline:
-        run_pipeline(args.pipeline, args.squad, args.out, args.upto)
-        return 0
-    command = [sys.executable, "-m", "benchmarks.nested", "--squad", str(args.squad)]
-    command += ["--out", str(args.out)]
-    run_in_rounds(
-        command, len(questions()), args.round, args.out, "Nested questions", __doc__ or "", report
+    dataset = load_squad(args.squad)
+    prepare(dataset, context_for("crag", collection_for(dataset)), None)  # before the workers
+    ids = [r["id"] for r in questions()]
+    title, doc = "Nested questions", __doc__ or ""
+    compare(
+        "benchmarks.nested:answerer", {"squad": str(args.squad)}, ids, args.out, title, doc, report
     )
     return 0
 

@@ -7,11 +7,15 @@ server and prompt cache, so neither inherits the other's cache), and the parent 
 question to every worker in turn - A B, B A, A B... - so drift falls on all of them alike.
 
 Each worker appends its records to its own ``predictions.jsonl`` exactly as ``crag eval``
-does, so a rerun resumes and the results are summarised and compared the same way.
+does, so a rerun resumes and the results are summarised and compared the same way. A job may
+name its own answerer instead (``"answerer": "module:function"``, called with the job, returning
+a function that answers one question id and writes its record): the benchmarks that compare
+pipelines on their own question sets run through this same loop.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import selectors
 import subprocess
@@ -113,6 +117,25 @@ def run(
 
 def serve(job: dict[str, Any]) -> None:
     """The worker: answer each question id read from stdin, then echo it (record written)."""
+    answer = answerer(job)
+    for line in sys.stdin:
+        question_id = line.strip()
+        answer(question_id)
+        sys.stdout.write(DONE + question_id + "\n")
+        sys.stdout.flush()
+
+
+def answerer(job: dict[str, Any]) -> Callable[[str], None]:
+    """What answers one question id and writes its record: the job's own, or ``crag eval``'s."""
+    if "answerer" in job:
+        module, name = str(job["answerer"]).split(":")
+        made: Callable[[str], None] = getattr(importlib.import_module(module), name)(job)
+        return made
+    return eval_answerer(job)
+
+
+def eval_answerer(job: dict[str, Any]) -> Callable[[str], None]:
+    """``crag eval``'s: the job's pipeline on the question, the record ``crag eval`` writes."""
     from crag.eval import harness, records
     from crag.eval.mixed import load_mixed
     from crag.eval.squad import load_squad
@@ -127,14 +150,14 @@ def serve(job: dict[str, Any]) -> None:
     )
     run.out.mkdir(parents=True, exist_ok=True)
     done = records.done_ids(run.predictions)
-    for line in sys.stdin:
-        question_id = line.strip()
+
+    def answer(question_id: str) -> None:
         if question_id not in done:
             record = harness.run_one(run.pipeline, by_id[question_id], ctx)
             with run.predictions.open("a", encoding="utf-8") as fh:
                 fh.write(json.dumps(record, ensure_ascii=False) + "\n")
-        sys.stdout.write(DONE + question_id + "\n")
-        sys.stdout.flush()
+
+    return answer
 
 
 if __name__ == "__main__":
