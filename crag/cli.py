@@ -367,6 +367,7 @@ def kb_list(
     as_json: Annotated[bool, JSON] = False,
 ) -> None:
     """The collections (documents, chunks, last ingest), or one collection's documents."""
+    from crag.ingest import collection_summary
     from graph.factory import collections, knowledge_base
 
     def action() -> None:
@@ -381,12 +382,7 @@ def kb_list(
                     f"ingested {_when(d.get('ingested'))}  {escape(str(d.get('source', '')))}"
                 )
             return
-        rows: list[dict[str, Any]] = []
-        for name in collections():
-            kb = knowledge_base(name)
-            docs = kb.documents()
-            last = max((d.get("ingested", 0) for d in docs), default=0)
-            rows.append({"name": name, "documents": len(docs), "chunks": kb.count(), "last": last})
+        rows = [collection_summary(knowledge_base(name)) for name in collections()]
         if as_json:
             _print_json({"collections": rows})
             return
@@ -511,7 +507,7 @@ def kb_remove(
     """Remove documents by id, or by their file or folder (a folder asks first)."""
     from pathlib import Path
 
-    from crag.ingest import from_sources, remove_sources
+    from crag.ingest import from_sources, remove
 
     if not docs and source is None:
         fail("Name document ids or --source PATH.")
@@ -526,17 +522,7 @@ def kb_remove(
                 f"from collection {collection!r}?",
                 yes,
             )
-        removed: list[str] = []
-        with kb.write_lock():
-            known = kb.doc_ids()
-            missing = [d for d in docs or [] if d not in known]
-            if missing:
-                fail(f"No document {', '.join(map(repr, missing))} in collection {collection!r}.")
-            for d in docs or []:
-                kb.remove_document(d)
-                removed.append(d)
-            if folder is not None:
-                removed += remove_sources(kb, [folder])
+        removed = remove(kb, docs or [], folder)
         if not removed:
             fail(f"Nothing in collection {collection!r} comes from {source!r}.")
         for item in removed:

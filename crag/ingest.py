@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
 from crag.clients.documents import plural
+from crag.clients.errors import ConfigError
 from crag.clients.knowledge_base import KnowledgeBase, NewDocument
 from crag.formats.extract import (
     FILE_TYPES,
@@ -315,6 +316,27 @@ def remove_sources(kb: KnowledgeBase, paths: list[Path], only_missing: bool = Fa
     for leftover in sorted(kb.doc_ids() - {str(m["doc_id"]) for m in docs}):
         kb.remove_document(leftover)
         removed.append(leftover)
+    return removed
+
+
+def remove(kb: KnowledgeBase, doc_ids: list[str], folder: Path | None = None) -> list[str]:
+    """Remove documents by id, and every document of ``folder`` (a file or a folder).
+
+    Under the collection's write lock; an unknown id removes nothing and raises
+    ``ConfigError`` naming it. Returns the ids and sources removed.
+    """
+    removed: list[str] = []
+    with kb.write_lock():
+        missing = [d for d in doc_ids if d not in kb.doc_ids()]
+        if missing:
+            raise ConfigError(
+                f"No document {', '.join(map(repr, missing))} in collection {kb.name!r}."
+            )
+        for doc_id in doc_ids:
+            kb.remove_document(doc_id)
+            removed.append(doc_id)
+        if folder is not None:
+            removed += remove_sources(kb, [folder])
     return removed
 
 
