@@ -200,7 +200,7 @@ eval-report: $(DEV_STAMP)
 # built from SQuAD dev and the bundled encyclopedia; thresholds are calibrated on its calibration
 # split; naive and CRAG are compared on its test split in one run, question by question, each
 # in its own process (own model server and prompt cache), so the host's drift hits both alike.
-ENCYCLOPEDIA := crag/clients/resources/wikipedia-vital-articles-en.jsonl.gz
+ENCYCLOPEDIA := crag_core/clients/resources/wikipedia-vital-articles-en.jsonl.gz
 MIXED_OUT ?= out/mixed
 MIXED_PER_CATEGORY ?= 50
 
@@ -254,8 +254,8 @@ test-integration: setup dev
 	$(BIN)/python -m pytest -q -m integration
 
 lint: $(DEV_STAMP)
-	$(BIN)/ruff check crag graph nodes prompts tests benchmarks
-	$(BIN)/ruff format --check crag graph nodes prompts tests benchmarks
+	$(BIN)/ruff check crag crag_core graph nodes prompts tests benchmarks
+	$(BIN)/ruff format --check crag crag_core graph nodes prompts tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 

@@ -24,9 +24,9 @@ from typing import Any
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from benchmarks import write_results  # noqa: E402
-from crag.clients.documents import normalize  # noqa: E402
 from crag.eval.squad import Question, load_squad  # noqa: E402
 from crag.eval.tables import markdown_table  # noqa: E402
+from crag_core.clients.documents import normalize  # noqa: E402
 
 MAX_FALSE_HITS = 0.01
 PARAPHRASE = (
@@ -58,7 +58,7 @@ def paraphrases(questions: list[str]) -> list[str]:
     """Each question rewritten by the embedded model (temperature 0)."""
     from langchain_core.messages import HumanMessage
 
-    from crag.schema.context import Context
+    from crag_core.schema.context import Context
     from graph.factory import chat_model_for
 
     llm = chat_model_for(Context(max_tokens=64))
@@ -74,7 +74,7 @@ def paraphrases(questions: list[str]) -> list[str]:
 
 def similarities(pairs: list[tuple[str, str]]) -> list[float]:
     """Cosine similarity of each pair (MiniLM, normalised)."""
-    from crag.clients.embeddings import cosine, default_embeddings
+    from crag_core.clients.embeddings import cosine, default_embeddings
 
     model = default_embeddings()
     left = model.embed_documents([a for a, _ in pairs])

@@ -273,7 +273,7 @@ def support_command(predictions: Path, out: Path) -> int:
     """
     from langchain_core.documents import Document
 
-    from crag.schema.context import Context
+    from crag_core.schema.context import Context
     from graph.factory import chat_model_for
     from nodes.check_hallucination import support_score
 

@@ -36,7 +36,7 @@ from benchmarks import write_results
 from benchmarks.extraction import one_line
 from benchmarks.sample_files import make_csv, make_epub, make_ipynb, make_pptx, make_rst, make_xlsx
 from crag.eval.tables import markdown_table
-from crag.formats.extract import extract, markdown_sections
+from crag_core.formats.extract import extract, markdown_sections
 
 MAKERS: dict[str, Callable[[Path], list[list[str]]]] = {
     ".pptx": make_pptx,
@@ -142,7 +142,7 @@ def score(parts: list[tuple[str, str]], truth: list[list[str]], suffix: str) -> 
 
 
 def crag_parts(path: Path) -> list[tuple[str, str]]:
-    """The reading of ``path`` by crag.formats.extract: (heading path, text) per section."""
+    """The reading of ``path`` by crag_core.formats.extract: (heading path, text) per section."""
     return [(s.heading, s.text) for s in extract(path).sections]
 
 
@@ -274,7 +274,7 @@ def main() -> None:
     summary = (
         f"{args.files} files per format made by benchmarks/sample_files.py, 3 parts each with 6 "
         "known sentences. Each candidate ran in its own environment; 'crag (chosen)' is "
-        "`crag.formats.extract` after the choice. Install size added to crag's runtime "
+        "`crag_core.formats.extract` after the choice. Install size added to crag's runtime "
         f"(packages not in requirements.lock at the time):\n\n{size_lines}"
     )
     print(f"\n{summary}\n\n{table(rows)}")

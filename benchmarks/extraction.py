@@ -23,7 +23,7 @@ from typing import Any
 from benchmarks import write_results
 from benchmarks.sample_files import NOISE_WORDS, make_docx, make_html, make_pdf
 from crag.eval.tables import markdown_table
-from crag.formats.extract import extract
+from crag_core.formats.extract import extract
 
 COLUMNS = [
     ("format", "format"),
@@ -59,7 +59,7 @@ def pdfminer_pages(path: Path) -> list[str]:
 
 
 def crag_sections(path: Path) -> list[str]:
-    """Crag's own extraction (``crag.formats.extract``): one text per page or heading section."""
+    """Crag's own extraction (``crag_core.formats.extract``): a text per page or section."""
     return [s.text for s in extract(path).sections]
 
 

@@ -32,7 +32,7 @@ from benchmarks import write_results  # noqa: E402
 from crag.eval.corpus import index_paragraphs, paragraph_of  # noqa: E402
 from crag.eval.squad import Dataset, Question, load_squad  # noqa: E402
 from crag.eval.tables import markdown_table  # noqa: E402
-from crag.schema.context import Context  # noqa: E402
+from crag_core.schema.context import Context  # noqa: E402
 from nodes.retrieve import above_floor  # noqa: E402
 
 TOP_K = Context().top_k
@@ -108,8 +108,8 @@ def table(results: list[dict[str, Any]]) -> str:
 
 def main() -> None:
     """Index half the articles, retrieve for every sampled question, compare the policies."""
-    from crag.clients.embeddings import default_embeddings
-    from crag.clients.knowledge_base import KnowledgeBase
+    from crag_core.clients.embeddings import default_embeddings
+    from crag_core.clients.knowledge_base import KnowledgeBase
 
     args = parse_args()
     dataset = load_squad(args.dataset)

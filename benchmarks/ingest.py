@@ -44,8 +44,8 @@ def write_files(dataset: Path, folder: Path, limit: int) -> int:
 
 def timed_ingest(folder: Path, store: Path, batch_chunks: int) -> dict[str, Any]:
     """Ingest ``folder`` into a new collection with batches of ``batch_chunks`` chunks."""
-    from crag.clients.embeddings import default_embeddings
-    from crag.clients.knowledge_base import KnowledgeBase
+    from crag_core.clients.embeddings import default_embeddings
+    from crag_core.clients.knowledge_base import KnowledgeBase
 
     kb = KnowledgeBase(store, f"ingest-{batch_chunks}", default_embeddings())
     ingestion.BATCH_CHUNKS = batch_chunks
@@ -58,8 +58,8 @@ def timed_ingest(folder: Path, store: Path, batch_chunks: int) -> dict[str, Any]
 
 def encode_only(folder: Path) -> dict[str, Any]:
     """MiniLM alone on the same chunks, in batches of 32: the bound for ingestion."""
-    from crag.clients.embeddings import default_embeddings
-    from crag.formats.extract import extract
+    from crag_core.clients.embeddings import default_embeddings
+    from crag_core.formats.extract import extract
 
     texts = [t for f in sorted(folder.iterdir()) for t, _ in ingestion.chunk(extract(f))]
     model = default_embeddings()
@@ -79,7 +79,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=600, help="paragraphs (files)")
     parser.add_argument("--out", type=Path, default=Path("docs/benchmarks"))
     args = parser.parse_args()
-    from crag.clients.embeddings import default_embeddings
+    from crag_core.clients.embeddings import default_embeddings
 
     default_embeddings().embed_query("warm up")  # the model load is not ingestion
     rows = []

@@ -41,9 +41,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from langchain_core.embeddings import DeterministicFakeEmbedding
 
-    from crag.clients.knowledge_base import KnowledgeBase, NewDocument
     from crag.eval.corpus import index_paragraphs
     from crag.eval.squad import load_squad
+    from crag_core.clients.knowledge_base import KnowledgeBase, NewDocument
 
     squad = load_squad(args.squad)
     with tempfile.TemporaryDirectory() as tmp, chroma_server(Path(tmp)) as chroma:

@@ -123,7 +123,7 @@ def run_config(
     slots: int, apps: int, users: int, questions: list[str], shared: dict[str, str], work: Path
 ) -> dict[str, Any]:
     """One configuration: start the model server and the apps, warm them up, load them."""
-    from crag.clients.settings import data_dir
+    from crag_core.clients.settings import data_dir
 
     models = data_dir() / "models"
     with ExitStack() as stack:
@@ -206,10 +206,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"No SQuAD file at {args.squad}.", file=sys.stderr)
         return 2
 
-    from crag.clients.embeddings import default_embeddings
-    from crag.clients.knowledge_base import KnowledgeBase
     from crag.eval.corpus import index_paragraphs
     from crag.eval.squad import Dataset, load_squad
+    from crag_core.clients.embeddings import default_embeddings
+    from crag_core.clients.knowledge_base import KnowledgeBase
 
     squad = load_squad(args.squad)
     titles = list(dict.fromkeys(p.title for p in squad.paragraphs))[: args.articles]

@@ -29,7 +29,7 @@ knowledge base holds every knowledge-base article for both. The web-only questio
 it has ``MIN_CALIBRATION_WEB_ONLY`` of them and the test split keeps the rest.
 
     .venv/bin/python -m benchmarks.mixed_dataset --squad ../shared/data/squad-v1.1-dev.json.gz
-        --encyclopedia crag/clients/resources/wikipedia-vital-articles-en.jsonl.gz \
+        --encyclopedia crag_core/clients/resources/wikipedia-vital-articles-en.jsonl.gz \
         --out benchmarks/data
 """
 
@@ -43,9 +43,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from crag.clients.documents import normalize
-from crag.clients.keyword_index import STOPWORDS
 from crag.eval.mixed import CATEGORIES
+from crag_core.clients.documents import normalize
+from crag_core.clients.keyword_index import STOPWORDS
 
 SPLITS = ("calibration", "test")
 CALIBRATION_SHARE = 0.3
@@ -178,7 +178,7 @@ REVIEWED_CROSS_WEB_ONLY = frozenset(
 
 def web_candidates(questions: list[dict[str, Any]], k: int = 3) -> list[dict[str, Any]]:
     """Questions whose top ``k`` offline search results hold an answering sentence."""
-    from crag.clients.web_providers import EncyclopediaSearch
+    from crag_core.clients.web_providers import EncyclopediaSearch
 
     search = EncyclopediaSearch()
     found = []

@@ -48,8 +48,8 @@ from crag.eval.metrics import best, f1, percentile
 from crag.eval.records import done_ids, read_records
 from crag.eval.squad import Question, load_squad
 from crag.eval.tables import markdown_table
-from crag.schema.context import Context
-from crag.text.query_analysis import split_parts
+from crag_core.schema.context import Context
+from crag_core.text.query_analysis import split_parts
 
 SEED = 17
 PIPELINES = ("naive", "crag-single", "crag")

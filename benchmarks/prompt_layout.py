@@ -82,12 +82,12 @@ def questions(which: str, n: int) -> tuple[Any, list[Any]]:
 
 def run(which: str, n: int, out: Path, only: list[str] | None) -> None:
     """Answer the set with every layout; one record per question and layout (resumable)."""
-    from crag.clients.documents import format_documents
-    from crag.clients.llm import complete
     from crag.eval import harness
     from crag.eval.metrics import best, f1
-    from crag.schema.context import Context
-    from crag.text.citations import citation_keys, strip_citations
+    from crag_core.clients.documents import format_documents
+    from crag_core.clients.llm import complete
+    from crag_core.schema.context import Context
+    from crag_core.text.citations import citation_keys, strip_citations
     from graph.factory import default_services
     from graph.naive import naive_context
     from nodes.retrieve import above_floor
@@ -127,7 +127,7 @@ def report(folder: Path) -> str:
     """Per set: right / "I don't know" / wrong, F1 and long answers of every layout."""
     from crag.eval.metrics import SHORT_ANSWER_WORDS, best, f1, verdict
     from crag.eval.tables import markdown_table
-    from crag.text.answer_text import clean_answer
+    from crag_core.text.answer_text import clean_answer
 
     sections = []
     for path in sorted(folder.glob("*.jsonl")):

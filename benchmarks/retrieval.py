@@ -92,8 +92,8 @@ def table(results: dict[str, dict[str, float]]) -> str:
 
 def main() -> None:
     """Index the dataset, measure every mode, write the table."""
-    from crag.clients.embeddings import default_embeddings
-    from crag.clients.knowledge_base import KnowledgeBase
+    from crag_core.clients.embeddings import default_embeddings
+    from crag_core.clients.knowledge_base import KnowledgeBase
 
     args = parse_args()
     dataset = load_squad(args.dataset)

@@ -41,12 +41,12 @@ from typing import Any, cast
 
 from langgraph.runtime import Runtime
 
-from crag.clients.embeddings import cosine, default_embeddings
-from crag.clients.services import Services
-from crag.clients.small_talk import MARGIN, MIN_SIMILARITY, SmallTalk
-from crag.schema.context import Context
-from crag.schema.state import Turn
-from crag.text.query_analysis import is_small_talk, nested_steps
+from crag_core.clients.embeddings import cosine, default_embeddings
+from crag_core.clients.services import Services
+from crag_core.clients.small_talk import MARGIN, MIN_SIMILARITY, SmallTalk
+from crag_core.schema.context import Context
+from crag_core.schema.state import Turn
+from crag_core.text.query_analysis import is_small_talk, nested_steps
 from nodes.analyze_query import analyze_query
 from nodes.history import repeats
 
@@ -85,7 +85,7 @@ def _small_talk() -> list[str]:
         "",
         "## Small talk beyond the rules",
         "",
-        "`crag/clients/small_talk.py`: a clause is small talk when its nearest small-talk "
+        "`crag_core/clients/small_talk.py`: a clause is small talk when its nearest small-talk "
         "example is "
         "at least MIN_SIMILARITY close and MARGIN closer than its nearest question (and it asks "
         "no question about the world). The two were chosen on the examples alone, each left out "
@@ -264,7 +264,8 @@ def _nested(squad: Path | None) -> list[str]:
         "",
         "## Nested questions (two look-ups in one question)",
         "",
-        "The rules that split them (`crag/text/query_analysis.nested_steps`) were written knowing "
+        "The rules that split them (`crag_core/text/query_analysis.nested_steps`) were written "
+        "knowing "
         "the 10 `multi_step` rows above (misses of the rules before them) and looking at "
         "`nested.jsonl`, written before them; `nested-2.jsonl` was written after them and not "
         "used to change them. Steps are listed as routed; a wrong split counts as routed.",

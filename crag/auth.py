@@ -34,10 +34,10 @@ from typing import Any
 
 from langgraph_sdk import Auth
 
-from crag.clients.errors import ConfigError
-from crag.clients.settings import settings
-from crag.formats.extract import MAX_FILE_BYTES
-from crag.schema.context import Context
+from crag_core.clients.errors import ConfigError
+from crag_core.clients.settings import settings
+from crag_core.formats.extract import MAX_FILE_BYTES
+from crag_core.schema.context import Context
 
 LOCAL_USER = "local"
 """Everyone, in open local mode (no tokens configured)."""

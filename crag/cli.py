@@ -19,8 +19,8 @@ from dotenv import load_dotenv
 from rich.console import Console
 from rich.markup import escape
 
-from crag.clients.errors import ConfigError, CragError
-from crag.formats.extract import FILE_TYPES
+from crag_core.clients.errors import ConfigError, CragError
+from crag_core.formats.extract import FILE_TYPES
 
 QUIET_OFFLINE_LIBRARIES = {
     "HF_HUB_OFFLINE": "1",
@@ -67,8 +67,8 @@ JSON = typer.Option("--json", help="Print one JSON object.")
 
 
 def plural(count: int, noun: str) -> str:
-    """``crag.clients.documents.plural``, imported on use (start-up)."""
-    from crag.clients.documents import plural as in_number
+    """``crag_core.clients.documents.plural``, imported on use (start-up)."""
+    from crag_core.clients.documents import plural as in_number
 
     return in_number(count, noun)
 
@@ -108,7 +108,7 @@ def _crag_cause(exc: BaseException) -> CragError | None:
 
 def _debug() -> bool:
     """Whether CRAG_DEBUG asks for tracebacks instead of one-line messages."""
-    from crag.clients.settings import settings
+    from crag_core.clients.settings import settings
 
     try:
         return settings().debug
@@ -242,10 +242,10 @@ def ask(
     ] = None,
 ) -> None:
     """Answer a question with the CRAG graph, showing each node as it runs."""
-    from crag.clients.errors import QuestionError
     from crag.run import Step, run_question
-    from crag.text.questions import clean_question
     from crag.threads import check_thread_id
+    from crag_core.clients.errors import QuestionError
+    from crag_core.text.questions import clean_question
     from graph.factory import knowledge_base
 
     try:
@@ -308,7 +308,7 @@ def _ask_context(
     where: str,
 ) -> Any:
     """The run's context: the command's options over the defaults and the environment."""
-    from crag.schema.context import Context
+    from crag_core.schema.context import Context
 
     overrides: dict[str, Any] = {"collection": collection}
     if where:
@@ -410,8 +410,8 @@ def kb_show(
     as_json: Annotated[bool, JSON] = False,
 ) -> None:
     """One document: its source, title and type, and each chunk with its page or heading."""
-    from crag.clients.documents import doc_location
     from crag.ingest import find_document
+    from crag_core.clients.documents import doc_location
 
     def action() -> None:
         kb = _existing(collection)
@@ -577,7 +577,7 @@ def model_cmd(
     ] = False,
 ) -> None:
     """Assemble and verify the embedded model (joins its parts once, checks the sha256)."""
-    from crag.clients import local_model
+    from crag_core.clients import local_model
 
     def action() -> None:
         started = time.perf_counter()
@@ -614,8 +614,8 @@ def model_server_cmd(
     import signal
     import threading
 
-    from crag.clients import local_model
-    from crag.clients.settings import settings
+    from crag_core.clients import local_model
+    from crag_core.clients.settings import settings
 
     def action() -> None:
         env = settings()

@@ -27,10 +27,10 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from crag import ingest
-from crag.clients.knowledge_base import KnowledgeBase, NewDocument
-from crag.clients.settings import data_dir
-from crag.formats.fetch_url import is_url
-from crag.schema.context import Context, context_of
+from crag_core.clients.knowledge_base import KnowledgeBase, NewDocument
+from crag_core.clients.settings import data_dir
+from crag_core.formats.fetch_url import is_url
+from crag_core.schema.context import Context, context_of
 from graph import factory
 
 

@@ -1,7 +1,7 @@
 """Ingest files into the knowledge base: idempotent, per-file, with clear errors.
 
-Text, Markdown, PDF, HTML and Word files (``crag.formats.extract``). Each file becomes a document
-with id ``<slug>-<hash of its absolute path>`` and chunks ``<doc_id>__c0000``..., so
+Text, Markdown, PDF, HTML and Word files (``crag_core.formats.extract``). Each file becomes a
+document with id ``<slug>-<hash of its absolute path>`` and chunks ``<doc_id>__c0000``..., so
 re-ingesting a file never duplicates it and a changed file replaces its chunks. Every chunk
 records the file's title, type and modification time, and where it sits: its PDF page or its
 heading path. A file that cannot be used (missing, unsupported, encrypted, without a text
@@ -27,10 +27,10 @@ from urllib.parse import urlsplit
 
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
-from crag.clients.documents import plural
-from crag.clients.errors import ConfigError
-from crag.clients.knowledge_base import KnowledgeBase, NewDocument
-from crag.formats.extract import (
+from crag_core.clients.documents import plural
+from crag_core.clients.errors import ConfigError
+from crag_core.clients.knowledge_base import KnowledgeBase, NewDocument
+from crag_core.formats.extract import (
     FILE_TYPES,
     Extracted,
     Unextractable,
@@ -38,7 +38,7 @@ from crag.formats.extract import (
     extract_data,
     read_file,
 )
-from crag.formats.fetch_url import fetch, is_url
+from crag_core.formats.fetch_url import fetch, is_url
 
 SUPPORTED_SUFFIXES = frozenset(FILE_TYPES)
 Source = Path | str

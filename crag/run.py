@@ -7,8 +7,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from crag.schema.context import Context
 from crag.threads import thread_config, thread_graph
+from crag_core.schema.context import Context
 
 
 @dataclass

@@ -19,9 +19,9 @@ from pathlib import Path
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from crag.auth import access
-from crag.clients.errors import ConfigError
-from crag.clients.settings import Settings, settings
 from crag.threads import password_of
+from crag_core.clients.errors import ConfigError
+from crag_core.clients.settings import Settings, settings
 
 LANGGRAPH_JSON = Path(__file__).resolve().parents[1] / "langgraph.json"
 

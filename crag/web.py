@@ -29,13 +29,13 @@ from starlette.staticfiles import StaticFiles
 
 from crag import ingest
 from crag.auth import access, user_of_request
-from crag.clients.documents import doc_location
-from crag.clients.errors import CragError
-from crag.clients.knowledge_base import KnowledgeBase
-from crag.clients.settings import data_dir
-from crag.formats.extract import MAX_FILE_BYTES, Unextractable, pdf_page_png
-from crag.formats.fetch_url import is_url
-from crag.schema.context import Context
+from crag_core.clients.documents import doc_location
+from crag_core.clients.errors import CragError
+from crag_core.clients.knowledge_base import KnowledgeBase
+from crag_core.clients.settings import data_dir
+from crag_core.formats.extract import MAX_FILE_BYTES, Unextractable, pdf_page_png
+from crag_core.formats.fetch_url import is_url
+from crag_core.schema.context import Context
 from graph import factory
 
 UI_DIR = Path(__file__).with_name("ui")

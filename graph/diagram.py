@@ -32,7 +32,7 @@ def config_block() -> str:
     """The README's configuration table (markers included), from ``Context``'s fields."""
     from dataclasses import MISSING, fields
 
-    from crag.schema.context import Context
+    from crag_core.schema.context import Context
 
     rows = ["| field | default | what it does |", "|---|---|---|"]
     for f in fields(Context):

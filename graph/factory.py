@@ -19,18 +19,18 @@ from typing import Any, Protocol, TypeVar
 from langchain_core.language_models import BaseChatModel
 from langgraph.runtime import Runtime
 
-from crag.clients import embeddings
-from crag.clients.answer_cache import AnswerCache
-from crag.clients.filters import parse_where
-from crag.clients.knowledge_base import KnowledgeBase, ModeRetriever, collection_names
-from crag.clients.llm import build_chat_model
-from crag.clients.model_pool import LazyChatModel
-from crag.clients.services import Services
-from crag.clients.settings import data_dir, settings
-from crag.clients.small_talk import SmallTalk
-from crag.clients.web_providers import build_web_search
-from crag.schema.context import Context, context_of
-from crag.schema.state import RAGState
+from crag_core.clients import embeddings
+from crag_core.clients.answer_cache import AnswerCache
+from crag_core.clients.filters import parse_where
+from crag_core.clients.knowledge_base import KnowledgeBase, ModeRetriever, collection_names
+from crag_core.clients.llm import build_chat_model
+from crag_core.clients.model_pool import LazyChatModel
+from crag_core.clients.services import Services
+from crag_core.clients.settings import data_dir, settings
+from crag_core.clients.small_talk import SmallTalk
+from crag_core.clients.web_providers import build_web_search
+from crag_core.schema.context import Context, context_of
+from crag_core.schema.state import RAGState
 
 ServiceFactory = Callable[[Context], Services]
 """What ``build_graph`` is given: the clients for a run configured by a context."""
@@ -80,7 +80,7 @@ def knowledge_base(collection: str) -> KnowledgeBase:
     return _cached(
         ("kb", str(data_dir()), env.chroma_url, collection),
         # The model is looked up when first needed (not bound at import): loading it is slow,
-        # and whoever replaces ``crag.clients.embeddings.default_embeddings`` must be obeyed.
+        # and whoever replaces ``crag_core.clients.embeddings.default_embeddings`` must be obeyed.
         lambda: KnowledgeBase(
             store_dir(),
             collection,

@@ -58,13 +58,13 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer, Send
 
-from crag.schema.context import (
+from crag_core.schema.context import (
     MAX_CITATION_CORRECTIONS_LIMIT,
     MAX_RETRIES_LIMIT,
     Context,
     context_of,
 )
-from crag.schema.state import InputState, OutputState, PartInput, PartOutput, RAGState
+from crag_core.schema.state import InputState, OutputState, PartInput, PartOutput, RAGState
 from graph.factory import ServiceFactory, bind
 from nodes import (
     analyze_query,

@@ -15,8 +15,8 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from crag.schema.context import Context
-from crag.schema.state import OutputState, QuestionInput, RAGState
+from crag_core.schema.context import Context
+from crag_core.schema.state import OutputState, QuestionInput, RAGState
 from graph.factory import ServiceFactory, bind
 from nodes import choose_answer, finalize, generate, retrieve, validate_citations
 

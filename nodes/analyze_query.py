@@ -7,10 +7,10 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from crag.clients.services import Services
-from crag.schema.context import Context, context_of
-from crag.schema.state import RAGState, Update
-from crag.text.query_analysis import is_dependent, is_small_talk, nested_steps, split_parts
+from crag_core.clients.services import Services
+from crag_core.schema.context import Context, context_of
+from crag_core.schema.state import RAGState, Update
+from crag_core.text.query_analysis import is_dependent, is_small_talk, nested_steps, split_parts
 from nodes.common import question_of, reports
 from nodes.history import answered_earlier
 
@@ -39,14 +39,14 @@ def analyze_query(state: RAGState, runtime: Runtime[Context], services: Services
 
     ``small_talk`` when the whole message is a greeting, thanks, farewell, reaction or a
     question about the assistant: a phrase the rules list, or a message every clause of which
-    is nearer small-talk examples than questions (``crag.clients.small_talk``; judged on the
+    is nearer small-talk examples than questions (``crag_core.clients.small_talk``; judged on the
     message as asked, so small talk in a thread costs no rewrite either). A question with
-    several parts, at most ``max_subquestions`` (``crag.text.query_analysis.split_parts``), is
+    several parts, at most ``max_subquestions`` (``crag_core.text.query_analysis.split_parts``), is
     ``multi_step`` when a later part asks about
     the first one's answer ("Who directed Titanic, and when was he born?"), else
     ``multi_part``. A single question that describes a thing instead of naming it is
-    ``multi_step`` too, in two look-ups (``crag.text.query_analysis.nested_steps``: "Who coached
-    the team that lost Super Bowl 50?" -> "Which team lost Super Bowl 50?", "Who coached
+    ``multi_step`` too, in two look-ups (``crag_core.text.query_analysis.nested_steps``: "Who
+    coached the team that lost Super Bowl 50?" -> "Which team lost Super Bowl 50?", "Who coached
     #1?"). ``max_subquestions`` = 1 turns both splits off.
 
     A single question that an earlier answered turn of the thread already answers is

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from crag.schema.context import Context
-from crag.schema.state import RAGState, Update
+from crag_core.schema.context import Context
+from crag_core.schema.state import RAGState, Update
 from nodes.common import reports
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from langchain_core.documents import Document
 
-from crag.clients.documents import doc_id, doc_location, doc_source, normalize
-from crag.schema.state import Attempt, RAGState, Source, Verdict
-from crag.text.support import quote
+from crag_core.clients.documents import doc_id, doc_location, doc_source, normalize
+from crag_core.schema.state import Attempt, RAGState, Source, Verdict
+from crag_core.text.support import quote
 from nodes.common import answer_documents, question_of
 
 NO_ANSWER = "I don't know."

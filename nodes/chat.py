@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 
-from crag.schema.state import RAGState, Source, Turn
+from crag_core.schema.state import RAGState, Source, Turn
 
 
 def asked(state: RAGState) -> tuple[str, bool]:

@@ -7,9 +7,9 @@ from typing import Any, cast
 
 from langgraph.runtime import Runtime
 
-from crag.clients.services import Services
-from crag.schema.context import Context, context_of
-from crag.schema.state import RAGState, Source, Update
+from crag_core.clients.services import Services
+from crag_core.schema.context import Context, context_of
+from crag_core.schema.state import RAGState, Source, Update
 from nodes.common import question_of, reports
 
 

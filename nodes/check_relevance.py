@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from crag.clients.services import Services
-from crag.schema.context import Context, context_of
-from crag.schema.state import RAGState, Update
+from crag_core.clients.services import Services
+from crag_core.schema.context import Context, context_of
+from crag_core.schema.state import RAGState, Update
 from nodes.answers import is_no_answer
 from nodes.common import answer_documents, reports
 from nodes.prompting import score_on_evidence

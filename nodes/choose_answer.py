@@ -7,9 +7,9 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from crag.clients.services import Services
-from crag.schema.context import Context, context_of
-from crag.schema.state import Attempt, RAGState, Source, Update, Withheld
+from crag_core.clients.services import Services
+from crag_core.schema.context import Context, context_of
+from crag_core.schema.state import Attempt, RAGState, Source, Update, Withheld
 from nodes.answers import NO_ANSWER, current_attempt, is_no_answer
 from nodes.check_cache import scope
 from nodes.common import question_of, reports

@@ -7,8 +7,8 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from crag.schema.context import Context
-from crag.schema.state import RAGState, Update
+from crag_core.schema.context import Context
+from crag_core.schema.state import RAGState, Update
 from nodes.answers import is_no_answer
 from nodes.common import reports
 from nodes.parts import combined, combined_confidence

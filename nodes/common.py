@@ -9,8 +9,8 @@ from typing import Any, TypeVar, cast
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
-from crag.schema.context import Context
-from crag.schema.state import RAGState
+from crag_core.schema.context import Context
+from crag_core.schema.state import RAGState
 
 
 def question_of(state: RAGState) -> str:

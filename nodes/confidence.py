@@ -4,7 +4,7 @@
 evidence with web results, the grounding judge's score, the judge's score of the sentence the
 answer was copied from, whether the answer is copied from the documents and from which (the
 knowledge base, the web, or both: they agree), how much of the question that sentence shares
-(``crag.text.support``), and the retries it took. ``confidence`` turns them into P(right)
+(``crag_core.text.support``), and the retries it took. ``confidence`` turns them into P(right)
 with a logistic model fitted on the mixed benchmark's calibration split
 (``benchmarks/confidence.py`` writes ``confidence.json``).
 """
@@ -17,9 +17,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from crag.clients.documents import containing
-from crag.schema.state import RAGState
-from crag.text.support import subject_overlap
+from crag_core.clients.documents import containing
+from crag_core.schema.state import RAGState
+from crag_core.text.support import subject_overlap
 from nodes.answers import is_no_answer
 from nodes.common import answer_documents, question_of
 

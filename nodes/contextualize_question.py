@@ -6,12 +6,12 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from crag.clients.llm import complete
-from crag.clients.services import Services
-from crag.schema.context import Context, context_of
-from crag.schema.state import RAGState, Turn, turn_reset
-from crag.text.query_analysis import is_small_talk
-from crag.text.questions import clean_question
+from crag_core.clients.llm import complete
+from crag_core.clients.services import Services
+from crag_core.schema.context import Context, context_of
+from crag_core.schema.state import RAGState, Turn, turn_reset
+from crag_core.text.query_analysis import is_small_talk
+from crag_core.text.questions import clean_question
 from nodes.chat import asked, earlier_turns
 from nodes.common import reports
 from nodes.prompting import first_line, render

@@ -7,8 +7,8 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from crag.schema.context import Context
-from crag.schema.state import RAGState, Turn, Update
+from crag_core.schema.context import Context
+from crag_core.schema.state import RAGState, Turn, Update
 from nodes.answers import is_no_answer
 from nodes.chat import turn_messages
 from nodes.common import question_of, reports

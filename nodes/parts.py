@@ -12,10 +12,10 @@ import math
 
 from langgraph.runtime import Runtime
 
-from crag.schema.context import Context
-from crag.schema.state import Part, PartInput, RAGState, Source, Update
-from crag.text.answer_text import STEPS_HEADING
-from crag.text.query_analysis import needs_context, with_answer
+from crag_core.schema.context import Context
+from crag_core.schema.state import Part, PartInput, RAGState, Source, Update
+from crag_core.text.answer_text import STEPS_HEADING
+from crag_core.text.query_analysis import needs_context, with_answer
 from nodes.answers import NO_ANSWER, is_no_answer
 from nodes.common import question_of, reports
 

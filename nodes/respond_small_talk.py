@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from crag.clients.llm import complete
-from crag.clients.services import Services
-from crag.schema.context import Context, context_of
-from crag.schema.state import RAGState, Update
+from crag_core.clients.llm import complete
+from crag_core.clients.services import Services
+from crag_core.schema.context import Context, context_of
+from crag_core.schema.state import RAGState, Update
 from nodes.common import reports
 from nodes.prompting import render
 

@@ -7,11 +7,11 @@ from collections.abc import Set
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
-from crag.clients.documents import doc_id, plural, reciprocal_rank_fusion
-from crag.clients.services import Services
-from crag.schema.context import Context, context_of
-from crag.schema.state import RAGState, Update, pass_reset
-from crag.text.read_around import read_around, within_budget
+from crag_core.clients.documents import doc_id, plural, reciprocal_rank_fusion
+from crag_core.clients.services import Services
+from crag_core.schema.context import Context, context_of
+from crag_core.schema.state import RAGState, Update, pass_reset
+from crag_core.text.read_around import read_around, within_budget
 from nodes.common import question_of, reports
 
 
@@ -25,8 +25,8 @@ def retrieve(state: RAGState, runtime: Runtime[Context], services: Services) -> 
     graded irrelevant are skipped and the search goes that much deeper, so the retry grades
     chunks it has not seen. A chunk cut mid-sentence gets that sentence completed from its
     neighbour (``read_around``), and the documents are held to ``context_tokens``
-    (``crag.text.read_around``). A new pass starts from the zero of every per-pass key: no web
-    results, no scores of the pass before (``crag.schema.state.pass_reset``).
+    (``crag_core.text.read_around``). A new pass starts from the zero of every per-pass key: no web
+    results, no scores of the pass before (``crag_core.schema.state.pass_reset``).
     """
     ctx = context_of(runtime)
     retriever = services.retriever

@@ -10,7 +10,7 @@ import pytest
 from langchain_core.language_models.chat_models import BaseChatModel
 
 import graph.factory
-from crag.clients.services import Services
+from crag_core.clients.services import Services
 from tests.fakes import HashEmbeddings, make_services
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -49,7 +49,7 @@ def fake_services(monkeypatch: pytest.MonkeyPatch) -> Callable[..., Services]:
 @pytest.fixture
 def hash_kb(monkeypatch: pytest.MonkeyPatch, data_dir: Any) -> Callable[[str], Any]:
     """Knowledge bases with a fast embedding, so CLI tests need no torch model."""
-    from crag.clients.knowledge_base import KnowledgeBase
+    from crag_core.clients.knowledge_base import KnowledgeBase
 
     made: dict[str, KnowledgeBase] = {}
 

@@ -15,8 +15,8 @@ from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
-from crag.clients.errors import WebSearchError
-from crag.clients.services import Services
+from crag_core.clients.errors import WebSearchError
+from crag_core.clients.services import Services
 
 Responder = Callable[[str, str], Any]
 """(prompt name, prompt text) -> reply: a str, a dict sent as JSON, or a float: a verdict whose
@@ -204,7 +204,7 @@ def applied(state: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
     """
     from langgraph.graph import END, START, StateGraph
 
-    from crag.schema.state import RAGState
+    from crag_core.schema.state import RAGState
 
     def step(_: RAGState) -> dict[str, Any]:
         return update

@@ -5,9 +5,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 
-from crag.clients.knowledge_base import KnowledgeBase, NewDocument
 from crag.eval.squad import Dataset
 from crag.ingest import BATCH_CHUNKS, split_text
+from crag_core.clients.knowledge_base import KnowledgeBase, NewDocument
 
 
 def index_paragraphs(

@@ -27,7 +27,6 @@ from langchain_core.documents import Document
 from langchain_core.outputs import LLMResult
 from langchain_core.runnables import RunnableLambda
 
-from crag.clients.documents import containing, doc_id
 from crag.eval import report
 from crag.eval.corpus import index_paragraphs, paragraph_of
 from crag.eval.metrics import best, exact_match, f1, percentile, verdict, verdicts
@@ -35,8 +34,9 @@ from crag.eval.records import done_ids, read_records
 from crag.eval.squad import Dataset, Question
 from crag.eval.tables import cell, markdown_table
 from crag.run import RunResult, run_question
-from crag.schema.context import Context
-from crag.schema.state import RAGState
+from crag_core.clients.documents import containing, doc_id
+from crag_core.schema.context import Context
+from crag_core.schema.state import RAGState
 from graph.naive import naive_context
 from nodes.answers import is_no_answer
 from nodes.confidence import signals

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from crag.clients.errors import CragError
+from crag_core.clients.errors import CragError
 
 QUESTION_TIMEOUT_S = 1800.0
 """The longest one worker may take for one question before the run is stopped."""
@@ -139,7 +139,7 @@ def eval_answerer(job: dict[str, Any]) -> Callable[[str], None]:
     from crag.eval import harness, records
     from crag.eval.mixed import load_mixed
     from crag.eval.squad import load_squad
-    from crag.schema.context import Context
+    from crag_core.schema.context import Context
 
     path = Path(job["dataset"])
     data = load_mixed(path) if job["format"] == "mixed" else load_squad(path)

@@ -8,8 +8,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from crag.clients.documents import fold_numbers, normalize
-from crag.text.answer_text import answer_only, clean_answer, meta_text
+from crag_core.clients.documents import fold_numbers, normalize
+from crag_core.text.answer_text import answer_only, clean_answer, meta_text
 from nodes.answers import NO_ANSWER, is_no_answer
 
 _PUNCTUATION = set(string.punctuation)
@@ -117,7 +117,7 @@ def verdicts(records: list[dict[str, Any]]) -> dict[str, Any]:
     """Right / "I don't know" / wrong counts, the truthfulness score, and right among answers.
 
     Also how the answers read: how many are longer than ``SHORT_ANSWER_WORDS`` words, and how
-    many still talk about their documents or citations (``crag.text.answer_text.meta_text``).
+    many still talk about their documents or citations (``crag_core.text.answer_text.meta_text``).
     """
     judged = [record_verdict(r) for r in records]
     right, wrong = judged.count("right"), judged.count("wrong")

@@ -16,8 +16,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from crag.clients.errors import ConfigError
 from crag.eval.squad import Dataset, Paragraph, Question, paragraph_id
+from crag_core.clients.errors import ConfigError
 
 CATEGORIES = ("in_kb", "web_only", "unanswerable")
 

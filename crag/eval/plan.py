@@ -13,11 +13,11 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from crag.clients.errors import ConfigError
 from crag.eval import harness, interleave
 from crag.eval.mixed import load_mixed
 from crag.eval.squad import load_squad
-from crag.schema.context import Context
+from crag_core.clients.errors import ConfigError
+from crag_core.schema.context import Context
 
 FORMATS = ("squad", "mixed")
 

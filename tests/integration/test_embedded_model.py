@@ -14,7 +14,7 @@ import pytest
 
 from crag.ingest import ingest
 from crag.run import run_question
-from crag.schema.context import Context
+from crag_core.schema.context import Context
 from graph.factory import knowledge_base
 from nodes.answers import is_no_answer
 

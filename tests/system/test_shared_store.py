@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.shared_services import Process, chroma_server
-from crag.clients.knowledge_base import KnowledgeBase, NewDocument
+from crag_core.clients.knowledge_base import KnowledgeBase, NewDocument
 from tests.fakes import HashEmbeddings
 from tests.system.conftest import base_env, crag
 from tests.system.test_durability import (
@@ -164,7 +164,7 @@ CHROMA_TOKEN = "tok-chroma-5e8a1f"
 
 def test_the_chroma_server_behind_its_token_refuses_a_client_without_it(chroma, tmp_path):
     from benchmarks.shared_services import chroma_proxy
-    from crag.clients.errors import KnowledgeBaseError
+    from crag_core.clients.errors import KnowledgeBaseError
 
     with chroma_proxy(tmp_path / "proxy", chroma.url, CHROMA_TOKEN) as proxy:
         for token, said in [("", "needs CRAG_CHROMA_TOKEN"), ("tok-wrong", "refused the token")]:

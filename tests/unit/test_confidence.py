@@ -12,10 +12,10 @@ import pytest
 
 import nodes.confidence as confidence_module
 from benchmarks import confidence as bench
-from crag.clients.answer_cache import AnswerCache
 from crag.eval.metrics import truthfulness
 from crag.run import run_question
-from crag.schema.context import Context
+from crag_core.clients.answer_cache import AnswerCache
+from crag_core.schema.context import Context
 from graph.graph import build_graph
 from nodes.answers import NO_ANSWER
 from nodes.chat import earlier_turns, turn_messages

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from crag.clients.documents import format_documents, normalize, reciprocal_rank_fusion
+from crag_core.clients.documents import format_documents, normalize, reciprocal_rank_fusion
 from tests.fakes import doc
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from crag.clients.embeddings import QUERIES_REMEMBERED, default_embeddings
+from crag_core.clients.embeddings import QUERIES_REMEMBERED, default_embeddings
 
 
 def test_a_repeated_query_is_encoded_once_and_callers_get_their_own_copy(monkeypatch):

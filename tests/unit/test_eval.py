@@ -10,11 +10,11 @@ import pytest
 from typer.testing import CliRunner
 
 from crag.cli import app
-from crag.clients.errors import ConfigError
 from crag.eval import harness
 from crag.eval.metrics import best, exact_match, f1, normalize_answer, percentile
 from crag.eval.squad import load_squad
-from crag.schema.context import Context
+from crag_core.clients.errors import ConfigError
+from crag_core.schema.context import Context
 from tests.fakes import FakeRetriever, doc, happy_responder, make_llm
 
 TINY = {

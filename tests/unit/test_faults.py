@@ -15,10 +15,10 @@ from typing import Any
 import openai
 import pytest
 
-from crag.clients.services import Services
-from crag.clients.web_providers import TavilySearch
 from crag.run import run_question
-from crag.schema.context import Context
+from crag_core.clients.services import Services
+from crag_core.clients.web_providers import TavilySearch
+from crag_core.schema.context import Context
 from graph.factory import chat_model_for
 from graph.graph import build_graph
 from tests.fakes import KB_DOCS, FakeRetriever, doc

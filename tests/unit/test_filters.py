@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.sample_files import make_pdf
-from crag.clients.errors import ConfigError
-from crag.clients.filters import parse_where
-from crag.clients.knowledge_base import KnowledgeBase, ModeRetriever
-from crag.clients.services import Services
 from crag.ingest import ingest
 from crag.run import run_question
-from crag.schema.context import Context
+from crag_core.clients.errors import ConfigError
+from crag_core.clients.filters import parse_where
+from crag_core.clients.knowledge_base import KnowledgeBase, ModeRetriever
+from crag_core.clients.services import Services
+from crag_core.schema.context import Context
 from graph.graph import build_graph
 from tests.fakes import HashEmbeddings, happy_responder, make_llm
 

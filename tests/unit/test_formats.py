@@ -20,9 +20,9 @@ from benchmarks.sample_files import (
     make_xlsx,
 )
 from crag.cli import app
-from crag.clients.knowledge_base import KnowledgeBase
-from crag.formats.extract import Unextractable, extract
 from crag.ingest import ingest
+from crag_core.clients.knowledge_base import KnowledgeBase
+from crag_core.formats.extract import Unextractable, extract
 from nodes.answers import sources_of
 from tests.fakes import HashEmbeddings
 

@@ -10,7 +10,7 @@ from langchain_core.runnables import RunnableLambda
 from langgraph.runtime import Runtime
 
 from crag.run import run_question
-from crag.schema.context import Context
+from crag_core.schema.context import Context
 from graph import factory as graph_services
 from graph.graph import (
     build_graph,

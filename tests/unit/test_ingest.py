@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from crag.clients.errors import KnowledgeBaseError
-from crag.clients.knowledge_base import KnowledgeBase, chunk_id
 from crag.ingest import document_id, ingest, split_text
+from crag_core.clients.errors import KnowledgeBaseError
+from crag_core.clients.knowledge_base import KnowledgeBase, chunk_id
 from tests.fakes import HashEmbeddings
 
 

@@ -180,7 +180,7 @@ def test_threads_opening_a_new_store_at_once_share_one_client(data_dir):
     """Parallel parts of a question open the store together (Chroma's opening is not safe)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from crag.clients.knowledge_base import KnowledgeBase
+    from crag_core.clients.knowledge_base import KnowledgeBase
     from tests.fakes import HashEmbeddings
 
     kbs = [KnowledgeBase(data_dir / "fresh-store", "same-kb", HashEmbeddings()) for _ in range(8)]

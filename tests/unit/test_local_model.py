@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from crag.clients import local_model
-from crag.clients.errors import ModelError
-from crag.clients.local_model import EmbeddedModel, assemble
+from crag_core.clients import local_model
+from crag_core.clients.errors import ModelError
+from crag_core.clients.local_model import EmbeddedModel, assemble
 
 
 @pytest.fixture
@@ -86,7 +86,7 @@ def test_a_registered_model_server_is_used_and_nothing_is_loaded(
     import json
     import os
 
-    from crag.clients.llm import build_chat_model
+    from crag_core.clients.llm import build_chat_model
 
     monkeypatch.setattr(local_model, "HEALTH_TIMEOUT_S", 30.0)  # a busy test machine
     monkeypatch.setattr(local_model, "_servers", {})  # none from earlier tests
@@ -115,7 +115,7 @@ def test_a_record_of_a_dead_server_is_removed(data_dir, health_server):
 
 
 def test_the_embedded_server_starts_with_the_first_request_not_before(data_dir, monkeypatch):
-    from crag.clients.llm import build_chat_model
+    from crag_core.clients.llm import build_chat_model
 
     started: list[int] = []
 

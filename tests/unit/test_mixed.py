@@ -10,10 +10,10 @@ import pytest
 from typer.testing import CliRunner
 
 from crag.cli import app
-from crag.clients.errors import ConfigError
 from crag.eval import harness, report
 from crag.eval.mixed import load_mixed
-from crag.schema.context import Context
+from crag_core.clients.errors import ConfigError
+from crag_core.schema.context import Context
 from tests.fakes import FakeRetriever, FakeWebSearch, doc, make_llm
 
 TINY = {

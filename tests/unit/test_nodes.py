@@ -8,7 +8,7 @@ import pytest
 from langgraph.runtime import Runtime
 
 import nodes
-from crag.schema.context import Context
+from crag_core.schema.context import Context
 from graph.factory import bind
 from nodes import choose_answer, finalize, increment_retry
 from nodes.answers import NO_ANSWER

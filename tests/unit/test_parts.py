@@ -9,7 +9,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from crag.run import run_question
-from crag.schema.context import Context
+from crag_core.schema.context import Context
 from graph.graph import build_graph
 from nodes.answers import NO_ANSWER
 from tests.fakes import FakeRetriever, FakeWebSearch, doc, make_llm, make_services

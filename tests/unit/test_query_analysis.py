@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from crag.text.query_analysis import (
+from crag_core.text.query_analysis import (
     is_dependent,
     is_small_talk,
     needs_context,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
-from crag.schema.context import Context
-from crag.text.read_around import (
+from crag_core.schema.context import Context
+from crag_core.text.read_around import (
     beginning,
     continuation,
     ends_cut,
@@ -131,8 +131,8 @@ def test_the_evidence_after_web_search_is_held_to_the_budget_too():
 
 
 def test_the_knowledge_base_hands_out_neighbours_by_id(tmp_path, data_dir):
-    from crag.clients.knowledge_base import KnowledgeBase, ModeRetriever
     from crag.ingest import ingest
+    from crag_core.clients.knowledge_base import KnowledgeBase, ModeRetriever
     from tests.fakes import HashEmbeddings
 
     sentences = [

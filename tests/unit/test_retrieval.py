@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crag.clients.keyword_index import KeywordIndex, match_expression
-from crag.clients.knowledge_base import KnowledgeBase, ModeRetriever
+from crag_core.clients.keyword_index import KeywordIndex, match_expression
+from crag_core.clients.knowledge_base import KnowledgeBase, ModeRetriever
 from tests.fakes import HashEmbeddings
 
 DOCS = {
@@ -69,7 +69,7 @@ def test_hybrid_hits_found_by_keyword_carry_their_keyword_rank(kb):
 
 
 def test_hybrid_is_the_rrf_fusion_of_dense_and_keyword(kb):
-    from crag.clients.documents import reciprocal_rank_fusion
+    from crag_core.clients.documents import reciprocal_rank_fusion
 
     q = "museum in Paris"
     dense, keyword = kb.search(q, 10, "dense"), kb.search(q, 10, "keyword")

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from crag.clients.embeddings import default_embeddings
-from crag.clients.small_talk import SmallTalk, clauses
-from crag.schema.context import Context
+from crag_core.clients.embeddings import default_embeddings
+from crag_core.clients.small_talk import SmallTalk, clauses
+from crag_core.schema.context import Context
 from graph.graph import build_graph
 from tests.fakes import make_llm, make_services
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from langchain_core.documents import Document
 
-from crag.text.support import question_terms, subject_overlap, support_sentences
+from crag_core.text.support import question_terms, subject_overlap, support_sentences
 
 GAME = Document(
     page_content=(
@@ -37,7 +37,7 @@ def test_question_terms_leave_out_question_words_stopwords_and_the_answer():
 
 
 def test_a_quote_is_the_sentence_the_answer_was_copied_from_or_the_closest():
-    from crag.text.support import quote
+    from crag_core.text.support import quote
 
     text = (
         "Carolina beat Arizona 49–15 in the NFC title game. The Broncos defeated the Panthers "

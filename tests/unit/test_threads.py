@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 
 import nodes
-from crag.clients.errors import ConfigError
 from crag.run import run_question
-from crag.schema.context import Context
 from crag.threads import check_thread_id, thread_config, thread_graph, threads_path
+from crag_core.clients.errors import ConfigError
+from crag_core.schema.context import Context
 from graph.factory import bind
 from nodes.contextualize_question import format_history
 from tests.fakes import KB_DOCS, FakeRetriever, applied, happy_responder, make_llm
@@ -88,7 +88,7 @@ def test_without_a_thread_nothing_is_kept(fake_services):
 
 
 def test_history_is_bounded(fake_services):
-    from crag.schema.state import MAX_HISTORY_TURNS
+    from crag_core.schema.state import MAX_HISTORY_TURNS
 
     fake_services(llm=make_llm(thread_responder()))
     with thread_graph() as threaded:
@@ -136,7 +136,7 @@ def test_every_accumulating_key_but_the_conversation_starts_each_turn_empty():
 
     from langgraph.types import Overwrite
 
-    from crag.schema.state import RAGState, turn_reset
+    from crag_core.schema.state import RAGState, turn_reset
 
     hints = get_type_hints(RAGState, include_extras=True)
     with_reducer = {k for k, h in hints.items() if callable(getattr(h, "__metadata__", [0])[-1])}
@@ -148,7 +148,7 @@ def test_every_accumulating_key_but_the_conversation_starts_each_turn_empty():
 
 
 def test_every_per_pass_key_starts_each_pass_and_each_turn_from_zero():
-    from crag.schema.state import pass_reset, turn_reset
+    from crag_core.schema.state import pass_reset, turn_reset
 
     reset = pass_reset()
     assert {"web_searched", "web_results", "kb_fallback", "citation_corrections"} <= set(reset)

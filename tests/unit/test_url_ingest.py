@@ -12,9 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from crag.cli import app
-from crag.formats.extract import Unextractable
-from crag.formats.fetch_url import fetch
 from crag.ingest import document_id, ingest
+from crag_core.formats.extract import Unextractable
+from crag_core.formats.fetch_url import fetch
 
 PAGE = b"""<html><head><title>Velna river</title></head><body><nav>menuitem</nav>
 <main><h1>Velna river</h1><h2>Bridges</h2><p>The Velna bridge gauge reads 4.2 m.</p></main>

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from crag.eval.metrics import contains_answer, truthfulness, verdict, verdicts
-from crag.text.answer_text import clean_answer, meta_text
+from crag_core.text.answer_text import clean_answer, meta_text
 
 NO = "I don't know."
 

@@ -69,7 +69,7 @@ class Source(TypedDict):
     location: NotRequired[str]
     """Where in the file: "page 3" (PDF) or its heading path ("Install > Linux")."""
     quote: NotRequired[str]
-    """The sentence of the document the answer stands on (``crag.text.support.quote``)."""
+    """The sentence of the document the answer stands on (``crag_core.text.support.quote``)."""
 
 
 class Attempt(TypedDict):

@@ -1,5 +1,5 @@
 """What every node is written against: the graph's state and its run context.
 
-``crag.schema.state`` and ``crag.schema.context`` are LangGraph's ``state_schema`` and
+``crag_core.schema.state`` and ``crag_core.schema.context`` are LangGraph's ``state_schema`` and
 ``context_schema``.
 """

@@ -23,10 +23,10 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.constants import TAG_NOSTREAM
 from pydantic import SecretStr
 
-from crag.clients import local_model
-from crag.clients.errors import ConfigError
-from crag.clients.model_pool import ModelPool
-from crag.clients.settings import settings
+from crag_core.clients import local_model
+from crag_core.clients.errors import ConfigError
+from crag_core.clients.model_pool import ModelPool
+from crag_core.clients.settings import settings
 from prompts import RenderedPrompt
 
 log = logging.getLogger(__name__)

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from crag.clients.errors import ModelError
-from crag.clients.settings import PROJECT_ROOT, data_dir, settings
+from crag_core.clients.errors import ModelError
+from crag_core.clients.settings import PROJECT_ROOT, data_dir, settings
 
 _CHUNK = 8 << 20
 

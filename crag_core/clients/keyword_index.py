@@ -19,7 +19,7 @@ import threading
 from collections.abc import Collection
 from pathlib import Path
 
-from crag.clients.sqlite import open_database
+from crag_core.clients.sqlite import open_database
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS chunks (

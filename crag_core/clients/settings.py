@@ -1,9 +1,9 @@
 """Process-level settings, read from the environment in one typed place.
 
 Run-level settings (model, collection, thresholds, retries…) are the graph's ``Context``
-(``crag/schema/context.py``); these are the ones a process has once: where crag keeps its state,
-provider credentials and endpoints, the embedded server's context size. Everything crag writes
-(the Chroma store, the joined model file, thread checkpoints) lives under one data dir:
+(``crag_core/schema/context.py``); these are the ones a process has once: where crag keeps
+its state, provider credentials and endpoints, the embedded server's context size. Everything
+crag writes (the Chroma store, the joined model file, thread checkpoints) lives under one data dir:
 ``CRAG_DATA_DIR`` if set, otherwise ``.crag/`` at the project root.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 from pydantic import AliasChoices, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from crag.clients.errors import ConfigError
+from crag_core.clients.errors import ConfigError
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
-from crag.clients.answer_cache import AnswerCache
-from crag.clients.knowledge_base import Retriever
-from crag.clients.small_talk import SmallTalk
-from crag.clients.web_providers import WebSearch
+from crag_core.clients.answer_cache import AnswerCache
+from crag_core.clients.knowledge_base import Retriever
+from crag_core.clients.small_talk import SmallTalk
+from crag_core.clients.web_providers import WebSearch
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Small talk the rules do not list, recognised by its likeness to examples.
 
-``crag.text.query_analysis.is_small_talk`` knows the phrases it lists ("thanks", "bye"); people
+``crag_core.text.query_analysis.is_small_talk`` knows the phrases it lists ("thanks", "bye"); people
 write "Cheers, that was really helpful!" or "Nice work, bye for now". ``SmallTalk`` embeds each
 clause of a message with the retrieval encoder and compares it with two sets of examples:
 small talk, and questions and requests that look chatty ("Thanks! And who invented the
@@ -19,7 +19,7 @@ import threading
 
 from langchain_core.embeddings import Embeddings
 
-from crag.clients.embeddings import cosine
+from crag_core.clients.embeddings import cosine
 
 SMALL_TALK = [
     # greetings

@@ -19,9 +19,9 @@ from langgraph.runtime import Runtime
 from pydantic import AfterValidator, BeforeValidator, Field, TypeAdapter, ValidationError
 
 import prompts
-from crag.clients.errors import ConfigError
-from crag.clients.filters import parse_where
-from crag.clients.knowledge_base import RetrievalMode
+from crag_core.clients.errors import ConfigError
+from crag_core.clients.filters import parse_where
+from crag_core.clients.knowledge_base import RetrievalMode
 
 WebSearchProvider = Literal["auto", "tavily", "encyclopedia", "off"]
 
@@ -367,7 +367,7 @@ class Context:
 
     def trace_metadata(self) -> dict[str, Any]:
         """What a trace should record about this configuration (no secrets)."""
-        from crag.clients.local_model import DEFAULT_MODEL
+        from crag_core.clients.local_model import DEFAULT_MODEL
 
         provider, _, name = self.model.partition(":")
         return {

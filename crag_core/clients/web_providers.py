@@ -18,8 +18,8 @@ from urllib.parse import quote
 
 from langchain_core.documents import Document
 
-from crag.clients.errors import ConfigError, WebSearchError
-from crag.clients.settings import settings
+from crag_core.clients.errors import ConfigError, WebSearchError
+from crag_core.clients.settings import settings
 
 
 class WebSearch(Protocol):
@@ -79,7 +79,7 @@ class EncyclopediaSearch:
         import bm25s
 
         self._bm25s = bm25s
-        path = resources.files("crag.clients") / "resources" / _ENCYCLOPEDIA
+        path = resources.files("crag_core.clients") / "resources" / _ENCYCLOPEDIA
         with path.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8") as lines:
             self.articles = [json.loads(line) for line in lines if line.strip()]
         corpus = [f"{a['title']} {a.get('description', '')} {a['text']}" for a in self.articles]

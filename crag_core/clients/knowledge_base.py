@@ -1,7 +1,7 @@
 """The knowledge base: a Chroma collection on disk holding embedded chunks.
 
 Dense search is Chroma (cosine, MiniLM embeddings computed by crag); keyword search is BM25 in
-SQLite FTS5 (``crag.clients.keyword_index``) over the same chunk ids; hybrid fuses the two
+SQLite FTS5 (``crag_core.clients.keyword_index``) over the same chunk ids; hybrid fuses the two
 rankings by Reciprocal Rank Fusion (k=60). Every hit carries its cosine similarity to the query as
 ``score`` (keyword-only hits too, from their stored embedding), so one similarity floor applies
 whatever found the chunk; keyword hits also carry ``bm25`` and ``keyword_rank`` (1 = best).
@@ -39,10 +39,10 @@ from urllib.parse import urlsplit
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
-from crag.clients.documents import reciprocal_rank_fusion
-from crag.clients.embeddings import cosine
-from crag.clients.errors import ConfigError, KnowledgeBaseError
-from crag.clients.keyword_index import KeywordIndex
+from crag_core.clients.documents import reciprocal_rank_fusion
+from crag_core.clients.embeddings import cosine
+from crag_core.clients.errors import ConfigError, KnowledgeBaseError
+from crag_core.clients.keyword_index import KeywordIndex
 
 RetrievalMode = Literal["dense", "keyword", "hybrid"]
 RRF_K = 60
@@ -77,7 +77,7 @@ class Retriever(Protocol):
 
 
 Where = dict[str, Any]
-"""A Chroma metadata filter, e.g. ``{"type": "pdf"}`` (see ``crag.clients.filters``)."""
+"""A Chroma metadata filter, e.g. ``{"type": "pdf"}`` (see ``crag_core.clients.filters``)."""
 
 
 def chunk_id(doc_id: str, index: int) -> str:

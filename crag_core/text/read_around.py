@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from langchain_core.documents import Document
 
-from crag.clients.knowledge_base import chunk_id
+from crag_core.clients.knowledge_base import chunk_id
 
 CHARS_PER_TOKEN = 4
 MAX_READ_CHARS = 400

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from crag.formats.extract import FILE_TYPES, MAX_FILE_BYTES, Unextractable
+from crag_core.formats.extract import FILE_TYPES, MAX_FILE_BYTES, Unextractable
 
 CONTENT_TYPES = {
     "text/html": "html",
