@@ -30,9 +30,9 @@ def scope(ctx: Context, services: Services) -> str:
 def check_cache(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
     """Look the standalone question up in the answer cache; a hit is this turn's answer.
 
-    Only answers that passed their checks are stored (by ``finalize``), and only for the same
-    collection version, settings and prompt versions, so a hit is what a full run would have
-    answered. Off when ``answer_cache`` is false or there is no cache.
+    Only answers that passed their checks are stored (by ``choose_answer``), and only for the
+    same collection version, settings and prompt versions, so a hit is what a full run would
+    have answered. Off when ``answer_cache`` is false or there is no cache.
     """
     ctx = context_of(runtime)
     if not ctx.answer_cache or services.cache is None or services.embeddings is None:

@@ -3,7 +3,8 @@
 ``analyze_query`` splits the question; the graph fans the parts out with ``Send`` to
 ``answer_part`` (a whole retrieve-grade-web-generate-check pass per part, see
 ``graph.graph.build_part_graph``); ``collect_part`` ends each pass with its ``Part``; the
-``parts`` reducer gathers them and ``finalize`` answers every part in order, citing per part.
+``parts`` reducer gathers them and ``combine_parts`` answers every part in order, citing per
+part.
 """
 
 from __future__ import annotations
