@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from langchain_core.documents import Document
 
 from crag_core.clients.documents import doc_id, doc_location, doc_source, normalize
@@ -24,6 +27,14 @@ def sources_of(docs: list[Document], answer: str = "", question: str = "") -> li
             source["quote"] = sentence
         sources.append(source)
     return sources
+
+
+def answer_summary(update: Mapping[str, Any]) -> str:
+    """A node's line for the answer it wrote: its confidence, or whether there is one."""
+    given = update.get("confidence")
+    if given is not None:
+        return f"confidence {given:.2f}"
+    return "no answer" if is_no_answer(str(update.get("answer", ""))) else "answer given"
 
 
 def is_no_answer(text: str) -> bool:

@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import Attempt, RAGState, Source, Update, Withheld
-from nodes.answers import NO_ANSWER, current_attempt, is_no_answer
+from nodes.answers import NO_ANSWER, answer_summary, current_attempt, is_no_answer
 from nodes.check_cache import scope
 from nodes.common import question_of, reports
 from nodes.confidence import confidence
@@ -40,10 +40,7 @@ def _summary(update: Mapping[str, Any]) -> str:
     withheld = update.get("withheld")
     if withheld:
         return f"held back {withheld['answer']!r}: confidence {withheld['confidence']:.2f}"
-    given = update.get("confidence")
-    if given is not None:
-        return f"confidence {given:.2f}"
-    return "no answer" if is_no_answer(str(update.get("answer", ""))) else "answer given"
+    return answer_summary(update)
 
 
 @reports(_summary)

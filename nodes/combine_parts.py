@@ -2,26 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from langgraph.runtime import Runtime
 
 from crag_core.schema.context import Context
 from crag_core.schema.state import RAGState, Update
-from nodes.answers import is_no_answer
+from nodes.answers import answer_summary
 from nodes.common import reports
 from nodes.parts import combined, combined_confidence
 
 
-def _summary(update: Mapping[str, Any]) -> str:
-    given = update.get("confidence")
-    if given is not None:
-        return f"confidence {given:.2f}"
-    return "no answer" if is_no_answer(str(update.get("answer", ""))) else "answer given"
-
-
-@reports(_summary)
+@reports(answer_summary)
 def combine_parts(state: RAGState, runtime: Runtime[Context]) -> Update:
     """Join the parts' answers (``nodes.parts.combined``); each part's pass checked its own.
 

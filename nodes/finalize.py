@@ -9,18 +9,15 @@ from langgraph.runtime import Runtime
 
 from crag_core.schema.context import Context
 from crag_core.schema.state import RAGState, Turn, Update
-from nodes.answers import is_no_answer
+from nodes.answers import answer_summary
 from nodes.chat import turn_messages
 from nodes.common import question_of, reports
 
 
 def _summary(update: Mapping[str, Any]) -> str:
-    if update.get("route") == "small_talk":
-        return "a reply, not an answer"
-    given = update.get("confidence")
-    if given is not None:
-        return f"answer given, confidence {given:.2f}"
-    return "no answer" if is_no_answer(str(update.get("answer", ""))) else "answer given"
+    return (
+        "a reply, not an answer" if update.get("route") == "small_talk" else answer_summary(update)
+    )
 
 
 @reports(_summary)
