@@ -36,7 +36,7 @@ Every call of a pass that reads documents starts with the same evidence message,
 server processes the documents once per pass. "I don't know" ends the run: it is said when
 neither the knowledge base nor the web states the answer, and a retry would search the same
 places. Every loop passes through ``increment_retry``, which bumps ``retry_count``; both
-checks' routers send the run to ``finalize`` once ``retry_count`` reaches ``max_retries``, so
+checks' routers send the run to ``choose_answer`` once ``retry_count`` reaches ``max_retries``, so
 every run ends after at most ``max_retries + 1`` passes, and ``step_limit`` (LangGraph's
 recursion limit for the run) is sized to the longest such run. ``graph`` is compiled without
 a checkpointer (as ``langgraph dev`` requires); ``build_graph(checkpointer=...)`` gives
