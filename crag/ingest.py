@@ -327,7 +327,8 @@ def remove(kb: KnowledgeBase, doc_ids: list[str], folder: Path | None = None) ->
     """
     removed: list[str] = []
     with kb.write_lock():
-        missing = [d for d in doc_ids if d not in kb.doc_ids()]
+        known = kb.doc_ids()
+        missing = [d for d in doc_ids if d not in known]
         if missing:
             raise ConfigError(
                 f"No document {', '.join(map(repr, missing))} in collection {kb.name!r}."
