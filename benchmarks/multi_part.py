@@ -174,8 +174,8 @@ def run_routes(questions: Path, squad: Path, out: Path, single: int, before: boo
     """
     dataset = load_squad(squad)
     ctx = context_for("crag", collection_for(dataset))
-    routing = [json.loads(line) for line in ROUTING.read_text().splitlines() if line.strip()]
-    rows = [json.loads(line) for line in questions.read_text().splitlines() if line.strip()]
+    routing = read_jsonl(ROUTING)
+    rows = read_jsonl(questions)
     inputs = [("small_talk", r["input"]) for r in routing if r["label"] == "small_talk"]
     inputs += [("single", r["parts"][0]["question"]) for r in rows[:single]]
     if before:
