@@ -213,9 +213,9 @@ class FlowState(OutputState, total=False):
     the last step's), not several questions asked at once (each answered)."""
     earlier_turn: Annotated[Turn | None, PER_TURN]
     """The earlier turn whose answer answers this follow-up (route ``history``)."""
-    history_score: float
+    history_score: Annotated[float | None, PER_TURN]
     """P(yes) that an earlier turn's answer answers this follow-up (1.0 for a repeat;
-    ``analyze_query``)."""
+    ``analyze_query``); None when no earlier turn was weighed this turn."""
     cache_hit: Annotated[bool, PER_TURN]
     """Whether this turn's answer came from the answer cache (no retrieval, no LLM call)."""
     cache_similarity: float
