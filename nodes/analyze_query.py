@@ -39,11 +39,11 @@ def analyze_query(state: RAGState, runtime: Runtime[Context], services: Services
 
     ``small_talk`` when the whole message is a greeting, thanks, farewell, reaction or a
     question about the assistant: a phrase the rules list, or a message every clause of which
-    is nearer small-talk examples than questions (``crag_core.clients.small_talk``; judged on the
-    message as asked, so small talk in a thread costs no rewrite either). A question with
-    several parts, at most ``max_subquestions`` (``crag_core.text.query_analysis.split_parts``), is
-    ``multi_step`` when a later part asks about
-    the first one's answer ("Who directed Titanic, and when was he born?"), else
+    is nearer small-talk examples than questions (``crag_core.clients.small_talk``; judged on
+    the message as asked, so small talk in a thread costs no rewrite either). A question with
+    several parts, at most ``max_subquestions``
+    (``crag_core.text.query_analysis.split_parts``), is ``multi_step`` when a later part asks
+    about the first one's answer ("Who directed Titanic, and when was he born?"), else
     ``multi_part``. A single question that describes a thing instead of naming it is
     ``multi_step`` too, in two look-ups (``crag_core.text.query_analysis.nested_steps``: "Who
     coached the team that lost Super Bowl 50?" -> "Which team lost Super Bowl 50?", "Who coached
@@ -59,11 +59,11 @@ def analyze_query(state: RAGState, runtime: Runtime[Context], services: Services
         services.small_talk and services.small_talk.is_small_talk(message)
     ):
         return {"route": "small_talk"}
-    limit = context_of(runtime).max_subquestions
-    parts = split_parts(question_of(state), limit)
+    ctx = context_of(runtime)
+    parts = split_parts(question_of(state), ctx.max_subquestions)
     if len(parts) == 1:
-        steps = nested_steps(parts[0]) if limit > 1 else []
+        steps = nested_steps(parts[0]) if ctx.max_subquestions > 1 else []
         if not steps:
-            return {"route": "single", **answered_earlier(state, context_of(runtime), services)}
+            return {"route": "single", **answered_earlier(state, ctx, services)}
         return {"route": "multi_step", "subquestions": steps, "nested": True}
     return {"route": "multi_step" if is_dependent(parts) else "multi_part", "subquestions": parts}
