@@ -89,6 +89,17 @@ def make_html(path: Path, sections: int = 3) -> list[list[str]]:
     return body
 
 
+GAUGES = [("gauge", "level"), ("Velna bridge", "4.2 m")]
+"""The small table the Word and slide files carry: a header row and one reading."""
+
+
+def fill_gauges(table: Any) -> None:
+    """Write ``GAUGES`` into a 2x2 python-docx or python-pptx table (both index cells alike)."""
+    for r, row in enumerate(GAUGES):
+        for c, text in enumerate(row):
+            table.cell(r, c).text = text
+
+
 def make_docx(path: Path, sections: int = 3) -> list[list[str]]:
     """A Word file: a title, one "Heading 1" per section with paragraphs, and a table."""
     import docx
@@ -101,9 +112,7 @@ def make_docx(path: Path, sections: int = 3) -> list[list[str]]:
         document.add_heading(f"Details of part {s}", level=2)
         for sentence in part:
             document.add_paragraph(sentence)
-    table = document.add_table(rows=2, cols=2)
-    table.cell(0, 0).text, table.cell(0, 1).text = "gauge", "level"
-    table.cell(1, 0).text, table.cell(1, 1).text = "Velna bridge", "4.2 m"
+    fill_gauges(document.add_table(rows=2, cols=2))
     document.save(str(path))
     return body
 
@@ -124,9 +133,7 @@ def make_pptx(path: Path, sections: int = 3) -> list[list[str]]:
             frame.add_paragraph().text = sentence
     slide = deck.slides.add_slide(deck.slide_layouts[5])
     slide.shapes.title.text = "Gauges"
-    table = slide.shapes.add_table(2, 2, Inches(1), Inches(2), Inches(6), Inches(1)).table
-    table.cell(0, 0).text, table.cell(0, 1).text = "gauge", "level"
-    table.cell(1, 0).text, table.cell(1, 1).text = "Velna bridge", "4.2 m"
+    fill_gauges(slide.shapes.add_table(2, 2, Inches(1), Inches(2), Inches(6), Inches(1)).table)
     deck.save(str(path))
     return body
 
