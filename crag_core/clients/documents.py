@@ -137,7 +137,9 @@ def split_sentences(text: str) -> list[str]:
     """``text``'s sentences (not split after "Dr.", "U.S.", initials...)."""
     found: list[str] = []
     for piece in _SENTENCE_END.split(text.strip()):
-        if found and _ABBREVIATION.search(found[-1]):
+        # Only the end can hold the abbreviation (at most 8 characters and a word boundary):
+        # searching the whole sentence each time was quadratic in a run of "A. B. C. …".
+        if found and _ABBREVIATION.search(found[-1][-16:]):
             found[-1] += " " + piece
         elif piece.strip():
             found.append(piece.strip())

@@ -54,6 +54,8 @@ SYNC_BATCH = 200
 """Documents whose chunks one request fetches when a keyword copy catches up."""
 
 
+WRITE_BATCH = 1000
+"""Chunks one upsert or delete carries: Chroma refuses a batch over its limit (5,461 here)."""
 EMBED_SLICE = 256
 """Chunks embedded per call when storing: large enough to batch well (64 cost a quarter of the
 throughput, the encoder sorts a call by length), small enough to report
@@ -438,7 +440,8 @@ class KnowledgeBase:
         """
         ids = self.collection.get(where={"doc_id": doc_id}, include=[])["ids"]
         if ids:
-            self.collection.delete(ids=ids)
+            for start in range(0, len(ids), WRITE_BATCH):
+                self.collection.delete(ids=ids[start : start + WRITE_BATCH])
             if self.shared:
                 self._mark_changed()
         self.keywords.remove_document(doc_id)
@@ -564,7 +567,7 @@ class KnowledgeBase:
     def replace_documents(
         self, docs: list[NewDocument], on_embedded: Callable[[int, int], None] | None = None
     ) -> None:
-        """Store several documents, replacing what they had: embedded in slices, one upsert.
+        """Store several documents, replacing what they had: embedded and written in slices.
 
         ``on_embedded(done, total)`` follows the embedding, slice by slice (``EMBED_SLICE``).
 
@@ -602,13 +605,20 @@ class KnowledgeBase:
             vectors += self.embeddings.embed_documents(texts[start : start + EMBED_SLICE])
             if on_embedded:
                 on_embedded(len(vectors), len(texts))
-        self.writable.upsert(ids=ids, embeddings=vectors, documents=texts, metadatas=metadatas)
+        for start in range(0, len(ids), WRITE_BATCH):
+            end = start + WRITE_BATCH
+            self.writable.upsert(
+                ids=ids[start:end],
+                embeddings=vectors[start:end],
+                documents=texts[start:end],
+                metadatas=metadatas[start:end],
+            )
         doc_ids = [d.doc_id for d in docs]
         stored = self.collection.get(where={"doc_id": {"$in": doc_ids}}, include=[])["ids"]
         current = set(ids)
         stale = [cid for cid in stored if cid not in current]
-        if stale:
-            self.collection.delete(ids=stale)
+        for start in range(0, len(stale), WRITE_BATCH):
+            self.collection.delete(ids=stale[start : start + WRITE_BATCH])
         if self.shared:
             self._mark_changed()
         for doc in docs:

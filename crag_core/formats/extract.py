@@ -1,9 +1,12 @@
-"""Text out of the files people keep: plain text, Markdown, PDF, HTML and Word.
+"""Text out of the files people keep: every type of ``FILE_TYPES``.
 
 ``extract(path)`` returns the document's title, its type and its text as sections that keep
 the file's own structure: a PDF's pages (``page``), or the heading path of Markdown, HTML and
 Word documents (``heading``, e.g. "Install > Linux"). A file that has no usable text raises
-``Unextractable`` with the reason (encrypted, no text layer, binary, not UTF-8, empty…).
+``Unextractable`` with the reason (encrypted, no text layer, binary, not UTF-8, empty…); a
+damaged or hostile one raises ``Damaged``: its reader failed, or it went past a bound (an
+archive's size and member count checked before unpacking, the text's length). Markdown is
+read line by line, in time linear in its length whatever it holds.
 
 Libraries (chosen by ``benchmarks/extraction.py``, results in docs/benchmarks/extraction.md):
 pypdf for PDF text layers, BeautifulSoup (lxml parser) for HTML, python-docx for Word.
@@ -11,6 +14,7 @@ pypdf for PDF text layers, BeautifulSoup (lxml parser) for HTML, python-docx for
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from collections.abc import Callable
@@ -21,6 +25,17 @@ from typing import Any
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 """Larger files are refused (a knowledge base of manuals, not of data dumps)."""
+MAX_TEXT_CHARS = 2_000_000
+"""A file whose text is longer is refused: about 2,900 chunks, half a minute of embedding here
+(a 600-page book); more is a data dump or a file built to expand."""
+MAX_UNPACKED_BYTES = 64 * 1024 * 1024
+"""The most a .docx, .pptx, .xlsx or .epub (each a zip archive) may unpack to, by its own
+directory, checked before anything is unpacked (the parsers hold the XML in memory: a 4 MiB
+Word body took 40 MB here)."""
+MAX_MEMBERS = 5_000
+"""The most files such an archive may hold."""
+ARCHIVES = frozenset({"docx", "pptx", "xlsx", "epub"})
+"""The file types that are zip archives."""
 
 FILE_TYPES = {
     ".txt": "text",
@@ -42,12 +57,19 @@ FILE_TYPES = {
 HTML_NOISE = ("script", "style", "noscript", "template", "nav", "header", "footer", "aside", "form")
 """HTML elements that are page furniture, not content."""
 
-_MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$", re.M)
-_MD_FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.M | re.S)
+_MD_HEADING = re.compile(r"(#{1,6})[ \t]+(\S.*)")
+_MD_LINE = re.compile(r".*(?:\n|\Z)")
 
 
 class Unextractable(Exception):
     """A file with no text crag can use; the message says why."""
+
+
+class Damaged(Unextractable):
+    """A damaged or hostile file: its reader failed on it, or it went past a bound.
+
+    The message says which, in a few words.
+    """
 
 
 @dataclass(frozen=True)
@@ -98,10 +120,49 @@ def extract_data(data: bytes, kind: str, name: str) -> Extracted:
     """The text of a file of type ``kind`` whose bytes are ``data`` (``name``: its stem)."""
     if not data.strip():
         raise Unextractable("empty file")
-    extracted = READERS[kind](data, name)
+    if kind in ARCHIVES:
+        check_archive(data, kind)
+    try:
+        extracted = READERS[kind](data, name)
+    except Unextractable:
+        raise
+    except RecursionError as exc:
+        raise Damaged(f"unreadable {kind} file: nested too deeply") from exc
+    except MemoryError as exc:
+        raise Damaged(f"unreadable {kind} file: too large to read in memory") from exc
+    except Exception as exc:  # each parser has its own errors for a damaged file
+        raise Damaged(f"unreadable {kind} file ({type(exc).__name__})") from exc
     if not any(s.text.strip() for s in extracted.sections):
         raise Unextractable("no text in the file")
+    length = sum(len(s.text) for s in extracted.sections)
+    if length > MAX_TEXT_CHARS:
+        raise Damaged(
+            f"its text is {length:,} characters long, more than {MAX_TEXT_CHARS:,} (split the file)"
+        )
     return extracted
+
+
+def check_archive(data: bytes, kind: str) -> None:
+    """``Damaged`` unless the zip archive ``data`` is within ``MAX_MEMBERS`` and the size cap.
+
+    Read from its directory before anything is unpacked (``MAX_UNPACKED_BYTES``).
+    The sizes it declares are the most Python's zip reader ever unpacks of each member, so
+    the parsers behind it stay within them too.
+    """
+    from zipfile import BadZipFile, ZipFile
+
+    try:
+        with ZipFile(BytesIO(data)) as archive:
+            members = archive.infolist()
+    except (BadZipFile, OSError, ValueError, EOFError) as exc:
+        raise Damaged(f"unreadable {kind} file: not a zip archive") from exc
+    if len(members) > MAX_MEMBERS:
+        raise Damaged(f"it holds {len(members):,} files, more than {MAX_MEMBERS:,}")
+    unpacked = sum(m.file_size for m in members)
+    if unpacked > MAX_UNPACKED_BYTES:
+        raise Damaged(
+            f"it unpacks to {unpacked / 2**20:,.0f} MiB, more than {MAX_UNPACKED_BYTES >> 20} MiB"
+        )
 
 
 def _decode(data: bytes) -> str:
@@ -125,13 +186,46 @@ def _markdown(data: bytes, name: str) -> Extracted:
 
 def markdown_title(text: str) -> str:
     """The first level-1 heading of ``text`` outside code fences ("" if none)."""
-    heads = _markdown_headings(text)
-    return next((m.group(2) for m in heads if len(m.group(1)) == 1), "")
+    return next((h.title for h in _markdown_headings(text) if h.level == 1), "")
 
 
-def _markdown_headings(text: str) -> list[re.Match[str]]:
-    fences = [m.span() for m in _MD_FENCE.finditer(text)]
-    return [m for m in _MD_HEADING.finditer(text) if not any(a < m.start() < b for a, b in fences)]
+@dataclass(frozen=True)
+class _Heading:
+    start: int
+    end: int
+    level: int
+    title: str
+
+
+def _markdown_headings(text: str) -> list[_Heading]:
+    """The ATX headings of ``text`` outside fenced code, in one pass over its lines.
+
+    A fence opens at a line starting with ``` or ~~~ and closes at the next line holding only
+    the same three characters; one that never closes is not a fence. Line by line, so the
+    time is linear in the text whatever it holds (a pattern over the whole text was
+    quadratic on unclosed fences and long runs of spaces).
+    """
+    lines = [(m.start(), m.group()) for m in _MD_LINE.finditer(text) if m.group()]
+    closers: dict[str, list[int]] = {"```": [], "~~~": []}
+    for i, (_start, line) in enumerate(lines):
+        if line.rstrip() in closers:
+            closers[line.rstrip()].append(i)
+    heads: list[_Heading] = []
+    i = 0
+    while i < len(lines):
+        start, line = lines[i]
+        marker = line[:3]
+        if marker in closers:
+            after = bisect.bisect_right(closers[marker], i)
+            if after < len(closers[marker]):
+                i = closers[marker][after] + 1  # the whole fence is code
+                continue
+        found = _MD_HEADING.match(line.rstrip("\n"))
+        title = found.group(2).rstrip().rstrip("#").rstrip() if found else ""
+        if found and title:
+            heads.append(_Heading(start, start + len(line), len(found.group(1)), title))
+        i += 1
+    return heads
 
 
 def markdown_sections(text: str) -> list[Section]:
@@ -143,12 +237,12 @@ def markdown_sections(text: str) -> list[Section]:
     heads = _markdown_headings(text)
     sections: list[Section] = []
     path: list[str] = []
-    cuts = [0, *(m.start() for m in heads), len(text)]
+    cuts = [0, *(h.start for h in heads), len(text)]
     for i, (start, end) in enumerate(itertools.pairwise(cuts)):
         body_start = start
         if i:  # the section opened by heading i - 1
-            m = heads[i - 1]
-            path, body_start = [*path[: len(m.group(1)) - 1], m.group(2)], m.end()
+            head = heads[i - 1]
+            path, body_start = [*path[: head.level - 1], head.title], head.end
         if text[body_start:end].strip():  # a heading with nothing under it is left out
             sections.append(Section(text[start:end].strip(), heading=" > ".join(path)))
     return sections
@@ -321,11 +415,14 @@ def _docx(data: bytes, name: str) -> Extracted:
     sections: list[Section] = []
     heads: list[str] = []
     lines: list[str] = []
+    # A paragraph's style by its id, looked up once: python-docx's ``Paragraph.style`` scans
+    # every style for the default on each unstyled paragraph (11 s per MiB of text).
+    style_names = {s.style_id: str(s.name) for s in document.styles}
     for block in document.iter_inner_content():
         if isinstance(block, Table):
             lines += [" | ".join(c.text.strip() for c in row.cells) for row in block.rows]
             continue
-        text, style = block.text.strip(), (block.style.name if block.style else "")
+        text, style = block.text.strip(), style_names.get(block._p.style or "", "")
         level = (
             int(style.split()[-1]) if style.startswith("Heading ") and style[-1].isdigit() else 0
         )
