@@ -85,22 +85,21 @@ def names() -> list[str]:
 
 def versions(name: str) -> list[str]:
     """All versions of prompt ``name``, oldest first."""
-    found = [p.stem for p in (PROMPTS_DIR / name).glob("v*.md")]
-    if not found:
+    if name not in names():  # never a path from an unknown name ("../x")
         raise PromptError(f"no prompt named {name!r}; known: {', '.join(names())}")
-    return sorted(found, key=_version_key)
+    return sorted((p.stem for p in (PROMPTS_DIR / name).glob("v*.md")), key=_version_key)
 
 
 @cache
 def load(name: str, version: str | None = None) -> Prompt:
     """Load prompt ``name`` at ``version`` (default: the latest)."""
-    version = version or versions(name)[-1]
-    path = PROMPTS_DIR / name / f"{version}.md"
-    if not path.is_file():
+    known = versions(name)  # a path is only ever built from a known name and version
+    version = version or known[-1]
+    if version not in known:
         raise PromptError(
-            f"prompt {name!r} has no version {version!r}; versions: {', '.join(versions(name))}"
+            f"prompt {name!r} has no version {version!r}; versions: {', '.join(known)}"
         )
-    return load_file(path, name, version)
+    return load_file(PROMPTS_DIR / name / f"{version}.md", name, version)
 
 
 def load_file(path: Path, name: str, version: str) -> Prompt:

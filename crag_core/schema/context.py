@@ -48,6 +48,21 @@ def _readable_filter(value: str) -> str:
     return value
 
 
+def _known_prompts(value: dict[str, str]) -> dict[str, str]:
+    """``value`` if every name is a prompt and every version one of its versions."""
+    if not value:
+        return value  # nothing to look up (and no file to read)
+    known = prompts.names()
+    for name, version in value.items():
+        if name not in known:
+            raise ValueError(f"no prompt named {name!r}; known: {', '.join(known)}")
+        if version not in (have := prompts.versions(name)):
+            raise ValueError(
+                f"prompt {name!r} has no version {version!r}; versions: {', '.join(have)}"
+            )
+    return value
+
+
 def _pairs(value: Any) -> Any:
     """``"generate=v1, rewrite_query=v1"`` (the env form) as a dict; anything else unchanged."""
     if isinstance(value, str):
@@ -335,7 +350,9 @@ class Context:
             )
         },
     )
-    prompt_versions: Annotated[dict[str, str], BeforeValidator(_pairs)] = field(
+    prompt_versions: Annotated[
+        dict[str, str], BeforeValidator(_pairs), AfterValidator(_known_prompts)
+    ] = field(
         default_factory=dict,
         metadata={
             "description": (
@@ -395,6 +412,18 @@ class Context:
     def prompt_version(self, name: str) -> str | None:
         """Return the configured version of prompt ``name`` (``None``: its latest)."""
         return self.prompt_versions.get(name)
+
+
+def validated(name: str, value: Any) -> Any:
+    """``value`` as field ``name`` takes it (coerced), else ``ConfigError`` naming the field."""
+    try:
+        return _adapter(name).validate_python(value)
+    except ValidationError as exc:
+        raise ConfigError(_message(name, value, exc)) from exc
+
+
+FIELD_NAMES = frozenset(f.name for f in fields(Context))
+"""The context's fields."""
 
 
 def _default(f: Any) -> Any:

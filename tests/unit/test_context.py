@@ -16,10 +16,10 @@ def test_defaults_run_offline():
 def test_env_fallbacks_apply_to_defaults_only(monkeypatch):
     monkeypatch.setenv("CRAG_TOP_K", "7")
     monkeypatch.setenv("CRAG_MODEL", "openai:gpt-4o-mini")
-    monkeypatch.setenv("CRAG_PROMPT_VERSIONS", "generate=v1, rewrite_query=v1")
+    monkeypatch.setenv("CRAG_PROMPT_VERSIONS", "generate=v4, rewrite_query=v1")
     ctx = Context()
     assert ctx.top_k == 7 and ctx.model == "openai:gpt-4o-mini"
-    assert ctx.prompt_versions == {"generate": "v1", "rewrite_query": "v1"}
+    assert ctx.prompt_versions == {"generate": "v4", "rewrite_query": "v1"}
     assert Context(top_k=3).top_k == 3  # an explicit value wins over the environment
 
 
