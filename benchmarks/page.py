@@ -44,7 +44,7 @@ LOAD_TIMING = """() => {
 def load(page: Any, url: str) -> dict[str, Any]:
     """Load the page until it is ready to ask (graph drawn, settings and threads listed)."""
     page.goto(f"{url}/ui/")
-    page.wait_for_function("window.cragPage && window.cragPage.readyMs !== null")
+    page.wait_for_function("() => window.cragPage && window.cragPage.readyMs !== null")
     return dict(page.evaluate(LOAD_TIMING))
 
 

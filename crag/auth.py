@@ -15,9 +15,12 @@ the page's files live there, and hold no data.)
   does not exist.
 - **Collections**: ``CRAG_API_COLLECTIONS`` (``user:c1|c2,...``) limits a user to some; a run
   on another collection is refused (403, naming it), and so are the page's reads and changes.
+- **What a run may ask**: its settings pass ``crag.policy`` (the operator's fields are the
+  operator's, the others within bounds), in open mode too.
 - **Limits**: a question over ``CRAG_API_MAX_QUESTION_CHARS`` is refused (413), and so are
-  documents sent inline to the indexer over ``MAX_FILE_BYTES`` a run; a signed-in user with
-  ``CRAG_API_MAX_RUNS_PER_USER`` runs under way gets 429 for the next.
+  documents sent inline to the indexer over ``MAX_FILE_BYTES`` a run and more than
+  ``MAX_URLS_PER_RUN`` web pages; a signed-in user with ``CRAG_API_MAX_RUNS_PER_USER`` runs
+  under way gets 429 for the next (a batch of runs counts each of its runs, ``crag.gate``).
 - Assistants, crons and the store are read-only or closed to users: an assistant made by a user
   could carry a collection in its context and run it past the check.
 
@@ -34,10 +37,14 @@ from typing import Any
 
 from langgraph_sdk import Auth
 
+from crag.policy import Refusal, check_config, check_context
 from crag_core.clients.errors import ConfigError
 from crag_core.clients.settings import settings
 from crag_core.formats.extract import MAX_FILE_BYTES
 from crag_core.schema.context import Context
+
+MAX_URLS_PER_RUN = 20
+"""Web pages one indexer run may fetch (each may take 30 s and 20 MiB)."""
 
 LOCAL_USER = "local"
 """Everyone, in open local mode (no tokens configured)."""
@@ -139,9 +146,14 @@ def _owner(ctx: Auth.types.AuthContext) -> dict[str, str]:
 
 @auth.on.threads
 async def own_threads(ctx: Auth.types.AuthContext, value: Any) -> dict[str, str]:
-    """A user's threads are theirs: new ones get the owner, every access is filtered by it."""
-    if ctx.action == "create":
-        value.setdefault("metadata", {}).update(_owner(ctx))
+    """A user's threads are theirs: new ones get the owner, every access is filtered by it.
+
+    An update keeps the owner too: a user cannot hand a thread to another user's list.
+    """
+    if ctx.action in ("create", "update"):
+        if not isinstance(value.get("metadata"), dict):
+            value["metadata"] = {}
+        value["metadata"].update(_owner(ctx))
     return _owner(ctx)
 
 
@@ -149,8 +161,16 @@ async def own_threads(ctx: Auth.types.AuthContext, value: Any) -> dict[str, str]
 async def run_within_limits(
     ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate
 ) -> dict[str, str]:
-    """A run: on the user's own thread, a collection they may use, within the limits."""
+    """A run: on the user's own thread, a collection they may use, within the limits.
+
+    Its context and config are checked by ``crag.policy`` (the operator's fields, the bounds).
+    """
     kwargs = value.get("kwargs") or {}
+    if kwargs.get("webhook"):  # the server would POST the run's output where it points
+        raise Auth.exceptions.HTTPException(
+            403, detail="Webhooks are not offered by this server; poll or stream the run."
+        )
+    await _within_policy(kwargs)
     collection = str((kwargs.get("context") or {}).get("collection") or Context().collection)
     user = ctx.user.identity
     rules = await asyncio.to_thread(access)
@@ -164,6 +184,11 @@ async def run_within_limits(
             status_code=413,
             detail=f"The question is {len(question)} characters long; the limit is {limit}.",
         )
+    if len(urls := _listed(kwargs.get("input"), "urls")) > MAX_URLS_PER_RUN:
+        raise Auth.exceptions.HTTPException(
+            status_code=413,
+            detail=f"{len(urls)} web pages in one run; the limit is {MAX_URLS_PER_RUN}.",
+        )
     if (size := _inline_bytes(kwargs.get("input"))) > MAX_FILE_BYTES:
         raise Auth.exceptions.HTTPException(
             status_code=413,
@@ -176,11 +201,15 @@ async def run_within_limits(
     return _owner(ctx)
 
 
+def _listed(given: Any, key: str) -> list[Any]:
+    """The list ``key`` of a run's input (``[]`` when there is none)."""
+    found = given.get(key) if isinstance(given, dict) else None
+    return found if isinstance(found, list) else []
+
+
 def _inline_bytes(given: Any) -> int:
     """The size of the text of the documents an indexer run carries (``docs``)."""
-    docs = given.get("docs") if isinstance(given, dict) else None
-    if not isinstance(docs, list):
-        return 0
+    docs = _listed(given, "docs")
     texts = (d.get("page_content", "") if isinstance(d, dict) else "" for d in docs)
     return sum(len(t.encode()) for t in texts if isinstance(t, str))
 
@@ -199,37 +228,67 @@ def _question(given: Any) -> str:
 
 async def _check_runs_under_way(user: str) -> None:
     """429 when ``user`` already has ``CRAG_API_MAX_RUNS_PER_USER`` threads busy with a run."""
+    limit = settings().api_max_runs_per_user
+    busy = await runs_under_way(user)
+    if busy >= limit:
+        raise Auth.exceptions.HTTPException(
+            status_code=429,
+            detail=f"{busy} runs of yours are under way; wait for one to end (limit {limit}).",
+        )
+
+
+async def runs_under_way(user: str) -> int:
+    """How many of ``user``'s threads are busy with a run (counted up to the limit)."""
     from langgraph_runtime.database import connect
     from langgraph_runtime.ops import Threads
 
-    limit = settings().api_max_runs_per_user
     async with connect() as conn:
         found, _ = await Threads.search(
             conn,
             metadata={"owner": user},
             values=None,
             status="busy",
-            limit=limit,
+            limit=settings().api_max_runs_per_user,
             offset=0,
         )
-        busy = [t async for t in found]
-    if len(busy) >= limit:
-        raise Auth.exceptions.HTTPException(
-            status_code=429,
-            detail=f"{len(busy)} runs of yours are under way; wait for one to end (limit {limit}).",
-        )
+        return len([t async for t in found])
 
 
 @auth.on.assistants
 async def read_only_assistants(ctx: Auth.types.AuthContext, value: Any) -> bool:
-    """Users run the server's assistants; making or changing one is the operator's."""
-    return access().open or ctx.action in ("read", "search")
+    """Users run the server's assistants; making or changing one is the operator's.
+
+    In open local mode anyone may make one, within the same policy as a run's settings (an
+    assistant's context is every one of its runs' context).
+    """
+    if ctx.action in ("read", "search"):
+        return True
+    if not access().open:
+        return False
+    await _within_policy(value or {})
+    return True
+
+
+async def _within_policy(given: Any) -> None:
+    """403/422 naming the field unless ``crag.policy`` allows ``given``'s context and config.
+
+    Checked off the event loop: making the server's context reads the prompt files.
+    """
+
+    def check() -> None:
+        check_context(given.get("context"))
+        check_config(given.get("config"))
+
+    try:
+        await asyncio.to_thread(check)
+    except Refusal as refused:
+        raise Auth.exceptions.HTTPException(refused.status, detail=refused.message) from None
 
 
 @auth.on.crons
 async def no_crons(ctx: Auth.types.AuthContext, value: Any) -> bool:
-    """Scheduled runs are not offered to users."""
-    return access().open
+    """Scheduled runs are not offered: the scheduler starts them with nobody's sign-in."""
+    return False
 
 
 @auth.on.store

@@ -13,8 +13,11 @@ same API and SDK that ask can also ingest; crag's is ``indexer`` in langgraph.js
 
 The collection is the run's context ``collection``, as for questions. Paths on the server are
 not taken: the API's callers are not the server's users (upload files through the page's
-route, or run ``crag ingest`` there). The output is ``report``: what was added, replaced, left
-unchanged, refused (with the reason) and removed, and the collection's chunk count.
+route, or run ``crag ingest`` there). A document sent inline stays inline: its source is a name
+(shown as given, never read as a path, left alone by a sync), and web pages are fetched only
+where ``crag.policy.outbound`` allows. The output is ``report``: what was added, replaced, left
+unchanged, refused (with the reason) and removed, by the names callers see, and the
+collection's chunk count.
 """
 
 from __future__ import annotations
@@ -26,12 +29,15 @@ from langchain_core.documents import Document
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from crag import ingest
+from crag import ingest, policy
 from crag_core.clients.knowledge_base import KnowledgeBase, NewDocument
 from crag_core.clients.settings import data_dir
-from crag_core.formats.fetch_url import is_url
+from crag_core.clients.sources import is_url
 from crag_core.schema.context import Context, context_of
 from graph import factory
+
+MAX_SOURCE_CHARS = 500
+"""The longest name an inline document's ``metadata.source`` may give it."""
 
 
 class IndexInput(TypedDict, total=False):
@@ -61,21 +67,26 @@ def index(state: IndexState, runtime: Runtime[Context]) -> IndexOutput:
         for doc_id in state.get("remove") or []
         if ingest.remove_document(kb, doc_id, data_dir() / ingest.UPLOADS)
     ]
-    done = ingest.resync(kb) if state.get("sync") else ingest.IngestReport()
-    urls = list(state.get("urls") or [])
-    fetched = ingest.ingest(kb, [u for u in urls if is_url(u)])
+    outbound = policy.outbound()
+    done = ingest.resync(kb, outbound) if state.get("sync") else ingest.IngestReport()
+    urls = [str(u) for u in state.get("urls") or []]
+    fetched = ingest.ingest(kb, [u for u in urls if is_url(u)], outbound=outbound)
     inline = _write_inline(kb, [_as_document(d) for d in state.get("docs") or []])
     for part in (fetched, inline):
+        done.labels |= part.labels
         done.added += part.added
         done.replaced += part.replaced
         done.unchanged += part.unchanged
         done.failed += part.failed
         done.chunks += part.chunks
     done.failed += [
-        (u, "not an http(s) URL (the API reads no server path)") for u in urls if not is_url(u)
+        (u[:200], "not an http(s) URL (the API reads no server path)")
+        for u in urls
+        if not is_url(u)
     ]
     done.removed = removed + done.removed
-    return {"report": done.to_json(kb.name, kb.count() if kb.exists() else 0, 0.0)}
+    stored = kb.count() if kb.exists() else 0
+    return {"report": done.to_json(kb.name, stored, 0.0, public=True)}
 
 
 def _as_document(doc: Document | dict[str, Any]) -> Document:
@@ -99,14 +110,23 @@ def _write_inline(kb: KnowledgeBase, docs: list[Document]) -> ingest.IngestRepor
             digest = hashlib.sha256(text.encode()).hexdigest()
             source = str(doc.metadata.get("source") or f"api:{digest[:16]}")
             doc_id = ingest.document_id(source)
-            if not text:
+            if len(source) > MAX_SOURCE_CHARS:
+                report.failed.append(
+                    (source[:80] + "…", f"a source of over {MAX_SOURCE_CHARS} characters")
+                )
+            elif not text:
                 report.failed.append((source, "no text"))
             elif stored.get(doc_id) == digest:
                 report.unchanged.append(source)
             else:
                 title = str(doc.metadata.get("title") or text.splitlines()[0][:80])
                 chunks = ingest.split_text(text)
-                about: dict[str, str | int] = {"title": title, "type": "text"}
+                about: dict[str, str | int] = {
+                    "title": title,
+                    "type": "text",
+                    "origin": "inline",
+                    "label": source,
+                }
                 batch.append(NewDocument(doc_id, source, digest, chunks, [about] * len(chunks)))
                 (report.replaced if doc_id in stored else report.added).append(source)
                 report.chunks += len(chunks)

@@ -1,12 +1,14 @@
 """Ingest files into the knowledge base: idempotent, per-file, with clear errors.
 
-Text, Markdown, PDF, HTML and Word files (``crag_core.formats.extract``). Each file becomes a
+The files of ``crag_core.formats.extract.FILE_TYPES`` and web pages. Each file becomes a
 document with id ``<slug>-<hash of its absolute path>`` and chunks ``<doc_id>__c0000``..., so
 re-ingesting a file never duplicates it and a changed file replaces its chunks. Every chunk
-records the file's title, type and modification time, and where it sits: its PDF page or its
-heading path. A file that cannot be used (missing, unsupported, encrypted, without a text
-layer, binary, not UTF-8, empty, too large) is reported with the reason; the others are still
-ingested. Inside a folder such a file is *skipped*; named on its own it has *failed*.
+records the file's title, type, modification time, origin and label (what callers are shown,
+``crag_core.clients.sources``), and where it sits: its PDF page or its heading path. A file
+that cannot be used (missing, unsupported, encrypted, without a text layer, binary, not UTF-8,
+empty, too large) is reported with the reason; the others are still ingested. Inside a folder
+such a file is *skipped*; named on its own it has *failed*; a damaged or hostile one (its
+reader failed or went past a bound) has failed wherever it was.
 
 Crash safety: each file is written to Chroma, then to the keyword index, whose per-file hash is
 the commit mark (see ``KnowledgeBase.stored_hash``); a file interrupted anywhere before that
@@ -30,15 +32,25 @@ from langchain_text_splitters import RecursiveCharacterTextSplitter
 from crag_core.clients.documents import plural
 from crag_core.clients.errors import ConfigError
 from crag_core.clients.knowledge_base import KnowledgeBase, NewDocument
+from crag_core.clients.sources import (
+    READ_AGAIN,
+    Origin,
+    is_url,
+    origin_of,
+    public_source,
+    without_userinfo,
+)
 from crag_core.formats.extract import (
     FILE_TYPES,
+    Damaged,
     Extracted,
     Unextractable,
     extract,
     extract_data,
     read_file,
 )
-from crag_core.formats.fetch_url import fetch, is_url
+from crag_core.formats.fetch_url import fetch
+from crag_core.formats.outbound import Outbound
 
 SUPPORTED_SUFFIXES = frozenset(FILE_TYPES)
 Source = Path | str
@@ -48,7 +60,28 @@ CHUNK_OVERLAP = 120
 
 
 class SkipFile(Exception):
-    """A file that cannot be ingested; the message says why."""
+    """A file that cannot be ingested; the message says why.
+
+    ``damaged``: a file of a type crag reads whose reader failed or went past a bound (a
+    damaged or hostile file), reported as failed even inside a folder.
+    """
+
+    def __init__(self, reason: str, damaged: bool = False) -> None:
+        super().__init__(reason)
+        self.damaged = damaged
+
+
+@dataclass(frozen=True)
+class Found:
+    """A source to ingest (``reason`` None) or not, and how it is named and where it is from."""
+
+    source: Source
+    label: str
+    """What listings and answers show: the path below the folder given, the file's name, or
+    the address without userinfo (``crag_core.clients.sources``)."""
+    reason: str | None = None
+    in_folder: bool = False
+    origin: Origin = "file"
 
 
 @dataclass
@@ -65,17 +98,28 @@ class IngestReport:
     removed: list[str] = field(default_factory=list)
     """Sources removed because their files are gone (``sync``)."""
     chunks: int = 0
+    labels: dict[str, str] = field(default_factory=dict)
+    """Each source's label (what an API caller is shown instead of a path on the server)."""
 
-    def to_json(self, collection: str, stored: int, seconds: float) -> dict[str, Any]:
-        """The report as ``crag ingest --json`` prints it."""
+    def to_json(
+        self, collection: str, stored: int, seconds: float, public: bool = False
+    ) -> dict[str, Any]:
+        """The report as ``crag ingest --json`` prints it; ``public``: as the API shows it.
+
+        The API's callers see each file by its label, never by its path on the server.
+        """
+
+        def name(source: Source | str) -> str:
+            return self.labels.get(str(source), str(source)) if public else str(source)
+
         return {
             "collection": collection,
-            "added": [str(p) for p in self.added],
-            "replaced": [str(p) for p in self.replaced],
-            "unchanged": [str(p) for p in self.unchanged],
-            "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
-            "failed": [{"path": p, "reason": r} for p, r in self.failed],
-            "removed": self.removed,
+            "added": [name(p) for p in self.added],
+            "replaced": [name(p) for p in self.replaced],
+            "unchanged": [name(p) for p in self.unchanged],
+            "skipped": [{"path": name(p), "reason": r} for p, r in self.skipped],
+            "failed": [{"path": name(p), "reason": r} for p, r in self.failed],
+            "removed": [name(p) for p in self.removed],
             "chunks_written": self.chunks,
             "chunks_stored": stored,
             "seconds": seconds,
@@ -116,36 +160,39 @@ def chunk(extracted: Extracted) -> list[tuple[str, dict[str, str | int]]]:
     return chunks
 
 
-def discover(paths: Iterable[str]) -> Iterator[tuple[Source, str | None, bool]]:
-    """Yield ``(file or URL, reason, in_folder)``: ``reason`` is None for a source to ingest.
+def discover(paths: Iterable[str], origin: Origin = "file") -> Iterator[Found]:
+    """Each file or URL under ``paths``, with the reason when it is not one to ingest.
 
     Folders are walked recursively without following symlinks (no loops); hidden files and
     folders are left out; every other file is yielded, so one of an unsupported type is
-    reported as skipped.
+    reported as skipped. A file found in a folder is labelled with its path below the folder's
+    parent ("notes/boiler.md"), a file named on its own with its name.
     """
     for raw in paths:
         if is_url(raw):
-            yield raw, None, False
+            yield Found(raw, without_userinfo(raw), origin="url")
             continue
         path = Path(raw).expanduser()
         if path.is_dir():
+            top = path.resolve().name
             for root, dirs, files in os.walk(path, followlinks=False):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for name in sorted(n for n in files if not n.startswith(".")):
                     file = Path(root) / name
-                    if file.suffix.lower() in SUPPORTED_SUFFIXES:
-                        yield file, None, True
-                    else:
-                        yield file, _unsupported(file), True
+                    label = str(PurePosixPath(top, *file.relative_to(path).parts))
+                    reason = None if _supported(file) else _unsupported(file)
+                    yield Found(file, label, reason, True, origin)
         elif path.is_file():
-            if path.suffix.lower() in SUPPORTED_SUFFIXES:
-                yield path, None, False
-            else:
-                yield path, _unsupported(path), False
+            reason = None if _supported(path) else _unsupported(path)
+            yield Found(path, path.name, reason, origin=origin)
         elif path.is_symlink():
-            yield path, "broken or looping symlink", False
+            yield Found(path, path.name, "broken or looping symlink", origin=origin)
         else:
-            yield path, "no such file or directory", False
+            yield Found(path, path.name, "no such file or directory", origin=origin)
+
+
+def _supported(path: Path) -> bool:
+    return path.suffix.lower() in SUPPORTED_SUFFIXES
 
 
 def _unsupported(path: Path) -> str:
@@ -157,23 +204,30 @@ BATCH_CHUNKS = 256
 """Chunks embedded and written together: files are batched, not sent one by one."""
 
 
-def prepare(source: Source, stored: dict[str, str]) -> NewDocument | None:
+def prepare(
+    found: Found, stored: dict[str, str], outbound: Outbound | None = None
+) -> NewDocument | None:
     """The document to write for a file or URL (``None``: stored and unchanged); ``SkipFile``.
 
     The bytes are read once; an unchanged file (same hash as stored) is not extracted again.
+    A URL is fetched within ``outbound`` when given (a fetch for an API caller).
     """
+    source = found.source
     try:
         if isinstance(source, str):
-            fetched = fetch(source)
+            fetched = fetch(source, outbound=outbound)
             data, kind, modified = fetched.data, fetched.kind, fetched.modified
+            where = without_userinfo(source)
         else:
             kind, data = read_file(source)
-            modified = int(source.stat().st_mtime)
+            modified, where = int(source.stat().st_mtime), str(source.resolve())
         content_hash = hashlib.sha256(data).hexdigest()
-        doc_id = document_id(source)
+        doc_id = document_id(where if isinstance(source, str) else source)
         if stored.get(doc_id) == content_hash:
             return None
         extracted = extract_data(data, kind, _name(source))
+    except Damaged as exc:
+        raise SkipFile(str(exc), damaged=True) from exc
     except Unextractable as exc:
         raise SkipFile(str(exc)) from exc
     except OSError as exc:
@@ -183,13 +237,15 @@ def prepare(source: Source, stored: dict[str, str]) -> NewDocument | None:
         "title": extracted.title,
         "type": extracted.file_type,
         "modified": modified,
+        "origin": found.origin,
+        "label": found.label,
     }
     return NewDocument(
         doc_id,
-        source if isinstance(source, str) else str(source.resolve()),
+        where,
         content_hash,
         [text for text, _ in pieces],
-        [about | where for _, where in pieces],
+        [about | where_in_file for _, where_in_file in pieces],
     )
 
 
@@ -198,6 +254,8 @@ def ingest(
     paths: Iterable[str],
     on_progress: Callable[[float, int, str], None] | None = None,
     sync: bool = False,
+    outbound: Outbound | None = None,
+    origin: Origin = "file",
 ) -> IngestReport:
     """Ingest every supported file under ``paths``.
 
@@ -209,15 +267,29 @@ def ingest(
     Files are read one by one and written in batches of about ``BATCH_CHUNKS`` chunks (one
     embedding call, one upsert). With ``sync``, documents whose source lies under one of the
     folders in ``paths`` but whose file is gone are removed too, so the collection mirrors
-    the folders.
+    the folders. URLs are fetched within ``outbound`` when given (for an API caller); files
+    are recorded with ``origin`` (``upload`` for the page's uploads).
     """
-    report = IngestReport()
     paths = list(paths)
-    items = list(discover(paths))
+    removed: list[str] = []
+    if sync:
+        folders = [Path(p).expanduser().resolve() for p in paths if Path(p).is_dir()]
+        with kb.write_lock():
+            removed = remove_sources(kb, folders, only_missing=True)
+    report = ingest_found(kb, list(discover(paths, origin)), on_progress, outbound)
+    report.removed = removed
+    return report
+
+
+def ingest_found(
+    kb: KnowledgeBase,
+    items: list[Found],
+    on_progress: Callable[[float, int, str], None] | None = None,
+    outbound: Outbound | None = None,
+) -> IngestReport:
+    """Ingest ``items`` (``discover``'s, or a sync's stored sources); see ``ingest``."""
+    report = IngestReport()
     with kb.write_lock():
-        if sync:
-            folders = [Path(p).expanduser().resolve() for p in paths if Path(p).is_dir()]
-            report.removed = remove_sources(kb, folders, only_missing=True)
         stored = kb.stored_hashes()
         batch: list[tuple[Source, NewDocument]] = []
         seen: set[str] = set()
@@ -235,26 +307,34 @@ def ingest(
             if batch:
                 _write(kb, batch, stored, report, embedded)
 
-        for path, refused, in_folder in items:
-            progress(f"reading {path if isinstance(path, str) else path.name}")
+        for found in items:
+            source = found.source
+            shown = without_userinfo(source) if isinstance(source, str) else source
+            report.labels[str(shown)] = found.label
+            progress(f"reading {shown if isinstance(shown, str) else shown.name}")
             read += 1
             try:
-                if refused:
-                    raise SkipFile(refused)
-                doc = None if document_id(path) in seen else prepare(path, stored)
+                if found.reason:
+                    raise SkipFile(found.reason)
+                doc = None if _id_of(source) in seen else prepare(found, stored, outbound)
             except SkipFile as exc:
-                (report.skipped if in_folder else report.failed).append((str(path), str(exc)))
+                failed = not found.in_folder or exc.damaged
+                (report.failed if failed else report.skipped).append((str(shown), str(exc)))
                 continue
             if doc is None:
-                report.unchanged.append(path)
+                report.unchanged.append(shown)
                 continue
             seen.add(doc.doc_id)
-            batch.append((path, doc))
+            batch.append((shown, doc))
             if sum(len(d.chunks) for _, d in batch) >= BATCH_CHUNKS:
                 flush()
         flush()
         progress("done")
     return report
+
+
+def _id_of(source: Source) -> str:
+    return document_id(without_userinfo(source) if isinstance(source, str) else source)
 
 
 def _write(
@@ -288,9 +368,14 @@ def find_document(docs: list[dict[str, Any]], given: str) -> list[dict[str, Any]
 
 
 def from_sources(docs: list[dict[str, Any]], paths: list[Path]) -> list[dict[str, Any]]:
-    """The documents (``kb.documents()`` entries) whose source is one of ``paths`` or under one."""
+    """The files' documents (``kb.documents()`` entries) whose source is or lies under a path.
+
+    A document sent inline is never a file, whatever its source says.
+    """
     found = []
     for meta in docs:
+        if origin_of(meta) not in ("file", "upload"):
+            continue
         source = Path(str(meta.get("source", "")))
         if any(source == p or p in source.parents for p in paths):
             found.append(meta)
@@ -348,33 +433,52 @@ def collection_summary(kb: KnowledgeBase) -> dict[str, Any]:
     return {"name": kb.name, "documents": len(docs), "chunks": kb.count(), "last": last}
 
 
-def resync(kb: KnowledgeBase) -> IngestReport:
-    """Read every stored source again: changed ones replaced, vanished files removed.
+def resync(kb: KnowledgeBase, outbound: Outbound | None = None) -> IngestReport:
+    """Read every stored file and web page again: changed ones replaced, vanished files removed.
 
+    Only what crag itself read is read again (files the CLI was given, uploads, web pages;
+    ``crag_core.clients.sources``): a document sent inline is left as it is, whatever its
+    source says, and a file's source is read as that one file, never walked as a folder.
     Unchanged files and pages are left as they are (their hash is compared); a URL that cannot
-    be fetched now is reported and kept.
+    be fetched now (within ``outbound``, when given) is reported and kept.
     """
-    sources = [str(d.get("source", "")) for d in kb.documents()]
-    gone = [Path(s) for s in sources if not is_url(s) and not Path(s).exists()]
+    docs = [d for d in kb.documents() if origin_of(d) in READ_AGAIN]
+    files = [d for d in docs if origin_of(d) != "url"]
+    gone = [Path(str(d["source"])) for d in files if not Path(str(d["source"])).is_file()]
     with kb.write_lock():
         removed = remove_sources(kb, gone)
-    report = ingest(kb, [s for s in sources if is_url(s) or Path(s).exists()])
+    items = [
+        Found(
+            str(d["source"]) if origin_of(d) == "url" else Path(str(d["source"])),
+            public_source(d),
+            origin=origin_of(d),
+        )
+        for d in docs
+        if origin_of(d) == "url" or Path(str(d["source"])).is_file()
+    ]
+    report = ingest_found(kb, items, outbound=outbound)
     report.removed = removed
+    report.labels |= {str(Path(str(d["source"]))): public_source(d) for d in files}
     return report
 
 
 UPLOADS = "uploads"
 """Under the data dir: ``uploads/<collection>/<file>``, the files added through the page."""
+MAX_NAME_BYTES = 200
+"""The longest uploaded file name kept (file systems take 255 bytes, with a prefix added)."""
 
 
 def upload_name(filename: str) -> str:
     """The name an uploaded file is kept under; ``SkipFile`` for one crag cannot read.
 
-    Only the last path component is kept (no directory climbing), hidden names are refused.
+    Only the last path component is kept (no directory climbing); hidden names and names
+    over ``MAX_NAME_BYTES`` are refused.
     """
     name = PurePosixPath(filename.replace("\\", "/")).name.strip()
     if not name or name.startswith("."):
-        raise SkipFile(f"not a usable file name: {filename!r}")
+        raise SkipFile(f"not a usable file name: {filename[:80]!r}")
+    if len(name.encode()) > MAX_NAME_BYTES:
+        raise SkipFile(f"the file name is longer than {MAX_NAME_BYTES} bytes")
     if Path(name).suffix.lower() not in SUPPORTED_SUFFIXES:
         raise SkipFile(_unsupported(Path(name)))
     return name
@@ -385,6 +489,8 @@ def add_upload(kb: KnowledgeBase, incoming: Path, final: Path) -> dict[str, Any]
 
     The file is read before it takes its place: one crag cannot use is deleted and reported
     ``skipped`` with the reason, and a file of the same name already there is left untouched.
+    If storing it fails, the file that was there before is put back (or the new one removed),
+    so ``uploads/`` never keeps a file the collection does not hold.
     Returns ``{"name", "status": added|replaced|unchanged|skipped, "reason", "doc_id",
     "chunks"}``.
     """
@@ -394,12 +500,30 @@ def add_upload(kb: KnowledgeBase, incoming: Path, final: Path) -> dict[str, Any]
     except Unextractable as exc:
         incoming.unlink(missing_ok=True)
         return result | {"status": "skipped", "reason": str(exc)}
+    previous = final.with_name(f".previous-{incoming.name}")
+    had = final.exists()
+    if had:
+        os.replace(final, previous)
     os.replace(incoming, final)
-    report = ingest(kb, [str(final)])
+    try:
+        report = ingest(kb, [str(final)], origin="upload")
+    except BaseException:
+        _put_back(final, previous, had)
+        raise
     if report.failed:
+        _put_back(final, previous, had)
         return result | {"status": "skipped", "reason": report.failed[0][1]}
+    previous.unlink(missing_ok=True)
     status = "added" if report.added else "replaced" if report.replaced else "unchanged"
     return result | {"status": status, "reason": "", "chunks": report.chunks}
+
+
+def _put_back(final: Path, previous: Path, had: bool) -> None:
+    """Undo an upload that was not stored: the earlier file back, or none."""
+    if had:
+        os.replace(previous, final)
+    else:
+        final.unlink(missing_ok=True)
 
 
 def remove_document(kb: KnowledgeBase, doc_id: str, uploads: Path) -> int:
@@ -410,6 +534,7 @@ def remove_document(kb: KnowledgeBase, doc_id: str, uploads: Path) -> int:
     with kb.write_lock():
         removed = kb.remove_document(doc_id)
     source = Path(str(chunks[0].metadata.get("source", "")))
-    if source.parent == uploads.resolve() / kb.name:
+    is_upload = origin_of(chunks[0].metadata) in ("file", "upload")
+    if is_upload and source.parent == uploads.resolve() / kb.name:
         source.unlink(missing_ok=True)
     return removed

@@ -1,11 +1,12 @@
 """What `crag serve` runs: the API server and the page, checked before it starts.
 
 ``server_command`` refuses a server open to anyone (no sign-in, not loopback) unless told
-``insecure``, and picks the server: `langgraph dev` (threads in memory, in ``.langgraph_api/``
-of the current folder), or, with ``CRAG_API_DATABASE_URL`` and ``CRAG_API_REDIS_URL``,
-langgraph-api on PostgreSQL (``crag.shared_server``; the server environment of
-``make server-env``), handed langgraph.json's graphs, page and sign-in as the variables
-langgraph-api reads.
+``insecure``, gives runs a wall-clock budget (``CRAG_API_RUN_TIMEOUT_S``) and several
+workers (``CRAG_API_RUN_WORKERS``, so one slow run holds up no other), and picks the server:
+`langgraph dev` (threads in memory, in ``.langgraph_api/`` of the current folder), or, with
+``CRAG_API_DATABASE_URL`` and ``CRAG_API_REDIS_URL``, langgraph-api on PostgreSQL
+(``crag.shared_server``; the server environment of ``make server-env``), handed
+langgraph.json's graphs, page and sign-in as the variables langgraph-api reads.
 """
 
 from __future__ import annotations
@@ -52,7 +53,14 @@ def server_command(host: str, port: int, reload: bool, insecure: bool) -> Server
         return _shared(env, host, port, warning)
     argv = [str(Path(sys.executable).with_name("langgraph")), "dev", "--config"]
     argv += [str(LANGGRAPH_JSON), "--host", host, "--port", str(port), "--no-browser"]
-    return ServerCommand(argv + ([] if reload else ["--no-reload"]), warning=warning)
+    argv += ["--n-jobs-per-worker", str(env.api_run_workers)]
+    argv += [] if reload else ["--no-reload"]
+    return ServerCommand(argv, _run_budget(env), warning)
+
+
+def _run_budget(env: Settings) -> dict[str, str]:
+    """langgraph-api's run timeout: a run past ``CRAG_API_RUN_TIMEOUT_S`` is cancelled."""
+    return {"BG_JOB_TIMEOUT_SECS": f"{env.api_run_timeout_s:g}"}
 
 
 def _is_loopback(host: str) -> bool:
@@ -88,7 +96,8 @@ def _shared(env: Settings, host: str, port: int, warning: str) -> ServerCommand:
         "LANGSERVE_GRAPHS": json.dumps(config["graphs"]),
         "LANGGRAPH_HTTP": json.dumps(config.get("http") or {}),
         "LANGGRAPH_AUTH": json.dumps(config.get("auth") or {}),
-    }
+        "N_JOBS_PER_WORKER": str(env.api_run_workers),
+    } | _run_budget(env)
     argv = [sys.executable, "-m", "uvicorn", "crag.shared_server:app", "--host", host]
     argv += ["--port", str(port), "--lifespan", "on", "--no-access-log"]
     return ServerCommand(argv, added, warning)

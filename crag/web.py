@@ -8,12 +8,14 @@ settings, a cited chunk's stored text and source (for the citation preview when 
 steps do not hold it: a cached answer), and the documents panel's collections and documents,
 with file upload (the API takes JSON, not files). Adding web pages and inline documents and
 removing documents also work through the API itself: the ``indexer`` graph. Every route here
-answers a signed-in user (``crag.auth``), for the collections that user may use.
+answers a signed-in user (``crag.auth``), for the collections that user may use; every
+request to the server, the API's included, passes ``crag.gate`` first.
 """
 
 from __future__ import annotations
 
 import functools
+import logging
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict
@@ -22,23 +24,28 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from crag import ingest
-from crag.auth import access, user_of_request
+from crag import ingest, policy
+from crag.auth import MAX_URLS_PER_RUN, access, user_of_request
+from crag.gate import Gate
 from crag_core.clients.documents import doc_location
-from crag_core.clients.errors import CragError
+from crag_core.clients.errors import ConfigError, CragError
 from crag_core.clients.knowledge_base import KnowledgeBase
 from crag_core.clients.settings import data_dir
+from crag_core.clients.sources import is_url, origin_of, public_source
 from crag_core.formats.extract import MAX_FILE_BYTES, Unextractable, pdf_page_png
-from crag_core.formats.fetch_url import is_url
 from crag_core.schema.context import Context
 from graph import factory
 
 UI_DIR = Path(__file__).with_name("ui")
+log = logging.getLogger(__name__)
+HIDDEN = "(set on the server)"
+"""What the settings route shows of a value that is the operator's alone (``base_url``)."""
 
 
 Handler = Callable[[Request], Response]
@@ -94,7 +101,7 @@ def existing_collection(handler: Callable[[Request, KnowledgeBase], Response]) -
                 return _error(f"No collection {name!r}.", 404)
             return handler(request, factory.knowledge_base(name))
         except CragError as exc:
-            return _error(str(exc), 503)
+            return _unavailable(exc)
 
     return guarded
 
@@ -107,16 +114,28 @@ def _visible(request: Request) -> list[str]:
 
 @signed_in
 def settings(request: Request) -> Response:
-    """``GET /crag/settings``: the server's run settings and its collections.
+    """``GET /crag/settings``: the server's run settings, which are locked, and its collections.
 
     The context schema's defaults are the code's; the server's are those with its ``CRAG_*``
     environment applied, which is what a run gets for a field the page does not send.
+    ``locked``: the fields a run from the API may not change (``crag.policy``).
     """
     try:
         context = asdict(Context())
-        return JSONResponse({"context": context, "collections": _visible(request)})
+    except ConfigError as exc:  # the operator's environment: its message names the variable
+        return _error(str(exc), 503)
+    if context["base_url"]:  # the server's model servers' addresses are the operator's
+        context["base_url"] = HIDDEN
+    try:
+        return JSONResponse(
+            {
+                "context": context,
+                "locked": policy.locked_fields(),
+                "collections": _visible(request),
+            }
+        )
     except CragError as exc:
-        return JSONResponse({"detail": str(exc)}, status_code=503)
+        return _unavailable(exc)
 
 
 @existing_collection
@@ -135,7 +154,7 @@ def show_chunk(request: Request, kb: KnowledgeBase) -> Response:
         {
             "id": chunk_id,
             "text": chunk.page_content,
-            "source": meta.get("source", ""),
+            "source": public_source(meta),
             "title": meta.get("title", ""),
             "type": meta.get("type", ""),
             "page": meta.get("page"),
@@ -157,8 +176,8 @@ def chunk_page(request: Request, kb: KnowledgeBase) -> Response:
     source = Path(str(meta.get("source", "")))
     if meta.get("type") != "pdf" or meta.get("page") is None:
         return _error(f"{chunk_id!r} is not a chunk of a PDF page.", 404)
-    if not source.is_file():
-        return _error(f"The PDF {source} is no longer there.", 404)
+    if origin_of(meta) not in ("file", "upload") or not source.is_file():
+        return _error(f"The PDF {public_source(meta)} is no longer there.", 404)
     try:
         png = pdf_page_png(source, int(meta["page"]))
     except Unextractable as exc:
@@ -168,6 +187,15 @@ def chunk_page(request: Request, kb: KnowledgeBase) -> Response:
 
 def _error(detail: str, status: int) -> Response:
     return JSONResponse({"detail": detail}, status_code=status)
+
+
+def _unavailable(exc: CragError) -> Response:
+    """503 for a store that failed: the reason in the server's log, never in the reply.
+
+    (A store's errors name its paths and addresses, which are the server's.)
+    """
+    log.warning("The knowledge base failed: %s", exc)
+    return _error("The knowledge base is not available right now; see the server's log.", 503)
 
 
 def _uploads() -> Path:
@@ -180,7 +208,7 @@ def list_collections(request: Request) -> Response:
     try:
         rows = [ingest.collection_summary(factory.knowledge_base(n)) for n in _visible(request)]
     except CragError as exc:
-        return _error(str(exc), 503)
+        return _unavailable(exc)
     return JSONResponse({"collections": rows, "default": Context().collection})
 
 
@@ -205,14 +233,22 @@ def _create(name: str) -> Response:
         kb.writable  # noqa: B018 - opening it for writing creates it
         summary = ingest.collection_summary(kb)
     except CragError as exc:
-        return _error(str(exc), 400 if "invalid" in str(exc) else 503)
+        if "invalid" in str(exc):
+            return _error(f"{name[:80]!r} is not a valid collection name.", 400)
+        return _unavailable(exc)
     return JSONResponse(summary, status_code=200 if existed else 201)
 
 
 @existing_collection
 def list_documents(request: Request, kb: KnowledgeBase) -> Response:
-    """``GET /crag/collections/{collection}/documents``: each document with its outline."""
-    return JSONResponse({"collection": kb.name, "documents": kb.outlines()})
+    """``GET /crag/collections/{collection}/documents``: each document with its outline.
+
+    Each by its label: a path on the server is never shown.
+    """
+    documents = [meta | {"source": public_source(meta)} for meta in kb.outlines()]
+    for meta in documents:
+        meta.pop("label", None)
+    return JSONResponse({"collection": kb.name, "documents": documents})
 
 
 @signed_in_async
@@ -252,7 +288,9 @@ def _store_upload(collection: str, name: str, body: bytes) -> Response:
         incoming.write_bytes(body)
         result = ingest.add_upload(kb, incoming, folder / name)
     except CragError as exc:
-        return _error(str(exc), 400 if "invalid" in str(exc) else 503)
+        if "invalid" in str(exc):
+            return _error(f"{collection[:80]!r} is not a valid collection name.", 400)
+        return _unavailable(exc)
     finally:
         if incoming is not None:
             incoming.unlink(missing_ok=True)  # gone already unless something failed
@@ -269,16 +307,18 @@ async def add_sources(request: Request) -> Response:
         return _error('Send {"urls": ["https://…"]}.', 400)
     if not urls or not all(is_url(u) for u in urls):
         return _error("Only http(s) URLs can be added here; upload files instead.", 400)
+    if len(urls) > MAX_URLS_PER_RUN:
+        return _error(f"At most {MAX_URLS_PER_RUN} web pages at a time.", 413)
     return await run_in_threadpool(_add_urls, request.path_params["collection"], urls)
 
 
 def _add_urls(collection: str, urls: list[str]) -> Response:
     try:
         kb = factory.knowledge_base(collection)
-        report = ingest.ingest(kb, urls)
-        return JSONResponse(report.to_json(kb.name, kb.count(), 0.0))
+        report = ingest.ingest(kb, urls, outbound=policy.outbound())
+        return JSONResponse(report.to_json(kb.name, kb.count(), 0.0, public=True))
     except CragError as exc:
-        return _error(str(exc), 503)
+        return _unavailable(exc)
 
 
 @existing_collection
@@ -294,8 +334,8 @@ def remove_document(request: Request, kb: KnowledgeBase) -> Response:
 @existing_collection
 def resync(request: Request, kb: KnowledgeBase) -> Response:
     """``POST /crag/collections/{collection}/sync``: every source read again (see ingest)."""
-    report = ingest.resync(kb)
-    return JSONResponse(report.to_json(kb.name, kb.count(), 0.0))
+    report = ingest.resync(kb, policy.outbound())
+    return JSONResponse(report.to_json(kb.name, kb.count(), 0.0, public=True))
 
 
 def to_page(request: Request) -> Response:
@@ -321,5 +361,7 @@ app = Starlette(
         Route("/crag/collections/{collection}/chunks/{chunk_id}", show_chunk),
         Route("/crag/collections/{collection}/chunks/{chunk_id}/page.png", chunk_page),
         Mount("/ui", StaticFiles(directory=UI_DIR, html=True), name="ui"),
-    ]
+    ],
+    # langgraph-api runs a custom app's middleware around every route, its own included.
+    middleware=[Middleware(Gate)],
 )

@@ -30,7 +30,8 @@ function plain(value) {
 
 // ---- run settings, from the graph's context schema ----
 
-function buildFields(contextSchema) {
+// Fields the server keeps for its operator (settings.locked) are shown, not editable.
+function buildFields(contextSchema, locked = []) {
   const box = $("fields");
   box.replaceChildren();
   schema = contextSchema.properties || {};
@@ -58,7 +59,9 @@ function buildFields(contextSchema) {
     }
     input.name = name;
     input.id = `field-${name}`;
-    label.append(make("span", {}, field.title || name), input, make("small", {}, field.description || ""));
+    const note = locked.includes(name) ? " Set by the server's operator." : "";
+    if (note) input.disabled = true;
+    label.append(make("span", {}, field.title || name), input, make("small", {}, (field.description || "") + note));
     box.append(label);
   }
 }
@@ -73,6 +76,7 @@ function runContext() {
     else if (input.type === "number") value = input.value === "" ? null : Number(input.value);
     else if (field.type === "object") value = input.value ? JSON.parse(input.value) : {};
     else value = input.value;
+    if (input.disabled) continue;
     if (value !== null && JSON.stringify(value) !== JSON.stringify(defaults[name] ?? field.default)) context[name] = value;
   }
   return context;
@@ -363,7 +367,7 @@ async function init() {
     document.body.append(options);
     graphView = new GraphView($("graph"), description);
     graphView.reset();
-    buildFields(schemas.context_schema || {});
+    buildFields(schemas.context_schema || {}, settings.locked || []);
     // The panel's collection is the one runs ask: it writes the settings form's field.
     const documents = new DocumentsPanel(defaults.collection, (name) => {
       if ($("field-collection")) $("field-collection").value = name;

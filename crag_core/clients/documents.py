@@ -1,7 +1,8 @@
 """Documents as the graph sees them, and how they are shown to the model.
 
 Every document (knowledge-base chunk or web result) is a LangChain ``Document`` whose
-``metadata`` carries ``id`` (the chunk id or ``web:...``) and ``source`` (file path or URL).
+``metadata`` carries ``id`` (the chunk id or ``web:...``) and ``source`` (file path or URL;
+shown as its label).
 In prompts, documents are wrapped in ``<document>`` tags and described as data, so text inside
 them cannot pass itself off as instructions or close the tag early.
 """
@@ -13,6 +14,8 @@ import unicodedata
 
 from langchain_core.documents import Document
 
+from crag_core.clients.sources import public_source
+
 
 def doc_id(doc: Document) -> str:
     """The document's stable id."""
@@ -20,8 +23,11 @@ def doc_id(doc: Document) -> str:
 
 
 def doc_source(doc: Document) -> str:
-    """Where the document came from: a file path, URL or title."""
-    return str(doc.metadata.get("source", ""))
+    """Where the document came from, as answers show it: a file's label, a URL, a name.
+
+    Never a path on the server (``crag_core.clients.sources.public_source``).
+    """
+    return public_source(doc.metadata)
 
 
 def doc_location(doc: Document) -> str:

@@ -147,6 +147,58 @@ class Settings(BaseSettings):
         validation_alias="CRAG_API_REDIS_URL",
         description="Redis URL the shared API processes stream runs through (with the above).",
     )
+    api_caller_fields: str = Field(
+        default="",
+        validation_alias="CRAG_API_CALLER_FIELDS",
+        description=(
+            "Run settings the server leaves to API callers although they are the operator's by "
+            "default (model, grader_model, base_url, web_search, prompt_versions, the "
+            "timeouts), comma-separated; e.g. 'model,grader_model' on a server whose users may "
+            "pick among the models it can reach. docs/deploy.md says what each one allows."
+        ),
+    )
+    api_fetch_allow: str = Field(
+        default="",
+        validation_alias="CRAG_API_FETCH_ALLOW",
+        description=(
+            "Internal hosts the server may fetch web pages from for API callers, "
+            "comma-separated: a host name, host:port, a network (10.1.0.0/16) or IP:port. "
+            "Empty: public addresses only."
+        ),
+    )
+    api_origins: str = Field(
+        default="https://smith.langchain.com",
+        validation_alias="CRAG_API_ORIGINS",
+        description=(
+            "Web origins whose pages may call the API from a browser besides the server's own "
+            "page, comma-separated (default: LangGraph Studio's); 'none' for no other."
+        ),
+    )
+    api_hosts: str = Field(
+        default="",
+        validation_alias="CRAG_API_HOSTS",
+        description=(
+            "Host names the server answers to besides loopback and the address it listens on "
+            "(the names in front of it: a proxy's, a LAN name), comma-separated. Checked in "
+            "open mode always, with sign-in when set."
+        ),
+    )
+    api_run_timeout_s: float = Field(
+        default=600.0,
+        gt=0,
+        validation_alias="CRAG_API_RUN_TIMEOUT_S",
+        description="Wall-clock budget of one API run, in seconds; a run past it is cancelled.",
+    )
+    api_run_workers: int = Field(
+        default=4,
+        ge=1,
+        le=64,
+        validation_alias="CRAG_API_RUN_WORKERS",
+        description=(
+            "Runs the API server works on at once (more wait in its queue): one slow run does "
+            "not hold up the others."
+        ),
+    )
     chroma_token: SecretStr | None = Field(
         default=None,
         validation_alias="CRAG_CHROMA_TOKEN",

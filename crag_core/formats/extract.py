@@ -161,7 +161,7 @@ def check_archive(data: bytes, kind: str) -> None:
     unpacked = sum(m.file_size for m in members)
     if unpacked > MAX_UNPACKED_BYTES:
         raise Damaged(
-            f"it unpacks to {unpacked / 2**20:,.0f} MiB, more than {MAX_UNPACKED_BYTES >> 20} MiB"
+            f"it unpacks to {unpacked / 2**20:,.1f} MiB, more than {MAX_UNPACKED_BYTES >> 20} MiB"
         )
 
 

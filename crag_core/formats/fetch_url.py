@@ -2,7 +2,8 @@
 
 ``fetch(url)`` gets the bytes with a time limit for the whole download (not only per read),
 a size cap (the declared length is checked before reading, the received bytes while reading),
-a bounded number of redirects and a content-type check: only the types crag can read are
+a bounded number of redirects, each followed here (and, for an API caller, each host checked
+by ``crag_core.formats.outbound``), and a content-type check: only the types crag can read are
 taken (``CONTENT_TYPES``); a server that says ``application/octet-stream`` or nothing is
 judged by the URL's suffix. Anything else raises ``Unextractable``, as an unreadable file does.
 """
@@ -10,14 +11,17 @@ judged by the URL's suffix. Anything else raises ``Unextractable``, as an unread
 from __future__ import annotations
 
 import time
+from contextlib import closing
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from pathlib import PurePosixPath
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from crag_core.clients.sources import is_url, without_userinfo
 from crag_core.formats.extract import FILE_TYPES, MAX_FILE_BYTES, Unextractable
+from crag_core.formats.outbound import UNREACHABLE, Outbound, Refused
 
 CONTENT_TYPES = {
     "text/html": "html",
@@ -50,50 +54,87 @@ class Fetched:
     modified: int
 
 
-def is_url(source: str) -> bool:
-    """Whether ``source`` names a web address rather than a path."""
-    return source.lower().startswith(("http://", "https://"))
-
-
 def fetch(
     url: str,
     timeout_s: float = URL_TIMEOUT_S,
     max_bytes: int = MAX_FILE_BYTES,
     max_redirects: int = MAX_REDIRECTS,
+    outbound: Outbound | None = None,
 ) -> Fetched:
-    """Download ``url`` within the bounds; ``Unextractable`` says why it cannot be used."""
-    if not urlsplit(url).hostname:
-        raise Unextractable("not a web address (no host)")
+    """Download ``url`` within the bounds; ``Unextractable`` says why it cannot be used.
+
+    Redirects are followed here, hop by hop, each to an http(s) address. With ``outbound``
+    (a fetch made for an API caller) every hop's host is checked and connected to at the
+    address checked, userinfo is dropped, proxies in the environment are not used, and every
+    failure to connect reads ``UNREACHABLE``. Without it (the CLI), userinfo is sent as basic
+    auth and the environment's proxies apply. The returned ``url`` never carries userinfo.
+    """
     deadline = time.monotonic() + timeout_s
     try:
-        with (
-            httpx.Client(
-                follow_redirects=True, max_redirects=max_redirects, timeout=timeout_s
-            ) as client,
-            client.stream("GET", url, headers={"Accept": ", ".join(CONTENT_TYPES)}) as reply,
-        ):
-            if reply.status_code >= 400:
-                raise Unextractable(
-                    f"the server answered {reply.status_code} {reply.reason_phrase}"
-                )
-            kind = _kind(reply.headers.get("content-type", ""), str(reply.url))
-            declared = reply.headers.get("content-length", "")
-            if declared.isdigit() and int(declared) > max_bytes:
-                raise Unextractable(f"larger than {_mib(max_bytes)} ({_mib(int(declared))})")
-            received = bytearray()
-            for piece in reply.iter_bytes():
-                received += piece
-                if len(received) > max_bytes:
-                    raise Unextractable(f"larger than {_mib(max_bytes)}")
-                if time.monotonic() > deadline:
-                    raise Unextractable(f"took longer than {timeout_s:g} s to download")
-            return Fetched(str(reply.url), bytes(received), kind, _modified(reply.headers))
-    except httpx.TooManyRedirects as exc:
-        raise Unextractable(f"more than {max_redirects} redirects") from exc
+        with httpx.Client(timeout=timeout_s, trust_env=outbound is None) as client:
+            for _hop in range(max_redirects + 1):
+                request = _request(client, url, outbound, max(deadline - time.monotonic(), 0.1))
+                with closing(client.send(request, stream=True)) as reply:
+                    if not reply.is_redirect:
+                        return _read(reply, url, max_bytes, timeout_s, deadline)
+                    url = _redirected(url, reply.headers.get("location", ""))
+    except Refused as exc:
+        raise Unextractable(UNREACHABLE) from exc
     except httpx.TimeoutException as exc:
-        raise Unextractable(f"no answer within {timeout_s:g} s") from exc
+        raise Unextractable(
+            UNREACHABLE if outbound else f"no answer within {timeout_s:g} s"
+        ) from exc
     except httpx.HTTPError as exc:
-        raise Unextractable(f"cannot fetch: {exc}") from exc
+        raise Unextractable(UNREACHABLE if outbound else f"cannot fetch: {exc}") from exc
+    raise Unextractable(f"more than {max_redirects} redirects")
+
+
+def _request(
+    client: httpx.Client, url: str, outbound: Outbound | None, timeout_s: float
+) -> httpx.Request:
+    """The GET of one hop: with ``outbound``, to the checked address of the URL's host."""
+    parts = urlsplit(url)
+    if not is_url(url) or not parts.hostname:
+        raise Unextractable("not a web address (no host)")
+    headers = {"Accept": ", ".join(CONTENT_TYPES)}
+    if outbound is None:
+        return client.build_request("GET", url, headers=headers)
+    target = httpx.URL(without_userinfo(url))
+    port = target.port or (443 if target.scheme == "https" else 80)
+    address = outbound.address(target.host, port, timeout_s)
+    headers["Host"] = target.netloc.decode("ascii")
+    extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}
+    return client.build_request(
+        "GET", target.copy_with(host=address), headers=headers, extensions=extensions
+    )
+
+
+def _redirected(url: str, location: str) -> str:
+    """Where a redirect from ``url`` leads: an http(s) address, else ``Unextractable``."""
+    following = urljoin(url, location.strip())
+    if not location.strip() or not is_url(following):
+        raise Unextractable("redirected to something that is not a web page")
+    return following
+
+
+def _read(
+    reply: httpx.Response, url: str, max_bytes: int, timeout_s: float, deadline: float
+) -> Fetched:
+    """The reply's bytes, within the size cap and the deadline of the whole download."""
+    if reply.status_code >= 400:
+        raise Unextractable(f"the server answered {reply.status_code} {reply.reason_phrase}")
+    kind = _kind(reply.headers.get("content-type", ""), url)
+    declared = reply.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > max_bytes:
+        raise Unextractable(f"larger than {_mib(max_bytes)} ({_mib(int(declared))})")
+    received = bytearray()
+    for piece in reply.iter_bytes():
+        received += piece
+        if len(received) > max_bytes:
+            raise Unextractable(f"larger than {_mib(max_bytes)}")
+        if time.monotonic() > deadline:
+            raise Unextractable(f"took longer than {timeout_s:g} s to download")
+    return Fetched(without_userinfo(url), bytes(received), kind, _modified(reply.headers))
 
 
 def _kind(content_type: str, url: str) -> str:

@@ -68,9 +68,15 @@ def server(sb50_data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
     """``make serve`` on a free loopback port, over the Super Bowl 50 knowledge base.
 
     Secrets are set (to catch leaks into the server's log); web search stays offline. Runs
-    choose their model through the run context.
+    choose their model through the run context: the operator leaves those fields to callers
+    (``CRAG_API_CALLER_FIELDS``), as on a machine whose only user is the operator.
     """
-    env = base_env(sb50_data_dir, CRAG_WEB_SEARCH="encyclopedia", **SECRETS)
+    env = base_env(
+        sb50_data_dir,
+        CRAG_WEB_SEARCH="encyclopedia",
+        CRAG_API_CALLER_FIELDS="model,base_url",
+        **SECRETS,
+    )
     with langgraph_dev(env, tmp_path_factory.mktemp("server")) as srv:
         print(f"langgraph dev answered /ok {srv.start_seconds:.1f}s after launch")
         yield srv

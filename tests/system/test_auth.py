@@ -205,18 +205,18 @@ def test_the_page_asks_for_the_token_once_and_works_signed_in(signed_server: Ser
         page.fill("#token", "wrong-token")
         page.press("#token", "Enter")  # refused: asked again, with the reason
         page.wait_for_function(
-            "document.querySelector('#sign-in-reason').textContent.includes('not valid')"
+            "() => document.querySelector('#sign-in-reason').textContent.includes('not valid')"
         )
         page.fill("#token", ALICE)
         page.press("#token", "Enter")
-        page.wait_for_function("window.cragPage.readyMs !== null")
+        page.wait_for_function("() => window.cragPage.readyMs !== null")
         assert page.input_value("#collection") == "crag"
         page.fill("#question", QUESTION)
         page.press("#question", "Enter")
         page.wait_for_selector(".turn[data-status=done]", timeout=120_000)
         assert page.inner_text(".turn .answer") == ANSWER
         page.reload()  # the token is kept for the tab's session: no second sign-in
-        page.wait_for_function("window.cragPage.readyMs !== null")
+        page.wait_for_function("() => window.cragPage.readyMs !== null")
         assert not page.is_visible("#sign-in")
         assert view.outside == [], view.outside
         assert [e for e in view.errors if "401" not in e] == [], view.errors

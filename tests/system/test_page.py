@@ -47,7 +47,7 @@ def test_ask_watch_cite_and_continue_a_thread(server: Server, scripted_llm: str,
     with offline_page() as view:
         page = view.page
         page.goto(f"{server.url}/ui/")
-        page.wait_for_function("window.cragPage.readyMs !== null")
+        page.wait_for_function("() => window.cragPage.readyMs !== null")
         ready_ms = page.evaluate("window.cragPage.readyMs")
 
         # The settings form is built from the context schema: choose the scripted model there.
@@ -92,7 +92,7 @@ def test_ask_watch_cite_and_continue_a_thread(server: Server, scripted_llm: str,
 
         # Leave the thread, open it again from the list: its turn is rebuilt from the history.
         page.click("#new-thread")
-        page.wait_for_function("document.querySelectorAll('.turn').length === 0")
+        page.wait_for_function("() => document.querySelectorAll('.turn').length === 0")
         page.click(f"[data-thread='{thread_id}']")
         page.wait_for_selector(".turn[data-status=done]")
         assert steps_of(page, 1) == KB_PATH
@@ -133,14 +133,14 @@ def test_documents_are_added_asked_cited_and_removed_on_the_page(
         page = view.page
         page.on("dialog", lambda d: d.accept("notes") if d.type == "prompt" else d.accept())
         page.goto(f"{server.url}/ui/")
-        page.wait_for_function("window.cragPage.readyMs !== null")
+        page.wait_for_function("() => window.cragPage.readyMs !== null")
         assert page.input_value("#collection") == "crag"  # the default, holding documents
         assert page.input_value("#field-collection") == "crag"
 
         page.click("#new-collection")  # a prompt asks its name: "notes"
-        page.wait_for_function("document.querySelector('#collection').value === 'notes'")
+        page.wait_for_function("() => document.querySelector('#collection').value === 'notes'")
         page.wait_for_function(
-            "document.querySelector('#collection-note').textContent.includes('empty')"
+            "() => document.querySelector('#collection-note').textContent.includes('empty')"
         )
         assert page.input_value("#field-collection") == "notes"  # runs ask it now
 
@@ -169,7 +169,9 @@ def test_documents_are_added_asked_cited_and_removed_on_the_page(
         page.keyboard.press("Escape")
 
         page.click("#doc-list li[data-doc^='broncos'] button")  # confirm() is accepted
-        page.wait_for_function("document.querySelector('#doc-count').textContent.startsWith('1 ')")
+        page.wait_for_function(
+            "() => document.querySelector('#doc-count').textContent.startsWith('1 ')"
+        )
         assert [d.startswith("levels") for d in doc_ids(page)] == [True]
 
         assert view.outside == [], view.outside
@@ -184,7 +186,7 @@ def test_a_question_in_parts_streams_each_parts_steps_and_tokens(server: Server,
     with offline_page() as view:
         page = view.page
         page.goto(f"{server.url}/ui/")
-        page.wait_for_function("window.cragPage.readyMs !== null")
+        page.wait_for_function("() => window.cragPage.readyMs !== null")
         page.click("#settings summary")
         page.fill("#field-model", "openai-compatible:scripted")
         page.fill("#field-base_url", scripted_llm)

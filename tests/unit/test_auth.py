@@ -86,7 +86,8 @@ def test_serve_picks_the_server_and_says_what_a_shared_one_needs(monkeypatch, tm
 
     plain = serve.server_command("127.0.0.1", 2024, reload=False, insecure=False)
     assert plain.argv[1:3] == ["dev", "--config"] and "--no-reload" in plain.argv
-    assert plain.env == {} and plain.warning == ""
+    assert plain.env == {"BG_JOB_TIMEOUT_SECS": "600"} and plain.warning == ""
+    assert plain.argv[plain.argv.index("--n-jobs-per-worker") + 1] == "4"
     loose = serve.server_command("0.0.0.0", 2024, reload=True, insecure=True)
     assert "no sign-in" in loose.warning
 

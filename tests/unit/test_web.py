@@ -47,7 +47,9 @@ def test_a_chunk_is_shown_with_its_source(hash_kb, tmp_path):
     [doc] = hash_kb("mykb").documents()
     chunk = client.get(f"/crag/collections/mykb/chunks/{doc['doc_id']}__c0000").json()
     assert "Alpha text about rivers." in chunk["text"]
-    assert chunk["source"] == str(tmp_path / "a.md") and chunk["title"] == "Alpha"
+    # Shown by its label (the folder given and the file), never by its path on the server.
+    assert chunk["source"] == f"{tmp_path.name}/a.md" and chunk["title"] == "Alpha"
+    assert str(tmp_path) not in str(chunk)
 
     missing = client.get(f"/crag/collections/mykb/chunks/{doc['doc_id']}__c0009")
     assert missing.status_code == 404
@@ -138,8 +140,8 @@ def test_resync_reads_changed_files_and_drops_vanished_ones(hash_kb, tmp_path):
     (tmp_path / "a.md").write_text("# A\n\nAlpha text, revised.")
     (tmp_path / "b.md").unlink()
     report = client.post("/crag/collections/mykb/sync").json()
-    assert report["replaced"] == [str(tmp_path / "a.md")]
-    assert report["removed"] == [str(tmp_path / "b.md")]
+    assert report["replaced"] == [f"{tmp_path.name}/a.md"]  # labels, not server paths
+    assert report["removed"] == [f"{tmp_path.name}/b.md"]
     assert [d["title"] for d in hash_kb("mykb").documents()] == ["A"]
 
 
