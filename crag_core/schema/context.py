@@ -356,8 +356,8 @@ class Context:
         default_factory=dict,
         metadata={
             "description": (
-                "Prompt version per prompt name, e.g. {'generate': 'v1'}; unnamed prompts use "
-                "their latest version. Env: CRAG_PROMPT_VERSIONS='generate=v1,rewrite_query=v1'."
+                "Prompt version per prompt name, e.g. {'generate': 'v4'}; unnamed prompts use "
+                "their latest version. Env: CRAG_PROMPT_VERSIONS='generate=v4,rewrite_query=v1'."
             )
         },
     )

@@ -30,6 +30,7 @@ import pytest
 from benchmarks.serve import ROOT, Server, langgraph_dev
 from tests.loopback import chat_completion, loopback
 from tests.system.conftest import SECRETS, base_env, crag
+from tests.system.test_model_servers import model_server
 
 pytestmark = pytest.mark.system
 
@@ -369,13 +370,54 @@ def test_hostile_uploads_are_refused_with_a_reason_and_not_kept(
     assert kept == ["fences.md", "spaces.md"]  # the refused ones were not kept
 
 
+SLOW_CALL_S, RUN_BUDGET_S = 3.0, 5
+
+
 @pytest.fixture(scope="module")
 def open_server(sb50_data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """``make serve`` with no sign-in, on a model that takes 3 s a call and a 5 s run budget."""
     work = tmp_path_factory.mktemp("open-attacks")
     shutil.copytree(sb50_data_dir, work / "data")  # a store of its own: one process each
-    env = base_env(work / "data", CRAG_WEB_SEARCH="off", **SECRETS)
-    with langgraph_dev(env, work) as srv:
-        yield srv
+    with model_server(work, SLOW_CALL_S) as (slow, _, _):
+        env = base_env(
+            work / "data",
+            CRAG_WEB_SEARCH="off",
+            CRAG_MODEL="openai-compatible:scripted",
+            CRAG_BASE_URL=slow,
+            CRAG_ANSWER_CACHE="false",
+            CRAG_API_RUN_TIMEOUT_S=str(RUN_BUDGET_S),
+            **SECRETS,
+        )
+        with langgraph_dev(env, work) as srv:
+            yield srv
+
+
+def test_runs_work_side_by_side_and_end_within_their_budget(open_server: Server):
+    """A slow model holds no other run up (several workers), and no run outlives its budget."""
+    api = httpx.Client(base_url=open_server.url, timeout=30)
+    started = time.monotonic()
+    runs = [
+        api.post(
+            "/runs",
+            json={"assistant_id": "crag", "input": {"question": q}, "on_completion": "keep"},
+        ).json()
+        for q in ("Which team won Super Bowl 50?", "Who did the Broncos beat?")
+    ]
+    statuses: list[list[str]] = []
+    while time.monotonic() - started < 30:
+        now = [
+            api.get(f"/threads/{r['thread_id']}/runs/{r['run_id']}").json().get("status", "gone")
+            for r in runs
+        ]
+        statuses.append(now)
+        if all(s not in ("pending", "running") for s in now):
+            break
+        time.sleep(0.5)
+    ended = time.monotonic() - started
+    print(f"two runs on a {SLOW_CALL_S:g} s/call model: {statuses[-1]} after {ended:.1f} s")
+    assert ["running", "running"] in statuses, statuses  # both at once, not one after the other
+    assert ended < RUN_BUDGET_S + 2 * SLOW_CALL_S, (ended, statuses[-1])
+    assert statuses[-1] == ["timeout", "timeout"], statuses[-1]  # cut off, not finished
 
 
 def test_open_mode_answers_only_its_own_host_origin_and_json(open_server: Server):
