@@ -45,6 +45,8 @@ from crag_core.schema.context import Context
 
 MAX_URLS_PER_RUN = 20
 """Web pages one indexer run may fetch (each may take 30 s and 20 MiB)."""
+MAX_MESSAGES = 200
+"""Messages a run's input may carry (a chat client that keeps the conversation itself)."""
 
 LOCAL_USER = "local"
 """Everyone, in open local mode (no tokens configured)."""
@@ -183,6 +185,16 @@ async def run_within_limits(
         raise Auth.exceptions.HTTPException(
             status_code=413,
             detail=f"The question is {len(question)} characters long; the limit is {limit}.",
+        )
+    messages = _listed(kwargs.get("input"), "messages")
+    longest = max(
+        (len(str(m.get("content", ""))) for m in messages if isinstance(m, dict)), default=0
+    )
+    if len(messages) > MAX_MESSAGES or longest > limit:
+        raise Auth.exceptions.HTTPException(
+            status_code=413,
+            detail=f"A conversation may hold {MAX_MESSAGES} messages of at most {limit} "
+            "characters each.",
         )
     if len(urls := _listed(kwargs.get("input"), "urls")) > MAX_URLS_PER_RUN:
         raise Auth.exceptions.HTTPException(

@@ -311,6 +311,10 @@ def test_every_run_is_bounded(signed: Server, replies: Replies):
         bob, "indexer", {"urls": [f"https://example.org/{n}" for n in range(21)]}, context=context
     )
     assert many.status_code == 413
+    history = [{"type": "human", "content": "x" * 10_000}, {"type": "ai", "content": "ok"}]
+    chat = {"messages": [*history, {"type": "human", "content": "Why?"}]}
+    long_chat = run(bob, "crag", chat, context=context)
+    assert long_chat.status_code == 413  # an earlier message is a question in the prompt too
     batch = [{"assistant_id": "crag", "input": question, "context": context}] * 3
     refused = bob.post("/runs/batch", json=batch)
     assert refused.status_code == 429 and "limit is 2" in refused.json()["detail"]
