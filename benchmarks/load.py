@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.serve import clean_env, langgraph_dev
-from benchmarks.shared_services import chroma_server, link_models, model_server, postgres_server
+from benchmarks.shared_services import chroma_server, model_server, postgres_server
 
 RETRIEVAL = {"check_cache", "retrieve", "web_search", "refine_knowledge"}
 MODEL = {
@@ -123,15 +123,11 @@ def run_config(
     slots: int, apps: int, users: int, questions: list[str], shared: dict[str, str], work: Path
 ) -> dict[str, Any]:
     """One configuration: start the model server and the apps, warm them up, load them."""
-    from crag_core.clients.settings import data_dir
-
-    models = data_dir() / "models"
     with ExitStack() as stack:
         model = stack.enter_context(model_server(work, slots))
         servers = []
         for i in range(apps):
             data = work / f"app-{slots}-{apps}-{users}-{i}"
-            link_models(data, models)
             env = clean_env(data) | shared | {"CRAG_BASE_URL": f"{model.url}/v1"}
             servers.append(stack.enter_context(langgraph_dev(env, work / data.name, isolated=True)))
         warm = [

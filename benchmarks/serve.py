@@ -20,12 +20,19 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def clean_env(data_dir: Path, **extra: str) -> dict[str, str]:
-    """A clean, offline environment for a crag subprocess (nothing inherited but PATH/HOME)."""
+    """A clean, offline environment for a crag subprocess.
+
+    Nothing is inherited but PATH and where the user's models are (HOME, XDG_DATA_HOME). Each
+    command loads the model itself (no resident server outlives it, none of the user's is
+    used), so measured pipelines never share a prompt cache.
+    """
     bin_dir = Path(sys.executable).parent
     env = {
         "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
         "HOME": os.environ.get("HOME", str(data_dir)),
+        **{k: os.environ[k] for k in ("XDG_DATA_HOME",) if k in os.environ},
         "CRAG_DATA_DIR": str(data_dir),
+        "CRAG_MODEL_KEEP_ALIVE_S": "0",
         "HF_HUB_OFFLINE": "1",
         "ANONYMIZED_TELEMETRY": "False",
         "LANGGRAPH_CLI_NO_ANALYTICS": "1",

@@ -308,19 +308,36 @@ def postgres_server(
 
 @contextmanager
 def model_server(workdir: Path, slots: int, timeout_s: float = 180) -> Iterator[Process]:
-    """``crag model-server`` with ``slots`` parallel slots on a free loopback port."""
+    """``crag model-server`` with ``slots`` parallel slots on a free loopback port.
+
+    It registers in a models folder of its own (``private_models``): its users name its URL,
+    and no other command of the user's finds it.
+    """
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     args = [str(BIN / "crag"), "model-server", "--port", str(port), "--parallel", str(slots)]
+    env = os.environ | {"CRAG_MODELS_DIR": str(private_models(workdir / f"models-{port}"))}
     server = start_process(
-        f"model-{slots}", args, workdir, url, lambda: http_ok(f"{url}/health"), timeout_s
+        f"model-{slots}", args, workdir, url, lambda: http_ok(f"{url}/health"), timeout_s, env=env
     )
     with server:
         yield server
 
 
-def link_models(data_dir: Path, models: Path) -> None:
-    """Give ``data_dir`` the verified model files in ``models`` (a link, not a 1 GB copy)."""
-    data_dir.mkdir(parents=True, exist_ok=True)
-    if not (data_dir / "models").exists():
-        (data_dir / "models").symlink_to(models, target_is_directory=True)
+def private_models(folder: Path) -> Path:
+    """A models folder of one's own holding links to the user's verified embedded models.
+
+    Servers registered there are seen by the commands given this folder (``CRAG_MODELS_DIR``)
+    alone; the model files are the user's (no 1 GB copy).
+    """
+    from crag_core.clients import local_model
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for model in local_model.MODELS.values():
+        real = local_model.find(model)
+        if real is None or (folder / real.name).exists():
+            continue
+        (folder / real.name).symlink_to(real.resolve())
+        marker = real.with_name(f"{real.name}.verified")
+        (folder / marker.name).write_text(marker.read_text())
+    return folder

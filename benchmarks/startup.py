@@ -10,8 +10,11 @@ share one data dir holding the demo collection and the model (linked, not copied
   the exit;
 - a knowledge-base question asked anew (``--no-cache``, a different one each run): the wall
   time against the graph's own time (the seconds the command reports, which include loading
-  the model when the command loads it), the model loaded by the command itself, and again
-  with a ``crag model-server`` running on that data dir (found without configuration).
+  the model when the command loads it), the model loaded by the command itself;
+- a first and a second such question, as a user asks them: the second after the first, with
+  nothing running before the first (in this checkout the first starts the resident model
+  server and the second finds it; in the earlier one each loads the model);
+- a question with a ``crag model-server`` running (found without configuration).
 
     .venv/bin/python -m benchmarks.startup --before /tmp/crag-before --python-before PY
 """
@@ -30,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.shared_services import link_models, model_server
+from benchmarks.shared_services import model_server, private_models
 from crag.eval.tables import markdown_table
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,10 +49,12 @@ KB_QUESTIONS = [  # a new one each run: no prompt cache of a running server answ
 HEADER = """# Start-up: short commands from Enter
 
 `make bench-startup`: each command as its own process, in the earlier checkout ({before}) and
-this one, alternating, {runs} runs each, medians; one data dir with the demo collection and the
-model. "first line" is the first node's line; "graph s" the seconds the command reports (for
-a question asked anew they include loading the model when the command loads it). The model
-server row runs after the others, with `crag model-server` on the same data dir.
+this one, alternating, {runs} runs each, medians; one data dir with the demo collection; the
+model found where it is. "first line" is the first node's line; "graph s" the seconds the
+command reports (for a question asked anew they include loading the model when the command
+loads it, or waiting for the resident server it starts). "first/second question" are asked one
+after the other with no model server running before the first. The model server row runs
+after the others, with `crag model-server` running.
 
 """
 SECONDS = re.compile(r"(\d+(?:\.\d+)?)s\s*$")
@@ -97,8 +102,11 @@ def main() -> None:
     args = parser.parse_args()
     checkouts = {"before": (args.before, args.python_before), "after": (ROOT, sys.executable)}
     data = Path(tempfile.mkdtemp(prefix="crag-startup-"))
-    link_models(data, ROOT / ".crag" / "models")
+    models = private_models(data / "models-folder")  # its resident servers are this run's
+    (data / "models").symlink_to(models, target_is_directory=True)  # an earlier checkout's place
     env = dict(os.environ, CRAG_DATA_DIR=str(data), CRAG_WEB_SEARCH="off")
+    env |= {"CRAG_MODELS_DIR": str(models), "CRAG_MODEL_KEEP_ALIVE_S": "0"}
+    resident = env | {"CRAG_MODEL_KEEP_ALIVE_S": "300"}
     env.pop("CRAG_BASE_URL", None)
     run(ROOT, sys.executable, env, "ingest", str(ROOT / "demo" / "corpus"), "--collection", "demo")
     for checkout, python in checkouts.values():  # fills the cache (a pass each: same answer)
@@ -112,19 +120,30 @@ def main() -> None:
     kb_question = ["--collection", "demo", "--no-cache"]
     for index in range(args.runs):
         question = KB_QUESTIONS[index % len(KB_QUESTIONS)]
-        commands["knowledge-base question"] = ["ask", question, *kb_question]
+        commands["knowledge-base question, the model loaded by the command"] = [
+            "ask",
+            question,
+            *kb_question,
+        ]
         for name, command in commands.items():
             for label, (checkout, python) in checkouts.items():
                 got = run(checkout, python, env, *command)
                 timings.setdefault((name, label), []).append(got)
-    # The same question with a model server running on the data dir (after only).
+        for label, (checkout, python) in checkouts.items():
+            run(ROOT, sys.executable, resident, "model-server", "--stop")
+            for turn, offset in (("first", 1), ("second", 2)):
+                later = KB_QUESTIONS[(index + offset) % len(KB_QUESTIONS)]
+                got = run(checkout, python, resident, "ask", later, *kb_question)
+                timings.setdefault((f"{turn} question, as a user asks", label), []).append(got)
+    run(ROOT, sys.executable, resident, "model-server", "--stop")
+    # The same question with a model server running (after only).
     key = ("knowledge-base question, model server running", "after")
-    os.environ["CRAG_DATA_DIR"] = str(data)  # the server registers itself there
     try:
-        with model_server(data, slots=1):
+        with model_server(data, slots=1) as server:
+            served = env | {"CRAG_BASE_URL": f"{server.url}/v1"}
             for index in range(args.runs):
                 question = KB_QUESTIONS[index % len(KB_QUESTIONS)]
-                got = run(ROOT, sys.executable, env, "ask", question, *kb_question)
+                got = run(ROOT, sys.executable, served, "ask", question, *kb_question)
                 timings.setdefault(key, []).append(got)
     finally:
         shutil.rmtree(data, ignore_errors=True)

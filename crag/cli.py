@@ -256,6 +256,9 @@ def ask(
         _run_guarded(lambda: check_thread_id(thread))
 
     def action() -> None:
+        from crag_core.clients import resident
+
+        resident.prefer()  # the model loaded once for this and the next questions, not each
         ctx = _ask_context(collection, model, web_search, max_retries, ",".join(where or []))
         if no_cache:
             ctx = replace(ctx, answer_cache=False)
@@ -599,23 +602,56 @@ def model_server_cmd(
     host: Annotated[
         str, typer.Option(help="Address to listen on (0.0.0.0: every interface).")
     ] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8080,
+    port: Annotated[
+        int, typer.Option(min=0, max=65535, help="Port to listen on (0: a free one).")
+    ] = 8080,
     parallel: Annotated[
         int | None,
         typer.Option(min=1, max=16, help="Parallel slots (default CRAG_LOCAL_N_PARALLEL or 1)."),
     ] = None,
+    idle_exit: Annotated[
+        float,
+        typer.Option(min=0, help="Exit after this many seconds without a request (0: never)."),
+    ] = 0.0,
+    status: Annotated[
+        bool, typer.Option("--status", help="Say which model server is running, and exit.")
+    ] = False,
+    stop: Annotated[
+        bool, typer.Option("--stop", help="Stop the running model server, and exit.")
+    ] = False,
 ) -> None:
     """Serve the embedded model over HTTP (OpenAI-compatible) until stopped.
 
-    crag commands on the same data dir find it and use it instead of loading the model
-    themselves; other machines use it with CRAG_BASE_URL=http://HOST:PORT/v1 (several,
-    comma-separated, form a pool).
+    Every crag command of this user finds it (it registers in the models folder) and uses it
+    instead of loading the model itself; `crag ask` starts one itself when none runs, which
+    exits after CRAG_MODEL_KEEP_ALIVE_S without a request. Other machines use it with
+    CRAG_BASE_URL=http://HOST:PORT/v1 (several, comma-separated, form a pool).
     """
     import signal
     import threading
 
-    from crag_core.clients import local_model
+    from crag_core.clients import local_model, resident
     from crag_core.clients.settings import settings
+
+    def show() -> None:
+        found = resident.registered(name)
+        if found is None:
+            out.print("No model server is running.")
+            raise typer.Exit(1)
+        idle = f"exits after {found.idle_exit_s:g} s idle" if found.idle_exit_s else "stays up"
+        state = "answers" if found.answers else "does not answer"
+        out.print(
+            f"{found.model} at {found.url} (pid {found.pid}, up "
+            f"{time.time() - found.started:.0f} s, {idle}; {state})"
+        )
+
+    def halt() -> None:
+        stopped = resident.stop(name)
+        out.print(
+            f"Stopped {stopped.model} (pid {stopped.pid})."
+            if stopped
+            else "No model server is running."
+        )
 
     def action() -> None:
         env = settings()
@@ -626,24 +662,28 @@ def model_server_cmd(
             n_ctx=env.local_n_ctx,
             n_parallel=slots,
             host=host,
-            port=port,
+            port=port or None,
         )
-        record = local_model.register(srv, spec)
+        record = resident.register(srv, spec, idle_exit)
         out.print(
             f"{spec.name} at {srv.base_url} ({slots} slot{'s' * (slots > 1)}, "
             f"{env.local_n_ctx} context tokens; started in {srv.start_seconds:.1f}s); "
-            "crag commands on this data dir use it"
+            "crag commands of this user use it"
+            + (f"; exits after {idle_exit:g} s without a request" if idle_exit else "")
         )
-        stop = threading.Event()
+        done = threading.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(sig, lambda *_: stop.set())
+            signal.signal(sig, lambda *_: done.set())
         try:
-            stop.wait()
+            if idle_exit:
+                resident.IdleWatch(srv.base_url, idle_exit).wait(done)
+            else:
+                done.wait()
         finally:
-            record.unlink(missing_ok=True)
+            resident.unregister(record)
             srv.close()
 
-    _run_guarded(action)
+    _run_guarded(show if status else halt if stop else action)
 
 
 @app.command("serve")

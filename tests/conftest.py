@@ -19,6 +19,10 @@ for _var in list(os.environ):
     # Tests decide their own configuration; a developer's CRAG_* or keys must not leak in.
     if _var.startswith("CRAG_") or _var in {"TAVILY_API_KEY", "OPENAI_API_KEY"}:
         del os.environ[_var]
+# A test's process loads the model itself (as the CLI did before resident servers): none is
+# left running after the tests, and none of the user's is used. tests/system/test_resident.py
+# tries the resident server on a models folder of its own.
+os.environ["CRAG_MODEL_KEEP_ALIVE_S"] = "0"
 
 
 @pytest.fixture(autouse=True)

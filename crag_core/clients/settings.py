@@ -2,9 +2,11 @@
 
 Run-level settings (model, collection, thresholds, retries…) are the graph's ``Context``
 (``crag_core/schema/context.py``); these are the ones a process has once: where crag keeps
-its state, provider credentials and endpoints, the embedded server's context size. Everything
-crag writes (the Chroma store, the joined model file, thread checkpoints) lives under one data dir:
-``CRAG_DATA_DIR`` if set, otherwise ``.crag/`` at the project root.
+its state, provider credentials and endpoints, the embedded server's context size. The data
+crag writes (the Chroma store, caches, thread checkpoints) lives under one data dir:
+``CRAG_DATA_DIR`` if set, otherwise ``.crag/`` at the project root. The embedded models live
+apart, in one models folder that every data dir shares (``CRAG_MODELS_DIR``, else the
+user's ``~/.local/share/crag/models``).
 """
 
 from __future__ import annotations
@@ -28,7 +30,26 @@ class Settings(BaseSettings):
     data_dir: Path = Field(
         default=PROJECT_ROOT / ".crag",
         validation_alias="CRAG_DATA_DIR",
-        description="Where crag keeps its store, model file and threads.",
+        description="Where crag keeps its store, caches and threads (the models live apart).",
+    )
+    models_dir: Path | None = Field(
+        default=None,
+        validation_alias="CRAG_MODELS_DIR",
+        description=(
+            "Where the embedded models are kept (joined from their parts once, verified) for "
+            "every data dir and command; default: the user's data folder, "
+            "$XDG_DATA_HOME/crag/models or ~/.local/share/crag/models."
+        ),
+    )
+    model_keep_alive_s: float = Field(
+        default=300.0,
+        ge=0,
+        validation_alias="CRAG_MODEL_KEEP_ALIVE_S",
+        description=(
+            "How long the resident model server that `crag ask` starts (or finds) stays up "
+            "without a request, in seconds; 0: each command loads the model itself and uses "
+            "no registered server (what measurements need: a prompt cache of their own)."
+        ),
     )
     local_n_ctx: int = Field(
         default=8192,
@@ -215,6 +236,17 @@ def settings() -> Settings:
             f"{'.'.join(str(part) for part in e['loc'])}: {e['msg']}" for e in exc.errors()
         )
         raise ConfigError(f"Invalid environment setting: {problems}.") from exc
+
+
+def default_models_dir() -> Path:
+    """The user's models folder: where every command looks first, whatever its settings."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base).expanduser() / "crag" / "models"
+
+
+def models_dir() -> Path:
+    """Where embedded models are kept: ``CRAG_MODELS_DIR``, else the user's models folder."""
+    return (settings().models_dir or default_models_dir()).expanduser()
 
 
 def data_dir() -> Path:

@@ -244,9 +244,8 @@ def test_crag_model_server_with_two_slots_serves_another_process(demo_kb, tmp_pa
     import urllib.request
 
     from benchmarks.serve import clean_env
-    from benchmarks.shared_services import link_models, model_server
+    from benchmarks.shared_services import model_server
 
-    link_models(demo_kb, ROOT / ".crag" / "models")  # the default data dir's verified model
     with model_server(tmp_path, slots=2) as server:
         with urllib.request.urlopen(f"{server.url}/slots", timeout=10) as reply:
             assert len(json.loads(reply.read())) == 2

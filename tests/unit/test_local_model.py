@@ -1,4 +1,5 @@
-"""The embedded model's file: joined from its part wheels once, verified, found again."""
+"""The embedded model's file: joined from its part wheels once, verified, found again from any
+data dir and any models folder; model servers registered where every process finds them."""
 
 from __future__ import annotations
 
@@ -7,9 +8,17 @@ import sys
 
 import pytest
 
-from crag_core.clients import local_model
+from crag_core.clients import local_model, resident
 from crag_core.clients.errors import ModelError
 from crag_core.clients.local_model import EmbeddedModel, assemble
+
+
+@pytest.fixture(autouse=True)
+def homes(tmp_path, monkeypatch):
+    """The user's folder, the models folder and the old default, all in the test's folder."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "user-data"))
+    monkeypatch.setattr(local_model, "OLD_FOLDER", tmp_path / "old-default" / "models")
+    return tmp_path / "user-data" / "crag" / "models"
 
 
 @pytest.fixture
@@ -22,42 +31,62 @@ def parts(tmp_path, monkeypatch):
         (package / "__init__.py").write_text("")
         (package / "data" / f"part{index:02d}.bin").write_bytes(data)
     monkeypatch.syspath_prepend(str(site))
-    monkeypatch.setattr(local_model, "DEFAULT_MODELS", tmp_path / "default-models")
     return site
+
+
+def uninstall(parts, *indexes: int) -> None:
+    """What `make model` does after joining: the part wheels go."""
+    for index in indexes:
+        sys.modules.pop(f"fakepart{index}", None)
+        (parts / f"fakepart{index}" / "__init__.py").unlink()
 
 
 def spec(sha256: str = hashlib.sha256(b"hello model").hexdigest()) -> EmbeddedModel:
     return EmbeddedModel("fake", "fake.gguf", "fakepart", 2, sha256, "requirements-fake.txt")
 
 
-def test_parts_are_joined_once_and_verified(parts, tmp_path):
-    path = assemble(spec(), tmp_path / "models")
-    assert path.read_bytes() == b"hello model"
-    for index in (1, 2):  # `make model` uninstalls the parts: the verified file is enough
-        sys.modules.pop(f"fakepart{index}", None)
-        (parts / f"fakepart{index}" / "__init__.py").unlink()
-    assert assemble(spec(), tmp_path / "models") == path
+def test_parts_are_joined_once_into_the_models_folder_and_verified(parts, homes):
+    path = assemble(spec())
+    assert path == homes / "fake.gguf" and path.read_bytes() == b"hello model"
+    uninstall(parts, 1, 2)  # the verified file is enough
+    assert assemble(spec()) == path
 
 
-def test_a_wrong_hash_is_refused_and_leaves_no_file(parts, tmp_path):
+def test_a_wrong_hash_is_refused_and_leaves_no_file(parts, homes):
     with pytest.raises(ModelError, match="Refusing to use it"):
-        assemble(spec("0" * 64), tmp_path / "models")
-    assert list((tmp_path / "models").iterdir()) == []
+        assemble(spec("0" * 64))
+    assert list(homes.iterdir()) == []
 
 
-def test_another_data_dir_uses_the_model_make_model_joined(parts, tmp_path):
-    first = assemble(spec(), local_model.DEFAULT_MODELS)
-    (parts / "fakepart1" / "__init__.py").unlink()
-    sys.modules.pop("fakepart1", None)
-    assert assemble(spec(), tmp_path / "other-data" / "models") == first
-    assert not (tmp_path / "other-data" / "models" / "fake.gguf").exists()  # no second copy
+def test_every_data_dir_and_models_folder_finds_the_one_file(parts, homes, tmp_path, monkeypatch):
+    monkeypatch.setenv("CRAG_MODELS_DIR", str(tmp_path / "elsewhere"))
+    first = assemble(spec())  # `CRAG_MODELS_DIR=… make model`
+    assert first == tmp_path / "elsewhere" / "fake.gguf"
+    uninstall(parts, 1, 2)
+    monkeypatch.delenv("CRAG_MODELS_DIR")  # a shell without it (make test's tests)
+    for data in ("one", "two"):
+        monkeypatch.setenv("CRAG_DATA_DIR", str(tmp_path / data))
+        found = assemble(spec())
+        assert found == homes / "fake.gguf" and found.resolve() == first.resolve()
+    assert not (tmp_path / "one" / "models").exists()  # a data dir holds data only
 
 
-def test_no_model_and_no_parts_says_what_to_run(tmp_path, monkeypatch):
-    monkeypatch.setattr(local_model, "DEFAULT_MODELS", tmp_path / "default-models")
+def test_a_model_joined_by_an_earlier_version_is_found(parts, homes, tmp_path, monkeypatch):
+    monkeypatch.setenv("CRAG_DATA_DIR", str(tmp_path / "old-data"))
+    old = assemble(spec(), tmp_path / "old-data" / "models")  # where it used to be joined
+    uninstall(parts, 1, 2)
+    (homes / "fake.gguf").unlink()  # as before this version: nothing in the models folder
+    (homes / "fake.gguf.verified").unlink()
+    assert assemble(spec()).resolve() == old.resolve()  # the first command after the upgrade
+    monkeypatch.setenv("CRAG_DATA_DIR", str(tmp_path / "new-data"))  # then any data dir
+    assert assemble(spec()).resolve() == old.resolve()
+
+
+def test_no_model_and_no_parts_says_what_to_run_and_where_it_looked(homes):
     missing = EmbeddedModel("absent", "absent.gguf", "no_such_part", 1, "0" * 64, "req.txt")
-    with pytest.raises(ModelError, match="Run `make model`"):
-        assemble(missing, tmp_path / "models")
+    with pytest.raises(ModelError, match="Run `make model`") as raised:
+        assemble(missing)
+    assert f"Looked for absent.gguf in {homes}" in str(raised.value)
 
 
 @pytest.fixture
@@ -80,21 +109,20 @@ def health_server():
     srv.shutdown()
 
 
-def test_a_registered_model_server_is_used_and_nothing_is_loaded(
-    data_dir, health_server, monkeypatch
-):
+def test_a_registered_model_server_is_used_and_nothing_is_loaded(homes, health_server, monkeypatch):
     import json
     import os
 
     from crag_core.clients.llm import build_chat_model
 
-    monkeypatch.setattr(local_model, "HEALTH_TIMEOUT_S", 30.0)  # a busy test machine
+    monkeypatch.setattr(resident, "HEALTH_TIMEOUT_S", 30.0)  # a busy test machine
+    monkeypatch.setenv("CRAG_MODEL_KEEP_ALIVE_S", "300")  # servers are shared (not so in tests)
     monkeypatch.setattr(local_model, "_servers", {})  # none from earlier tests
 
-    record = data_dir / "model-servers" / "qwen2.5-coder-1.5b.json"
+    record = homes / "servers" / "qwen2.5-coder-1.5b.json"  # the models folder's, not a data dir's
     record.parent.mkdir(parents=True)
     record.write_text(json.dumps({"url": health_server, "pid": os.getpid(), "model": "x"}))
-    assert local_model.running() == health_server
+    assert resident.running() == health_server
     llm = build_chat_model(
         "local", base_url="", temperature=0, max_tokens=8, timeout_s=5, max_retries=0
     )
@@ -102,16 +130,16 @@ def test_a_registered_model_server_is_used_and_nothing_is_loaded(
     assert local_model._servers == {}  # no embedded server of its own
 
 
-def test_a_record_of_a_dead_server_is_removed(data_dir, health_server):
+def test_a_record_of_a_dead_server_is_removed(homes, health_server):
     import json
     import subprocess
 
     proc = subprocess.Popen(["sleep", "0"])  # a pid that has exited
     proc.wait()
-    record = data_dir / "model-servers" / "qwen2.5-coder-1.5b.json"
+    record = homes / "servers" / "qwen2.5-coder-1.5b.json"
     record.parent.mkdir(parents=True)
     record.write_text(json.dumps({"url": health_server, "pid": proc.pid, "model": "x"}))
-    assert local_model.running() is None and not record.exists()
+    assert resident.running() is None and not record.exists()
 
 
 def test_the_embedded_server_starts_with_the_first_request_not_before(data_dir, monkeypatch):
