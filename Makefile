@@ -165,7 +165,7 @@ bench-ingest: setup dev
 # BEFORE_PYTHON: a Python with that checkout's requirements), alternating, medians of 5.
 BEFORE ?= out/startup-before
 BEFORE_COMMIT ?= 35d6d4e
-BEFORE_PYTHON ?= $(BIN)/python
+BEFORE_PYTHON ?= $(CURDIR)/$(BIN)/python
 bench-startup: setup dev
 	test -d $(BEFORE) || git worktree add -f $(BEFORE) $(BEFORE_COMMIT)
 	$(BIN)/python -m benchmarks.startup --before $(BEFORE) --python-before $(BEFORE_PYTHON) \
