@@ -43,15 +43,20 @@ def is_no_answer(text: str) -> bool:
 
 
 def current_attempt(state: RAGState) -> Attempt:
-    """The pass that just ran, as an ``Attempt``."""
-    grounded: Verdict = state.get("grounded", "unknown")
+    """The pass that just ran, as an ``Attempt``.
+
+    A pass that ended on "I don't know" ran no check: it counts as not grounded (it states
+    nothing), so it never outranks a real answer as the best attempt.
+    """
+    generation = state.get("generation") or ""
+    grounded: Verdict = state.get("grounded") or ("no" if is_no_answer(generation) else "unknown")
     cited = set(state.get("citations") or [])
     return Attempt(
         query=state.get("rewritten_query") or question_of(state),
-        generation=state.get("generation", ""),
+        generation=generation,
         sources=sources_of(
             [d for d in answer_documents(state) if doc_id(d) in cited],
-            state.get("generation", ""),
+            generation,
             question_of(state),
         ),
         grounded=grounded,

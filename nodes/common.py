@@ -23,8 +23,9 @@ def answer_documents(state: RAGState) -> list[Document]:
 
     Without an evaluator (the naive pipeline, which never grades) every retrieved document.
     """
-    if "relevant_documents" in state:
-        return list(state["relevant_documents"])
+    graded = state.get("relevant_documents")
+    if graded is not None:
+        return list(graded)
     return list(state.get("documents") or [])
 
 

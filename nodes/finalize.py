@@ -44,7 +44,7 @@ def finalize(state: RAGState, runtime: Runtime[Context]) -> Update:
         "history": [turn],
         "messages": turn_messages(state, answer, sources, given),
         "standalone_question": question_of(state),
-        "route": state.get("route", "single"),
+        "route": state.get("route") or "single",
         "answer": answer,
         "sources": sources,
         "confidence": given,

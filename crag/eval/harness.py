@@ -112,8 +112,9 @@ def evidence_of(result: RunResult) -> list[dict[str, str]]:
     for step in result.steps:
         if step.node.startswith("part "):
             continue
-        if "relevant_documents" in step.update:
-            docs = list(step.update["relevant_documents"])
+        graded = step.update.get("relevant_documents")
+        if graded is not None:
+            docs = list(graded)
         elif step.node == "retrieve":
             docs = list(step.update.get("documents") or [])
     return [

@@ -1,11 +1,15 @@
 """State of the CRAG graph: what callers give, what they get back, and what flows between nodes.
 
 Keys that accumulate have a reducer, so a node returns only what it adds: a new warning, the
-prompt versions it used, the failed pass, the chunks it rejected, the finished turn. Keys
-marked ``PER_TURN`` start every turn of a thread from their zero value, and keys marked
-``PER_PASS`` every retrieval pass (and every turn): ``turn_reset()`` and ``pass_reset()``
-derive those resets from the annotations below, so a new key cannot be forgotten, and a score
-of an earlier pass never passes for this one's. An optional key's zero value is ``None``.
+prompt versions it used, the failed pass, the chunks it rejected, the finished turn.
+
+Every key declares its lifetime with exactly one marker (a test holds it): ``INPUT`` (given by
+the caller for the run), ``PER_THREAD`` (kept from turn to turn of a thread), ``PER_TURN``
+(starts every turn from its zero value) or ``PER_PASS`` (starts every retrieval pass, and so
+every turn, from its zero value). ``turn_reset()`` and ``pass_reset()`` derive the resets from
+the markers, so a new key cannot be forgotten, a score of an earlier pass never passes for
+this one's, and nothing of an earlier turn (its rewritten query, its documents) leaks into the
+next. An optional key's zero value is ``None``.
 """
 
 from __future__ import annotations
@@ -27,8 +31,8 @@ MAX_HISTORY_TURNS = 10
 """How many earlier turns a thread keeps in its state (older ones are dropped)."""
 
 
-class _Reset:
-    """Marks a key that starts every turn, or every pass, from its zero value."""
+class Lifetime:
+    """Marks how long a key's value lives (one marker per key)."""
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -37,10 +41,15 @@ class _Reset:
         return self.name
 
 
-PER_TURN = _Reset("PER_TURN")
+INPUT = Lifetime("INPUT")
+"""Given by the caller for the run (the question, a part's place)."""
+PER_THREAD = Lifetime("PER_THREAD")
+"""Kept from turn to turn of a thread (the conversation, the finished turns)."""
+PER_TURN = Lifetime("PER_TURN")
 """Starts every turn from its zero value (``turn_reset``)."""
-PER_PASS = _Reset("PER_PASS")
+PER_PASS = Lifetime("PER_PASS")
 """Starts every retrieval pass, and so every turn, from its zero value (``pass_reset``)."""
+LIFETIMES = (INPUT, PER_THREAD, PER_TURN, PER_PASS)
 
 
 def add_unique(left: list[str], right: list[str]) -> list[str]:
@@ -81,7 +90,7 @@ class Attempt(TypedDict):
     """The answer produced."""
     sources: list[Source]
     """The documents the answer was generated from."""
-    grounded: Verdict
+    grounded: Annotated[Verdict | None, PER_PASS]
     """Hallucination check verdict."""
     answers_question: Verdict | None
     """Answer-relevance verdict (``None`` when the grounding check already failed)."""
@@ -144,9 +153,9 @@ class InputState(TypedDict, total=False):
     Messages are LangGraph's chat convention, as Studio's chat view and agent-chat-ui send them.
     """
 
-    question: str
+    question: Annotated[str, INPUT]
     """The user's question, answered and graded as asked (never replaced by the rewrite)."""
-    messages: Annotated[list[AnyMessage], add_messages]
+    messages: Annotated[list[AnyMessage], PER_THREAD, add_messages]
     """The conversation: when its newest message is the user's, that message is the question
     and the earlier ones are the history. Each turn adds the user's question and an AI message
     carrying the answer and its sources."""
@@ -161,10 +170,10 @@ class QuestionInput(TypedDict):
 class OutputState(TypedDict, total=False):
     """What a caller gets back."""
 
-    messages: Annotated[list[AnyMessage], add_messages]
+    messages: Annotated[list[AnyMessage], PER_THREAD, add_messages]
     """The conversation, ending with the AI message of this turn's answer."""
 
-    route: Route
+    route: Annotated[Route | None, PER_TURN]
     """How the turn was handled: ``small_talk`` (a short reply, nothing looked up),
     ``history`` (answered by an earlier turn of the thread: its answer and sources again),
     ``single`` (one retrieval pass, with the corrections), ``multi_part`` (independent parts,
@@ -175,7 +184,7 @@ class OutputState(TypedDict, total=False):
     """For ``multi_part`` and ``multi_step``: every part with its own answer and sources, in
     the order they finished (``index`` is their order in the question)."""
 
-    standalone_question: str
+    standalone_question: Annotated[str, PER_TURN]
     """The question that was answered: on a thread's follow-up turn, the question rewritten
     with the earlier turns resolved ("what about its population?" -> "What is the population
     of Lyon?"); otherwise the question as asked."""
@@ -203,7 +212,7 @@ class OutputState(TypedDict, total=False):
 class FlowState(OutputState, total=False):
     """The output keys and what the nodes pass each other on the way (every key optional)."""
 
-    history: Annotated[list[Turn], recent_turns]
+    history: Annotated[list[Turn], PER_THREAD, recent_turns]
     """The thread's earlier turns, oldest first (the last ``MAX_HISTORY_TURNS``)."""
 
     subquestions: Annotated[list[str], PER_TURN]
@@ -218,21 +227,22 @@ class FlowState(OutputState, total=False):
     ``analyze_query``); None when no earlier turn was weighed this turn."""
     cache_hit: Annotated[bool, PER_TURN]
     """Whether this turn's answer came from the answer cache (no retrieval, no LLM call)."""
-    cache_similarity: float
+    cache_similarity: Annotated[float, PER_TURN]
     """How close the cached question was to this one (1.0: the same question)."""
-    rewritten_query: str
-    """Search query written from the question (and, on a retry, the checks' feedback)."""
+    rewritten_query: Annotated[str, PER_TURN]
+    """Search query written from the question (and, on a retry, the checks' feedback); kept
+    from pass to pass of a turn, never into the next turn."""
     unfilled: Annotated[str, PER_TURN]
     """Why the knowledge base had nothing to search ("Collection 'x' is empty."), if so."""
     queries: Annotated[list[str], PER_TURN, operator.add]
     """The search query of every pass of this turn, in order (the first is the question)."""
-    documents: list[Document]
+    documents: Annotated[list[Document], PER_PASS]
     """Documents retrieved from the knowledge base for this pass, best first; after grading
     each carries ``metadata["relevant"]`` ("yes" or "no")."""
     retrieval_score: Annotated[float | None, PER_PASS]
     """The retrieval evaluator's score of this pass's knowledge-base documents: P(yes) that
     they state the answer (1.0 or 0.0 when the model gives no log-probabilities)."""
-    retrieval_verdict: RetrievalVerdict
+    retrieval_verdict: Annotated[RetrievalVerdict | None, PER_PASS]
     """correct: score at or above ``correct_threshold``; incorrect: below
     ``incorrect_threshold`` (or nothing retrieved); ambiguous: in between."""
     web_searched: Annotated[bool, PER_PASS]
@@ -245,10 +255,11 @@ class FlowState(OutputState, total=False):
     kb_fallback: Annotated[bool, PER_PASS]
     """Whether the answer comes from ambiguous knowledge-base documents alone, because the web
     results lowered their score and the evidence with them fell under ``evidence_threshold``."""
-    relevant_documents: list[Document]
+    relevant_documents: Annotated[list[Document] | None, PER_PASS]
     """The evidence the answer is generated from: the graded documents the evaluator
-    accepted (empty: nothing states the answer, and the reply is the no-answer reply)."""
-    generation: str
+    accepted (empty: nothing states the answer, and the reply is the no-answer reply; None:
+    not graded in this pass, as in the naive pipeline)."""
+    generation: Annotated[str, PER_PASS]
     """The answer generated in this pass (citation markers removed once validated)."""
     citations: Annotated[list[str], PER_TURN]
     """Chunk ids the answer cites, each validated against this pass's documents."""
@@ -256,7 +267,7 @@ class FlowState(OutputState, total=False):
     """Why the generator is asked to redo its citations (empty when they are fine)."""
     citation_corrections: Annotated[int, PER_PASS]
     """Citation corrections used in this pass (bounded by ``max_citation_corrections``)."""
-    grounded: Verdict
+    grounded: Annotated[Verdict | None, PER_PASS]
     """Hallucination check: is the generation supported by the documents?"""
     grounding_score: Annotated[float | None, PER_PASS]
     """The hallucination check's score (P(yes)) when the judge was asked (not when the answer
@@ -264,7 +275,7 @@ class FlowState(OutputState, total=False):
     support_score: Annotated[float | None, PER_PASS]
     """For an answer copied word for word: the judge's P(yes) that the sentence it was copied
     from gives it as the answer to this question (``check_hallucination``); None otherwise."""
-    answers_question: Verdict
+    answers_question: Annotated[Verdict | None, PER_PASS]
     """Answer check: do the documents state the generation as the answer to the question?"""
     answer_score: Annotated[float | None, PER_PASS]
     """The answer check's score (P(yes)); compared with ``answer_threshold``."""
@@ -287,7 +298,7 @@ class RAGState(InputState, FlowState, total=False):
     failed passes, rejected chunks, prompt versions) never leaks into the next.
     """
 
-    part_index: int
+    part_index: Annotated[int, INPUT]
     """In a part's pass (``answer_part``): the part's place in the question."""
 
 
@@ -326,7 +337,15 @@ def _zero(base: Any) -> Any:
     return (get_origin(base) or base)()
 
 
-def _reset(*markers: _Reset) -> dict[str, Any]:
+def lifetimes() -> dict[str, list[Lifetime]]:
+    """Each key of the state and the lifetime markers it carries (one each)."""
+    return {
+        key: [m for m in getattr(hint, "__metadata__", ()) if isinstance(m, Lifetime)]
+        for key, hint in get_type_hints(RAGState, include_extras=True).items()
+    }
+
+
+def _reset(*markers: Lifetime) -> dict[str, Any]:
     """Every key marked with one of ``markers`` at its zero value.
 
     Keys with a reducer are overwritten (``Overwrite``), the others simply set.

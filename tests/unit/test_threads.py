@@ -156,3 +156,28 @@ def test_every_per_pass_key_starts_each_pass_and_each_turn_from_zero():
     for key in ("retrieval_score", "evidence_score", "grounding_score", "answer_score"):
         assert reset[key] is None
     assert reset.items() <= turn_reset().items()
+
+
+def test_every_state_key_declares_exactly_one_lifetime():
+    from crag_core.schema.state import LIFETIMES, lifetimes
+
+    declared = lifetimes()
+    assert {k: v for k, v in declared.items() if len(v) != 1} == {}
+    by_lifetime = {m: {k for k, v in declared.items() if v == [m]} for m in LIFETIMES}
+    assert by_lifetime[LIFETIMES[0]] == {"question", "part_index"}  # INPUT
+    assert by_lifetime[LIFETIMES[1]] == {"messages", "history"}  # PER_THREAD
+
+
+def test_a_turn_never_searches_with_an_earlier_turns_rewrite(fake_services):
+    llm = make_llm(thread_responder(fail_relevance_once=True))
+    retriever = FakeRetriever(KB_DOCS)
+    fake_services(llm=llm, retriever=retriever)
+    ctx = Context(max_retries=2, answer_threshold=0.5)
+    first = run_question(FIRST, ctx, thread_id="leak")
+    assert first.state["retry_count"] == 1  # the retry searched with a rewrite
+    rewrite = [q for q in retriever.queries if q != FIRST]
+    assert rewrite, retriever.queries
+    retriever.queries.clear()
+    second = run_question(FOLLOW_UP, ctx, thread_id="leak")
+    assert second.state["retry_count"] == 0
+    assert retriever.queries == [STANDALONE], retriever.queries  # its own question, once
