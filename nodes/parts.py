@@ -16,7 +16,7 @@ from langgraph.runtime import Runtime
 from crag_core.schema.context import Context
 from crag_core.schema.state import Part, PartInput, RAGState, Source, Update
 from crag_core.text.answer_text import STEPS_HEADING
-from crag_core.text.query_analysis import needs_context, with_answer
+from crag_core.text.query_analysis import needs_context, subject_of, with_answer, with_subject
 from nodes.answers import NO_ANSWER, is_no_answer
 from nodes.common import question_of, reports
 
@@ -24,17 +24,22 @@ from nodes.common import question_of, reports
 def part_input(state: RAGState, index: int) -> PartInput:
     """What part ``index``'s pass answers.
 
-    A part that leans on the rest of the question ("What was the final score?", or the first
-    step of a nested question: "In which chapel are popes elected?") is answered as part of
-    it; in a ``multi_step`` turn, a later part is asked with the earlier part's answer in
-    place of its pronoun or ``#1`` ("When was he born?" -> "When was James Cameron born?").
+    A later part that leans on the subject the parts share is asked with it named ("What was
+    the final score?" -> "What was the final score of Super Bowl 50?", the first part naming
+    Super Bowl 50); one whose subject cannot be told (or the first step of a nested question:
+    "In which chapel are popes elected?") is answered as part of the whole question. In a
+    ``multi_step`` turn a later part is asked with the earlier part's answer in place of its
+    pronoun or ``#1`` ("When was he born?" -> "When was James Cameron born?").
     """
-    part = state["subquestions"][index]
-    query = part
+    parts = state["subquestions"]
+    part = query = parts[index]
     earlier = sorted(state.get("parts") or [], key=lambda p: p["index"])
     chain = state.get("route") == "multi_step"
+    subject = subject_of(parts[0]) if index > 0 and not chain else None
     if chain and index > 0 and earlier:
         part = query = with_answer(part, earlier[-1]["answer"])
+    elif subject and needs_context(part) and not subject_of(part):
+        query = with_subject(part, subject)
     elif (index > 0 or chain) and needs_context(part):
         query = f"{part} (asked as part of: {question_of(state)})"
     return PartInput(question=part, standalone_question=query, part_index=index)

@@ -154,6 +154,41 @@ def is_dependent(parts: list[str]) -> bool:
     return refers_back is not None and any(refers_back.search(p) for p in parts[1:])
 
 
+_SUBJECT = re.compile(
+    r"(?:the\s+)?[A-Z0-9][\w.'-]*(?:\s+(?:(?:of|the|and|de|von)\s+)*[A-Z0-9][\w.'-]*)*"
+)
+_THING_PRONOUN = re.compile(r"\b(?:it|its|they|them|their)\b", re.I)
+_ENDS_IN_NOUN = re.compile(r"\b(?:the|a|an)\s+(?:[\w-]+\s+){0,2}[\w-]+\?$", re.I)
+
+
+def subject_of(question: str) -> str | None:
+    """The thing a question names: its longest run of capitalised words, not the first word.
+
+    "Which team won Super Bowl 50?" -> "Super Bowl 50"; "Who painted the Mona Lisa?" -> "the
+    Mona Lisa"; None when it names nothing.
+    """
+    names = [m.group(0) for m in _SUBJECT.finditer(question) if m.start() > 0]
+    names = [n for n in names if n.lower() not in ("i", "the")]
+    return max(names, key=len) if names else None
+
+
+def with_subject(part: str, subject: str) -> str:
+    """A part that leans on the question, with the subject it shares named in it.
+
+    Its pronoun becomes the subject ("When did it end?", "World War I" -> "When did World War
+    I end?"), or the subject is added ("What was the final score?", "Super Bowl 50" -> "What
+    was the final score of Super Bowl 50?"): the part then stands alone, as a search query and
+    for the model that answers it.
+    """
+    found = _THING_PRONOUN.search(part)
+    if found:
+        word = found.group(0).lower()
+        named = f"{subject}'s" if word in ("its", "their") else subject
+        return part[: found.start()] + named + part[found.end() :]
+    joint = "of" if _ENDS_IN_NOUN.search(part) else "in"
+    return f"{part.rstrip('?').rstrip()} {joint} {subject}?"
+
+
 ANSWER_SLOT = "#1"
 """Where the second step of a nested question takes the first step's answer."""
 _NOUN = r"[a-z][\w-]*"

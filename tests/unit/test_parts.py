@@ -200,10 +200,22 @@ def test_a_chain_stops_at_an_unknown_part():
     assert out["answer"] == NO_ANSWER and len(out["parts"]) == 1
 
 
-def test_a_part_leaning_on_the_question_is_asked_as_part_of_it():
+def test_a_part_leaning_on_the_question_is_asked_with_its_subject_named():
     services = services_for("broncos")
     graph = build_graph(services=lambda ctx: services)
     question = "Which team won Super Bowl 50, and what was the final score?"
+    out = graph.invoke({"question": question}, context=Context(answer_cache=False))
+    assert "What was the final score of Super Bowl 50?" in services.retriever.queries
+    assert [p["query"] for p in sorted(out["parts"], key=lambda p: p["index"])] == [
+        "Which team won Super Bowl 50?",
+        "What was the final score of Super Bowl 50?",
+    ]
+
+
+def test_a_part_whose_subject_cannot_be_told_is_asked_as_part_of_the_question():
+    services = services_for("broncos")
+    graph = build_graph(services=lambda ctx: services)
+    question = "Which team won, and what was the final score?"  # names nothing
     graph.invoke({"question": question}, context=Context(answer_cache=False))
     assert f"What was the final score? (asked as part of: {question})" in services.retriever.queries
 

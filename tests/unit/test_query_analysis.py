@@ -192,3 +192,33 @@ def test_a_step_takes_the_earlier_answer_at_its_slot():
     assert with_answer("Who coached #1?", "Super Bowl 50 was lost by the Carolina Panthers.") == (
         "Who coached it? (it: Super Bowl 50 was lost by the Carolina Panthers)"
     )
+
+
+@pytest.mark.parametrize(
+    "question, part, standalone",
+    [
+        (
+            "Which team won Super Bowl 50?",
+            "What was the final score?",
+            "What was the final score of Super Bowl 50?",
+        ),
+        (
+            "Who painted the Mona Lisa?",
+            "Where is it displayed?",
+            "Where is the Mona Lisa displayed?",
+        ),
+        ("When did World War I start?", "When did it end?", "When did World War I end?"),
+        ("Where is Machu Picchu?", "Who built it?", "Who built Machu Picchu?"),
+    ],
+)
+def test_a_part_is_asked_with_the_subject_it_shares(question, part, standalone):
+    from crag_core.text.query_analysis import subject_of, with_subject
+
+    subject = subject_of(question)
+    assert subject is not None and with_subject(part, subject) == standalone
+
+
+def test_a_question_that_names_nothing_has_no_subject():
+    from crag_core.text.query_analysis import subject_of
+
+    assert subject_of("Which team won?") is None and subject_of("What is it?") is None
