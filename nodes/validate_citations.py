@@ -14,6 +14,7 @@ from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Update
 from crag_core.text.answer_text import clean_answer
 from crag_core.text.citations import citation_keys, parse_citations, strip_citations
+from crag_core.text.whole_answer import whole_answer
 from nodes.answers import NO_ANSWER, is_no_answer
 from nodes.common import answer_documents, reports
 
@@ -65,7 +66,9 @@ def validate_citations(state: RAGState, runtime: Runtime[Context]) -> Update:
     keys listed, at most ``max_citation_corrections`` times per pass; after that, unknown
     keys are dropped with a warning. The answer goes on as a reader should see it: without
     its citation markers, talk about the documents or bracket debris (``clean_answer``; a
-    reply that only talks about them is no answer). ``citations`` holds the validated chunk
+    reply that only talks about them is no answer), and whole: a span cut short in the
+    document it cites grown to its unit, the other side of its dash, the rest of its name
+    (``whole_answer``: "24" -> "24–10"). ``citations`` holds the validated chunk
     ids, which become the run's sources.
     """
     raw = state.get("generation", "")
@@ -82,9 +85,10 @@ def validate_citations(state: RAGState, runtime: Runtime[Context]) -> Update:
             "citation_feedback": _correction(raw, check, citation_keys(len(docs))),
         }
     keys = citation_keys(len(docs))
+    cited = [docs[keys.index(k)] for k in check.cited]
     update: Update = {
-        "generation": clean_answer(raw, NO_ANSWER),
-        "citations": [doc_id(docs[keys.index(k)]) for k in check.cited],
+        "generation": whole_answer(clean_answer(raw, NO_ANSWER), cited or docs),
+        "citations": [doc_id(d) for d in cited],
         "citation_feedback": "",
     }
     if check.unknown:
