@@ -5,7 +5,7 @@
                   --a follow-up an earlier turn answered--> answer_from_history -> finalize
                   --several independent parts--> answer_part for each part at once (Send)
                   --dependent parts--> answer_part for the first part (Send)
-                  --else--> check_cache
+                  --else (a described question too: asked whole first)--> check_cache
     answer_part --next dependent part--> answer_part (Send, with the earlier answer)
                 --else--> combine_parts -> finalize
     check_cache --stored answer--> finalize
@@ -24,7 +24,9 @@
     check_relevance --answers--> choose_answer
                     --does not--> increment_retry (or choose_answer when out of retries)
     increment_retry -> rewrite_query -> retrieve
-    choose_answer -> finalize -> END
+    choose_answer --a described question asked whole found nothing--> decompose
+                  --else--> finalize -> END
+    decompose -> answer_part for its first step (Send), the next as above
 
 ``analyze_query`` alone decides the route (a follow-up's earlier answer included); the routers
 only read it. Each route ends in the node that writes its answer (respond_small_talk,
@@ -37,8 +39,9 @@ server processes the documents once per pass. "I don't know" ends the run: it is
 neither the knowledge base nor the web states the answer, and a retry would search the same
 places. Every loop passes through ``increment_retry``, which bumps ``retry_count``; both
 checks' routers send the run to ``choose_answer`` once ``retry_count`` reaches ``max_retries``, so
-every run ends after at most ``max_retries + 1`` passes, and ``step_limit`` (LangGraph's
-recursion limit for the run) is sized to the longest such run. ``graph`` is compiled without
+every run ends after at most ``max_retries + 1`` passes (and, for a described question whose
+whole pass found nothing, its two steps), and ``step_limit`` (LangGraph's recursion limit for
+the run) is sized to the longest such run. ``graph`` is compiled without
 a checkpointer (as ``langgraph dev`` requires); ``build_graph(checkpointer=...)`` gives
 callers threads, whose turns ``contextualize_question`` starts by resetting the per-turn keys
 and resolving follow-ups against the thread's history.
@@ -87,6 +90,7 @@ from nodes import (
     web_search,
 )
 from nodes.answers import is_no_answer
+from nodes.decompose import decompose
 from nodes.parts import collect_part, next_step, part_input
 
 
@@ -112,7 +116,12 @@ def step_limit(max_retries: int, citation_corrections: int = MAX_CITATION_CORREC
     the backstop, and it must be set explicitly: a graph run inside another runnable inherits
     LangChain's default limit of 25, which a run with two retries can exceed.
     """
-    return 4 + steps_per_pass(citation_corrections) * (max_retries + 1)
+    return 4 + steps_per_pass(citation_corrections) * (max_retries + 1) + DECOMPOSITION_STEPS
+
+
+DECOMPOSITION_STEPS = 4
+"""A described question whose whole pass found nothing: decompose, its two steps, and
+combine_parts before finalize."""
 
 
 def route_after_analysis(state: RAGState) -> str | list[Send]:
@@ -141,6 +150,17 @@ def route_after_part(state: RAGState) -> str | list[Send]:
     """The next dependent part, asked with the earlier answer; else every part is in."""
     index = next_step(state) if state.get("route") == "multi_step" else None
     return "combine_parts" if index is None else [Send("answer_part", part_input(state, index))]
+
+
+def route_after_choice(state: RAGState) -> Literal["decompose", "finalize"]:
+    """A described question asked whole that found no answer is asked in its steps."""
+    steps = state.get("route") == "single" and state.get("nested") and state.get("subquestions")
+    return "decompose" if steps and is_no_answer(state.get("answer") or "") else "finalize"
+
+
+def route_after_decomposition(state: RAGState) -> list[Send]:
+    """The first step of the chain (the next follows when it is answered)."""
+    return [Send("answer_part", part_input(state, 0))]
 
 
 def route_after_cache(state: RAGState) -> Literal["finalize", "retrieve"]:
@@ -222,7 +242,6 @@ def add_pass(builder: StateGraph[Any, Any, Any, Any], services: ServiceFactory |
     builder.add_conditional_edges("check_relevance", route_after_relevance)
     builder.add_edge("increment_retry", "rewrite_query")
     builder.add_edge("rewrite_query", "retrieve")
-    builder.add_edge("choose_answer", "finalize")
 
 
 def build_part_graph(
@@ -235,6 +254,7 @@ def build_part_graph(
     add_pass(builder, services)
     builder.add_node(collect_part)
     builder.add_edge(START, "check_cache")
+    builder.add_edge("choose_answer", "finalize")
     builder.add_edge("finalize", "collect_part")
     builder.add_edge("collect_part", END)
     return builder.compile(name="answer_part")
@@ -253,6 +273,7 @@ def build_graph(
     builder.add_node(answer_from_history)
     builder.add_node("answer_part", build_part_graph(services))
     builder.add_node(combine_parts)
+    builder.add_node(decompose)
     add_pass(builder, services)
 
     builder.add_edge(START, "contextualize_question")
@@ -264,6 +285,8 @@ def build_graph(
     )
     builder.add_edge("respond_small_talk", "finalize")
     builder.add_edge("answer_from_history", "finalize")
+    builder.add_conditional_edges("choose_answer", route_after_choice)
+    builder.add_conditional_edges("decompose", route_after_decomposition, ["answer_part"])
     builder.add_conditional_edges("answer_part", route_after_part, ["answer_part", "combine_parts"])
     builder.add_edge("combine_parts", "finalize")
     builder.add_edge("finalize", END)

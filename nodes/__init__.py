@@ -13,6 +13,7 @@ from nodes.check_relevance import check_relevance
 from nodes.choose_answer import choose_answer
 from nodes.combine_parts import combine_parts
 from nodes.contextualize_question import contextualize_question
+from nodes.decompose import decompose
 from nodes.finalize import finalize
 from nodes.generate import generate
 from nodes.grade_documents import grade_documents
@@ -33,6 +34,7 @@ __all__ = [
     "choose_answer",
     "combine_parts",
     "contextualize_question",
+    "decompose",
     "finalize",
     "generate",
     "grade_documents",

@@ -23,6 +23,8 @@ def describe(update: Mapping[str, Any]) -> str:
     parts = update.get("subquestions") or []
     listed = "".join(f" | {p}" for p in parts)
     kind = "steps" if update.get("route") == "multi_step" else "parts"
+    if update.get("route") == "single" and parts:
+        kind = "steps if it finds nothing whole"
     judged = (
         f" (earlier answer: score {update['history_score']:.2f})"
         if "history_score" in update
@@ -44,10 +46,12 @@ def analyze_query(state: RAGState, runtime: Runtime[Context], services: Services
     several parts, at most ``max_subquestions``
     (``crag_core.text.query_analysis.split_parts``), is ``multi_step`` when a later part asks
     about the first one's answer ("Who directed Titanic, and when was he born?"), else
-    ``multi_part``. A single question that describes a thing instead of naming it is
-    ``multi_step`` too, in two look-ups (``crag_core.text.query_analysis.nested_steps``: "Who
-    coached the team that lost Super Bowl 50?" -> "Which team lost Super Bowl 50?", "Who coached
-    #1?"). ``max_subquestions`` = 1 turns both splits off.
+    ``multi_part``: plainly separate questions. A single question that describes a thing
+    instead of naming it is ``single`` first, its two look-ups kept
+    (``crag_core.text.query_analysis.nested_steps``: "Who coached the team that lost Super Bowl
+    50?" -> "Which team lost Super Bowl 50?", "Who coached #1?"): asked whole it is most often
+    answered by one sentence, and only when that pass finds nothing is it asked in steps
+    (``nodes.decompose``). ``max_subquestions`` = 1 turns both splits off.
 
     A single question that an earlier answered turn of the thread already answers is
     ``history`` (``nodes.history.answered_earlier``: a repeat, with no call, or with the
@@ -65,5 +69,5 @@ def analyze_query(state: RAGState, runtime: Runtime[Context], services: Services
         steps = nested_steps(parts[0]) if ctx.max_subquestions > 1 else []
         if not steps:
             return {"route": "single", **answered_earlier(state, ctx, services)}
-        return {"route": "multi_step", "subquestions": steps, "nested": True}
+        return {"route": "single", "subquestions": steps, "nested": True}
     return {"route": "multi_step" if is_dependent(parts) else "multi_part", "subquestions": parts}

@@ -13,6 +13,7 @@ from crag.run import run_question
 from crag_core.schema.context import Context
 from graph import factory as graph_services
 from graph.graph import (
+    DECOMPOSITION_STEPS,
     build_graph,
     graph,
     route_after_grading,
@@ -49,6 +50,7 @@ NODES = {
     "check_relevance",
     "increment_retry",
     "choose_answer",
+    "decompose",
     "finalize",
 }
 
@@ -103,7 +105,9 @@ def test_topology_matches_the_crag_diagram():
         ("check_relevance", "choose_answer", True),
         ("check_relevance", "increment_retry", True),
         ("increment_retry", "rewrite_query", False),
-        ("choose_answer", "finalize", False),
+        ("choose_answer", "finalize", True),
+        ("choose_answer", "decompose", True),
+        ("decompose", "answer_part", True),
         ("finalize", "__end__", False),
     }
 
@@ -300,15 +304,34 @@ def test_the_longest_run_fits_its_step_limit_even_inside_another_runnable(
     ctx = Context(max_retries=max_retries, answer_threshold=0.5)
     result = RunnableLambda(lambda q: run_question(q, ctx)).invoke("Which team won?")
     limit = step_limit(max_retries, ctx.max_citation_corrections)
-    # + the input step = the limit: the bound is exact
-    assert len(result.path) == limit - 1
+    # + the input step + a described question's steps = the limit (next test)
+    assert len(result.path) == limit - 1 - DECOMPOSITION_STEPS
     assert result.path.count("validate_citations") == 2 * (max_retries + 1)
     assert result.path.count("web_search") == max_retries + 1
     assert result.path[-1] == "finalize"
 
 
+@pytest.mark.parametrize("max_retries", [0, 2])
+def test_a_described_question_asked_whole_then_in_steps_fits_exactly(fake_services, max_retries):
+    def responder(prompt: str, text: str) -> Any:
+        asked = [line for line in text.splitlines() if line.startswith("Question:")]
+        first_step = bool(asked) and "Which portrait" in asked[-1]
+        if prompt == "check_relevance":  # only the first step is ever answered
+            return "yes" if first_step else "no"
+        return longest_pass(prompt, text)
+
+    fake_services(llm=make_llm(responder))
+    ctx = Context(max_retries=max_retries, answer_threshold=0.5, min_confidence=0.0)
+    question = "Who painted the portrait that hangs in the Louvre?"
+    result = RunnableLambda(lambda q: run_question(q, ctx)).invoke(question)
+    limit = step_limit(max_retries, ctx.max_citation_corrections)
+    steps = [p for p in result.path if not p.startswith("part ")]  # a part's pass is one step
+    assert steps.count("answer_part") == 2 and "decompose" in steps
+    assert len(steps) == limit - 1  # the longest run there is: the bound is exact
+
+
 def test_the_exported_graph_allows_the_longest_accepted_run():
-    assert graph.config["recursion_limit"] == step_limit(10) == 191
+    assert graph.config["recursion_limit"] == step_limit(10) == 195
 
 
 def test_relevance_failures_also_terminate(fake_services):

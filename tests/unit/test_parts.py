@@ -21,6 +21,7 @@ DOCS = {
     "born": doc("cameron__c0000", "James Cameron was born in 1954 in Kapuskasing, Ontario."),
     "lost": doc("sb50__c0001", "The Carolina Panthers lost Super Bowl 50."),
     "coach": doc("panthers__c0000", "Ron Rivera coached the Carolina Panthers from 2011."),
+    "whole": doc("rivera__c0000", "Ron Rivera coached the team that lost Super Bowl 50."),
 }
 
 
@@ -47,6 +48,7 @@ def responder(prompt: str, text: str) -> Any:
         return "Which team won Super Bowl 50, and where is the Mona Lisa displayed?"
     question = question_in(text)
     answers = {
+        "coached the team that lost": ("Rivera coached the team", "Ron Rivera [S1]"),
         "won Super Bowl": ("Broncos", "Denver Broncos [S1]"),
         "displayed": ("Louvre", "the Louvre [S1]"),
         "directed": ("Cameron", "James Cameron [S1]"),
@@ -148,16 +150,29 @@ def test_dependent_parts_run_in_order_the_later_asked_with_the_earlier_answer():
     assert all(not s.startswith("part 1/") for s in result.path[first_of_2:])
 
 
-def test_a_nested_question_is_two_lookups_the_second_with_the_first_answer():
+def test_a_described_question_is_asked_whole_first_and_one_sentence_answers_it():
+    services = services_for("whole", "lost", "coach")
+    graph = build_graph(services=lambda ctx: services)
+    question = "Who coached the team that lost Super Bowl 50?"
+    result = run_question(question, Context(answer_cache=False), graph=graph)
+    assert result.state["route"] == "single" and result.state["answer"] == "Ron Rivera"
+    assert services.retriever.queries == [question]  # one look-up, no steps
+    assert "decompose" not in result.path
+
+
+def test_a_described_question_found_nowhere_whole_is_asked_in_two_lookups():
     services = services_for("lost", "coach")
     graph = build_graph(services=lambda ctx: services)
-    result = run_question(
-        "Who coached the team that lost Super Bowl 50?", Context(answer_cache=False), graph=graph
-    )
+    question = "Who coached the team that lost Super Bowl 50?"
+    result = run_question(question, Context(answer_cache=False), graph=graph)
     state = result.state
     assert state["route"] == "multi_step"
+    assert "decompose" in result.path and result.path.index("decompose") > result.path.index(
+        "choose_answer"
+    )
     assert state["subquestions"] == ["Which team lost Super Bowl 50?", "Who coached #1?"]
     assert services.retriever.queries == [
+        question,  # asked whole first: nothing states it
         "Which team lost Super Bowl 50?",
         "Who coached the Carolina Panthers?",
     ]
@@ -170,7 +185,7 @@ def test_a_nested_question_is_two_lookups_the_second_with_the_first_answer():
     assert [s["id"] for s in state["sources"]] == ["sb50__c0001", "panthers__c0000"]
 
 
-def test_a_nested_question_whose_chain_stops_is_not_answered():
+def test_a_described_question_whose_chain_stops_is_not_answered():
     services = services_for("lost")  # who coached the Panthers is nowhere
     graph = build_graph(services=lambda ctx: services)
     out = graph.invoke(
