@@ -24,9 +24,10 @@
     check_relevance --answers--> choose_answer
                     --does not--> increment_retry (or choose_answer when out of retries)
     increment_retry -> rewrite_query -> retrieve
-    choose_answer --a described question asked whole found nothing--> decompose
+    choose_answer --a described question, asked whole--> decompose
                   --else--> finalize -> END
-    decompose -> answer_part for its first step (Send), the next as above
+    decompose --its answer's sentence states the description--> finalize
+              --else--> answer_part for its first step (Send), the next as above
 
 ``analyze_query`` alone decides the route (a follow-up's earlier answer included); the routers
 only read it. Each route ends in the node that writes its answer (respond_small_talk,
@@ -153,14 +154,16 @@ def route_after_part(state: RAGState) -> str | list[Send]:
 
 
 def route_after_choice(state: RAGState) -> Literal["decompose", "finalize"]:
-    """A described question asked whole that found no answer is asked in its steps."""
+    """A described question asked whole goes to ``decompose``, which keeps or splits it."""
     steps = state.get("route") == "single" and state.get("nested") and state.get("subquestions")
-    return "decompose" if steps and is_no_answer(state.get("answer") or "") else "finalize"
+    return "decompose" if steps else "finalize"
 
 
-def route_after_decomposition(state: RAGState) -> list[Send]:
-    """The first step of the chain (the next follows when it is answered)."""
-    return [Send("answer_part", part_input(state, 0))]
+def route_after_decomposition(state: RAGState) -> str | list[Send]:
+    """The chain's first step (the next follows when it is answered), or the answer kept."""
+    if state.get("route") == "multi_step":
+        return [Send("answer_part", part_input(state, 0))]
+    return "finalize"
 
 
 def route_after_cache(state: RAGState) -> Literal["finalize", "retrieve"]:
@@ -286,7 +289,9 @@ def build_graph(
     builder.add_edge("respond_small_talk", "finalize")
     builder.add_edge("answer_from_history", "finalize")
     builder.add_conditional_edges("choose_answer", route_after_choice)
-    builder.add_conditional_edges("decompose", route_after_decomposition, ["answer_part"])
+    builder.add_conditional_edges(
+        "decompose", route_after_decomposition, ["answer_part", "finalize"]
+    )
     builder.add_conditional_edges("answer_part", route_after_part, ["answer_part", "combine_parts"])
     builder.add_edge("combine_parts", "finalize")
     builder.add_edge("finalize", END)

@@ -50,8 +50,9 @@ def analyze_query(state: RAGState, runtime: Runtime[Context], services: Services
     instead of naming it is ``single`` first, its two look-ups kept
     (``crag_core.text.query_analysis.nested_steps``: "Who coached the team that lost Super Bowl
     50?" -> "Which team lost Super Bowl 50?", "Who coached #1?"): asked whole it is most often
-    answered by one sentence, and only when that pass finds nothing is it asked in steps
-    (``nodes.decompose``). ``max_subquestions`` = 1 turns both splits off.
+    answered by one sentence, and ``nodes.decompose`` asks it in steps only when that pass's
+    answer does not stand on a sentence that states the description. ``max_subquestions`` = 1
+    turns both splits off.
 
     A single question that an earlier answered turn of the thread already answers is
     ``history`` (``nodes.history.answered_earlier``: a repeat, with no call, or with the

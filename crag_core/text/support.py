@@ -72,10 +72,13 @@ def question_terms(question: str, answer: str = "") -> set[str]:
     return {_stem(w) for w in _words(question) if w not in skip and len(w) > 1}
 
 
-def subject_overlap(question: str, answer: str, docs: list[Document]) -> float | None:
+def subject_overlap(
+    question: str, answer: str, docs: list[Document], with_before: bool = True
+) -> float | None:
     """The best share of the question's terms found around a sentence holding the answer.
 
-    Around: the sentence and the one before it. ``None`` when the answer is in no sentence
+    Around: the sentence and the one before it (the sentence alone without ``with_before``).
+    ``None`` when the answer is in no sentence
     (it is not a span of the documents) or the question has no terms to look for.
     """
     terms = question_terms(question, answer)
@@ -84,7 +87,7 @@ def subject_overlap(question: str, answer: str, docs: list[Document]) -> float |
         return None
     best = 0.0
     for s in supports:
-        around = {_stem(w) for w in _words(f"{s.context} {s.sentence}")}
+        around = {_stem(w) for w in _words(f"{s.context if with_before else ''} {s.sentence}")}
         best = max(best, len(terms & around) / len(terms))
     return best
 

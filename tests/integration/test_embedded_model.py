@@ -109,11 +109,16 @@ def test_dependent_parts_are_answered_in_order_the_second_with_the_first_answer(
     assert last_of_first < first_of_second
 
 
-def test_a_nested_question_is_two_lookups_the_second_with_the_first_answer():
-    result, first, second = two_parts(
-        "What was the regular season record of the team that won Super Bowl 50?", "multi_step"
-    )
+def test_a_nested_question_is_asked_whole_and_in_two_lookups_only_if_that_finds_nothing():
+    question = "What was the regular season record of the team that won Super Bowl 50?"
+    result = run_question(question, Context(collection="demo"))
     state = result.state
+    assert "decompose" in result.path  # a described question: its answer asked whole weighed
+    if state["route"] == "single":  # one sentence answered it and stated the description
+        assert right_or_held_back(state["answer"], "12", state["warnings"]), result.to_json()
+        return
+    assert state["route"] == "multi_step" and "decompose" in result.path, result.to_json()
+    first, second = sorted(state["parts"], key=lambda p: p["index"])
     assert first["question"] == "Which team won Super Bowl 50?", state["parts"]
     assert "Broncos" in first["answer"], state["parts"]
     assert "Broncos" in second["query"] and "#1" not in second["query"], state["parts"]

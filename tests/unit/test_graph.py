@@ -108,6 +108,7 @@ def test_topology_matches_the_crag_diagram():
         ("choose_answer", "finalize", True),
         ("choose_answer", "decompose", True),
         ("decompose", "answer_part", True),
+        ("decompose", "finalize", True),
         ("finalize", "__end__", False),
     }
 
