@@ -4,7 +4,10 @@
 evidence with web results, the grounding judge's score, the judge's score of the sentence the
 answer was copied from, whether the answer is copied from the documents and from which (the
 knowledge base, the web, or both: they agree), how much of the question that sentence shares
-(``crag_core.text.support``), and the retries it took. ``confidence`` turns them into P(right)
+(``crag_core.text.support``), the retries it took, whether the answer is of the kind the
+question asks for (``crag_core.text.answer_type``), the rank of the first evidence document
+that holds it, and whether the evaluator and the sentence's judge agree. ``confidence`` turns
+the fitted ones into P(right)
 with a logistic model fitted on the mixed benchmark's calibration split
 (``benchmarks/confidence.py`` writes ``confidence.json``).
 """
@@ -19,6 +22,7 @@ from typing import Any
 
 from crag_core.clients.documents import containing
 from crag_core.schema.state import RAGState
+from crag_core.text.answer_type import type_fits
 from crag_core.text.support import subject_overlap
 from nodes.answers import is_no_answer
 from nodes.common import answer_documents, question_of
@@ -33,6 +37,8 @@ def signals(state: RAGState, answer: str) -> dict[str, float | None]:
     web = [d for d in docs if str(d.metadata.get("id", d.id or "")).startswith("web:")]
     kb = [d for d in docs if d not in web]
     in_kb, in_web = bool(containing(answer, kb)), bool(containing(answer, web))
+    holding = containing(answer, docs)
+    fits = type_fits(question_of(state), answer)
     return {
         "retrieval_score": state.get("retrieval_score"),
         "evidence_score": state.get("evidence_score"),
@@ -48,7 +54,23 @@ def signals(state: RAGState, answer: str) -> dict[str, float | None]:
         "subject_overlap": subject_overlap(question_of(state), answer, docs),
         "retries": float(state.get("retry_count", 0)),
         "words": float(len(answer.split())),
+        "type_fits": None if fits is None else float(fits),
+        "rank": float(holding[0]) if holding else None,
+        "judges_agree": _agree(state.get("retrieval_score"), _judge(state)),
     }
+
+
+def _judge(state: RAGState) -> float | None:
+    """The answer's own judge: the sentence's (a copied answer) or else the grounding check's."""
+    support = state.get("support_score")
+    return support if support is not None else state.get("grounding_score")
+
+
+def _agree(evaluator: float | None, judge: float | None) -> float | None:
+    """1.0 when the evaluator and the judge fall on the same side of 0.5 (None: one not asked)."""
+    if evaluator is None or judge is None:
+        return None
+    return float((evaluator >= 0.5) == (judge >= 0.5))
 
 
 @cache

@@ -58,6 +58,29 @@ def test_signals_say_where_the_answer_was_found_and_what_was_measured():
     assert nowhere["copied"] == 0.0 and nowhere["subject_overlap"] is None
 
 
+def test_signals_say_the_answers_kind_its_documents_rank_and_whether_the_judges_agree():
+    state: Any = {
+        "question": "Who won Super Bowl 50?",
+        "relevant_documents": [*WEB_DOCS, KB_DOCS[0]],
+        "retrieval_score": 0.8,
+        "support_score": 0.9,
+    }
+    found = signals(state, "Denver Broncos")
+    assert found["type_fits"] == 1.0  # a name for "who"
+    assert found["rank"] == float(len(WEB_DOCS))  # the first document holding it
+    assert found["judges_agree"] == 1.0
+    state["support_score"] = 0.2
+    assert signals(state, "Denver Broncos")["judges_agree"] == 0.0
+    state["question"] = "How many points did the Broncos score?"
+    wrong_kind = signals(state, "Denver Broncos")
+    assert wrong_kind["type_fits"] == 0.0
+    state["question"] = "What did the Broncos win?"
+    assert signals(state, "Denver Broncos")["type_fits"] is None  # "what" sets no kind
+    del state["support_score"]
+    missing = signals(state, "Green Bay Packers")
+    assert missing["rank"] is None and missing["judges_agree"] is None
+
+
 def test_features_read_a_missing_signal_as_a_flag():
     measured = {"subject_overlap": None, "copied": 1.0}
     names = ["copied", "subject_overlap", "subject_overlap:missing"]
