@@ -15,6 +15,16 @@ The rule that chooses the default ``min_confidence``, fixed here before any test
     folds), so the choice does not reward the model for having seen the record; ties go to
     the lowest threshold (the one that answers most).
 
+``select`` compares candidate input sets on the calibration split by the rule fixed here before
+the records it was first used on existed (the #43 gate: new signals ``type_fits``, ``rank``,
+``judges_agree``, and the knowledge base's and the web's ``agree``):
+
+    each set of ``CANDIDATES`` is scored by its cross-validated AUC (right vs wrong answers,
+    5 folds in file order) and by the truthfulness its cross-validated confidences reach at the
+    threshold the rule above chooses for it. A set replaces the shipped inputs only if its AUC
+    is higher by at least ``MIN_GAIN`` and its truthfulness is not lower; of several such sets,
+    the highest AUC (ties: fewer inputs). Otherwise the shipped inputs stay (refitted).
+
 ``support`` adds the judge's score of the sentence an answer was copied from to records made
 before the graph asked for it (the graph's own function on the record's evidence).
 
@@ -43,7 +53,7 @@ from crag.eval.report import commit
 from crag.eval.tables import markdown_table
 from nodes.confidence import FIT, features
 
-FEATURES = [
+BASE = [
     "retrieval_score",
     "retrieval_score:missing",
     "subject_overlap",
@@ -57,6 +67,28 @@ cross-validated AUC and truthfulness of candidate sets (docs/benchmarks/confiden
 evaluator's score of the knowledge base, how much of the question the answer's sentence
 shares, the judge's score of that sentence, and the retries. The first set fixed before the
 fit (every signal) scored lower (AUC 0.852 vs 0.873): it fitted noise."""
+CANDIDATES: dict[str, list[str]] = {
+    "shipped": BASE,
+    "+ type": [*BASE, "type_fits", "type_fits:missing"],
+    "+ rank": [*BASE, "rank", "rank:missing"],
+    "+ judges agree": [*BASE, "judges_agree", "judges_agree:missing"],
+    "+ kb and web agree": [*BASE, "agree"],
+    "+ all four": [
+        *BASE,
+        "type_fits",
+        "type_fits:missing",
+        "rank",
+        "rank:missing",
+        "judges_agree",
+        "judges_agree:missing",
+        "agree",
+    ],
+}
+"""The input sets ``select`` compares: the shipped one, and it with each new signal, and all."""
+FEATURES = CANDIDATES["shipped"]
+"""The inputs ``fit`` writes: the set ``select`` chose."""
+MIN_GAIN = 0.01
+"""The cross-validated AUC a set must add to replace the shipped inputs."""
 L2 = 1.0
 """Penalty on the standardised weights (the intercept is not penalised)."""
 FOLDS = 5
@@ -64,14 +96,16 @@ GRID = [round(0.05 * i, 2) for i in range(20)]
 BANDS = [(0.0, 0.2), (0.2, 0.4), (0.4, 0.6), (0.6, 0.8), (0.8, 1.01)]
 
 
-def examples(records: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, list[int]]:
+def examples(
+    records: list[dict[str, Any]], names: list[str] = FEATURES
+) -> tuple[np.ndarray, np.ndarray, list[int]]:
     """Inputs, labels (1 right, 0 wrong) and record indexes of the answered records."""
     rows, labels, kept = [], [], []
     for i, r in enumerate(records):
         judged = record_verdict(r)
         if judged == "unknown":
             continue
-        rows.append(features(r["signals"], FEATURES))
+        rows.append(features(r["signals"], names))
         labels.append(1.0 if judged == "right" else 0.0)
         kept.append(i)
     return np.array(rows, dtype=float), np.array(labels, dtype=float), kept
@@ -110,6 +144,15 @@ def cross_validated(x: np.ndarray, y: np.ndarray, folds: int = FOLDS) -> np.ndar
         weights, intercept = fit(x[~test], y[~test])
         out[test] = predict(x[test], weights, intercept)
     return out
+
+
+def auc(scores: np.ndarray, labels: np.ndarray) -> float:
+    """P(a right answer scores above a wrong one), ties counting half (Mann-Whitney)."""
+    right, wrong = scores[labels == 1], scores[labels == 0]
+    if not len(right) or not len(wrong):
+        return float("nan")
+    above = (right[:, None] > wrong[None, :]).sum() + 0.5 * (right[:, None] == wrong[None, :]).sum()
+    return float(above / (len(right) * len(wrong)))
 
 
 def gated(records: list[dict[str, Any]], scores: dict[int, float], threshold: float) -> list[str]:
@@ -241,6 +284,89 @@ def fit_command(predictions: Path, out: Path, write: Path) -> str:
     return report
 
 
+def select(records: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+    """Every candidate set's cross-validated AUC and gated counts; the set the rule picks."""
+    rows = []
+    for name, names in CANDIDATES.items():
+        x, y, kept = examples(records, names)
+        cv = cross_validated(x, y)
+        scores = dict(zip(kept, cv.tolist(), strict=True))
+        threshold = choose_threshold(records, scores)
+        judged = gated(records, scores, threshold)
+        rows.append(
+            {
+                "set": name,
+                "inputs": len(names),
+                "auc": auc(cv, y),
+                "threshold": threshold,
+                "right": judged.count("right"),
+                "unknown": judged.count("unknown"),
+                "wrong": judged.count("wrong"),
+                "truthfulness": truthfulness(judged),
+            }
+        )
+    shipped = rows[0]
+    better = [
+        r
+        for r in rows[1:]
+        if r["auc"] >= shipped["auc"] + MIN_GAIN and r["truthfulness"] >= shipped["truthfulness"]
+    ]
+    chosen = max(better, key=lambda r: (r["auc"], -r["inputs"]))["set"] if better else "shipped"
+    return chosen, rows
+
+
+def select_command(predictions: Path, out: Path) -> str:
+    """The ``select`` table, the shipped model's own scores beside it; names the chosen set."""
+    records = read_records(predictions)
+    chosen, rows = select(records)
+    fit_now = json.loads(FIT.read_text(encoding="utf-8"))
+    x, y, kept = examples(records, fit_now["features"])
+    shipped = predict(x, np.array(fit_now["weights"]), fit_now["intercept"])
+    judged = gated(
+        records, dict(zip(kept, shipped.tolist(), strict=True)), fit_now["min_confidence"]
+    )
+    table = markdown_table(
+        [
+            {
+                **r,
+                "auc": f"{r['auc']:.3f}",
+                "truthfulness": f"{r['truthfulness']:+.1f}%",
+                "set": f"**{r['set']}**" if r["set"] == chosen else r["set"],
+            }
+            for r in rows
+        ]
+        + [
+            {
+                "set": "the shipped model as it is (not refitted)",
+                "inputs": len(fit_now["features"]),
+                "auc": f"{auc(shipped, y):.3f}",
+                "threshold": fit_now["min_confidence"],
+                "right": judged.count("right"),
+                "unknown": judged.count("unknown"),
+                "wrong": judged.count("wrong"),
+                "truthfulness": f"{truthfulness(judged):+.1f}%",
+            }
+        ],
+        [
+            ("set", "inputs"),
+            ("inputs", "n"),
+            ("auc", "AUC (cross-validated)"),
+            ("threshold", "min_confidence (rule)"),
+            ("right", "right"),
+            ("unknown", '"I don\'t know"'),
+            ("wrong", "wrong"),
+            ("truthfulness", "truthfulness"),
+        ],
+    )
+    text = (
+        f"## Input sets on {len(records)} calibration questions ({len(kept)} answers, "
+        f"{int(y.sum())} right); chosen: {chosen}\n\n{table}"
+    )
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "selection.md").write_text(text + "\n")
+    return text
+
+
 def report_command(predictions: Path, out: Path, name: str) -> str:
     """Reliability and risk-coverage of a run whose records carry the graph's confidence.
 
@@ -294,9 +420,9 @@ def support_command(predictions: Path, out: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``fit``, ``report`` or ``support``; prints the tables."""
+    """``fit``, ``select``, ``report`` or ``support``; prints the tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=["fit", "report", "support"])
+    parser.add_argument("command", choices=["fit", "select", "report", "support"])
     parser.add_argument("predictions", type=Path)
     parser.add_argument("--out", type=Path, default=Path("docs/benchmarks/confidence"))
     parser.add_argument("--name", default="test", help="report: the table's name")
@@ -307,6 +433,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.command == "support":
         print(f"{support_command(args.predictions, args.out)} answers scored; wrote {args.out}")
+    elif args.command == "select":
+        print(select_command(args.predictions, args.out))
     elif args.command == "fit":
         print(fit_command(args.predictions, args.out, args.model))
     else:

@@ -188,6 +188,27 @@ def test_the_fit_learns_a_signal_that_separates_and_the_rule_picks_its_threshold
     assert all(scores[t] < scores[threshold] for t in bench.GRID if t < threshold)  # lowest
 
 
+def test_auc_is_the_share_of_right_over_wrong_pairs():
+    labels = np.array([1, 1, 0, 0])
+    assert bench.auc(np.array([0.9, 0.8, 0.2, 0.1]), labels) == 1.0
+    assert bench.auc(np.array([0.1, 0.2, 0.8, 0.9]), labels) == 0.0
+    assert bench.auc(np.array([0.5, 0.5, 0.5, 0.5]), labels) == 0.5
+
+
+def test_select_takes_a_new_signal_only_when_it_separates_better():
+    records = records_where_overlap_decides()
+    for r in records:  # the shipped inputs see nothing; the kind of the answer decides
+        right = r["prediction"] == "Paris"
+        r["signals"] = {**r["signals"], "subject_overlap": 0.5, "type_fits": float(right)}
+    chosen, rows = bench.select(records)
+    by_set = {r["set"]: r for r in rows}
+    assert chosen == "+ type" and by_set["+ type"]["auc"] == 1.0
+    assert by_set["shipped"]["auc"] <= 0.5 + 1e-9
+    for r in records:  # now it carries nothing either: the shipped inputs stay
+        r["signals"]["type_fits"] = 1.0
+    assert bench.select(records)[0] == "shipped"
+
+
 def test_the_fit_writes_a_model_the_graph_reads(tmp_path):
     predictions = tmp_path / "predictions.jsonl"
     records = records_where_overlap_decides()
