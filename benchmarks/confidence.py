@@ -263,6 +263,7 @@ def fit_command(predictions: Path, out: Path, write: Path) -> str:
             "l2": L2,
         },
     }
+    write.parent.mkdir(parents=True, exist_ok=True)
     write.write_text(json.dumps(model, indent=2) + "\n")
     fitted = dict(zip(kept, predict(x, weights, intercept).tolist(), strict=True))
     weights_table = markdown_table(

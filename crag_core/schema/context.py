@@ -242,12 +242,12 @@ class Context:
         },
     )
     min_confidence: Probability = field(
-        default=0.45,
+        default=0.4,
         metadata={
             "description": (
                 "An answer whose confidence (P(right), fitted on the calibration split: "
                 "docs/benchmarks/confidence) is below this is not given: the reply is 'I don't "
-                "know' and a warning keeps the guess. 0.45 was chosen on the calibration split "
+                "know' and a warning keeps the guess. 0.4 was chosen on the calibration split "
                 "by a rule fixed before any test run (best truthfulness); 0 gives every answer "
                 "that passed its checks."
             )
