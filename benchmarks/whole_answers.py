@@ -4,7 +4,8 @@ Each record keeps its answer, the sources it cites and the text of its evidence,
 can be applied to the answers as given, with no model: an answer grown ("24" -> "24–10") is
 judged again against the accepted answers. Reports, per run: answers grown, and how their
 verdicts moved (wrong -> right is a cut-short answer made whole; right -> wrong one spoilt),
-and how many answers are longer than 25 words before and after.
+how many answers are longer than 25 words before and after, and how many are cut short (a
+proper part of an accepted answer, ``crag.eval.metrics.cut_short``) before and after.
 
     .venv/bin/python -m benchmarks.whole_answers RUN/crag.predictions.jsonl ...
 """
@@ -19,7 +20,7 @@ from typing import Any
 
 from langchain_core.documents import Document
 
-from crag.eval.metrics import SHORT_ANSWER_WORDS, record_verdict
+from crag.eval.metrics import SHORT_ANSWER_WORDS, cut_short, record_verdict
 from crag.eval.tables import markdown_table
 from crag_core.text.answer_text import answer_only
 from crag_core.text.whole_answer import whole_answer
@@ -43,9 +44,12 @@ def replay(path: Path) -> tuple[dict[str, Any], list[dict[str, str]]]:
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     moves: Counter[str] = Counter()
     changed = []
-    long_before = long_after = 0
+    long_before = long_after = short_before = short_after = 0
     for record in records:
         after = grown(record)
+        golds = record.get("gold_answers") or []
+        short_before += cut_short(answer_only(record["prediction"]), golds)
+        short_after += cut_short(answer_only(after), golds)
         long_before += len(answer_only(record["prediction"]).split()) > SHORT_ANSWER_WORDS
         long_after += len(answer_only(after).split()) > SHORT_ANSWER_WORDS
         if after == record["prediction"]:
@@ -73,6 +77,8 @@ def replay(path: Path) -> tuple[dict[str, Any], list[dict[str, str]]]:
         ),
         "long_before": long_before,
         "long_after": long_after,
+        "short_before": short_before,
+        "short_after": short_after,
     }
     return row, changed
 
@@ -99,6 +105,8 @@ def main() -> None:
             ("unchanged_verdict", "verdict unchanged"),
             ("long_before", "> 25 words before"),
             ("long_after", "> 25 words after"),
+            ("short_before", "cut short before"),
+            ("short_after", "cut short after"),
         ],
     )
     detail = markdown_table(

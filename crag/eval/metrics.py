@@ -79,6 +79,18 @@ def contains_answer(prediction: str, gold: str) -> bool:
     return bool(needle) and f" {needle} " in f" {' '.join(_words(prediction))} "
 
 
+def cut_short(prediction: str, golds: Sequence[str]) -> bool:
+    """Whether ``prediction`` is a proper part of an accepted answer and holds none whole.
+
+    "24" for "24–10", "Rhine" for "Rhine–Meuse–Scheldt", "12,000" for "12,000 millimetres".
+    """
+    if any(contains_answer(prediction, g) for g in golds):
+        return False
+    return any(
+        contains_answer(g, prediction) and len(_words(prediction)) < len(_words(g)) for g in golds
+    )
+
+
 def verdict(prediction: str, golds: Sequence[str], answerable: bool = True) -> Verdict:
     """Right, "I don't know" or wrong, judged as a user would.
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from crag.eval.metrics import contains_answer, truthfulness, verdict, verdicts
+from crag.eval.metrics import contains_answer, cut_short, truthfulness, verdict, verdicts
 from crag_core.text.answer_text import clean_answer, meta_text
 
 NO = "I don't know."
@@ -132,3 +132,13 @@ def test_meta_text_finds_what_talks_about_sources():
     assert meta_text("According to the documents, Paris.") == ["According to the documents,"]
     assert meta_text("Paris [S1]") == ["citation marker"]
     assert meta_text("The sources of the Rhine are in Switzerland.") == []
+
+
+def test_an_answer_is_cut_short_when_it_is_a_proper_part_of_an_accepted_answer():
+    assert cut_short("24", ["24–10"])
+    assert cut_short("Rhine", ["Rhine–Meuse–Scheldt delta"])
+    assert cut_short("12,000", ["12,000 millimetres"])
+    assert not cut_short("24–10", ["24–10"])  # whole
+    assert not cut_short("the score was 24–10", ["24–10"])  # holds it whole
+    assert not cut_short("Denver", ["Carolina Panthers"])  # wrong, not short
+    assert not cut_short("Denver", ["Denver", "Denver Broncos"])  # one accepted answer is whole
