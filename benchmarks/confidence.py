@@ -285,6 +285,22 @@ def fit_command(predictions: Path, out: Path, write: Path) -> str:
     return report
 
 
+def gate_row(
+    name: str, inputs: int, area: float, threshold: float, judged: list[str]
+) -> dict[str, Any]:
+    """One line of the ``select`` table: a model's AUC, its threshold and what it gates to."""
+    return {
+        "set": name,
+        "inputs": inputs,
+        "auc": area,
+        "threshold": threshold,
+        "right": judged.count("right"),
+        "unknown": judged.count("unknown"),
+        "wrong": judged.count("wrong"),
+        "truthfulness": truthfulness(judged),
+    }
+
+
 def select(records: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
     """Every candidate set's cross-validated AUC and gated counts; the set the rule picks."""
     rows = []
@@ -293,18 +309,8 @@ def select(records: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
         cv = cross_validated(x, y)
         scores = dict(zip(kept, cv.tolist(), strict=True))
         threshold = choose_threshold(records, scores)
-        judged = gated(records, scores, threshold)
         rows.append(
-            {
-                "set": name,
-                "inputs": len(names),
-                "auc": auc(cv, y),
-                "threshold": threshold,
-                "right": judged.count("right"),
-                "unknown": judged.count("unknown"),
-                "wrong": judged.count("wrong"),
-                "truthfulness": truthfulness(judged),
-            }
+            gate_row(name, len(names), auc(cv, y), threshold, gated(records, scores, threshold))
         )
     shipped = rows[0]
     better = [
@@ -326,6 +332,13 @@ def select_command(predictions: Path, out: Path) -> str:
     judged = gated(
         records, dict(zip(kept, shipped.tolist(), strict=True)), fit_now["min_confidence"]
     )
+    as_shipped = gate_row(
+        "the shipped model as it is (not refitted)",
+        len(fit_now["features"]),
+        auc(shipped, y),
+        fit_now["min_confidence"],
+        judged,
+    )
     table = markdown_table(
         [
             {
@@ -334,19 +347,7 @@ def select_command(predictions: Path, out: Path) -> str:
                 "truthfulness": f"{r['truthfulness']:+.1f}%",
                 "set": f"**{r['set']}**" if r["set"] == chosen else r["set"],
             }
-            for r in rows
-        ]
-        + [
-            {
-                "set": "the shipped model as it is (not refitted)",
-                "inputs": len(fit_now["features"]),
-                "auc": f"{auc(shipped, y):.3f}",
-                "threshold": fit_now["min_confidence"],
-                "right": judged.count("right"),
-                "unknown": judged.count("unknown"),
-                "wrong": judged.count("wrong"),
-                "truthfulness": f"{truthfulness(judged):+.1f}%",
-            }
+            for r in [*rows, as_shipped]
         ],
         [
             ("set", "inputs"),

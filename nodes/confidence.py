@@ -20,6 +20,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from langchain_core.documents import Document
+
 from crag_core.clients.documents import containing
 from crag_core.schema.state import RAGState
 from crag_core.text.answer_type import type_fits
@@ -33,12 +35,11 @@ FIT = Path(__file__).with_name("confidence.json")
 
 def signals(state: RAGState, answer: str) -> dict[str, float | None]:
     """What the final pass measured about ``answer`` (None: not measured in this pass)."""
-    docs = answer_documents(state)
-    web = [d for d in docs if str(d.metadata.get("id", d.id or "")).startswith("web:")]
-    kb = [d for d in docs if d not in web]
-    in_kb, in_web = bool(containing(answer, kb)), bool(containing(answer, web))
-    holding = containing(answer, docs)
-    fits = type_fits(question_of(state), answer)
+    docs, question = answer_documents(state), question_of(state)
+    holding = containing(answer, docs)  # in evidence order: the first is the answer's rank
+    from_web = [_is_web(docs[i]) for i in holding]
+    in_kb, in_web = not all(from_web), any(from_web)
+    fits = type_fits(question, answer)
     return {
         "retrieval_score": state.get("retrieval_score"),
         "evidence_score": state.get("evidence_score"),
@@ -51,13 +52,17 @@ def signals(state: RAGState, answer: str) -> dict[str, float | None]:
         "in_web": float(in_web),
         "copied": float(in_kb or in_web),
         "agree": float(in_kb and in_web),
-        "subject_overlap": subject_overlap(question_of(state), answer, docs),
+        "subject_overlap": subject_overlap(question, answer, docs),
         "retries": float(state.get("retry_count", 0)),
         "words": float(len(answer.split())),
         "type_fits": None if fits is None else float(fits),
         "rank": float(holding[0]) if holding else None,
         "judges_agree": _agree(state.get("retrieval_score"), _judge(state)),
     }
+
+
+def _is_web(doc: Document) -> bool:
+    return str(doc.metadata.get("id", doc.id or "")).startswith("web:")
 
 
 def _judge(state: RAGState) -> float | None:
