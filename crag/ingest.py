@@ -246,6 +246,8 @@ def prepare(
         content_hash,
         [text for text, _ in pieces],
         [about | where_in_file for _, where_in_file in pieces],
+        label=found.label,
+        tables=extracted.tables,
     )
 
 

@@ -23,3 +23,7 @@ class WebSearchError(CragError):
 
 class QuestionError(CragError):
     """The question cannot be answered as given (empty, or too long)."""
+
+
+class TableQueryError(CragError):
+    """A query of the collection's tables was refused or failed; the message says why."""

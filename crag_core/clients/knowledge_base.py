@@ -21,6 +21,11 @@ process reads the token (one small request) and, when it differs from the one it
 compares each document's ``content_hash`` on the server with its copy's and re-indexes only the
 documents that changed. The server is then the only commit mark: a document is stored when all
 its chunks are there with one hash (``_complete_hash``).
+
+**Tables.** The tables of a document (a CSV file, a workbook's sheets) are also kept as SQL
+tables (``crag_core.clients.tables``, ``store_dir/tables``), replaced and removed with the
+document's chunks and cleared by ``drop``. They are kept by the process that writes them: the
+other processes of a shared store do not see them (their table questions go to text search).
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
@@ -43,6 +48,7 @@ from crag_core.clients.documents import reciprocal_rank_fusion
 from crag_core.clients.embeddings import cosine
 from crag_core.clients.errors import ConfigError, KnowledgeBaseError
 from crag_core.clients.keyword_index import KeywordIndex
+from crag_core.clients.tables import Table, TableStore
 
 RetrievalMode = Literal["dense", "keyword", "hybrid"]
 RRF_K = 60
@@ -212,6 +218,7 @@ class KnowledgeBase:
         self._collection: Any = None
         keyword_path = Path(store_dir) / "keyword" / f"{collection}.sqlite3"
         self.keywords = KeywordIndex(keyword_path, collection)
+        self.tables = TableStore(Path(store_dir) / "tables" / f"{collection}.sqlite3")
         self._synced: str | None = None  # the change token the keyword copy last caught up to
         self._sync_lock = threading.Lock()
 
@@ -287,6 +294,7 @@ class KnowledgeBase:
             if self.exists():
                 _client(self._location, self._timeout_s, self._token).delete_collection(self.name)
             self._collection = None
+            self.tables.clear()
             self.keywords.clear()
             return chunks
 
@@ -444,6 +452,7 @@ class KnowledgeBase:
                 self.collection.delete(ids=ids[start : start + WRITE_BATCH])
             if self.shared:
                 self._mark_changed()
+        self.tables.remove_document(doc_id)
         self.keywords.remove_document(doc_id)
         return len(ids)
 
@@ -571,10 +580,11 @@ class KnowledgeBase:
 
         ``on_embedded(done, total)`` follows the embedding, slice by slice (``EMBED_SLICE``).
 
-        Chroma first, the keyword index last, document by document: the index's hash is the
-        commit mark that ``stored_hash`` checks, so a write cut short anywhere leaves the
-        documents it had not marked to be rewritten in full by the next ingest. A shared store
-        is then stamped with a new change token, so other processes re-sync their keyword copy.
+        Chroma first, then each document's tables, the keyword index last, document by
+        document: the index's hash is the commit mark that ``stored_hash`` checks, so a write
+        cut short anywhere leaves the documents it had not marked to be rewritten in full by
+        the next ingest. A shared store is then stamped with a new change token, so other
+        processes re-sync their keyword copy.
         """
         if not docs:
             return
@@ -622,19 +632,26 @@ class KnowledgeBase:
         if self.shared:
             self._mark_changed()
         for doc in docs:
+            self.tables.replace_document(doc.doc_id, doc.label, doc.tables)
             doc_chunk_ids = [chunk_id(doc.doc_id, i) for i in range(len(doc.chunks))]
             self.keywords.replace_document(doc.doc_id, doc.content_hash, doc_chunk_ids, doc.chunks)
 
 
 @dataclass(frozen=True)
 class NewDocument:
-    """A document to store: its id, source, content hash, chunks and per-chunk metadata."""
+    """A document to store: its id, source, content hash, chunks and per-chunk metadata.
+
+    ``tables`` (a CSV file's, a workbook's sheets) go to the collection's ``TableStore`` under
+    ``label`` (the name callers see).
+    """
 
     doc_id: str
     source: str
     content_hash: str
     chunks: list[str]
     about: list[dict[str, str | int]] | None = None
+    label: str = ""
+    tables: Sequence[Table] = ()
 
 
 def _complete_hash(metas: list[Any], keyword_hash: str | None) -> str | None:

@@ -23,6 +23,9 @@ from io import BytesIO
 from pathlib import Path
 from typing import Any
 
+from crag_core.clients.tables import Table
+from crag_core.formats.tables import csv_table, table_from_rows
+
 MAX_FILE_BYTES = 20 * 1024 * 1024
 """Larger files are refused (a knowledge base of manuals, not of data dumps)."""
 MAX_TEXT_CHARS = 2_000_000
@@ -85,11 +88,12 @@ class Section:
 
 @dataclass(frozen=True)
 class Extracted:
-    """A file's title, its type, and its text in sections."""
+    """A file's title, its type, its text in sections, and its tables (CSV, workbooks)."""
 
     title: str
     file_type: str
     sections: list[Section]
+    tables: tuple[Table, ...] = ()
 
 
 def file_type(path: Path) -> str | None:
@@ -462,8 +466,10 @@ def _converted(kind: str) -> Callable[[bytes, str], Extracted]:
             "notebook": IpynbConverter,
         }[kind]()
         suffix = next(s for s, k in FILE_TYPES.items() if k == kind)
+        table: Table | None = None
         if kind in ("csv", "notebook"):
-            _decode(data)  # refuses binary and non-UTF-8 data with the reason
+            text = _decode(data)  # refuses binary and non-UTF-8 data with the reason
+            table = csv_table(name, text) if kind == "csv" else None
         try:
             result = converter.convert(BytesIO(data), StreamInfo(extension=suffix, charset="utf-8"))
         except Exception as exc:  # each library raises its own errors for a damaged file
@@ -477,7 +483,7 @@ def _converted(kind: str) -> Callable[[bytes, str], Extracted]:
         sections = markdown_sections(_rows_with_headers(text))
         top = "" if kind == "pptx" else markdown_title(text)  # a deck's H1s are slides
         title = (result.title or "").strip() or top or name
-        return Extracted(title, kind, sections)
+        return Extracted(title, kind, sections, (table,) if table else ())
 
     return read
 
@@ -521,11 +527,13 @@ def _xlsx(data: bytes, name: str) -> Extracted:
     except (BadZipFile, KeyError, ValueError, OSError) as exc:
         raise Unextractable(f"unreadable spreadsheet: {exc}") from exc
     sections = []
+    tables: list[Table] = []
     for sheet in book.worksheets:
-        rows = [
-            ["" if v is None else str(v).strip() for v in row]
-            for row in sheet.iter_rows(values_only=True)
-        ]
+        values = [list(row) for row in sheet.iter_rows(values_only=True)]
+        table = table_from_rows(name, str(sheet.title), values)
+        if table:
+            tables.append(table)
+        rows = [["" if v is None else str(v).strip() for v in row] for row in values]
         rows = [r for r in rows if any(r)]
         if not rows:
             continue
@@ -536,7 +544,7 @@ def _xlsx(data: bytes, name: str) -> Extracted:
         sections.append(Section("\n".join(lines), heading=str(sheet.title)))
     title = str(book.properties.title or "").strip() or name
     book.close()
-    return Extracted(title, "xlsx", sections)
+    return Extracted(title, "xlsx", sections, tuple(tables))
 
 
 def _rst(data: bytes, name: str) -> Extracted:

@@ -1,0 +1,348 @@
+"""The collection's tables in SQLite: written at ingest, read by queries that cannot write.
+
+One file per collection (``<store>/tables/<collection>.sqlite3``) holds every table crag read
+from the collection's documents (a CSV file, each sheet of a workbook), each as an SQL table
+with typed columns and ``_row`` (the row's number in its file), and a catalog:
+``crag_tables`` (table, document, label, sheet, rows) and ``crag_columns`` (safe name, the
+file's own name, type, and the values of a column that holds few). A document's tables are
+replaced or removed in one transaction, so a write cut short leaves the old tables or the new
+ones, never both or half.
+
+Queries (``TableStore.query``) are SQL the model wrote; the safety is in code, not in a
+prompt: a connection opened read-only (``mode=ro``) with ``query_only`` on, an authorizer
+that allows reading the data tables and calling listed functions and denies everything else
+(writes, ``PRAGMA``, ``ATTACH``, the catalog and SQLite's own tables, recursive queries),
+one statement, no extensions, limits on the statement's and any value's length, a row limit
+and a time budget.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+from crag_core.clients.errors import KnowledgeBaseError, TableQueryError
+
+Cell = int | float | str | None
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS crag_tables (
+    name TEXT PRIMARY KEY, doc_id TEXT NOT NULL, label TEXT NOT NULL, sheet TEXT NOT NULL,
+    row_count INTEGER NOT NULL, position INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS crag_tables_doc ON crag_tables (doc_id);
+CREATE TABLE IF NOT EXISTS crag_columns (
+    table_name TEXT NOT NULL, position INTEGER NOT NULL, name TEXT NOT NULL,
+    original TEXT NOT NULL, type TEXT NOT NULL, distinct_count INTEGER NOT NULL,
+    frequent_values TEXT NOT NULL, PRIMARY KEY (table_name, position)
+);
+"""
+
+MAX_ROWS = 50
+"""Rows a query returns at most (more are reported as cut)."""
+QUERY_BUDGET_S = 2.0
+"""Seconds a query may run."""
+MAX_SQL_CHARS = 4_000
+MAX_VALUE_BYTES = 1_000_000
+"""The longest string or blob a query may build (``zeroblob(10**9)`` is refused)."""
+FEW_VALUES = 25
+"""A text column with at most this many distinct values has them listed in the catalog."""
+
+ALLOWED_FUNCTIONS = frozenset(
+    """
+    abs avg coalesce count date datetime group_concat ifnull iif instr julianday length like
+    lower ltrim max min nullif replace round rtrim strftime substr substring sum time total
+    trim upper cast glob
+    """.split()
+)
+"""The SQL functions a query may call (no ``load_extension``, ``zeroblob``, ``randomblob``…)."""
+
+_OK, _DENY = sqlite3.SQLITE_OK, sqlite3.SQLITE_DENY
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column as read from a file: its safe name, the file's name for it, and its type.
+
+    ``type``: ``INTEGER``, ``REAL``, ``DATE`` (ISO text) or ``TEXT``.
+    """
+
+    name: str
+    original: str
+    type: str
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table as read from a file: a safe name, its sheet ("" for a CSV), columns, rows.
+
+    ``name`` comes from the file's name and the sheet's; ``rows[i]`` is the file's row
+    ``row_numbers[i]`` (1-based, the header row counted), so an answer can cite the rows it
+    used.
+    """
+
+    name: str
+    sheet: str
+    columns: tuple[Column, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+    row_numbers: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ColumnInfo:
+    """A stored column: safe name, the file's name for it, type, and its values if few."""
+
+    name: str
+    original: str
+    type: str
+    distinct: int
+    values: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    """A stored table and where it came from."""
+
+    name: str
+    doc_id: str
+    label: str
+    sheet: str
+    rows: int
+    columns: tuple[ColumnInfo, ...]
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    """What a query returned: column names, rows, whether rows were cut, the tables read."""
+
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+    truncated: bool
+    tables: tuple[str, ...]
+
+
+class TableStore:
+    """One collection's tables (see the module's text)."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self._lock = threading.Lock()
+
+    def _writer(self) -> sqlite3.Connection:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+            conn.executescript(SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            raise KnowledgeBaseError(f"Cannot open the table store at {self.path}: {exc}") from exc
+        return conn
+
+    def replace_document(self, doc_id: str, label: str, tables: Sequence[Table]) -> None:
+        """Store ``tables`` as document ``doc_id``'s, replacing its old ones, in one transaction."""
+        if not tables and not self.path.exists():
+            return
+        with self._lock:
+            conn = self._writer()
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                _drop_document(conn, doc_id)
+                taken = {r[0] for r in conn.execute("SELECT name FROM crag_tables")}
+                for position, table in enumerate(tables):
+                    name = _unique(table.name, taken)
+                    taken.add(name)
+                    _create(conn, name, doc_id, label, position, table)
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            finally:
+                conn.close()
+
+    def remove_document(self, doc_id: str) -> None:
+        """Remove document ``doc_id``'s tables."""
+        self.replace_document(doc_id, "", ())
+
+    def clear(self) -> None:
+        """Remove every table (the collection was dropped)."""
+        with self._lock:
+            for suffix in ("", "-journal", "-wal", "-shm"):
+                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+
+    def catalog(self) -> list[TableInfo]:
+        """Every stored table with its columns, in the order documents and sheets give them."""
+        if not self.path.exists():
+            return []
+        with self._reader() as conn:
+            tables = conn.execute(
+                "SELECT name, doc_id, label, sheet, row_count FROM crag_tables "
+                "ORDER BY label, position"
+            ).fetchall()
+            columns: dict[str, list[ColumnInfo]] = {}
+            for row in conn.execute(
+                "SELECT table_name, name, original, type, distinct_count, frequent_values "
+                "FROM crag_columns ORDER BY table_name, position"
+            ):
+                columns.setdefault(row[0], []).append(
+                    ColumnInfo(row[1], row[2], row[3], row[4], tuple(json.loads(row[5])))
+                )
+        return [
+            TableInfo(name, doc_id, label, sheet, rows, tuple(columns.get(name, [])))
+            for name, doc_id, label, sheet, rows in tables
+        ]
+
+    def sample(self, table: str, n: int = 3) -> QueryResult:
+        """The first ``n`` rows of ``table`` (a name from the catalog)."""
+        names = {t.name for t in self.catalog()}
+        if table not in names:
+            raise TableQueryError(f"no table named {table!r}")
+        return self.query(f'SELECT * FROM "{table}" LIMIT {int(n)}', max_rows=n)
+
+    def query(
+        self, sql: str, max_rows: int = MAX_ROWS, budget_s: float = QUERY_BUDGET_S
+    ) -> QueryResult:
+        """Run one read-only ``SELECT``; ``TableQueryError`` says why one was refused or failed."""
+        if len(sql) > MAX_SQL_CHARS:
+            raise TableQueryError(f"the query is longer than {MAX_SQL_CHARS} characters")
+        if not self.path.exists():
+            raise TableQueryError("the collection has no tables")
+        data_tables = {t.name for t in self.catalog()}
+        read: list[str] = []
+
+        def authorize(action: int, arg1: str | None, arg2: str | None, *_: object) -> int:
+            if action == sqlite3.SQLITE_SELECT:
+                return _OK
+            if action == sqlite3.SQLITE_READ:
+                if arg1 in data_tables:
+                    if arg1 not in read:
+                        read.append(arg1)
+                    return _OK
+                return _DENY
+            if action == sqlite3.SQLITE_FUNCTION:
+                return _OK if (arg2 or "").lower() in ALLOWED_FUNCTIONS else _DENY
+            return _DENY
+
+        deadline = time.monotonic() + budget_s
+        with self._reader() as conn:
+            conn.set_authorizer(authorize)
+            conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 1_000)
+            try:
+                cursor = conn.execute(sql)
+                if cursor.description is None:
+                    raise TableQueryError("only a SELECT may be run")
+                rows = cursor.fetchmany(max_rows + 1)
+            except sqlite3.Warning as exc:  # "You can only execute one statement at a time."
+                raise TableQueryError(f"one statement only: {exc}") from exc
+            except sqlite3.DatabaseError as exc:
+                raise TableQueryError(_reason(exc, deadline)) from exc
+            except (sqlite3.ProgrammingError, ValueError, OverflowError) as exc:
+                raise TableQueryError(str(exc)) from exc
+            names = tuple(d[0] for d in cursor.description)
+        return QueryResult(
+            names,
+            tuple(tuple(r) for r in rows[:max_rows]),
+            len(rows) > max_rows,
+            tuple(read),
+        )
+
+    def _reader(self) -> _Reader:
+        return _Reader(self.path)
+
+
+class _Reader:
+    """A read-only connection (closed on exit): no extensions, bounded lengths, no ATTACH."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.conn: sqlite3.Connection | None = None
+
+    def __enter__(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(
+                f"file:{quote(str(self.path.resolve()))}?mode=ro", uri=True, timeout=5
+            )
+        except sqlite3.Error as exc:
+            raise TableQueryError(f"the table store cannot be read: {exc}") from exc
+        conn.execute("PRAGMA query_only = ON")
+        conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+        conn.setlimit(sqlite3.SQLITE_LIMIT_SQL_LENGTH, MAX_SQL_CHARS)
+        conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
+        self.conn = conn
+        return conn
+
+    def __exit__(self, *_: object) -> None:
+        if self.conn is not None:
+            self.conn.close()
+
+
+def _reason(exc: sqlite3.DatabaseError, deadline: float) -> str:
+    text = str(exc)
+    if "interrupted" in text and time.monotonic() > deadline:
+        return f"the query ran past its {QUERY_BUDGET_S:g} s budget"
+    if "not authorized" in text or "prohibited" in text or "authorization denied" in text:
+        return f"not allowed: {text} (a query may only read the collection's tables)"
+    return text
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    candidate, n = name, 1
+    while candidate in taken or candidate.startswith(("crag_", "sqlite_")):
+        n += 1
+        candidate = f"{name}_{n}"
+    return candidate
+
+
+def _drop_document(conn: sqlite3.Connection, doc_id: str) -> None:
+    old = [r[0] for r in conn.execute("SELECT name FROM crag_tables WHERE doc_id = ?", (doc_id,))]
+    for name in old:
+        conn.execute(f'DROP TABLE IF EXISTS "{_checked(name)}"')
+        conn.execute("DELETE FROM crag_columns WHERE table_name = ?", (name,))
+    conn.execute("DELETE FROM crag_tables WHERE doc_id = ?", (doc_id,))
+
+
+def _create(
+    conn: sqlite3.Connection, name: str, doc_id: str, label: str, position: int, table: Table
+) -> None:
+    columns = list(table.columns)
+    kinds = {"INTEGER": "INTEGER", "REAL": "REAL"}
+    defs = ", ".join(f'"{_checked(c.name)}" {kinds.get(c.type, "TEXT")}' for c in columns)
+    conn.execute(f'CREATE TABLE "{_checked(name)}" ("_row" INTEGER NOT NULL, {defs})')
+    marks = ", ".join("?" * (len(columns) + 1))
+    conn.executemany(
+        f'INSERT INTO "{name}" VALUES ({marks})',
+        [(n, *row) for n, row in zip(table.row_numbers, table.rows, strict=True)],
+    )
+    conn.execute(
+        "INSERT INTO crag_tables VALUES (?, ?, ?, ?, ?, ?)",
+        (name, doc_id, label, table.sheet, len(table.rows), position),
+    )
+    for i, column in enumerate(columns):
+        distinct = conn.execute(f'SELECT COUNT(DISTINCT "{column.name}") FROM "{name}"').fetchone()[
+            0
+        ]
+        values: list[str] = []
+        if column.type == "TEXT" and distinct <= FEW_VALUES:
+            values = [
+                str(v)[:80]
+                for v, _ in conn.execute(
+                    f'SELECT "{column.name}", COUNT(*) AS n FROM "{name}" '
+                    f'WHERE "{column.name}" IS NOT NULL GROUP BY 1 ORDER BY n DESC, 1'
+                )
+            ]
+        conn.execute(
+            "INSERT INTO crag_columns VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (name, i, column.name, column.original, column.type, distinct, json.dumps(values)),
+        )
+
+
+def _checked(name: str) -> str:
+    """``name`` if it is a safe SQL name (letters, digits, ``_``), else ``KnowledgeBaseError``."""
+    if not name or not all(c.isascii() and (c.isalnum() or c == "_") for c in name):
+        raise KnowledgeBaseError(f"unsafe table or column name {name!r}")
+    return name

@@ -1,0 +1,171 @@
+"""Tables kept as tables: typed columns read from CSV and workbooks, stored with the chunks."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from crag.ingest import ingest
+from crag_core.clients.errors import TableQueryError
+from crag_core.clients.knowledge_base import KnowledgeBase
+from crag_core.clients.tables import TableStore
+from crag_core.formats.extract import extract
+from crag_core.formats.tables import csv_table, safe_name, table_from_rows
+from tests.fakes import HashEmbeddings
+
+SALES = """Region,Month,Units Sold,Revenue ($),Launch date
+North,January,"1,200",15000.50,2025-01-03
+South,January,800,9800,2025-01-10
+North,February,1350,16200.75,2025-02-01
+East,February,,7000,2025-02-15
+"""
+
+
+@pytest.fixture
+def kb(tmp_path):
+    return KnowledgeBase(tmp_path / "store", "tables-kb", HashEmbeddings())
+
+
+def test_columns_are_typed_and_cells_converted():
+    table = csv_table("sales", SALES)
+    assert table is not None and table.name == "sales" and table.sheet == ""
+    assert [(c.name, c.original, c.type) for c in table.columns] == [
+        ("region", "Region", "TEXT"),
+        ("month", "Month", "TEXT"),
+        ("units_sold", "Units Sold", "INTEGER"),
+        ("revenue", "Revenue ($)", "REAL"),
+        ("launch_date", "Launch date", "DATE"),
+    ]
+    assert table.rows[0] == ("North", "January", 1200, 15000.5, "2025-01-03")
+    assert table.rows[3][2] is None  # an empty cell is NULL, not 0
+    assert table.row_numbers == (2, 3, 4, 5)  # the file's own rows, the header being row 1
+
+
+def test_workbook_values_keep_their_types():
+    rows = [
+        ["When", "Count", "Share", "Note"],
+        [dt.datetime(2025, 3, 14), 3, 0.5, "a"],
+        [dt.datetime(2025, 3, 15, 9, 30), 4, 1, 7],
+    ]
+    table = table_from_rows("book", "Sheet 1", rows)
+    assert table is not None and table.name == "book_sheet_1"
+    assert [c.type for c in table.columns] == ["DATE", "INTEGER", "REAL", "TEXT"]
+    assert table.rows == (
+        ("2025-03-14", 3, 0.5, "a"),
+        ("2025-03-15 09:30:00", 4, 1.0, "7"),
+    )
+
+
+def test_a_table_needs_a_header_and_a_row():
+    assert table_from_rows("f", "", [["only", "a", "header"]]) is None
+    assert table_from_rows("f", "", [[], [None, ""]]) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "taken", "safe"),
+    [
+        ("Units Sold", [], "units_sold"),
+        ("2024", [], "c_2024"),
+        ("", [], "column"),
+        ('x"; DROP TABLE t; --', [], "x_drop_table_t"),
+        ("Région", [], "r_gion"),
+        ("name", ["name", "name_2"], "name_3"),
+        ("_private", [], "private"),
+        ("a" * 80, [], "a" * 48),
+    ],
+)
+def test_safe_names(text, taken, safe):
+    assert safe_name(text, taken) == safe
+
+
+def test_columns_with_the_same_or_no_name_stay_apart():
+    table = table_from_rows("f", "", [["A", "a", "", None], [1, 2, 3, 4]])
+    assert table is not None
+    assert [c.name for c in table.columns] == ["a", "a_2", "column_3", "column_4"]
+
+
+def _workbook(path, sheets):
+    from openpyxl import Workbook
+
+    book = Workbook()
+    book.remove(book.active)
+    for title, rows in sheets.items():
+        sheet = book.create_sheet(title)
+        for row in rows:
+            sheet.append(row)
+    book.save(str(path))
+
+
+def test_ingest_keeps_tables_in_step_with_the_documents(kb, tmp_path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "sales.csv").write_text(SALES)
+    _workbook(
+        folder / "plants.xlsx",
+        {"Wind": [["site", "mw"], ["Ardrossan", 24], ["Whitelee", 539]], "Notes": [["x"]]},
+    )
+    (folder / "readme.md").write_text("# Readme\n\nNo tables here.")
+    ingest(kb, [str(folder)])
+    catalog = {t.name: t for t in kb.tables.catalog()}
+    assert set(catalog) == {"sales", "plants_wind"}  # a sheet with no data row is no table
+    assert (catalog["plants_wind"].label, catalog["plants_wind"].sheet) == (
+        "docs/plants.xlsx",
+        "Wind",
+    )
+    assert catalog["sales"].columns[0].values == ("North", "East", "South")  # few: listed
+    total = kb.tables.query("SELECT SUM(mw) FROM plants_wind")
+    assert total.rows == ((563,),) and total.tables == ("plants_wind",)
+
+    ingest(kb, [str(folder)])  # unchanged: nothing rewritten, nothing doubled
+    assert kb.tables.query("SELECT COUNT(*) FROM sales").rows == ((4,),)
+
+    (folder / "sales.csv").write_text(SALES + "West,March,10,100,2025-03-01\n")
+    ingest(kb, [str(folder)])
+    assert kb.tables.query("SELECT COUNT(*) FROM sales").rows == ((5,),)
+    assert {t.name for t in kb.tables.catalog()} == {"sales", "plants_wind"}
+
+    (folder / "plants.xlsx").unlink()
+    report = ingest(kb, [str(folder)], sync=True)
+    assert len(report.removed) == 1
+    assert [t.name for t in kb.tables.catalog()] == ["sales"]
+    with pytest.raises(TableQueryError, match="no such table"):
+        kb.tables.query("SELECT * FROM plants_wind")
+
+    kb.drop()
+    assert kb.tables.catalog() == []
+
+
+def test_tables_of_two_files_with_the_same_name_stay_apart(kb, tmp_path):
+    for part in ("a", "b"):
+        (tmp_path / part).mkdir()
+        (tmp_path / part / "sales.csv").write_text(SALES)
+    ingest(kb, [str(tmp_path / "a"), str(tmp_path / "b")])
+    assert sorted(t.name for t in kb.tables.catalog()) == ["sales", "sales_2"]
+
+
+def test_a_write_cut_short_leaves_the_old_tables(tmp_path, monkeypatch):
+    store = TableStore(tmp_path / "t.sqlite3")
+    table = csv_table("sales", SALES)
+    assert table is not None
+    store.replace_document("d", "sales.csv", [table])
+
+    import crag_core.clients.tables as tables
+
+    def fail(*_args):
+        raise KeyboardInterrupt  # the process is stopped between two statements
+
+    monkeypatch.setattr(tables, "_create", fail)
+    with pytest.raises(KeyboardInterrupt):
+        store.replace_document("d", "sales.csv", [table])
+    monkeypatch.undo()
+    assert [t.name for t in store.catalog()] == ["sales"]
+    assert store.query("SELECT COUNT(*) FROM sales").rows == ((4,),)
+
+
+def test_workbooks_and_csv_files_read_through_extract(tmp_path):
+    _workbook(tmp_path / "book.xlsx", {"Data": [["a", "b"], [1, "x"]]})
+    (tmp_path / "t.csv").write_text("k;v\n1;2,5\n")
+    assert [t.name for t in extract(tmp_path / "book.xlsx").tables] == ["book_data"]
+    (csv,) = extract(tmp_path / "t.csv").tables
+    assert [c.name for c in csv.columns] == ["k", "v"]  # semicolons found
