@@ -143,6 +143,7 @@ def default_services(ctx: Context) -> Services:
         collection_version=kb.version,
         grader=grader,
         small_talk=_cached(("small_talk",), lambda: SmallTalk(embeddings.LazyEmbeddings())),
+        tables=kb.tables,
     )
 
 

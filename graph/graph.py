@@ -9,7 +9,12 @@
     answer_part --next dependent part--> answer_part (Send, with the earlier answer)
                 --else--> combine_parts -> finalize
     check_cache --stored answer--> finalize
-                --else--> retrieve -> grade_documents
+                --else--> choose_tool
+    choose_tool --names a table's column, asks a computation or a row--> query_table
+         --else--> retrieve
+    query_table --the SQL's result answers--> finalize
+                --else (no query worked, or nothing found)--> retrieve
+    retrieve -> grade_documents
     grade_documents --correct--> generate
                     --ambiguous / incorrect, web not searched in this pass--> web_search
                     --after web search--> generate (from the accepted evidence, from ambiguous
@@ -31,8 +36,8 @@
 
 ``analyze_query`` alone decides the route (a follow-up's earlier answer included); the routers
 only read it. Each route ends in the node that writes its answer (respond_small_talk,
-answer_from_history, check_cache on a hit, combine_parts, choose_answer), and ``finalize`` only
-formats the turn.
+answer_from_history, check_cache on a hit, query_table on a table's answer, combine_parts,
+choose_answer), and ``finalize`` only formats the turn.
 
 The first pass searches with the question itself; the query is rewritten only on a retry.
 Every call of a pass that reads documents starts with the same evidence message, so the model
@@ -91,8 +96,10 @@ from nodes import (
     web_search,
 )
 from nodes.answers import is_no_answer
+from nodes.choose_tool import choose_tool
 from nodes.decompose import decompose
 from nodes.parts import collect_part, next_step, part_input
+from nodes.query_table import query_table
 
 
 def steps_per_pass(citation_corrections: int) -> int:
@@ -117,7 +124,7 @@ def step_limit(max_retries: int, citation_corrections: int = MAX_CITATION_CORREC
     the backstop, and it must be set explicitly: a graph run inside another runnable inherits
     LangChain's default limit of 25, which a run with two retries can exceed.
     """
-    return 4 + steps_per_pass(citation_corrections) * (max_retries + 1) + DECOMPOSITION_STEPS
+    return 6 + steps_per_pass(citation_corrections) * (max_retries + 1) + DECOMPOSITION_STEPS
 
 
 DECOMPOSITION_STEPS = 4
@@ -166,9 +173,19 @@ def route_after_decomposition(state: RAGState) -> str | list[Send]:
     return "finalize"
 
 
-def route_after_cache(state: RAGState) -> Literal["finalize", "retrieve"]:
-    """A stored answer ends the turn; otherwise the first pass starts."""
-    return "finalize" if state.get("cache_hit") else "retrieve"
+def route_after_cache(state: RAGState) -> Literal["finalize", "choose_tool"]:
+    """A stored answer ends the turn; otherwise the first pass is planned."""
+    return "finalize" if state.get("cache_hit") else "choose_tool"
+
+
+def route_after_tool(state: RAGState) -> Literal["query_table", "retrieve"]:
+    """Follow the tool ``choose_tool`` chose."""
+    return "query_table" if state.get("tool") == "table" else "retrieve"
+
+
+def route_after_table(state: RAGState) -> Literal["finalize", "retrieve"]:
+    """A table's answer ends the turn; otherwise the text is searched (the CRAG fallback)."""
+    return "finalize" if state.get("answer") else "retrieve"
 
 
 def route_after_grading(state: RAGState) -> Literal["generate", "web_search"]:
@@ -222,6 +239,8 @@ def route_after_relevance(
 def add_pass(builder: StateGraph[Any, Any, Any, Any], services: ServiceFactory | None) -> None:
     """Add one question's pass, ``check_cache`` through ``finalize``, with its edges."""
     builder.add_node(bind(check_cache, services))
+    builder.add_node(bind(choose_tool, services))
+    builder.add_node(bind(query_table, services))
     builder.add_node(bind(rewrite_query, services))
     builder.add_node(bind(retrieve, services))
     builder.add_node(bind(grade_documents, services))
@@ -235,6 +254,8 @@ def add_pass(builder: StateGraph[Any, Any, Any, Any], services: ServiceFactory |
     builder.add_node(bind(choose_answer, services))
     builder.add_node(finalize)
     builder.add_conditional_edges("check_cache", route_after_cache)
+    builder.add_conditional_edges("choose_tool", route_after_tool)
+    builder.add_conditional_edges("query_table", route_after_table)
     builder.add_edge("retrieve", "grade_documents")
     builder.add_conditional_edges("grade_documents", route_after_grading)
     builder.add_edge("web_search", "refine_knowledge")

@@ -35,15 +35,20 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
 
 @pytest.fixture
 def fake_services(monkeypatch: pytest.MonkeyPatch) -> Callable[..., Services]:
-    """``fake_services(llm=..., retriever=..., web=...)``: fake services, made the default.
+    """``fake_services(llm=..., retriever=..., web=..., tables=...)``: fakes, made the default.
 
     Graphs built with ``build_graph(services=...)`` get fakes directly; the entry points (CLI,
     ``run_question``, the eval harness) and graphs built without a factory use
     ``default_services``, which this replaces for the test.
     """
 
-    def install(llm: BaseChatModel | None = None, retriever: Any = None, web: Any = "default"):
-        services = make_services(llm, retriever, web)
+    def install(
+        llm: BaseChatModel | None = None,
+        retriever: Any = None,
+        web: Any = "default",
+        tables: Any = None,
+    ):
+        services = make_services(llm, retriever, web, tables)
         monkeypatch.setattr(graph.factory, "default_services", lambda ctx: services)
         return services
 

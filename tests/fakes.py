@@ -7,6 +7,7 @@ import hashlib
 import json
 import math
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from langchain_core.documents import Document
@@ -17,6 +18,8 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 
 from crag_core.clients.errors import WebSearchError
 from crag_core.clients.services import Services
+from crag_core.clients.table_store import TableStore
+from crag_core.formats.table_rows import table_from_rows
 
 Responder = Callable[[str, str], Any]
 """(prompt name, prompt text) -> reply: a str, a dict sent as JSON, or a float: a verdict whose
@@ -158,6 +161,7 @@ KB_PATH = [
     "contextualize_question",
     "analyze_query",
     "check_cache",
+    "choose_tool",
     "retrieve",
     "grade_documents",
     "generate",
@@ -186,14 +190,28 @@ def happy_responder(prompt: str, text: str) -> Any:
 
 
 def make_services(
-    llm: BaseChatModel | None = None, retriever: Any = None, web: Any = "default"
+    llm: BaseChatModel | None = None,
+    retriever: Any = None,
+    web: Any = "default",
+    tables: TableStore | None = None,
 ) -> Services:
     """Fake services: the happy-path model, the knowledge-base and web documents above."""
     return Services(
         llm=llm or make_llm(happy_responder),
         retriever=retriever or FakeRetriever(KB_DOCS),
         web_search=FakeWebSearch(WEB_DOCS) if web == "default" else web,
+        tables=tables,
     )
+
+
+def make_table_store(path: Path, files: dict[str, list[list[Any]]]) -> TableStore:
+    """A real table store at ``path`` holding one table per file label (header row first)."""
+    store = TableStore(path)
+    for label, rows in files.items():
+        table = table_from_rows(Path(label).stem, "", rows)
+        assert table is not None
+        store.replace_document(label, label, [table])
+    return store
 
 
 def applied(state: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:

@@ -23,7 +23,7 @@ documents that changed. The server is then the only commit mark: a document is s
 its chunks are there with one hash (``_complete_hash``).
 
 **Tables.** The tables of a document (a CSV file, a workbook's sheets) are also kept as SQL
-tables (``crag_core.clients.tables``, ``store_dir/tables``), replaced and removed with the
+tables (``crag_core.clients.table_store``, ``store_dir/tables``), replaced and removed with the
 document's chunks and cleared by ``drop``. They are kept by the process that writes them: the
 other processes of a shared store do not see them (their table questions go to text search).
 """
@@ -48,7 +48,7 @@ from crag_core.clients.documents import reciprocal_rank_fusion
 from crag_core.clients.embeddings import cosine
 from crag_core.clients.errors import ConfigError, KnowledgeBaseError
 from crag_core.clients.keyword_index import KeywordIndex
-from crag_core.clients.tables import Table, TableStore
+from crag_core.clients.table_store import Table, TableStore
 
 RetrievalMode = Literal["dense", "keyword", "hybrid"]
 RRF_K = 60

@@ -11,6 +11,7 @@ from langchain_core.language_models import BaseChatModel
 from crag_core.clients.answer_cache import AnswerCache
 from crag_core.clients.knowledge_base import Retriever
 from crag_core.clients.small_talk import SmallTalk
+from crag_core.clients.table_store import TableStore
 from crag_core.clients.web_providers import WebSearch
 
 
@@ -31,6 +32,8 @@ class Services:
     """The model of the graders and checks (None: ``llm``)."""
     small_talk: SmallTalk | None = None
     """Recognises small talk the rules do not list, by its examples (None: the rules alone)."""
+    tables: TableStore | None = None
+    """The collection's tables, for questions SQL answers (None: text search only)."""
 
     @property
     def judge(self) -> BaseChatModel:

@@ -23,8 +23,8 @@ from io import BytesIO
 from pathlib import Path
 from typing import Any
 
-from crag_core.clients.tables import Table
-from crag_core.formats.tables import csv_table, table_from_rows
+from crag_core.clients.table_store import Table
+from crag_core.formats.table_rows import csv_table, table_from_rows
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 """Larger files are refused (a knowledge base of manuals, not of data dumps)."""

@@ -66,6 +66,8 @@ RetrievalVerdict = Literal["correct", "ambiguous", "incorrect"]
 """CRAG's three-way judgement of the retrieval (see ``nodes.grade_documents``)."""
 Route = Literal["small_talk", "history", "single", "multi_part", "multi_step"]
 """How a turn is handled (``analyze_query``)."""
+Tool = Literal["search", "table"]
+"""What a question's pass reads (``choose_tool``)."""
 
 
 class Source(TypedDict):
@@ -79,6 +81,8 @@ class Source(TypedDict):
     """Where in the file: "page 3" (PDF) or its heading path ("Install > Linux")."""
     quote: NotRequired[str]
     """The sentence of the document the answer stands on (``crag_core.text.support.quote``)."""
+    sql: NotRequired[str]
+    """For an answer read from a table: the query that read it."""
 
 
 class Attempt(TypedDict):
@@ -191,14 +195,16 @@ class OutputState(TypedDict, total=False):
 
     answer: Annotated[str, PER_TURN]
     """The turn's answer, written by the node that ends its route (``respond_small_talk``,
-    ``answer_from_history``, ``check_cache`` on a hit, ``combine_parts`` or
-    ``choose_answer``); "I don't know." when no answer passed its checks."""
+    ``answer_from_history``, ``check_cache`` on a hit, ``query_table`` on a table's answer,
+    ``combine_parts`` or ``choose_answer``); "I don't know." when no answer passed its
+    checks."""
     sources: Annotated[list[Source], PER_TURN]
     """Documents the answer was generated from."""
     confidence: Annotated[float | None, PER_TURN]
     """How likely the answer is right, 0..1 (``nodes.confidence``: fitted on the calibration
     split from the evaluator's and checks' scores, where the answer was found, retries); None
-    when the answer is "I don't know" or a small-talk reply."""
+    when the answer is "I don't know", a small-talk reply, or read from a table by SQL (no
+    confidence is fitted for table answers yet)."""
     warnings: Annotated[list[str], PER_TURN, add_unique]
     """Anything the caller should know: retries exhausted, web search failed, unparsable judge."""
     web_search_used: Annotated[bool, PER_TURN]
@@ -229,6 +235,13 @@ class FlowState(OutputState, total=False):
     """Whether this turn's answer came from the answer cache (no retrieval, no LLM call)."""
     cache_similarity: Annotated[float, PER_TURN]
     """How close the cached question was to this one (1.0: the same question)."""
+    tool: Annotated[Tool | None, PER_TURN]
+    """Where ``choose_tool`` sent the question: ``search`` (the knowledge base's text, then the
+    web) or ``table`` (SQL over the collection's tables; text search when that fails)."""
+    plan_reason: Annotated[str, PER_TURN]
+    """Why ``choose_tool`` chose the tool, in a few words."""
+    sql: Annotated[str, PER_TURN]
+    """The SQL of a table question: the query that answered it, or the last one tried."""
     rewritten_query: Annotated[str, PER_TURN]
     """Search query written from the question (and, on a retry, the checks' feedback); kept
     from pass to pass of a turn, never into the next turn."""

@@ -29,6 +29,7 @@ from tests.fakes import (
     happy_responder,
     make_llm,
     make_services,
+    make_table_store,
 )
 
 NODES = {
@@ -39,6 +40,8 @@ NODES = {
     "answer_part",
     "combine_parts",
     "check_cache",
+    "choose_tool",
+    "query_table",
     "rewrite_query",
     "retrieve",
     "grade_documents",
@@ -87,8 +90,12 @@ def test_topology_matches_the_crag_diagram():
         ("answer_part", "combine_parts", True),
         ("combine_parts", "finalize", False),
         ("respond_small_talk", "finalize", False),
-        ("check_cache", "retrieve", True),
+        ("check_cache", "choose_tool", True),
         ("check_cache", "finalize", True),
+        ("choose_tool", "query_table", True),
+        ("choose_tool", "retrieve", True),
+        ("query_table", "finalize", True),
+        ("query_table", "retrieve", True),
         ("rewrite_query", "retrieve", False),
         ("retrieve", "grade_documents", False),
         ("grade_documents", "generate", True),
@@ -209,6 +216,7 @@ def test_nothing_relevant_anywhere_is_an_answer_of_its_own(fake_services):
         "contextualize_question",
         "analyze_query",
         "check_cache",
+        "choose_tool",
         "retrieve",
         "grade_documents",
         "web_search",
@@ -293,15 +301,24 @@ def longest_pass(prompt: str, text: str) -> Any:
         "generate": "Leonardo painted it [S9]",
         "check_hallucination": "yes",
         "check_relevance": "no",
+        "write_sql": "SELECT painter FROM nowhere",  # fails twice: the text is searched
     }[prompt]
+
+
+def longest_tables(tmp_path: Any) -> Any:
+    """Tables that make the first pass of the longest runs a table question that falls back."""
+    return make_table_store(
+        tmp_path / "tables.sqlite3",
+        {"team.csv": [["Team", "Won"], ["x", 1]], "louvre.csv": [["Portrait", "Wall"], ["y", 2]]},
+    )
 
 
 @pytest.mark.parametrize("max_retries", [0, 2, 4])
 def test_the_longest_run_fits_its_step_limit_even_inside_another_runnable(
-    fake_services, max_retries
+    fake_services, max_retries, tmp_path
 ):
     # A runnable parent hands the graph LangChain's default recursion limit of 25.
-    fake_services(llm=make_llm(longest_pass))
+    fake_services(llm=make_llm(longest_pass), tables=longest_tables(tmp_path))
     ctx = Context(max_retries=max_retries, answer_threshold=0.5)
     result = RunnableLambda(lambda q: run_question(q, ctx)).invoke("Which team won?")
     limit = step_limit(max_retries, ctx.max_citation_corrections)
@@ -309,11 +326,14 @@ def test_the_longest_run_fits_its_step_limit_even_inside_another_runnable(
     assert len(result.path) == limit - 1 - DECOMPOSITION_STEPS
     assert result.path.count("validate_citations") == 2 * (max_retries + 1)
     assert result.path.count("web_search") == max_retries + 1
+    assert result.path[3:6] == ["choose_tool", "query_table", "retrieve"]
     assert result.path[-1] == "finalize"
 
 
 @pytest.mark.parametrize("max_retries", [0, 2])
-def test_a_described_question_asked_whole_then_in_steps_fits_exactly(fake_services, max_retries):
+def test_a_described_question_asked_whole_then_in_steps_fits_exactly(
+    fake_services, max_retries, tmp_path
+):
     def responder(prompt: str, text: str) -> Any:
         asked = [line for line in text.splitlines() if line.startswith("Question:")]
         first_step = bool(asked) and "Which portrait" in asked[-1]
@@ -321,7 +341,7 @@ def test_a_described_question_asked_whole_then_in_steps_fits_exactly(fake_servic
             return "yes" if first_step else "no"
         return longest_pass(prompt, text)
 
-    fake_services(llm=make_llm(responder))
+    fake_services(llm=make_llm(responder), tables=longest_tables(tmp_path))
     ctx = Context(max_retries=max_retries, answer_threshold=0.5, min_confidence=0.0)
     question = "Who painted the portrait that hangs in the Louvre?"
     result = RunnableLambda(lambda q: run_question(q, ctx)).invoke(question)
@@ -332,7 +352,7 @@ def test_a_described_question_asked_whole_then_in_steps_fits_exactly(fake_servic
 
 
 def test_the_exported_graph_allows_the_longest_accepted_run():
-    assert graph.config["recursion_limit"] == step_limit(10) == 195
+    assert graph.config["recursion_limit"] == step_limit(10) == 197
 
 
 def test_relevance_failures_also_terminate(fake_services):

@@ -9,9 +9,9 @@ import pytest
 from crag.ingest import ingest
 from crag_core.clients.errors import TableQueryError
 from crag_core.clients.knowledge_base import KnowledgeBase
-from crag_core.clients.tables import TableStore
+from crag_core.clients.table_store import TableStore
 from crag_core.formats.extract import extract
-from crag_core.formats.tables import csv_table, safe_name, table_from_rows
+from crag_core.formats.table_rows import csv_table, safe_name, table_from_rows
 from tests.fakes import HashEmbeddings
 
 SALES = """Region,Month,Units Sold,Revenue ($),Launch date
@@ -150,12 +150,12 @@ def test_a_write_cut_short_leaves_the_old_tables(tmp_path, monkeypatch):
     assert table is not None
     store.replace_document("d", "sales.csv", [table])
 
-    import crag_core.clients.tables as tables
+    import crag_core.clients.table_store as table_store
 
     def fail(*_args):
         raise KeyboardInterrupt  # the process is stopped between two statements
 
-    monkeypatch.setattr(tables, "_create", fail)
+    monkeypatch.setattr(table_store, "_create", fail)
     with pytest.raises(KeyboardInterrupt):
         store.replace_document("d", "sales.csv", [table])
     monkeypatch.undo()

@@ -1,0 +1,35 @@
+"""choose_tool: choose what a question's pass reads — the collection's tables, or its text."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from crag_core.clients.errors import CragError
+from crag_core.clients.services import Services
+from crag_core.schema.context import Context
+from crag_core.schema.state import RAGState, Update
+from crag_core.text.sql import table_plan
+from nodes.common import question_of, reports
+
+
+@reports(lambda u: f"{u['tool']}: {u['plan_reason']}")
+def choose_tool(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
+    """``table`` for a question the collection's tables answer; else ``search``.
+
+    ``table`` when it names a column of a table and asks for a computation over rows or names
+    a row of it. Decided by rules on the tables' catalog (``crag_core.text.sql.table_plan``),
+    no model call: a question that names no column is never sent to SQL. A catalog that
+    cannot be read sends the question to text search with a warning.
+    """
+    if services.tables is None:
+        return {"tool": "search", "plan_reason": "no table store"}
+    try:
+        catalog = services.tables.catalog()
+    except CragError as exc:
+        return {
+            "tool": "search",
+            "plan_reason": "the tables could not be read",
+            "warnings": [f"The collection's tables could not be read: {exc}"],
+        }
+    use, reason = table_plan(question_of(state), catalog)
+    return {"tool": "table" if use else "search", "plan_reason": reason}

@@ -1,0 +1,104 @@
+"""query_table: answer from the collection's tables with SQL the model writes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from crag_core.clients.errors import CragError, TableQueryError
+from crag_core.clients.llm import complete
+from crag_core.clients.services import Services
+from crag_core.clients.table_store import QueryResult, TableInfo, TableStore
+from crag_core.schema.context import Context, context_of
+from crag_core.schema.state import RAGState, Source, Update
+from crag_core.text.sql import (
+    MAX_TABLES,
+    did_you_mean,
+    extract_sql,
+    match_tables,
+    result_answer,
+    schema,
+)
+from nodes.common import question_of, reports
+from nodes.prompting import render
+
+SQL_ATTEMPTS = 2
+"""Queries written per question: the first, and one retry told the database's error."""
+
+
+def describe(update: Mapping[str, Any]) -> str:
+    """The SQL and what it gave, or why the text is searched instead."""
+    if update.get("answer"):
+        return f"{update['sql']} -> {update['answer']!r}"
+    return f"no table answered ({update.get('sql') or 'no query'}): searching the text"
+
+
+@reports(describe)
+def query_table(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
+    """Write a SELECT for the question over the tables it names, run it, answer from it.
+
+    The model sees the named tables (at most ``MAX_TABLES``) as ``CREATE TABLE`` statements
+    with a few rows each and writes one SELECT; the query runs read-only behind the table
+    store's authorizer, row limit and time budget (``crag_core.clients.table_store``). A query that
+    fails or finds nothing is written once more with the database's error (and the closest
+    real names); if that fails too, the pass searches the text instead, with a warning. The
+    answer is read off the result (one value, a list, or named values), cited by the tables it
+    read, with the SQL; it carries no confidence (none is fitted for table answers yet).
+    """
+    ctx = context_of(runtime)
+    question = question_of(state)
+    store = services.tables
+    assert store is not None  # ``choose_tool`` sends no question here without a table store
+    update: Update = {"prompt_versions": {}}
+    sql, feedback, reason = "", "", ""
+    try:
+        catalog = store.catalog()
+        tables = [m.table for m in match_tables(question, catalog)[:MAX_TABLES]]
+        text = schema(tables, [store.sample(t.name) for t in tables])
+    except CragError as exc:
+        return {"sql": "", "warnings": [f"The collection's tables could not be read: {exc}"]}
+    for _ in range(SQL_ATTEMPTS):
+        prompt, recorded = render(
+            state, ctx, "write_sql", schema=text, question=question, feedback=feedback
+        )
+        update["prompt_versions"] |= recorded.get("prompt_versions", {})
+        sql = extract_sql(complete(services.llm, prompt))
+        result, reason = _run(store, sql, catalog)
+        answer = result_answer(result) if result else ""
+        if result and answer:
+            return update | {
+                "sql": sql,
+                "answer": answer,
+                "sources": _sources(result, catalog, sql),
+                "confidence": None,
+            }
+        reason = reason or "it returned no rows"
+        feedback = f"-- This query failed: {sql}\n-- Why: {reason}\n-- Write a corrected query.\n"
+    return update | {
+        "sql": sql,
+        "warnings": [f"No table answered the question ({reason}); the text was searched."],
+    }
+
+
+def _run(store: TableStore, sql: str, tables: list[TableInfo]) -> tuple[QueryResult | None, str]:
+    if not sql:
+        return None, "the reply held no SELECT"
+    try:
+        return store.query(sql), ""
+    except TableQueryError as exc:
+        return None, did_you_mean(str(exc), tables)
+
+
+def _sources(result: QueryResult, tables: list[TableInfo], sql: str) -> list[Source]:
+    read = [t for t in tables if t.name in result.tables]
+    return [
+        Source(
+            id=f"table:{t.name}",
+            source=t.label,
+            location=f"sheet {t.sheet}" if t.sheet else "table",
+            sql=sql,
+        )
+        for t in read
+    ]

@@ -1,0 +1,187 @@
+"""Table questions: which go to SQL, the SQL's way there and back, and the graph's table route."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from crag.run import run_question
+from crag_core.clients.table_store import QueryResult
+from crag_core.schema.context import Context
+from crag_core.text.sql import (
+    did_you_mean,
+    extract_sql,
+    format_cell,
+    match_tables,
+    result_answer,
+    schema,
+    table_plan,
+)
+from tests.fakes import happy_responder, make_llm, make_table_store
+
+SALES = [
+    ["Region", "Month", "Units Sold", "Revenue ($)"],
+    ["North", "January", 1200, 15000.5],
+    ["South", "January", 800, 9800],
+    ["North", "February", 1350, 16200.75],
+    ["East", "February", None, 7000],
+]
+PLANTS = [["Site", "Capacity MW", "Opened"], ["Whitelee", 539, 2009], ["Ardrossan", 24, 2004]]
+
+
+@pytest.fixture
+def store(tmp_path):
+    return make_table_store(
+        tmp_path / "tables.sqlite3", {"docs/sales.csv": SALES, "docs/wind farms.csv": PLANTS}
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "table"),
+    [
+        ("How many units sold were recorded in the North region?", True),
+        ("What is the total revenue per month?", True),
+        ("Which site has the highest capacity MW?", True),
+        ("What revenue does the table give for Whitelee?", False),  # revenue is not its column
+        ("What was the revenue of South in January?", True),  # a row: a listed value
+        ("When was the wind farms site Ardrossan opened?", True),  # the table named
+        ("Who painted the Mona Lisa?", False),
+        ("hello", False),
+        ("Tell me about the region.", False),  # a column, but no computation and no row
+    ],
+)
+def test_a_question_goes_to_the_tables_when_it_names_a_column_and_rows(store, question, table):
+    use, reason = table_plan(question, store.catalog())
+    assert use is table, reason
+
+
+def test_no_tables_no_sql():
+    assert table_plan("How many units sold?", []) == (False, "the collection has no tables")
+
+
+def test_the_named_tables_come_first(store):
+    matches = match_tables("Which site opened first, by capacity MW?", store.catalog())
+    assert [m.table.name for m in matches] == ["wind_farms"]
+    assert matches[0].columns == ("Site", "Capacity MW", "Opened")
+
+
+def test_the_schema_shows_names_types_originals_values_and_rows(store):
+    (table,) = [t for t in store.catalog() if t.name == "sales"]
+    text = schema([table], [store.sample("sales", 2)])
+    assert text.startswith("CREATE TABLE sales (\n  region TEXT, -- Region — values: 'North'")
+    assert "  revenue REAL -- Revenue ($)\n);" in text
+    assert "2 example rows of 4:\n_row, region, month, units_sold, revenue\n2, North" in text
+
+
+@pytest.mark.parametrize(
+    ("reply", "sql"),
+    [
+        ("SELECT COUNT(*) FROM sales;", "SELECT COUNT(*) FROM sales"),
+        (
+            "```sql\nSELECT region\nFROM sales\n```\nThis lists regions.",
+            "SELECT region\nFROM sales",
+        ),
+        ("Here is the query: SELECT 1; DROP TABLE sales;", "SELECT 1"),
+        ("with t as (select 1) select * from t", "with t as (select 1) select * from t"),
+        ("I cannot answer that.", "I cannot answer that."),
+    ],
+)
+def test_the_sql_of_a_reply(reply, sql):
+    assert extract_sql(reply) == sql
+
+
+def test_an_unknown_name_gets_the_closest_real_ones(store):
+    hint = did_you_mean("no such column: unit_sold", store.catalog())
+    assert hint == "no such column: unit_sold (did you mean: units_sold?)"
+    assert "wind_farms" in did_you_mean("no such table: windfarms", store.catalog())
+    assert did_you_mean("syntax error", store.catalog()) == "syntax error"
+
+
+@pytest.mark.parametrize(
+    ("columns", "rows", "answer"),
+    [
+        (("n",), ((2550,),), "2,550"),
+        (("avg",), ((15000.5,),), "15,000.5"),
+        (("avg",), ((2.0,),), "2"),
+        (("region",), (("North",), ("South",)), "North, South"),
+        (
+            ("region", "total"),
+            (("North", 2550), ("South", 800)),
+            "region: North, total: 2,550; region: South, total: 800",
+        ),
+        (("n",), ((None,),), ""),
+        (("n",), (), ""),
+    ],
+)
+def test_the_answer_read_off_a_result(columns, rows, answer):
+    assert result_answer(QueryResult(columns, rows, False, ("sales",))) == answer
+
+
+def test_a_cut_result_says_there_is_more():
+    result = QueryResult(("region",), (("North",),), True, ("sales",))
+    assert result_answer(result) == "North (and more)"
+    assert format_cell(1234567.125) == "1,234,567.125"
+
+
+def sql_responder(*replies: str) -> Any:
+    """The happy model, writing ``replies`` in turn when asked for SQL."""
+    queue = list(replies)
+
+    def respond(prompt: str, text: str) -> Any:
+        if prompt == "write_sql":
+            return queue.pop(0)
+        return happy_responder(prompt, text)
+
+    return respond
+
+
+QUESTION = "How many units sold were recorded in the North region?"
+
+
+def test_a_table_question_is_answered_by_sql_and_cites_its_table(fake_services, store):
+    sql = "SELECT SUM(units_sold) FROM sales WHERE region = 'North'"
+    llm = make_llm(sql_responder(sql))
+    fake_services(llm=llm, tables=store)
+    result = run_question(QUESTION, Context())
+    assert result.path == [
+        "contextualize_question",
+        "analyze_query",
+        "check_cache",
+        "choose_tool",
+        "query_table",
+        "finalize",
+    ]
+    assert result.state["answer"] == "2,550"
+    assert result.state["sources"] == [
+        {"id": "table:sales", "source": "docs/sales.csv", "location": "table", "sql": sql}
+    ]
+    assert result.state["confidence"] is None
+    (call,) = [c for c in llm.calls if c["prompt"] == "write_sql"]
+    assert "CREATE TABLE sales" in call["text"] and "wind_farms" not in call["text"]
+
+
+def test_a_failed_query_is_written_again_with_the_error(fake_services, store):
+    good = "SELECT SUM(units_sold) FROM sales WHERE region = 'North'"
+    llm = make_llm(sql_responder("SELECT SUM(unit_sold) FROM sales", good))
+    fake_services(llm=llm, tables=store)
+    result = run_question(QUESTION, Context())
+    assert result.state["answer"] == "2,550"
+    retry = [c["text"] for c in llm.calls if c["prompt"] == "write_sql"][1]
+    assert "no such column: unit_sold (did you mean: units_sold?)" in retry
+
+
+@pytest.mark.parametrize(
+    "replies",
+    [
+        ("DELETE FROM sales", "SELECT nothing FROM nowhere"),
+        ("SELECT units_sold FROM sales WHERE region = 'West'", "I do not know."),
+    ],
+)
+def test_no_table_answer_falls_back_to_the_text(fake_services, store, replies):
+    fake_services(llm=make_llm(sql_responder(*replies)), tables=store)
+    result = run_question(QUESTION, Context(min_confidence=0.0))
+    assert result.path[3:6] == ["choose_tool", "query_table", "retrieve"]
+    assert "Broncos" in result.state["answer"]  # the text's answer
+    assert any("No table answered" in w for w in result.state["warnings"])
+    assert store.query("SELECT COUNT(*) FROM sales").rows == ((4,),)  # nothing was written
