@@ -336,6 +336,8 @@ def _print_answer(result: Any) -> None:
     for src in state.get("sources", []):
         where = f" [dim]({escape(src['location'])})[/]" if src.get("location") else ""
         out.print(f"  [dim]-[/] [bold]{escape(src['id'])}[/] {escape(src['source'])}{where}")
+        if src.get("sql"):
+            out.print(f"    [dim]SQL:[/] {escape(src['sql'])}")
     for warning in state.get("warnings", []):
         out.print(f"[yellow]warning:[/] {escape(warning)}")
     out.print(

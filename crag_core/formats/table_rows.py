@@ -29,6 +29,18 @@ MAX_NAME = 48
 _INT = re.compile(r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)")
 _REAL = re.compile(r"[+-]?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?")
+DATE_FORMATS = (
+    "%Y/%m/%d",
+    "%b %d %Y",
+    "%B %d %Y",
+    "%b %d, %Y",
+    "%B %d, %Y",
+    "%d %B %Y",
+    "%d %b %Y",
+)
+"""Other spellings of a date read as one: none where day and month could swap (3/4/2025)."""
+MISSING = frozenset({"na", "n/a", "nan", "null", "none", "-", "—", "–"})
+"""Cells that say a value is missing (read as empty)."""
 
 
 def safe_name(text: str, taken: Iterable[str] = (), fallback: str = "column") -> str:
@@ -107,7 +119,7 @@ def _cell(value: object) -> object:
         return None
     if isinstance(value, str):
         value = value.strip()
-        return value or None
+        return None if not value or value.lower() in MISSING else value
     return value
 
 
@@ -139,9 +151,18 @@ def _kind(value: object) -> ColumnType:
         return "INTEGER"
     if _REAL.fullmatch(text):
         return "REAL"
-    if _DATE.fullmatch(text):
+    if _DATE.fullmatch(text) or _other_date(text):
         return "DATE"
     return "TEXT"
+
+
+def _other_date(text: str) -> dt.date | None:
+    for spelling in DATE_FORMATS:
+        try:
+            return dt.datetime.strptime(text, spelling).date()
+        except ValueError:
+            continue
+    return None
 
 
 def convert(value: object, kind: ColumnType) -> int | float | str | None:
@@ -159,7 +180,8 @@ def convert(value: object, kind: ColumnType) -> int | float | str | None:
             return value.date().isoformat() if value.time() == dt.time() else value.isoformat(" ")
         if isinstance(value, dt.date):
             return value.isoformat()
-        return str(value).replace("T", " ")
+        other = _other_date(str(value))
+        return other.isoformat() if other else str(value).replace("T", " ")
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
     if isinstance(value, dt.datetime | dt.date):

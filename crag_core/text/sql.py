@@ -9,6 +9,7 @@ No I/O: the tables' catalog and query results come from ``crag_core.clients.tabl
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -62,12 +63,33 @@ def _holds(question: str, phrase: str) -> bool:
     return re.search(r"\b" + r"\W+".join(map(re.escape, words)) + r"s?\b", question) is not None
 
 
+def _alike(a: str, b: str) -> bool:
+    """Two words alike: equal, or sharing their first five letters (or all of the shorter).
+
+    "temp" and "temperature", "max" and "maximum", "generated" and "generation".
+    """
+    shared = len(os.path.commonprefix([a, b]))
+    return a == b or shared >= min(len(a), len(b), 5) >= 3
+
+
+def names_column(question_words: Sequence[str], column: str) -> bool:
+    """Whether a question names a column: every word of its name is alike a question word.
+
+    Words under three letters (units: "mm", "g") are left out unless the name has no other.
+    """
+    words = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", column)
+    words = [w.lower() for w in words]
+    kept = [w for w in words if len(w) >= 3 and w not in STOPWORDS] or words[:1]
+    return bool(kept) and all(any(_alike(w, q) for q in question_words) for w in kept)
+
+
 def match_tables(question: str, catalog: Sequence[TableInfo]) -> list[TableMatch]:
     """The tables ``question`` names something of, most named first."""
     q = " ".join(_WORD.findall(question.lower()))
+    q_words = [w for w in q.split() if w not in STOPWORDS]
     matches = []
     for table in catalog:
-        columns = tuple(c.original for c in table.columns if _holds(q, c.original))
+        columns = tuple(c.original for c in table.columns if names_column(q_words, c.original))
         values = tuple(v for c in table.columns for v in c.values if len(v) >= 3 and _holds(q, v))
         stem = re.sub(r"\.\w+$", "", table.label.rsplit("/", 1)[-1])
         named = any(_holds(q, n) for n in (stem, table.sheet) if n)
@@ -81,21 +103,23 @@ def table_plan(question: str, catalog: Sequence[TableInfo]) -> tuple[bool, str]:
     """Whether ``question`` is for the tables (and why, in a few words).
 
     For the tables when it names a column of one and either asks for a computation over rows
-    ("how many", "average", "highest"…) or names one of the column's listed values or the
-    table itself: a look-up of one row is a table question too.
+    ("how many", "average", "highest"…) or names one of its listed values or the table itself
+    (a look-up of one row is a table question too); or when it names a listed value or the
+    table and asks for a computation ("How many days of rain…?", where "rain" is a value of
+    ``weather``; "How many penguins…?" of ``penguins.csv``).
     """
     if not catalog:
         return False, "the collection has no tables"
-    matches = [m for m in match_tables(question, catalog) if m.columns]
+    matches = match_tables(question, catalog)
     if not matches:
-        return False, "it names no column of the collection's tables"
+        return False, "it names no table, column or value of the collection's"
     best = matches[0]
     where = best.table.label + (f", sheet {best.table.sheet}" if best.table.sheet else "")
     cue = ANALYTIC.search(question)
-    named = ", ".join(repr(c) for c in best.columns[:3])
+    named = ", ".join(repr(c) for c in (best.columns or best.values)[:3]) or "the table"
     if cue:
         return True, f"it names {named} of {where} and asks {cue.group(0).lower()!r}"
-    if best.values or best.named:
+    if best.columns and (best.values or best.named):
         return True, f"it names {named} of {where} and a row of it"
     return False, f"it names {named} of {where} but asks for no computation or row"
 
@@ -166,7 +190,9 @@ def format_cell(value: Cell) -> str:
     if isinstance(value, float):
         if value.is_integer() and abs(value) < 1e15:
             return f"{int(value):,}"
-        return f"{value:,.4f}".rstrip("0").rstrip(".")
+        if abs(value) >= 1:
+            return f"{value:,.2f}".rstrip("0").rstrip(".")
+        return f"{value:.3g}"
     return str(value)
 
 

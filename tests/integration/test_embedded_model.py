@@ -51,10 +51,11 @@ def test_answers_from_the_knowledge_base():
     result = run_question("What was the final score of Super Bowl 50?", Context(collection="demo"))
     answer = result.state["answer"]
     assert "24" in answer, result.to_json()
-    assert result.path[:5] == [
+    assert result.path[:6] == [
         "contextualize_question",
         "analyze_query",
         "check_cache",
+        "choose_tool",
         "retrieve",
         "grade_documents",
     ]
@@ -259,3 +260,35 @@ def test_crag_model_server_with_two_slots_serves_another_process(demo_kb, tmp_pa
         ask_demo_json(env, "--no-cache", timeout=300)
         with urllib.request.urlopen(f"{server.url}/metrics", timeout=10) as reply:
             assert "llamacpp:prompt_tokens_total" in reply.read().decode()
+
+
+def _penguins() -> list[dict[str, str]]:
+    import csv
+
+    with (ROOT / "demo" / "tables" / "penguins.csv").open(encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+@pytest.mark.parametrize(
+    ("question", "gold"),
+    [
+        (
+            "How many penguins of the species Adelie were recorded on the island Dream?",
+            lambda rows: (
+                f"{sum(r['species'] == 'Adelie' and r['island'] == 'Dream' for r in rows)}"
+            ),
+        ),
+        (
+            "Which island had the most penguins?",
+            lambda rows: max({r["island"] for r in rows}, key=[r["island"] for r in rows].count),
+        ),
+    ],
+)
+def test_a_table_question_is_answered_by_sql(question, gold):
+    kb = knowledge_base("demo-tables")
+    ingest(kb, [str(ROOT / "demo" / "tables")])
+    result = run_question(question, Context(collection="demo-tables", answer_cache=False))
+    assert "query_table" in result.path and "retrieve" not in result.path, result.to_json()
+    assert result.state["answer"] == gold(_penguins())
+    (source,) = result.state["sources"]
+    assert source["source"] == "tables/penguins.csv" and source["sql"].upper().startswith("SELECT")

@@ -49,6 +49,9 @@ def store(tmp_path):
         ("Who painted the Mona Lisa?", False),
         ("hello", False),
         ("Tell me about the region.", False),  # a column, but no computation and no row
+        ("How many Februarys were recorded?", True),  # a value and a computation
+        ("Was February cold?", False),  # a value alone
+        ("How many rows does the sales table hold?", True),  # the table and a computation
     ],
 )
 def test_a_question_goes_to_the_tables_when_it_names_a_column_and_rows(store, question, table):
@@ -58,6 +61,7 @@ def test_a_question_goes_to_the_tables_when_it_names_a_column_and_rows(store, qu
 
 def test_no_tables_no_sql():
     assert table_plan("How many units sold?", []) == (False, "the collection has no tables")
+    assert table_plan("Who painted it?", [])[0] is False
 
 
 def test_the_named_tables_come_first(store):
@@ -121,7 +125,9 @@ def test_the_answer_read_off_a_result(columns, rows, answer):
 def test_a_cut_result_says_there_is_more():
     result = QueryResult(("region",), (("North",),), True, ("sales",))
     assert result_answer(result) == "North (and more)"
-    assert format_cell(1234567.125) == "1,234,567.125"
+    assert format_cell(1234567.125) == "1,234,567.12"  # two decimals from 1 up
+    assert format_cell(5076.0163) == "5,076.02"
+    assert format_cell(0.012345) == "0.0123"  # three significant digits below 1
 
 
 def sql_responder(*replies: str) -> Any:
