@@ -144,6 +144,7 @@ def default_services(ctx: Context) -> Services:
         grader=grader,
         small_talk=_cached(("small_talk",), lambda: SmallTalk(embeddings.LazyEmbeddings())),
         tables=kb.tables,
+        documents=kb.documents,
     )
 
 

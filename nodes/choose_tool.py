@@ -1,6 +1,8 @@
-"""choose_tool: choose what a question's pass reads — the collection's tables, or its text."""
+"""choose_tool: what a question's pass reads — its catalog, its tables, or its text."""
 
 from __future__ import annotations
+
+import datetime as dt
 
 from langgraph.runtime import Runtime
 
@@ -8,19 +10,29 @@ from crag_core.clients.errors import CragError
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context
 from crag_core.schema.state import RAGState, Update
+from crag_core.text.catalog import catalog_query
 from crag_core.text.sql import table_plan
 from nodes.common import question_of, reports
 
 
 @reports(lambda u: f"{u['tool']}: {u['plan_reason']}")
 def choose_tool(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
-    """``table`` for a question the collection's tables answer; else ``search``.
+    """``catalog`` for a question about the collection, ``table`` for one its tables answer.
+
+    ``catalog`` when it asks how many or which documents (of a type, from a date, on a
+    topic: ``crag_core.text.catalog.catalog_query``).
 
     ``table`` when it names a column of a table and asks for a computation over rows or names
     a row of it. Decided by rules on the tables' catalog (``crag_core.text.sql.table_plan``),
     no model call: a question that names no column is never sent to SQL. A catalog that
     cannot be read sends the question to text search with a warning.
     """
+    question = question_of(state)
+    if services.documents is not None:
+        query = catalog_query(question, dt.date.today())
+        if query is not None:
+            asked = " ".join(query.said) or "any"
+            return {"tool": "catalog", "plan_reason": f"it asks {query.kind} of documents: {asked}"}
     if services.tables is None:
         return {"tool": "search", "plan_reason": "no table store"}
     try:
@@ -31,5 +43,5 @@ def choose_tool(state: RAGState, runtime: Runtime[Context], services: Services) 
             "plan_reason": "the tables could not be read",
             "warnings": [f"The collection's tables could not be read: {exc}"],
         }
-    use, reason = table_plan(question_of(state), catalog)
+    use, reason = table_plan(question, catalog)
     return {"tool": "table" if use else "search", "plan_reason": reason}

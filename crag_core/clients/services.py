@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
@@ -34,6 +35,9 @@ class Services:
     """Recognises small talk the rules do not list, by its examples (None: the rules alone)."""
     tables: TableStore | None = None
     """The collection's tables, for questions SQL answers (None: text search only)."""
+    documents: Callable[[], list[dict[str, Any]]] | None = None
+    """The collection's documents, one entry each (stored metadata: ``label``, ``type``,
+    ``modified``…), for questions about the collection (None: not answered)."""
 
     @property
     def judge(self) -> BaseChatModel:

@@ -1,0 +1,242 @@
+"""Questions about the collection itself: how many documents, which files, of what type, when.
+
+``catalog_query`` reads such a question into a ``CatalogQuery`` — count or list; the file
+types it names; a date range on when the files were modified (or ingested), relative dates
+resolved against ``today`` in code; a topic ("which documents cover …") — and ``select``
+applies it to the documents' stored metadata. Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from crag_core.clients.keyword_index import STOPWORDS
+
+COLLECTION_NOUNS = (
+    r"documents?|files?|pdfs?|spreadsheets?|workbooks?|csvs?|notebooks?|presentations?|"
+    r"web ?pages?|ebooks?|epubs?"
+)
+"""Nouns that name what a collection holds (not "pages" or "notes": a book has those)."""
+_OF_THE_COLLECTION = re.compile(
+    r"\b(?:my|our|i|we|collection|knowledge base|are there|modified|changed|updated|edited|"
+    r"created|ingested|added|uploaded|indexed|imported)\b",
+    re.I,
+)
+"""Words that tie such a noun to the collection ("How many documents did the treaty
+include?" asks about the treaty)."""
+TYPES: dict[str, tuple[str, ...]] = {
+    "pdf": ("pdf",),
+    "word": ("docx",),
+    "docx": ("docx",),
+    "spreadsheet": ("xlsx", "csv"),
+    "workbook": ("xlsx",),
+    "excel": ("xlsx",),
+    "xlsx": ("xlsx",),
+    "csv": ("csv",),
+    "table": ("xlsx", "csv"),
+    "markdown": ("markdown",),
+    "html": ("html",),
+    "web page": ("html",),
+    "webpage": ("html",),
+    "presentation": ("pptx",),
+    "slide": ("pptx",),
+    "deck": ("pptx",),
+    "pptx": ("pptx",),
+    "epub": ("epub",),
+    "ebook": ("epub",),
+    "notebook": ("notebook",),
+    "text file": ("text",),
+    "restructuredtext": ("rst",),
+}
+"""Words for file types, and the types (``crag_core.formats.extract.FILE_TYPES``) they mean."""
+
+_DETERMINERS = r"(?:(?:all|the|my|our|your|of|these|those|any|every)\s+)*"
+_COUNT = re.compile(rf"\bhow many\s+{_DETERMINERS}(?:[\w-]+\s+)?(?:{COLLECTION_NOUNS})\b", re.I)
+_LIST = re.compile(
+    rf"^\s*(?:which|what|list|show(?: me)?|name)\s+{_DETERMINERS}(?:[\w-]+\s+)?"
+    rf"(?:{COLLECTION_NOUNS})\b",
+    re.I,
+)
+_TOPIC = re.compile(
+    r"\b(?:cover|covers|mention|mentions|discuss|discusses|describe|describes|talk about|"
+    r"talks about|are about|is about|deal with|deals with)\s+(.+?)\s*[?.!]*$",
+    re.I,
+)
+_INGESTED = re.compile(r"\b(?:ingested|added|uploaded|indexed|imported)\b", re.I)
+_MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m} | {
+    m.lower(): i for i, m in enumerate(calendar.month_abbr) if m
+}
+_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+
+
+@dataclass(frozen=True)
+class CatalogQuery:
+    """What a question asks of the collection's documents."""
+
+    kind: Literal["count", "list"]
+    types: frozenset[str] = frozenset()
+    """File types asked for (empty: any)."""
+    date_of: Literal["modified", "ingested"] = "modified"
+    """Which date the range applies to: the file's own, or when crag read it."""
+    start: dt.date | None = None
+    end: dt.date | None = None
+    """The date range, ``end`` excluded (None: open)."""
+    topic: str = ""
+    """What the documents must cover ("" : anything)."""
+    said: tuple[str, ...] = ()
+    """The filter in words, for the answer and the node's line."""
+
+
+def catalog_query(question: str, today: dt.date) -> CatalogQuery | None:
+    """The question as a query of the collection's documents; None when it asks no such thing."""
+    kind: Literal["count", "list"]
+    if _COUNT.search(question):
+        kind = "count"
+    elif _LIST.search(question):
+        kind = "list"
+    else:
+        return None
+    said: list[str] = []
+    types = _types(question)
+    if not (types or _TOPIC.search(question) or _OF_THE_COLLECTION.search(question)):
+        return None
+    if types:
+        said.append("of type " + ", ".join(sorted(types)))
+    topic_match = _TOPIC.search(question)
+    topic = topic_match.group(1) if topic_match else ""
+    before_topic = question[: topic_match.start()] if topic_match else question
+    field_: Literal["modified", "ingested"] = (
+        "ingested" if _INGESTED.search(before_topic) else "modified"
+    )
+    start, end, when = date_range(before_topic, today)
+    if when:
+        said.append(f"{field_} {when}")
+    if topic:
+        said.append(f"about {topic!r}")
+    return CatalogQuery(kind, frozenset(types), field_, start, end, topic, tuple(said))
+
+
+def _types(question: str) -> set[str]:
+    q = question.lower()
+    found: set[str] = set()
+    for word, kinds in TYPES.items():
+        if re.search(rf"\b{word}s?\b", q):
+            found.update(kinds)
+    return found
+
+
+def date_range(question: str, today: dt.date) -> tuple[dt.date | None, dt.date | None, str]:
+    """The date range a question names (``end`` excluded) and how it said it.
+
+    Read: "in March 2025", "in 2025", "March 2025", "on 2025-03-14", "since/after …",
+    "before …", "today", "yesterday", "this/last week|month|year", "in the last N days".
+    """
+    q = question.lower()
+    if re.search(r"\btoday\b", q):
+        return today, today + dt.timedelta(days=1), "today"
+    if re.search(r"\byesterday\b", q):
+        return today - dt.timedelta(days=1), today, "yesterday"
+    last_days = re.search(r"\b(?:in the )?(?:last|past) (\d{1,4}) days\b", q)
+    if last_days:
+        n = int(last_days.group(1))
+        return today - dt.timedelta(days=n), today + dt.timedelta(days=1), f"in the last {n} days"
+    relative = re.search(r"\b(this|last) (week|month|year)\b", q)
+    if relative:
+        return (*_relative(relative.group(1), relative.group(2), today), relative.group(0))
+    bound = re.search(r"\b(since|after|before|until)\s+(.+?)(?:[?.!,]|$)", q)
+    if bound:
+        period = _period(bound.group(2))
+        if period:
+            if bound.group(1) in ("since", "after"):
+                start = period[0] if bound.group(1) == "since" else period[1]
+                return start, None, f"{bound.group(1)} {bound.group(2).strip()}"
+            return None, period[0], f"{bound.group(1)} {bound.group(2).strip()}"
+    period = _period(q)
+    if period:
+        return period[0], period[1], f"in {period[2]}"
+    return None, None, ""
+
+
+def _relative(which: str, unit: str, today: dt.date) -> tuple[dt.date, dt.date]:
+    if unit == "week":
+        start = today - dt.timedelta(days=today.weekday())
+        if which == "last":
+            start -= dt.timedelta(days=7)
+        return start, start + dt.timedelta(days=7)
+    if unit == "month":
+        start = today.replace(day=1)
+        if which == "last":
+            start = (start - dt.timedelta(days=1)).replace(day=1)
+        return start, _next_month(start)
+    year = today.year - (which == "last")
+    return dt.date(year, 1, 1), dt.date(year + 1, 1, 1)
+
+
+def _next_month(day: dt.date) -> dt.date:
+    return dt.date(day.year + day.month // 12, day.month % 12 + 1, 1)
+
+
+def _period(text: str) -> tuple[dt.date, dt.date, str] | None:
+    """The first day, month or year ``text`` names: (start, end excluded, as said)."""
+    iso = re.search(r"\b(\d{4})-(\d{2})-(\d{2})\b", text)
+    if iso:
+        try:
+            day = dt.date(int(iso.group(1)), int(iso.group(2)), int(iso.group(3)))
+        except ValueError:
+            return None
+        return day, day + dt.timedelta(days=1), day.isoformat()
+    month = re.search(rf"\b({_MONTH})\.?,?\s+(\d{{4}})\b", text)
+    if month:
+        start = dt.date(int(month.group(2)), _MONTHS[month.group(1)], 1)
+        return start, _next_month(start), start.strftime("%B %Y")
+    year = re.search(r"\b(19\d{2}|20\d{2})\b", text)
+    if year:
+        y = int(year.group(1))
+        return dt.date(y, 1, 1), dt.date(y + 1, 1, 1), str(y)
+    return None
+
+
+def select(query: CatalogQuery, documents: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The documents (stored metadata: ``type``, ``modified``, ``ingested``…) the query keeps.
+
+    A document with no date of the asked kind is left out of a dated query.
+    """
+    kept = []
+    for doc in documents:
+        if query.types and doc.get("type") not in query.types:
+            continue
+        if query.start or query.end:
+            stamp = doc.get(query.date_of)
+            if stamp is None:
+                continue
+            day = dt.datetime.fromtimestamp(int(stamp)).date()
+            if (query.start and day < query.start) or (query.end and day >= query.end):
+                continue
+        kept.append(doc)
+    return kept
+
+
+def named_by(topic: str, doc: Mapping[str, Any]) -> bool:
+    """Whether every word of ``topic`` (but short ones) is in the document's title or name."""
+    words = [
+        w for w in re.findall(r"[a-z0-9]+", topic.lower()) if len(w) > 2 and w not in STOPWORDS
+    ]
+    name = " ".join(str(doc.get(k) or "") for k in ("title", "label")).lower()
+    have = set(re.findall(r"[a-z0-9]+", name))
+    return bool(words) and all(w in have or w.rstrip("s") in have for w in words)
+
+
+def catalog_answer(query: CatalogQuery, labels: Sequence[str], limit: int = 20) -> str:
+    """The answer: a count, or the documents' names (``limit`` at most), or that none is."""
+    if query.kind == "count":
+        return str(len(labels))
+    if not labels:
+        what = " ".join(query.said) or "at all"
+        return f"None: the collection holds no document {what}."
+    more = len(labels) - limit
+    return ", ".join(labels[:limit]) + (f" (and {more} more)" if more > 0 else "")

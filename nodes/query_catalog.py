@@ -1,0 +1,53 @@
+"""query_catalog: answer a question about the collection from its documents' metadata."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from crag_core.clients.services import Services
+from crag_core.schema.context import Context, context_of
+from crag_core.schema.state import RAGState, Source, Update
+from crag_core.text.catalog import catalog_answer, catalog_query, named_by, select
+from nodes.common import question_of, reports
+
+MAX_SOURCES = 20
+"""Documents an answer cites at most."""
+
+
+def describe(update: Mapping[str, Any]) -> str:
+    """How many documents matched, and the answer."""
+    return f"{len(update.get('sources') or [])} documents cited -> {update.get('answer')!r}"
+
+
+@reports(describe)
+def query_catalog(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
+    """Count or list the collection's documents that fit the question's filter.
+
+    The filter (file types, a date range on when files were modified or ingested, resolved
+    against today; a topic) is read by rules (``crag_core.text.catalog``) and applied to the
+    documents' stored metadata; a topic keeps the documents whose chunks the text search finds
+    at or above ``min_similarity``, or whose title or name holds it. The answer is a count or
+    the documents' names, each cited; no model call.
+    """
+    ctx = context_of(runtime)
+    query = catalog_query(question_of(state), dt.date.today())
+    assert query is not None and services.documents is not None  # choose_tool checked both
+    docs = select(query, services.documents())
+    if query.topic:
+        hits = services.retriever.search(query.topic, ctx.top_k * 3)
+        covering = {
+            h.metadata.get("doc_id")
+            for h in hits
+            if h.metadata.get("score", 0) >= ctx.min_similarity
+        }
+        docs = [d for d in docs if d.get("doc_id") in covering or named_by(query.topic, d)]
+    labels = sorted(str(d.get("label") or d.get("title") or d.get("doc_id")) for d in docs)
+    sources = [
+        Source(id=str(d.get("doc_id")), source=str(d.get("label") or d.get("doc_id")))
+        for d in sorted(docs, key=lambda d: str(d.get("label")))[:MAX_SOURCES]
+    ]
+    return {"answer": catalog_answer(query, labels), "sources": sources, "confidence": None}

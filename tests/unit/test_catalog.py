@@ -1,0 +1,145 @@
+"""Questions about the collection: read by rules, answered from the documents' metadata."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+
+from crag.run import run_question
+from crag_core.schema.context import Context
+from crag_core.text.catalog import catalog_answer, catalog_query, date_range, select
+from tests.fakes import FakeRetriever, doc
+
+TODAY = dt.date(2026, 11, 26)  # a Thursday
+
+
+def stamp(day: str) -> int:
+    return int(dt.datetime.fromisoformat(day + "T12:00:00").timestamp())
+
+
+DOCS: list[dict[str, Any]] = [
+    {"doc_id": "a", "label": "notes/plan.md", "type": "markdown", "modified": stamp("2025-03-14")},
+    {"doc_id": "b", "label": "report.pdf", "type": "pdf", "modified": stamp("2025-03-02")},
+    {"doc_id": "c", "label": "budget.xlsx", "type": "xlsx", "modified": stamp("2025-04-01")},
+    {"doc_id": "d", "label": "old.pdf", "type": "pdf", "modified": stamp("2023-07-09")},
+    {"doc_id": "e", "label": "https://example.org/guide", "type": "html"},  # no date known
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "said"),
+    [
+        ("How many PDFs are there?", "count", ("of type pdf",)),
+        ("How many documents are in my collection?", "count", ()),
+        ("Which files were modified in March 2025?", "list", ("modified in March 2025",)),
+        ("What spreadsheets do I have?", "list", ("of type csv, xlsx",)),
+        ("List my documents", "list", ()),
+        ("Which of my files were added last week?", "list", ("ingested last week",)),
+        ("Which documents cover packet switching?", "list", ("about 'packet switching'",)),
+        ("Which documents discuss the 2016 season?", "list", ("about 'the 2016 season'",)),
+    ],
+)
+def test_questions_about_the_collection(question, kind, said):
+    query = catalog_query(question, TODAY)
+    assert query is not None and query.kind == kind and query.said == said
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which team won Super Bowl 50?",
+        "How many pages did the first edition have?",
+        "How many documents did the treaty include?",  # documents, but of the treaty
+        "What does the document say about renewal?",
+        "How many penguins were recorded in 2008?",
+    ],
+)
+def test_other_questions_are_not(question):
+    assert catalog_query(question, TODAY) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("in March 2025", "2025-03-01", "2025-04-01"),
+        ("in dec 2024", "2024-12-01", "2025-01-01"),
+        ("in 2024", "2024-01-01", "2025-01-01"),
+        ("on 2025-02-28", "2025-02-28", "2025-03-01"),
+        ("today", "2026-11-26", "2026-11-27"),
+        ("yesterday", "2026-11-25", "2026-11-26"),
+        ("this week", "2026-11-23", "2026-11-30"),
+        ("last week", "2026-11-16", "2026-11-23"),
+        ("last month", "2026-10-01", "2026-11-01"),
+        ("this year", "2026-01-01", "2027-01-01"),
+        ("in the last 10 days", "2026-11-16", "2026-11-27"),
+        ("since March 2025", "2025-03-01", None),
+        ("after March 2025", "2025-04-01", None),
+        ("before 2024", None, "2024-01-01"),
+        ("at some point", None, None),
+    ],
+)
+def test_dates_resolved_against_today(text, start, end):
+    got = date_range(text, TODAY)
+    as_text = tuple(d.isoformat() if d else None for d in got[:2])
+    assert as_text == (start, end)
+
+
+def test_the_filter_applies_to_the_stored_metadata():
+    march = catalog_query("Which files were modified in March 2025?", TODAY)
+    assert march is not None
+    assert [d["doc_id"] for d in select(march, DOCS)] == ["a", "b"]
+    pdfs = catalog_query("Which PDFs were modified since 2024?", TODAY)
+    assert pdfs is not None and [d["doc_id"] for d in select(pdfs, DOCS)] == ["b"]
+    count = catalog_query("How many documents do I have?", TODAY)
+    assert count is not None and catalog_answer(count, ["x", "y"]) == "2"
+    none = catalog_query("Which PDFs were modified last month?", TODAY)
+    assert none is not None and select(none, DOCS) == []
+    assert catalog_answer(none, []) == (
+        "None: the collection holds no document of type pdf modified last month."
+    )
+    assert catalog_answer(march, [f"f{i}" for i in range(25)]).endswith("f19 (and 5 more)")
+
+
+def services_with(fake_services: Any, docs: list[dict[str, Any]], hits: list[Any]) -> Any:
+    services = fake_services(retriever=FakeRetriever(hits))
+    object.__setattr__(services, "documents", lambda: docs)
+    return services
+
+
+def test_the_graph_answers_from_the_catalog_without_a_model(fake_services, monkeypatch):
+    import nodes.choose_tool as choose_tool
+    import nodes.query_catalog as query_catalog
+
+    class Today(dt.date):
+        @classmethod
+        def today(cls):
+            return TODAY
+
+    monkeypatch.setattr(choose_tool.dt, "date", Today)
+    monkeypatch.setattr(query_catalog.dt, "date", Today)
+    services = services_with(fake_services, DOCS, [])
+    result = run_question("Which files were modified in March 2025?", Context())
+    assert result.path[3:] == ["choose_tool", "query_catalog", "finalize"]
+    assert result.state["answer"] == "notes/plan.md, report.pdf"
+    assert [s["source"] for s in result.state["sources"]] == ["notes/plan.md", "report.pdf"]
+    assert services.llm.calls == []  # type: ignore[attr-defined]
+
+
+def test_a_topic_keeps_the_documents_the_search_finds(fake_services):
+    hits = [
+        doc("b__c0001", "Packet switching groups data.", 0.7),
+        doc("c__c0000", "A budget line.", 0.1),  # under the similarity floor
+    ]
+    for hit, doc_id in zip(hits, ["b", "c"], strict=True):
+        hit.metadata["doc_id"] = doc_id
+    services_with(fake_services, DOCS, hits)
+    result = run_question("Which documents cover packet switching?", Context())
+    assert result.state["answer"] == "report.pdf"
+
+
+def test_a_topic_in_a_document_s_name_is_covered(fake_services):
+    services_with(fake_services, DOCS, [])
+    result = run_question("Which documents discuss the budget?", Context())
+    assert result.state["answer"] == "budget.xlsx"
