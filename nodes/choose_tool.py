@@ -8,7 +8,7 @@ from langgraph.runtime import Runtime
 
 from crag_core.clients.errors import CragError
 from crag_core.clients.services import Services
-from crag_core.schema.context import Context
+from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Update
 from crag_core.text.catalog import catalog_query
 from crag_core.text.sql import table_plan
@@ -28,6 +28,8 @@ def choose_tool(state: RAGState, runtime: Runtime[Context], services: Services) 
     cannot be read sends the question to text search with a warning.
     """
     question = question_of(state)
+    if not context_of(runtime).tools:
+        return {"tool": "search", "plan_reason": "tools are off"}
     if services.documents is not None:
         query = catalog_query(question, dt.date.today())
         if query is not None:

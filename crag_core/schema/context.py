@@ -146,6 +146,15 @@ class Context:
     top_k: AtLeastOne = field(
         default=4, metadata={"description": "Documents retrieved from the knowledge base."}
     )
+    tools: bool = field(
+        default=True,
+        metadata={
+            "description": (
+                "Answer questions about the collection from its catalog and table questions by "
+                "SQL over its tables (choose_tool); off: every question searches the text."
+            )
+        },
+    )
     read_around: bool = field(
         default=False,
         metadata={

@@ -191,3 +191,11 @@ def test_no_table_answer_falls_back_to_the_text(fake_services, store, replies):
     assert "Broncos" in result.state["answer"]  # the text's answer
     assert any("No table answered" in w for w in result.state["warnings"])
     assert store.query("SELECT COUNT(*) FROM sales").rows == ((4,),)  # nothing was written
+
+
+def test_with_tools_off_every_question_searches_the_text(fake_services, store):
+    llm = make_llm(sql_responder())
+    fake_services(llm=llm, tables=store)
+    result = run_question(QUESTION, Context(tools=False))
+    assert result.path[3:5] == ["choose_tool", "retrieve"]
+    assert not [c for c in llm.calls if c["prompt"] == "write_sql"]
