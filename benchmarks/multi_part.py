@@ -314,6 +314,7 @@ def compare(
     title: str,
     doc: str,
     report: Callable[[Path], str],
+    pipelines: tuple[str, ...] = PIPELINES,
 ) -> None:
     """Every pipeline answers every question, each in a worker process of its own.
 
@@ -328,7 +329,7 @@ def compare(
         (out / "README.md").write_text(f"# {title}\n\n```\n{doc}```\n\n{report(out)}\n")
 
     def on_done(name: str, question_id: str) -> None:
-        if name == PIPELINES[0] and question_ids.index(question_id) % REPORT_EVERY == 0:
+        if name == pipelines[0] and question_ids.index(question_id) % REPORT_EVERY == 0:
             write_report()
 
     jobs = [
@@ -340,7 +341,7 @@ def compare(
             "out": str(out / "workers" / pipeline),
             "records": str(out / f"{pipeline}.jsonl"),
         }
-        for pipeline in PIPELINES
+        for pipeline in pipelines
     ]
     interleave.run(jobs, question_ids, on_done)
     write_report()

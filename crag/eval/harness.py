@@ -91,7 +91,10 @@ def prepare(dataset: Dataset, ctx: Context, on_progress: Callable[[int, int], No
 
 
 def sources_with_text(result: RunResult) -> list[dict[str, str]]:
-    """The run's cited sources, each with the text of the chunk or web result it names."""
+    """The run's cited sources, each with the text of the chunk or web result it names.
+
+    A table answer's source keeps its SQL.
+    """
     texts: dict[str, str] = {}
     for step in result.steps:
         for key in ("documents", "relevant_documents", "web_results"):
@@ -99,6 +102,7 @@ def sources_with_text(result: RunResult) -> list[dict[str, str]]:
                 texts.setdefault(doc_id(d), d.page_content)
     return [
         {"id": s["id"], "source": s["source"], "text": texts.get(s["id"], "")}
+        | ({"sql": s["sql"]} if s.get("sql") else {})
         for s in result.state.get("sources") or []
     ]
 
