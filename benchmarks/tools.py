@@ -570,7 +570,8 @@ def counts(records: list[dict[str, Any]]) -> str:
 
 def report(out: Path) -> str:
     """Per type and pipeline: right / IDK / wrong; routing; cost per route."""
-    records = {p: read_records(out / f"{p}.jsonl") for p in PIPELINES}
+    files = {p: out / f"{p}.jsonl" for p in PIPELINES}
+    records = {p: read_records(f) if f.exists() else [] for p, f in files.items()}
     common = set.intersection(*({r["id"] for r in rs} for rs in records.values()))
     records = {p: [r for r in rs if r["id"] in common] for p, rs in records.items()}
     types = sorted({r["type"] for r in records["crag"]})
