@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from crag_core.clients.table_store import Table
-from crag_core.formats.table_rows import csv_table, table_from_rows
+from crag_core.formats.table_rows import csv_table, document_tables, pipe_tables, table_from_rows
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 """Larger files are refused (a knowledge base of manuals, not of data dumps)."""
@@ -88,7 +88,11 @@ class Section:
 
 @dataclass(frozen=True)
 class Extracted:
-    """A file's title, its type, its text in sections, and its tables (CSV, workbooks)."""
+    """A file's title, its type, its text in sections, and its tables.
+
+    Tables: a CSV file's, each sheet of a workbook, and the tables with a header row of a web
+    page, Markdown or Word document.
+    """
 
     title: str
     file_type: str
@@ -185,7 +189,8 @@ def _text(data: bytes, name: str) -> Extracted:
 def _markdown(data: bytes, name: str) -> Extracted:
     """Markdown cut at its headings: each section starts with its heading line."""
     text = _decode(data)
-    return Extracted(markdown_title(text) or name, "markdown", markdown_sections(text))
+    tables = document_tables(name, pipe_tables(text))
+    return Extracted(markdown_title(text) or name, "markdown", markdown_sections(text), tables)
 
 
 def markdown_title(text: str) -> str:
@@ -321,11 +326,24 @@ def _html(data: bytes, name: str) -> Extracted:
         img.replace_with(f" [image: {alt}] " if alt else "")
     for br in soup.find_all("br"):
         br.replace_with("\n")
+    content = soup.find("main") or soup.find("article") or soup.body or soup
     reader = _HtmlReader()
-    reader.read(soup.find("main") or soup.find("article") or soup.body or soup)
+    reader.read(content)
     reader.cut()
     heads = reader.heads
-    return Extracted(title or (heads[0] if heads else name), "html", reader.sections)
+    tables = document_tables(name, [_html_table(t) for t in content.find_all("table")])
+    return Extracted(title or (heads[0] if heads else name), "html", reader.sections, tables)
+
+
+def _html_table(table: Any) -> tuple[str, list[list[str]]]:
+    """A table's caption (or "") and its rows' cells (a nested table's rows are its own)."""
+    caption = table.find("caption")
+    rows = [
+        [_words(c) for c in tr.find_all(["td", "th"], recursive=False)]
+        for tr in table.find_all("tr")
+        if tr.find_parent("table") is table
+    ]
+    return (_words(caption) if caption else ""), rows
 
 
 def _words(el: Any, joiner: str = " ") -> str:
@@ -422,9 +440,12 @@ def _docx(data: bytes, name: str) -> Extracted:
     # A paragraph's style by its id, looked up once: python-docx's ``Paragraph.style`` scans
     # every style for the default on each unstyled paragraph (11 s per MiB of text).
     style_names = {s.style_id: str(s.name) for s in document.styles}
+    found: list[tuple[str, list[list[str]]]] = []
     for block in document.iter_inner_content():
         if isinstance(block, Table):
-            lines += [" | ".join(c.text.strip() for c in row.cells) for row in block.rows]
+            cells = [[c.text.strip() for c in row.cells] for row in block.rows]
+            found.append(("", cells))
+            lines += [" | ".join(row) for row in cells]
             continue
         text, style = block.text.strip(), style_names.get(block._p.style or "", "")
         level = (
@@ -440,7 +461,7 @@ def _docx(data: bytes, name: str) -> Extracted:
     if lines:
         sections.append(Section("\n".join(lines), heading=" > ".join(heads)))
     title = (document.core_properties.title or "").strip() or (heads[0] if heads else name)
-    return Extracted(title, "docx", sections)
+    return Extracted(title, "docx", sections, document_tables(name, found))
 
 
 def _converted(kind: str) -> Callable[[bytes, str], Extracted]:
@@ -483,7 +504,8 @@ def _converted(kind: str) -> Callable[[bytes, str], Extracted]:
         sections = markdown_sections(_rows_with_headers(text))
         top = "" if kind == "pptx" else markdown_title(text)  # a deck's H1s are slides
         title = (result.title or "").strip() or top or name
-        return Extracted(title, kind, sections, (table,) if table else ())
+        tables = (table,) if table else document_tables(name, pipe_tables(text))
+        return Extracted(title, kind, sections, tables)
 
     return read
 

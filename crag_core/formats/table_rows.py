@@ -91,6 +91,59 @@ def table_from_rows(file_name: str, sheet: str, rows: Iterable[Sequence[object]]
     return Table(name, sheet, columns, typed_rows, tuple(i for i, _ in body))
 
 
+def has_header(rows: Sequence[Sequence[object]]) -> bool:
+    """Whether a table's first row names its columns: every cell filled, none a number."""
+    first = [_cell(v) for v in rows[0]] if rows else []
+    return bool(first) and all(v is not None and _kind(v) == "TEXT" for v in first)
+
+
+def document_tables(
+    file_name: str, found: Sequence[tuple[str, list[list[str]]]]
+) -> tuple[Table, ...]:
+    """The tables of a page or document (HTML, Markdown, Word) that have a header row.
+
+    ``found``: each table's place ("" when it has none: it is then "table N") and its rows.
+    """
+    tables = []
+    for n, (place, rows) in enumerate(found, start=1):
+        if len(rows) < 2 or not has_header(rows):
+            continue
+        table = table_from_rows(file_name, place or f"table {n}", rows)
+        if table:
+            tables.append(table)
+    return tuple(tables)
+
+
+def pipe_tables(markdown: str) -> list[tuple[str, list[list[str]]]]:
+    """Markdown pipe tables (a header row, then a ``---`` row): each with its heading."""
+    found: list[tuple[str, list[list[str]]]] = []
+    heading, rows = "", list[list[str]]()
+    lines = markdown.splitlines() + [""]
+    for line, following in zip(lines, lines[1:] + [""], strict=True):
+        cells = _pipe(line)
+        if cells is not None and (rows or _is_rule(_pipe(following))):
+            if not _is_rule(cells):
+                rows.append(cells)
+            continue
+        if rows:
+            found.append((heading, rows))
+            rows = []
+        if line.startswith("#"):
+            heading = line.lstrip("#").strip()
+    return found
+
+
+def _pipe(line: str) -> list[str] | None:
+    stripped = line.strip()
+    if len(stripped) < 2 or not (stripped.startswith("|") and stripped.endswith("|")):
+        return None
+    return [c.strip() for c in stripped[1:-1].split("|")]
+
+
+def _is_rule(cells: list[str] | None) -> bool:
+    return bool(cells) and all(re.fullmatch(r":?-{3,}:?", c) for c in cells or [])
+
+
 def csv_table(file_name: str, text: str) -> Table | None:
     """The table of a CSV file's text (comma, semicolon, tab or bar separated).
 

@@ -169,3 +169,33 @@ def test_workbooks_and_csv_files_read_through_extract(tmp_path):
     assert [t.name for t in extract(tmp_path / "book.xlsx").tables] == ["book_data"]
     (csv,) = extract(tmp_path / "t.csv").tables
     assert [c.name for c in csv.columns] == ["k", "v"]  # semicolons found
+
+
+def test_tables_with_a_header_row_in_pages_and_documents(tmp_path):
+    (tmp_path / "guide.md").write_text(
+        "# Guide\n\n## Gauges\n\n| Gauge | Level (m) |\n|---|---:|\n| Velna | 4.2 |\n"
+        "| Orsk | 3.1 |\n\nText.\n\n| 1 | 2 |\n|---|---|\n| 3 | 4 |\n"
+    )
+    (tables,) = [extract(tmp_path / "guide.md").tables]
+    assert [(t.name, t.sheet) for t in tables] == [("guide_gauges", "Gauges")]  # "1 | 2": no header
+    assert tables[0].rows == (("Velna", 4.2), ("Orsk", 3.1))
+
+    (tmp_path / "page.html").write_text(
+        "<html><body><main><table><caption>Plants</caption><tr><th>Site</th><th>MW</th></tr>"
+        "<tr><td>Whitelee</td><td>539</td></tr></table><table><tr><td>a</td><td>1</td></tr>"
+        "<tr><td>b</td><td>2</td></tr></table></main></body></html>"
+    )
+    (page,) = extract(tmp_path / "page.html").tables
+    assert (page.name, page.sheet, page.rows) == ("page_plants", "Plants", (("Whitelee", 539),))
+
+    import docx
+
+    document = docx.Document()
+    table = document.add_table(rows=2, cols=2)
+    for cell, text in zip(
+        [c for row in table.rows for c in row.cells], ["Name", "Age", "Ada", "36"], strict=True
+    ):
+        cell.text = text
+    document.save(str(tmp_path / "people.docx"))
+    (word,) = extract(tmp_path / "people.docx").tables
+    assert (word.name, word.sheet, word.rows) == ("people_table_1", "table 1", (("Ada", 36),))
