@@ -1,0 +1,52 @@
+"""The tools benchmark's questions and judge (benchmarks/tools.py)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from benchmarks.tools import QUESTIONS, judge, rows
+from crag.eval.records import read_records
+
+
+def test_the_questions_are_many_labelled_split_and_computed_from_the_files():
+    questions = read_records(QUESTIONS)
+    assert len(questions) >= 200
+    assert len({q["id"] for q in questions}) == len(questions)
+    assert set(Counter(q["tool"] for q in questions)) == {"table", "catalog", "search"}
+    assert {q["split"] for q in questions} == {"calibration", "test"}
+    adelie_dream = next(
+        q
+        for q in questions
+        if q["question"] == "How many Adelie penguins were recorded on the island Dream?"
+    )
+    data = rows("penguins.csv")
+    assert adelie_dream["gold"] == sum(
+        r["species"] == "Adelie" and r["island"] == "Dream" for r in data
+    )
+
+
+NUMBER = {"gold_kind": "number", "gold": 2550, "universe": []}
+SET = {"gold_kind": "set", "gold": ["a.csv", "b.md"], "universe": ["a.csv", "b.md", "c.pdf"]}
+NAME = {"gold_kind": "text", "gold": "Biscoe", "universe": ["Biscoe", "Dream", "Torgersen"]}
+
+
+@pytest.mark.parametrize(
+    ("prediction", "row", "verdict"),
+    [
+        ("2,550", NUMBER, "right"),
+        ("About 2551 units [S1].", NUMBER, "right"),  # within 1%
+        ("2,600", NUMBER, "wrong"),
+        ("I don't know.", NUMBER, "unknown"),
+        ("None: the collection holds no document of type pdf.", {**NUMBER, "gold": 0}, "right"),
+        ("a.csv, b.md", SET, "right"),
+        ("a.csv", SET, "wrong"),
+        ("a.csv, b.md, c.pdf", SET, "wrong"),
+        ("Biscoe", NAME, "right"),
+        ("Biscoe and Dream", NAME, "wrong"),
+        ("Denver Broncos", {"gold_kind": "squad", "gold": ["Denver Broncos"]}, "right"),
+    ],
+)
+def test_the_judge_counts_as_a_user_would(prediction, row, verdict):
+    assert judge(prediction, row) == verdict
