@@ -145,6 +145,7 @@ def default_services(ctx: Context) -> Services:
         small_talk=_cached(("small_talk",), lambda: SmallTalk(embeddings.LazyEmbeddings())),
         tables=kb.tables,
         documents=kb.documents,
+        document_chunks=kb.chunks_of,
     )
 
 

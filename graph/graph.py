@@ -10,9 +10,11 @@
                 --else--> combine_parts -> finalize
     check_cache --stored answer--> finalize
                 --else--> choose_tool
-    choose_tool --asks how many or which documents (type, date, topic)--> query_catalog -> finalize
+    choose_tool --asks a summary of a document it names, or what it says--> read_document
+                --asks how many or which documents (type, date, topic)--> query_catalog
                 --names a table's column, asks a computation or a row--> query_table
                 --else--> retrieve
+    read_document, query_catalog -> finalize
     query_table --the SQL's result answers--> finalize
                 --else (no query worked, or nothing found)--> retrieve
     retrieve -> grade_documents
@@ -37,8 +39,8 @@
 
 ``analyze_query`` alone decides the route (a follow-up's earlier answer included); the routers
 only read it. Each route ends in the node that writes its answer (respond_small_talk,
-answer_from_history, check_cache on a hit, query_catalog, query_table on a table's answer,
-combine_parts, choose_answer), and ``finalize`` only formats the turn.
+answer_from_history, check_cache on a hit, query_catalog, read_document, query_table on a
+table's answer, combine_parts, choose_answer), and ``finalize`` only formats the turn.
 
 The first pass searches with the question itself; the query is rewritten only on a retry.
 Every call of a pass that reads documents starts with the same evidence message, so the model
@@ -102,6 +104,7 @@ from nodes.decompose import decompose
 from nodes.parts import collect_part, next_step, part_input
 from nodes.query_catalog import query_catalog
 from nodes.query_table import query_table
+from nodes.read_document import read_document
 
 
 def steps_per_pass(citation_corrections: int) -> int:
@@ -180,12 +183,16 @@ def route_after_cache(state: RAGState) -> Literal["finalize", "choose_tool"]:
     return "finalize" if state.get("cache_hit") else "choose_tool"
 
 
-def route_after_tool(state: RAGState) -> Literal["query_catalog", "query_table", "retrieve"]:
+def route_after_tool(
+    state: RAGState,
+) -> Literal["read_document", "query_catalog", "query_table", "retrieve"]:
     """Follow the tool ``choose_tool`` chose."""
     tool = state.get("tool")
-    return (
-        "query_catalog" if tool == "catalog" else "query_table" if tool == "table" else "retrieve"
-    )
+    if tool == "document":
+        return "read_document"
+    if tool == "catalog":
+        return "query_catalog"
+    return "query_table" if tool == "table" else "retrieve"
 
 
 def route_after_table(state: RAGState) -> Literal["finalize", "retrieve"]:
@@ -247,6 +254,7 @@ def add_pass(builder: StateGraph[Any, Any, Any, Any], services: ServiceFactory |
     builder.add_node(bind(choose_tool, services))
     builder.add_node(bind(query_table, services))
     builder.add_node(bind(query_catalog, services))
+    builder.add_node(bind(read_document, services))
     builder.add_node(bind(rewrite_query, services))
     builder.add_node(bind(retrieve, services))
     builder.add_node(bind(grade_documents, services))
@@ -263,6 +271,7 @@ def add_pass(builder: StateGraph[Any, Any, Any, Any], services: ServiceFactory |
     builder.add_conditional_edges("choose_tool", route_after_tool)
     builder.add_conditional_edges("query_table", route_after_table)
     builder.add_edge("query_catalog", "finalize")
+    builder.add_edge("read_document", "finalize")
     builder.add_edge("retrieve", "grade_documents")
     builder.add_conditional_edges("grade_documents", route_after_grading)
     builder.add_edge("web_search", "refine_knowledge")

@@ -12,12 +12,16 @@ from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Update
 from crag_core.text.catalog import catalog_query
 from crag_core.text.sql import table_plan
+from crag_core.text.whole_document import document_request
 from nodes.common import question_of, reports
 
 
 @reports(lambda u: f"{u['tool']}: {u['plan_reason']}")
 def choose_tool(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
-    """``catalog`` for a question about the collection, ``table`` for one its tables answer.
+    """``document``, ``catalog`` or ``table`` for a question they answer; else ``search``.
+
+    ``document`` when it asks for a summary of one document it names, or what that document
+    says (``crag_core.text.whole_document.document_request``).
 
     ``catalog`` when it asks how many or which documents (of a type, from a date, on a
     topic: ``crag_core.text.catalog.catalog_query``).
@@ -30,6 +34,11 @@ def choose_tool(state: RAGState, runtime: Runtime[Context], services: Services) 
     question = question_of(state)
     if not context_of(runtime).tools:
         return {"tool": "search", "plan_reason": "tools are off"}
+    if services.documents is not None and services.document_chunks is not None:
+        request = document_request(question, services.documents())
+        if request is not None:
+            name = request.document.get("label") or request.document.get("title")
+            return {"tool": "document", "plan_reason": f"it asks about the whole of {name}"}
     if services.documents is not None:
         query = catalog_query(question, dt.date.today())
         if query is not None:

@@ -26,9 +26,9 @@ def finalize(state: RAGState, runtime: Runtime[Context]) -> Update:
 
     The answer, its sources and confidence are the ones the route's own last node wrote
     (``respond_small_talk``, ``answer_from_history``, ``check_cache``, ``query_catalog``,
-    ``query_table``, ``combine_parts`` or ``choose_answer``); this node decides nothing. The
-    turn is appended to ``history``, which a thread's next turn resolves follow-ups against
-    (its reducer keeps the last ``MAX_HISTORY_TURNS``).
+    ``read_document``, ``query_table``, ``combine_parts`` or ``choose_answer``); this node
+    decides nothing. The turn is appended to ``history``, which a thread's next turn resolves
+    follow-ups against (its reducer keeps the last ``MAX_HISTORY_TURNS``).
     """
     answer = state.get("answer", "")
     sources = list(state.get("sources") or [])

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
@@ -38,6 +39,8 @@ class Services:
     documents: Callable[[], list[dict[str, Any]]] | None = None
     """The collection's documents, one entry each (stored metadata: ``label``, ``type``,
     ``modified``…), for questions about the collection (None: not answered)."""
+    document_chunks: Callable[[str], list[Document]] | None = None
+    """One document's chunks in order, by its id, for reading it whole (None: not read)."""
 
     @property
     def judge(self) -> BaseChatModel:

@@ -66,7 +66,7 @@ RetrievalVerdict = Literal["correct", "ambiguous", "incorrect"]
 """CRAG's three-way judgement of the retrieval (see ``nodes.grade_documents``)."""
 Route = Literal["small_talk", "history", "single", "multi_part", "multi_step"]
 """How a turn is handled (``analyze_query``)."""
-Tool = Literal["search", "table", "catalog"]
+Tool = Literal["search", "table", "catalog", "document"]
 """What a question's pass reads (``choose_tool``)."""
 
 
@@ -195,8 +195,8 @@ class OutputState(TypedDict, total=False):
 
     answer: Annotated[str, PER_TURN]
     """The turn's answer, written by the node that ends its route (``respond_small_talk``,
-    ``answer_from_history``, ``check_cache`` on a hit, ``query_catalog``, ``query_table`` on a
-    table's answer,
+    ``answer_from_history``, ``check_cache`` on a hit, ``query_catalog``, ``read_document``,
+    ``query_table`` on a table's answer,
     ``combine_parts`` or ``choose_answer``); "I don't know." when no answer passed its
     checks."""
     sources: Annotated[list[Source], PER_TURN]
@@ -205,7 +205,8 @@ class OutputState(TypedDict, total=False):
     """How likely the answer is right, 0..1 (``nodes.confidence``: fitted on the calibration
     split from the evaluator's and checks' scores, where the answer was found, retries); None
     when the answer is "I don't know", a small-talk reply, or read from the collection's
-    catalog or a table by SQL (no confidence is fitted for those answers yet)."""
+    catalog, a table by SQL or a whole document (no confidence is fitted for those answers
+    yet)."""
     warnings: Annotated[list[str], PER_TURN, add_unique]
     """Anything the caller should know: retries exhausted, web search failed, unparsable judge."""
     web_search_used: Annotated[bool, PER_TURN]
@@ -239,7 +240,8 @@ class FlowState(OutputState, total=False):
     tool: Annotated[Tool | None, PER_TURN]
     """Where ``choose_tool`` sent the question: ``search`` (the knowledge base's text, then the
     web), ``table`` (SQL over the collection's tables; text search when that fails) or
-    ``catalog`` (the collection's documents: how many, which, of what type, from when)."""
+    ``catalog`` (the collection's documents: how many, which, of what type, from when) or
+    ``document`` (one document the question names, read whole: a summary, what it says)."""
     plan_reason: Annotated[str, PER_TURN]
     """Why ``choose_tool`` chose the tool, in a few words."""
     sql: Annotated[str, PER_TURN]

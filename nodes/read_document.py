@@ -1,0 +1,76 @@
+"""read_document: answer a question about one whole document by reading all of it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from crag_core.clients.llm import complete
+from crag_core.clients.services import Services
+from crag_core.schema.context import Context, context_of
+from crag_core.schema.state import RAGState, Source, Update
+from crag_core.text.whole_document import document_request, joined, parts
+from nodes.common import question_of, reports
+from nodes.prompting import render
+
+MAX_PARTS = 6
+"""Parts of a long document read at most (one call each, then one to join them)."""
+
+
+def describe(update: Mapping[str, Any]) -> str:
+    """Which document was read, and how."""
+    (source,) = update.get("sources") or [{"source": "?", "location": "?"}]
+    return f"read {source['source']} ({source.get('location')})"
+
+
+@reports(describe)
+def read_document(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
+    """Read the document the question names, in order, and answer from all of it.
+
+    Its chunks are joined back in order (overlaps once). A document that fits
+    ``context_tokens`` is read in one call; a longer one in parts that each fit (at most
+    ``MAX_PARTS``, one call each), whose answers one more call joins (map-reduce). The answer
+    cites the document and says how much of it was read; it carries no confidence.
+    """
+    ctx = context_of(runtime)
+    question = question_of(state)
+    assert services.documents is not None and services.document_chunks is not None
+    request = document_request(question, services.documents())
+    assert request is not None  # choose_tool checked
+    doc = request.document
+    text = joined([c.page_content for c in services.document_chunks(str(doc["doc_id"]))])
+    pieces = parts(text, ctx.context_tokens)
+    read = pieces[:MAX_PARTS]
+    update: Update = {"prompt_versions": {}}
+    readings = []
+    for piece in read:
+        prompt, recorded = render(state, ctx, "read_document", document=piece, question=question)
+        update["prompt_versions"] |= recorded.get("prompt_versions", {})
+        readings.append(complete(services.llm, prompt))
+    answer = readings[0] if readings else ""
+    if len(readings) > 1:
+        notes = "\n\n".join(f"Part {i}: {r}" for i, r in enumerate(readings, start=1))
+        prompt, recorded = render(state, ctx, "combine_readings", readings=notes, question=question)
+        update["prompt_versions"] |= recorded.get("prompt_versions", {})
+        answer = complete(services.llm, prompt)
+    where = (
+        "the whole document"
+        if len(read) == len(pieces)
+        else (f"the first {len(read)} of its {len(pieces)} parts")
+    )
+    source = Source(
+        id=str(doc["doc_id"]), source=str(doc.get("label") or doc["doc_id"]), location=where
+    )
+    warnings = (
+        []
+        if len(read) == len(pieces)
+        else [f"Only the first {len(read)} of {len(pieces)} parts of {source['source']} were read."]
+    )
+    return update | {
+        "answer": answer,
+        "sources": [source],
+        "confidence": None,
+        "warnings": warnings,
+    }
