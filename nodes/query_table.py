@@ -18,6 +18,7 @@ from crag_core.text.sql import (
     did_you_mean,
     extract_sql,
     match_tables,
+    missing_values,
     result_answer,
     schema,
 )
@@ -45,7 +46,9 @@ def query_table(state: RAGState, runtime: Runtime[Context], services: Services) 
     fails or finds nothing is written once more with the database's error (and the closest
     real names); if that fails too, the pass searches the text instead, with a warning. The
     answer is read off the result (one value, a list, or named values), cited by the tables it
-    read, with the SQL; it carries no confidence (none is fitted for table answers yet).
+    read, with the SQL; it carries no confidence (none is fitted for table answers yet). A
+    query that compares a column with a value the column never holds answers that the table
+    has no such value, and what it has (a false premise is said, not answered "0").
     """
     ctx = context_of(runtime)
     question = question_of(state)
@@ -66,7 +69,8 @@ def query_table(state: RAGState, runtime: Runtime[Context], services: Services) 
         update["prompt_versions"] |= recorded.get("prompt_versions", {})
         sql = extract_sql(complete(services.llm, prompt))
         result, reason = _run(store, sql, catalog)
-        answer = result_answer(result) if result else ""
+        premise = missing_values(sql, catalog) if result else []
+        answer = " ".join(premise) if premise else result_answer(result) if result else ""
         if result and answer:
             return update | {
                 "sql": sql,

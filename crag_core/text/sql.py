@@ -181,6 +181,35 @@ def did_you_mean(error: str, tables: Sequence[TableInfo]) -> str:
     return f"{error} (did you mean: {', '.join(close)}?)"
 
 
+_EQUALS = re.compile(r"\b(\w+)\s*(?:=|==|\bIS\b|\bLIKE\b)\s*'((?:[^']|'')*)'", re.I)
+
+
+def missing_values(sql: str, tables: Sequence[TableInfo]) -> list[str]:
+    """What a query presumes that the tables do not hold: a value its column never has.
+
+    "species = 'Emperor'" where species is Adelie, Chinstrap or Gentoo. Each as a sentence
+    that says what the column does hold; [] when nothing is missing. Only columns whose
+    values are all listed in the catalog are checked (case aside).
+    """
+    listed = {
+        c.name.lower(): (t, c)
+        for t in tables
+        for c in t.columns
+        if c.values and c.distinct <= len(c.values)
+    }
+    missing = []
+    for name, value in _EQUALS.findall(sql):
+        value = value.replace("''", "'")
+        if "%" in value or "_" in value and "like" in sql.lower():
+            continue
+        found = listed.get(name.lower())
+        if found and value.lower() not in {v.lower() for v in found[1].values}:
+            table, column = found
+            holds = ", ".join(column.values[:12])
+            missing.append(f"{table.label} has no {column.original} {value!r} (it has {holds}).")
+    return list(dict.fromkeys(missing))
+
+
 def format_cell(value: Cell) -> str:
     """A result value as an answer gives it: 2,550; 15,000.5; text as it is."""
     if isinstance(value, bool) or value is None:

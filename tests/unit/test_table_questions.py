@@ -14,6 +14,7 @@ from crag_core.text.sql import (
     extract_sql,
     format_cell,
     match_tables,
+    missing_values,
     result_answer,
     schema,
     table_plan,
@@ -181,7 +182,7 @@ def test_a_failed_query_is_written_again_with_the_error(fake_services, store):
     "replies",
     [
         ("DELETE FROM sales", "SELECT nothing FROM nowhere"),
-        ("SELECT units_sold FROM sales WHERE region = 'West'", "I do not know."),
+        ("SELECT units_sold FROM sales WHERE units_sold > 99999", "I do not know."),
     ],
 )
 def test_no_table_answer_falls_back_to_the_text(fake_services, store, replies):
@@ -199,3 +200,15 @@ def test_with_tools_off_every_question_searches_the_text(fake_services, store):
     result = run_question(QUESTION, Context(tools=False))
     assert result.path[3:5] == ["choose_tool", "retrieve"]
     assert not [c for c in llm.calls if c["prompt"] == "write_sql"]
+
+
+def test_a_value_the_table_never_holds_is_a_false_premise(fake_services, store):
+    sql = "SELECT SUM(units_sold) FROM sales WHERE region = 'West'"
+    fake_services(llm=make_llm(sql_responder(sql)), tables=store)
+    result = run_question("How many units sold were recorded in the West region?", Context())
+    assert result.state["answer"] == (
+        "docs/sales.csv has no Region 'West' (it has North, East, South)."
+    )
+    assert result.state["sources"][0]["sql"] == sql
+    assert missing_values("SELECT 1 FROM sales WHERE region = 'north'", store.catalog()) == []
+    assert missing_values("SELECT 1 FROM sales WHERE region LIKE 'N%'", store.catalog()) == []
