@@ -176,12 +176,18 @@ async function preview(source, turn) {
   $("preview-text").textContent = "Loading…";
   $("preview-page").hidden = true;
   $("preview").showModal();
+  if (source.sql) {  // an answer read from a table: the query that read it
+    $("preview-text").textContent = `SQL: ${source.sql}`;
+    return;
+  }
   let text, about;
   const seen = turn.documents.get(source.id);
+  // A whole document (a catalog's or a summary's source) opens at its first chunk.
+  const id = source.id.includes("__c") || source.id.startsWith("web:") ? source.id : `${source.id}__c0000`;
   try {
     if (seen) [text, about] = [seen.page_content, seen.metadata || {}];
     else {
-      const chunk = await api.chunk(turn.collection, source.id);
+      const chunk = await api.chunk(turn.collection, id);
       [text, about] = [chunk.text, chunk];
     }
   } catch (error) {
@@ -193,7 +199,7 @@ async function preview(source, turn) {
   if (about.type === "pdf" && about.page != null && !source.id.startsWith("web:")) {
     const image = $("preview-page");
     image.alt = `Page ${about.page} of ${source.source}`;
-    image.src = api.pageImage(turn.collection, source.id);
+    image.src = api.pageImage(turn.collection, id);
     image.hidden = false;
   }
 }
