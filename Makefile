@@ -25,7 +25,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-integration lint graph-diagram clean
+.PHONY: setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-integration lint graph-diagram clean
 
 setup: $(STAMP) model
 
@@ -151,6 +151,12 @@ bench-routing: setup dev
 # decomposition, each in its own process, in rounds of 15; and the cost per route (~75 min).
 bench-multi-part: setup dev
 	$(BIN)/python -m benchmarks.multi_part --squad $(SQUAD) --out docs/benchmarks/multi-part
+
+# Table, catalog and look-up questions over public tables and the demo paragraphs: naive RAG,
+# the graph with its tools off, and as shipped (TOOLS_FLAGS="--per-template 3" for a sample).
+TOOLS_FLAGS ?=
+bench-tools: setup dev
+	$(BIN)/python -m benchmarks.tools run --out docs/benchmarks/tools $(TOOLS_FLAGS)
 
 # Nested questions (one question, two look-ups): naive RAG, the graph answering them as one,
 # and in steps; each pipeline in its own process (about 45 minutes).

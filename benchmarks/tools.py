@@ -635,6 +635,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("out/tools"))
     parser.add_argument("--split", default="test", choices=["test", "calibration"])
     parser.add_argument("--per-template", type=int, default=0, help="0: every question")
+    parser.add_argument("--data", type=Path, default=Path("out/tools-data"), help="its store")
     args = parser.parse_args(argv)
     if args.command == "build":
         made = build(args.squad)
@@ -654,7 +655,7 @@ def main(argv: list[str] | None = None) -> int:
                 kept.append(r)
         chosen = kept
     args.out.mkdir(parents=True, exist_ok=True)
-    data_dir = (args.out / "data").resolve()
+    data_dir = args.data.resolve()
     os.environ["CRAG_DATA_DIR"] = str(data_dir)
     prepare_collection(data_dir)
     title = f"Tools: {len(chosen)} {args.split} questions"
