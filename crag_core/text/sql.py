@@ -32,6 +32,12 @@ ANALYTIC = re.compile(
 """Words that ask for a computation over rows, not a passage."""
 
 _WORD = re.compile(r"[a-z0-9]+")
+_DATED = re.compile(
+    r"\b(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(?:\d{1,2},?\s+)?"
+    r"\d{4}|\d{4}-\d{2}(?:-\d{2})?|(?:19|20)\d{2})\b",
+    re.I,
+)
+"""A date, a month of a year, or a year in a question."""
 
 
 @dataclass(frozen=True)
@@ -103,10 +109,11 @@ def table_plan(question: str, catalog: Sequence[TableInfo]) -> tuple[bool, str]:
     """Whether ``question`` is for the tables (and why, in a few words).
 
     For the tables when it names a column of one and either asks for a computation over rows
-    ("how many", "average", "highest"…) or names one of its listed values or the table itself
-    (a look-up of one row is a table question too); or when it names a listed value or the
-    table and asks for a computation ("How many days of rain…?", where "rain" is a value of
-    ``weather``; "How many penguins…?" of ``penguins.csv``).
+    ("how many", "average", "highest"…), or names one of its listed values, the table itself
+    or a date when the table has dates (a look-up of one row is a table question too); or
+    when it names a listed value or the table and asks for a computation ("How many days of
+    rain…?", where "rain" is a value of ``weather``; "How many penguins…?" of
+    ``penguins.csv``).
     """
     if not catalog:
         return False, "the collection has no tables"
@@ -121,6 +128,9 @@ def table_plan(question: str, catalog: Sequence[TableInfo]) -> tuple[bool, str]:
         return True, f"it names {named} of {where} and asks {cue.group(0).lower()!r}"
     if best.columns and (best.values or best.named):
         return True, f"it names {named} of {where} and a row of it"
+    dates = [c for c in best.table.columns if c.type == "DATE" or "year" in c.name.split("_")]
+    if best.columns and dates and _DATED.search(question):
+        return True, f"it names {named} of {where} and a date of its rows"
     return False, f"it names {named} of {where} but asks for no computation or row"
 
 
