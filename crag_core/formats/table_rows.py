@@ -3,7 +3,8 @@
 A table's first non-empty row names its columns; each column gets the one type all its filled
 cells share — ``INTEGER``, ``REAL``, ``DATE`` (ISO ``YYYY-MM-DD``, or ``YYYY-MM-DD HH:MM:SS``
 when a time is given) or ``TEXT`` — and every cell is converted to it ("1,234" → 1234, an
-Excel date → "2025-03-14"). Column names are made safe for SQL (lower case letters, digits
+Excel date → "2025-03-14"; a column named for the year whose dates are all the first of
+January holds the years, 2005). Column names are made safe for SQL (lower case letters, digits
 and ``_``, never two alike) and the originals kept beside them. Nothing here does I/O.
 """
 
@@ -85,7 +86,14 @@ def table_from_rows(file_name: str, sheet: str, rows: Iterable[Sequence[object]]
         names.append(safe_name(original, names, fallback=f"column_{j + 1}"))
     body = [(i, r + [None] * (width - len(r))) for i, r in numbered[1:]]
     types = [column_type(r[j] for _, r in body) for j in range(width)]
-    columns = tuple(Column(n, o or n, t) for n, o, t in zip(names, originals, types, strict=True))
+    for j, name in enumerate(names):  # "year": 2005-01-01 is the year 2005
+        if types[j] == "DATE" and "year" in name.split("_"):
+            if all(str(convert(r[j], "DATE")).endswith("-01-01") for _, r in body if r[j]):
+                types[j] = "YEAR"
+    columns = tuple(
+        Column(n, o or n, "INTEGER" if t == "YEAR" else t)
+        for n, o, t in zip(names, originals, types, strict=True)
+    )
     typed_rows = tuple(tuple(convert(v, t) for v, t in zip(r, types, strict=True)) for _, r in body)
     name = safe_name(f"{file_name} {sheet}", fallback="table")
     return Table(name, sheet, columns, typed_rows, tuple(i for i, _ in body))
@@ -224,6 +232,8 @@ def convert(value: object, kind: ColumnType) -> int | float | str | None:
         return None
     if kind == "INTEGER":
         return value if isinstance(value, int) else int(str(value).replace(",", ""))
+    if kind == "YEAR":
+        return int(str(convert(value, "DATE"))[:4])
     if kind == "REAL":
         return (
             float(value) if isinstance(value, int | float) else float(str(value).replace(",", ""))

@@ -238,15 +238,16 @@ def format_cell(value: Cell) -> str:
 def result_answer(result: QueryResult) -> str:
     """The answer a result gives, or "" when it gives none (no rows, or only empty values).
 
-    One value is the answer; one column is a list; more columns name each value's column.
+    One value is the answer; one column is a list (each value once); more columns name each
+    value's column.
     """
     rows = [r for r in result.rows if any(v is not None and v != "" for v in r)]
     if not rows:
         return ""
     more = len(rows) > MAX_LISTED or result.truncated
     rows = rows[:MAX_LISTED]
-    if len(result.columns) == 1:
-        text = ", ".join(format_cell(r[0]) for r in rows)
+    if len(result.columns) == 1:  # a list names each value once
+        text = ", ".join(dict.fromkeys(format_cell(r[0]) for r in rows))
     else:
         text = "; ".join(
             ", ".join(

@@ -111,6 +111,7 @@ def test_an_unknown_name_gets_the_closest_real_ones(store):
         (("avg",), ((15000.5,),), "15,000.5"),
         (("avg",), ((2.0,),), "2"),
         (("region",), (("North",), ("South",)), "North, South"),
+        (("region",), (("North",), ("North",), ("South",)), "North, South"),  # once each
         (
             ("region", "total"),
             (("North", 2550), ("South", 800)),

@@ -57,6 +57,15 @@ def test_workbook_values_keep_their_types():
     )
 
 
+def test_a_year_column_of_first_januaries_holds_years():
+    table = table_from_rows(
+        "f", "", [["year", "when"], ["2005-01-01", "2005-01-01"], ["2006-01-01", "2006-03-01"]]
+    )
+    assert table is not None
+    assert [c.type for c in table.columns] == ["INTEGER", "DATE"]  # "when" is no year column
+    assert table.rows == ((2005, "2005-01-01"), (2006, "2006-03-01"))
+
+
 def test_a_table_needs_a_header_and_a_row():
     assert table_from_rows("f", "", [["only", "a", "header"]]) is None
     assert table_from_rows("f", "", [[], [None, ""]]) is None
