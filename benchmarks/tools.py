@@ -568,9 +568,9 @@ def counts(records: list[dict[str, Any]]) -> str:
     return f"{c['right']} / {c['unknown']} / {c['wrong']} ({score:+.0f}%)"
 
 
-def report(out: Path) -> str:
+def report(out: Path, pipelines: tuple[str, ...] = PIPELINES) -> str:
     """Per type and pipeline: right / IDK / wrong; routing; cost per route."""
-    files = {p: out / f"{p}.jsonl" for p in PIPELINES}
+    files = {p: out / f"{p}.jsonl" for p in pipelines}
     records = {p: read_records(f) if f.exists() else [] for p, f in files.items()}
     common = set.intersection(*({r["id"] for r in rs} for rs in records.values()))
     records = {p: [r for r in rs if r["id"] in common] for p, rs in records.items()}
@@ -578,13 +578,13 @@ def report(out: Path) -> str:
     rows_ = []
     for kind in [*types, "all"]:
         row: dict[str, Any] = {"type": kind}
-        for p in PIPELINES:
+        for p in pipelines:
             mine = [r for r in records[p] if kind in ("all", r["type"])]
             row["n"] = len(mine)
             row[p] = counts(mine)
         rows_.append(row)
     by_type = markdown_table(
-        rows_, [("type", "type"), ("n", "questions"), *[(p, p) for p in PIPELINES]]
+        rows_, [("type", "type"), ("n", "questions"), *[(p, p) for p in pipelines]]
     )
     tools = ("table", "catalog", "search")
     routing = []
@@ -599,7 +599,7 @@ def report(out: Path) -> str:
         [("label", "labelled \\ answered by"), ("n", "questions"), *[(t, t) for t in tools]],
     )
     spend = []
-    for p in PIPELINES:
+    for p in pipelines:
         for label in tools:
             mine = [r for r in records[p] if r["tool"] == label]
             if mine:
@@ -636,6 +636,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", default="test", choices=["test", "calibration"])
     parser.add_argument("--per-template", type=int, default=0, help="0: every question")
     parser.add_argument("--data", type=Path, default=Path("out/tools-data"), help="its store")
+    parser.add_argument(
+        "--pipelines", default=",".join(PIPELINES), help="some of " + ", ".join(PIPELINES)
+    )
     args = parser.parse_args(argv)
     if args.command == "build":
         made = build(args.squad)
@@ -660,7 +663,17 @@ def main(argv: list[str] | None = None) -> int:
     prepare_collection(data_dir)
     title = f"Tools: {len(chosen)} {args.split} questions"
     ids = [r["id"] for r in chosen]
-    compare("benchmarks.tools:answerer", {}, ids, args.out, title, __doc__ or "", report, PIPELINES)
+    chosen_pipelines = tuple(p for p in args.pipelines.split(",") if p in PIPELINES)
+    compare(
+        "benchmarks.tools:answerer",
+        {},
+        ids,
+        args.out,
+        title,
+        __doc__ or "",
+        lambda out: report(out, chosen_pipelines),
+        chosen_pipelines,
+    )
     return 0
 
 
