@@ -27,6 +27,9 @@ from nodes.prompting import render
 
 SQL_ATTEMPTS = 2
 """Queries written per question: the first, and one retry told the database's error."""
+RESULT_ROWS = 1_000
+"""Rows read of a result: a list the model wrote without DISTINCT is named each value once
+from all of them (the answer lists at most ``crag_core.text.sql.MAX_LISTED``)."""
 
 
 def describe(update: Mapping[str, Any]) -> str:
@@ -90,7 +93,7 @@ def _run(store: TableStore, sql: str, tables: list[TableInfo]) -> tuple[QueryRes
     if not sql:
         return None, "the reply held no SELECT"
     try:
-        return store.query(sql), ""
+        return store.query(sql, max_rows=RESULT_ROWS), ""
     except TableQueryError as exc:
         return None, did_you_mean(str(exc), tables)
 

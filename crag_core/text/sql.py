@@ -244,17 +244,18 @@ def result_answer(result: QueryResult) -> str:
     rows = [r for r in result.rows if any(v is not None and v != "" for v in r)]
     if not rows:
         return ""
-    more = len(rows) > MAX_LISTED or result.truncated
-    rows = rows[:MAX_LISTED]
     if len(result.columns) == 1:  # a list names each value once
-        text = ", ".join(dict.fromkeys(format_cell(r[0]) for r in rows))
+        values = list(dict.fromkeys(format_cell(r[0]) for r in rows))
+        more = len(values) > MAX_LISTED or result.truncated
+        text = ", ".join(values[:MAX_LISTED])
     else:
+        more = len(rows) > MAX_LISTED or result.truncated
         text = "; ".join(
             ", ".join(
                 f"{c}: {format_cell(v)}"
                 for c, v in zip(result.columns, r, strict=True)
                 if c != "_row"
             )
-            for r in rows
+            for r in rows[:MAX_LISTED]
         )
     return text + (" (and more)" if more else "")

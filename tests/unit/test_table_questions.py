@@ -214,3 +214,12 @@ def test_a_value_the_table_never_holds_is_a_false_premise(fake_services, store):
     assert result.state["sources"][0]["sql"] == sql
     assert missing_values("SELECT 1 FROM sales WHERE region = 'north'", store.catalog()) == []
     assert missing_values("SELECT 1 FROM sales WHERE region LIKE 'N%'", store.catalog()) == []
+
+
+def test_a_list_with_repeats_names_each_value_once_from_all_rows(fake_services, tmp_path):
+    rows = [["Species", "Island"]] + [["Adelie", "Dream"]] * 60 + [["Chinstrap", "Dream"]]
+    store = make_table_store(tmp_path / "t.sqlite3", {"penguins.csv": rows})
+    sql = "SELECT species FROM penguins WHERE island = 'Dream'"
+    fake_services(llm=make_llm(sql_responder(sql)), tables=store)
+    result = run_question("Which species were recorded on the island Dream?", Context())
+    assert result.state["answer"] == "Adelie, Chinstrap"
