@@ -250,28 +250,30 @@ def _weather(rng: random.Random) -> Iterable[dict[str, Any]]:
                 n,
             )
     for r in rng.sample(data, 20):
-        day = dt.date.fromisoformat(r["date"].replace("/", "-"))
-        said = f"{day:%B} {day.day}, {day.year}"
         yield q(
             "w-day",
-            f"What was the maximum temperature in Seattle on {said}?",
+            f"What was the maximum temperature in Seattle on {_said(r['date'])}?",
             "table",
             "condition",
             "number",
             num(r["temp_max"]),
         )
     for r in rng.sample(data, 6):
-        day = dt.date.fromisoformat(r["date"].replace("/", "-"))
-        said = f"{day:%B} {day.day}, {day.year}"
         yield q(
             "w-kind",
-            f"What was the weather in Seattle on {said}?",
+            f"What was the weather in Seattle on {_said(r['date'])}?",
             "table",
             "condition",
             "text",
             r["weather"],
             universe=kinds,
         )
+
+
+def _said(day: str) -> str:
+    """A day of the weather table (2012/01/01) as a person writes it: "January 1, 2012"."""
+    date = dt.date.fromisoformat(day.replace("/", "-"))
+    return f"{date:%B} {date.day}, {date.year}"
 
 
 def _electricity(rng: random.Random) -> Iterable[dict[str, Any]]:

@@ -12,7 +12,7 @@ from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Update
 from crag_core.text.catalog import catalog_query
 from crag_core.text.sql import table_plan
-from crag_core.text.whole_document import document_request
+from crag_core.text.whole_document import asks_about_a_document, document_request
 from nodes.common import question_of, reports
 
 
@@ -34,7 +34,9 @@ def choose_tool(state: RAGState, runtime: Runtime[Context], services: Services) 
     question = question_of(state)
     if not context_of(runtime).tools:
         return {"tool": "search", "plan_reason": "tools are off"}
-    if services.documents is not None and services.document_chunks is not None:
+    reads_documents = services.documents is not None and services.document_chunks is not None
+    if reads_documents and asks_about_a_document(question):
+        assert services.documents is not None
         request = document_request(question, services.documents())
         if request is not None:
             name = request.document.get("label") or request.document.get("title")

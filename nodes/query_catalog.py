@@ -45,9 +45,15 @@ def query_catalog(state: RAGState, runtime: Runtime[Context], services: Services
             if h.metadata.get("score", 0) >= ctx.min_similarity
         }
         docs = [d for d in docs if d.get("doc_id") in covering or named_by(query.topic, d)]
-    labels = sorted(str(d.get("label") or d.get("title") or d.get("doc_id")) for d in docs)
+    docs.sort(key=_name)
     sources = [
         Source(id=str(d.get("doc_id")), source=str(d.get("label") or d.get("doc_id")))
-        for d in sorted(docs, key=lambda d: str(d.get("label")))[:MAX_SOURCES]
+        for d in docs[:MAX_SOURCES]
     ]
-    return {"answer": catalog_answer(query, labels), "sources": sources, "confidence": None}
+    answer = catalog_answer(query, [_name(d) for d in docs])
+    return {"answer": answer, "sources": sources, "confidence": None}
+
+
+def _name(doc: Mapping[str, Any]) -> str:
+    """What a document is called in an answer: its label (the name callers see), else title."""
+    return str(doc.get("label") or doc.get("title") or doc.get("doc_id"))

@@ -197,10 +197,16 @@ class TableStore:
             for name, doc_id, label, sheet, rows in tables
         ]
 
+    def table_names(self) -> set[str]:
+        """The names of the stored tables (the catalog's, without their columns)."""
+        if not self.path.exists():
+            return set()
+        with self._reader() as conn:
+            return _names(conn)
+
     def sample(self, table: str, n: int = 3) -> QueryResult:
         """The first ``n`` rows of ``table`` (a name from the catalog)."""
-        names = {t.name for t in self.catalog()}
-        if table not in names:
+        if table not in self.table_names():
             raise TableQueryError(f"no table named {table!r}")
         return self.query(f'SELECT * FROM "{table}" LIMIT {int(n)}', max_rows=n)
 
@@ -212,7 +218,6 @@ class TableStore:
             raise TableQueryError(f"the query is longer than {MAX_SQL_CHARS} characters")
         if not self.path.exists():
             raise TableQueryError("the collection has no tables")
-        data_tables = {t.name for t in self.catalog()}
         read: list[str] = []
 
         def authorize(action: int, arg1: str | None, arg2: str | None, *_: object) -> int:
@@ -230,6 +235,7 @@ class TableStore:
 
         deadline = time.monotonic() + budget_s
         with self._reader() as conn:
+            data_tables = _names(conn)  # read before the authorizer, which denies the catalog
             conn.set_authorizer(authorize)
             conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 1_000)
             try:
@@ -279,6 +285,10 @@ class _Reader:
     def __exit__(self, *_: object) -> None:
         if self.conn is not None:
             self.conn.close()
+
+
+def _names(conn: sqlite3.Connection) -> set[str]:
+    return {str(name) for (name,) in conn.execute("SELECT name FROM crag_tables")}
 
 
 def _reason(exc: sqlite3.DatabaseError, deadline: float) -> str:

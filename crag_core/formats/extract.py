@@ -24,7 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from crag_core.clients.table_store import Table
-from crag_core.formats.table_rows import csv_table, document_tables, pipe_tables, table_from_rows
+from crag_core.formats.table_rows import (
+    csv_table,
+    document_tables,
+    is_rule_row,
+    pipe_cells,
+    pipe_tables,
+    table_from_rows,
+)
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 """Larger files are refused (a knowledge base of manuals, not of data dumps)."""
@@ -518,24 +525,17 @@ def _rows_with_headers(markdown: str) -> str:
     out: list[str] = []
     header: list[str] | None = None
     for line in markdown.splitlines():
-        cells = _pipe_cells(line)
+        cells = pipe_cells(line)
         if cells is None:
             header = None
             out.append(line)
         elif header is None:
             header = cells
-        elif all(re.fullmatch(r":?-{3,}:?", c) for c in cells):
+        elif is_rule_row(cells):
             continue
         else:
             out.append(named_row(header, cells))
     return "\n".join(out)
-
-
-def _pipe_cells(line: str) -> list[str] | None:
-    stripped = line.strip()
-    if len(stripped) < 2 or not (stripped.startswith("|") and stripped.endswith("|")):
-        return None
-    return [c.strip() for c in stripped[1:-1].split("|")]
 
 
 def _xlsx(data: bytes, name: str) -> Extracted:

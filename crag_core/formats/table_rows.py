@@ -128,9 +128,9 @@ def pipe_tables(markdown: str) -> list[tuple[str, list[list[str]]]]:
     heading, rows = "", list[list[str]]()
     lines = markdown.splitlines() + [""]
     for line, following in zip(lines, lines[1:] + [""], strict=True):
-        cells = _pipe(line)
-        if cells is not None and (rows or _is_rule(_pipe(following))):
-            if not _is_rule(cells):
+        cells = pipe_cells(line)
+        if cells is not None and (rows or is_rule_row(pipe_cells(following))):
+            if not is_rule_row(cells):
                 rows.append(cells)
             continue
         if rows:
@@ -141,14 +141,16 @@ def pipe_tables(markdown: str) -> list[tuple[str, list[list[str]]]]:
     return found
 
 
-def _pipe(line: str) -> list[str] | None:
+def pipe_cells(line: str) -> list[str] | None:
+    """The cells of a Markdown pipe-table line ("| a | b |"); None for any other line."""
     stripped = line.strip()
     if len(stripped) < 2 or not (stripped.startswith("|") and stripped.endswith("|")):
         return None
     return [c.strip() for c in stripped[1:-1].split("|")]
 
 
-def _is_rule(cells: list[str] | None) -> bool:
+def is_rule_row(cells: list[str] | None) -> bool:
+    """Whether a pipe-table row is the ``|---|:--:|`` line under its header."""
     return bool(cells) and all(re.fullmatch(r":?-{3,}:?", c) for c in cells or [])
 
 

@@ -13,6 +13,7 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from crag_core.clients.keyword_index import STOPWORDS
 from crag_core.clients.table_store import Cell, QueryResult, TableInfo
@@ -97,7 +98,7 @@ def match_tables(question: str, catalog: Sequence[TableInfo]) -> list[TableMatch
     for table in catalog:
         columns = tuple(c.original for c in table.columns if names_column(q_words, c.original))
         values = tuple(v for c in table.columns for v in c.values if len(v) >= 3 and _holds(q, v))
-        stem = re.sub(r"\.\w+$", "", table.label.rsplit("/", 1)[-1])
+        stem = PurePosixPath(table.label).stem
         named = any(_holds(q, n) for n in (stem, table.sheet) if n)
         match = TableMatch(table, columns, values, named)
         if match.score:

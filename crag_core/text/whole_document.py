@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Any
 
 from crag_core.clients.keyword_index import STOPWORDS
@@ -37,6 +38,14 @@ def _words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOPWORDS}
 
 
+def asks_about_a_document(question: str) -> bool:
+    """Whether ``question`` asks for a summary of a document, or what one says.
+
+    No I/O: the documents need only be read when it does.
+    """
+    return _ASKS.search(question) is not None
+
+
 def document_request(
     question: str, documents: Sequence[Mapping[str, Any]]
 ) -> DocumentRequest | None:
@@ -51,8 +60,7 @@ def document_request(
     words = _words(question)
     named = []
     for doc in documents:
-        label = str(doc.get("label") or "").rsplit("/", 1)[-1]
-        stem = re.sub(r"\.\w+$", "", label)
+        stem = PurePosixPath(str(doc.get("label") or "")).stem
         for name in (str(doc.get("title") or ""), stem):
             own = _words(name)
             if own and own <= words:
