@@ -2,6 +2,7 @@
 
     python -m benchmarks.tools build --squad ../shared/data/squad-v1.1-dev.json.gz
     python -m benchmarks.tools run --out docs/benchmarks/tools [--split test] [--per-template 3]
+    python -m benchmarks.tools fit --records <a calibration run>/crag.jsonl
 
 The collection (``files``): four public tables — ``demo/tables/penguins.csv`` (Palmer
 penguins, CC0) and, in ``benchmarks/data/tools``, Seattle's daily weather 2012-2015 (NOAA),
@@ -26,6 +27,9 @@ graph with ``tools=False``: every question searches the text, as before the tool
 ``crag`` (as shipped). An answer is right, "I don't know" or wrong (``judge``): a number is
 right within 1% (0.01 at least) of the gold; a name when the gold is in it; a set when every
 member is in it and no other value of its column is; a SQuAD answer by ``crag.eval.metrics``.
+
+``fit`` counts the shipped graph's table and catalog answers on a calibration run by kind
+(``confidence_kind``) into ``nodes/tool_confidence.json``, the confidence those answers carry.
 """
 
 from __future__ import annotations
@@ -627,10 +631,42 @@ def report(out: Path, pipelines: tuple[str, ...] = PIPELINES) -> str:
     )
 
 
+def confidence_kind(record: dict[str, Any]) -> str:
+    """What ``nodes.confidence.tool_confidence`` calls a record's answer ("" for the text's)."""
+    return record["used"] if record.get("used") in ("table", "catalog") else ""
+
+
+def fit(records_path: Path, target: Path) -> dict[str, Any]:
+    """Count the graph's tool answers on the calibration split by kind; write ``target``.
+
+    Only calibration records count (a test question's record is refused: the test split
+    reports, it does not fit). An answer is right or not as ``judge`` said; "I don't know" is
+    no answer.
+    """
+    split = {r["id"]: r["split"] for r in read_records(QUESTIONS)}
+    records = read_records(records_path)
+    tested = [r["id"] for r in records if split.get(r["id"]) != "calibration"]
+    if tested:
+        raise SystemExit(f"{len(tested)} records are not of the calibration split: {tested[:3]}")
+    kinds: dict[str, dict[str, int]] = {}
+    for r in records:
+        kind = confidence_kind(r)
+        if kind and r["verdict"] != "unknown":
+            counted = kinds.setdefault(kind, {"answers": 0, "right": 0})
+            counted["answers"] += 1
+            counted["right"] += r["verdict"] == "right"
+    made = {
+        "kinds": dict(sorted(kinds.items())),
+        "fitted_on": {"records": str(records_path), "questions": len(records)},
+    }
+    target.write_text(json.dumps(made, indent=2) + "\n", encoding="utf-8")
+    return made
+
+
 def main(argv: list[str] | None = None) -> int:
     """``build`` the questions, or ``run`` the pipelines on them."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=["build", "run"])
+    parser.add_argument("command", choices=["build", "run", "fit"])
     parser.add_argument(
         "--squad", type=Path, default=ROOT.parent / "shared" / "data" / "squad-v1.1-dev.json.gz"
     )
@@ -641,7 +677,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--pipelines", default=",".join(PIPELINES), help="some of " + ", ".join(PIPELINES)
     )
+    parser.add_argument("--records", type=Path, help="fit: the calibration run's crag.jsonl")
     args = parser.parse_args(argv)
+    if args.command == "fit":
+        if args.records is None:
+            parser.error("fit needs --records")
+        print(json.dumps(fit(args.records, ROOT / "nodes" / "tool_confidence.json"), indent=2))
+        return 0
     if args.command == "build":
         made = build(args.squad)
         QUESTIONS.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in made))

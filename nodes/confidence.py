@@ -31,6 +31,9 @@ from nodes.common import answer_documents, question_of
 
 FIT = Path(__file__).with_name("confidence.json")
 """The fitted model: feature names, weights, intercept, and what it was fitted on."""
+TOOL_FIT = Path(__file__).with_name("tool_confidence.json")
+"""The tools' answers counted on the tools benchmark's calibration split, by kind
+(``benchmarks/tools.py fit`` writes it)."""
 
 
 def signals(state: RAGState, answer: str) -> dict[str, float | None]:
@@ -105,3 +108,15 @@ def confidence(state: RAGState, answer: str) -> float | None:
     x = features(signals(state, answer), fit["features"])
     z = fit["intercept"] + sum(w * v for w, v in zip(fit["weights"], x, strict=True))
     return round(1 / (1 + math.exp(-z)), 3)
+
+
+def tool_confidence(kind: str, path: Path = TOOL_FIT) -> float | None:
+    """P(right) of a tool's answer of ``kind``: its share of right answers when calibrated.
+
+    ``kind``: ``table`` or ``catalog``; the share is (right + 1) / (answers + 2), which stays
+    off 0 and 1 on a few answers. None for a kind never measured.
+    """
+    counted = _fit(path).get("kinds", {}).get(kind)
+    if not counted:
+        return None
+    return round((counted["right"] + 1) / (counted["answers"] + 2), 3)

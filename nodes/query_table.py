@@ -8,7 +8,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from crag_core.clients.errors import CragError, TableQueryError
-from crag_core.clients.llm import complete
+from crag_core.clients.llm import complete, takes_grammar
 from crag_core.clients.services import Services
 from crag_core.clients.table_store import QueryResult, TableInfo, TableStore
 from crag_core.schema.context import Context, context_of
@@ -22,7 +22,9 @@ from crag_core.text.sql import (
     result_answer,
     schema,
 )
+from crag_core.text.sql_grammar import select_grammar
 from nodes.common import question_of, reports
+from nodes.confidence import tool_confidence
 from nodes.prompting import render
 
 SQL_ATTEMPTS = 2
@@ -44,12 +46,15 @@ def query_table(state: RAGState, runtime: Runtime[Context], services: Services) 
     """Write a SELECT for the question over the tables it names, run it, answer from it.
 
     The model sees the named tables (at most ``MAX_TABLES``) as ``CREATE TABLE`` statements
-    with a few rows each and writes one SELECT; the query runs read-only behind the table
-    store's authorizer, row limit and time budget (``crag_core.clients.table_store``). A query that
+    with a few rows each and writes one SELECT (the embedded model under a grammar that lets it
+    name only those tables and their columns: ``crag_core.text.sql_grammar``); the query runs
+    read-only behind the table store's authorizer, row limit and time budget
+    (``crag_core.clients.table_store``). A query that
     fails or finds nothing is written once more with the database's error (and the closest
     real names); if that fails too, the pass searches the text instead, with a warning. The
     answer is read off the result (one value, a list, or named values), cited by the tables it
-    read, with the SQL; it carries no confidence (none is fitted for table answers yet). A
+    read, with the SQL; its confidence is the share of right table answers on the calibration
+    split (``nodes.confidence.tool_confidence``). A
     query that compares a column with a value the column never holds answers that the table
     has no such value, and what it has (a false premise is said, not answered "0").
     """
@@ -65,23 +70,21 @@ def query_table(state: RAGState, runtime: Runtime[Context], services: Services) 
         text = schema(tables, [store.sample(t.name) for t in tables])
     except CragError as exc:
         return {"sql": "", "warnings": [f"The collection's tables could not be read: {exc}"]}
+    grammar = select_grammar(tables) if takes_grammar(ctx.model) else ""
     for _ in range(SQL_ATTEMPTS):
         prompt, recorded = render(
             state, ctx, "write_sql", schema=text, question=question, feedback=feedback
         )
         update["prompt_versions"] |= recorded.get("prompt_versions", {})
-        sql = extract_sql(complete(services.llm, prompt))
-        result, reason = _run(store, sql, catalog)
-        premise = missing_values(sql, catalog) if result else []
-        answer = " ".join(premise) if premise else result_answer(result) if result else ""
+        sql = extract_sql(complete(services.llm, prompt, grammar=grammar))
+        result, answer, reason = run_query(store, sql, catalog)
         if result and answer:
             return update | {
                 "sql": sql,
                 "answer": answer,
                 "sources": _sources(result, catalog, sql),
-                "confidence": None,
+                "confidence": tool_confidence("table"),
             }
-        reason = reason or "it returned no rows"
         feedback = f"-- This query failed: {sql}\n-- Why: {reason}\n-- Write a corrected query.\n"
     return update | {
         "sql": sql,
@@ -89,13 +92,23 @@ def query_table(state: RAGState, runtime: Runtime[Context], services: Services) 
     }
 
 
-def _run(store: TableStore, sql: str, tables: list[TableInfo]) -> tuple[QueryResult | None, str]:
+def run_query(
+    store: TableStore, sql: str, tables: list[TableInfo]
+) -> tuple[QueryResult | None, str, str]:
+    """Run ``sql``: its result, the answer read off it, and why there is none (else "").
+
+    A comparison with a value its column never holds answers that the table has no such
+    value (a false premise), not what the query found.
+    """
     if not sql:
-        return None, "the reply held no SELECT"
+        return None, "", "the reply held no SELECT"
     try:
-        return store.query(sql, max_rows=RESULT_ROWS), ""
+        result = store.query(sql, max_rows=RESULT_ROWS)
     except TableQueryError as exc:
-        return None, did_you_mean(str(exc), tables)
+        return None, "", did_you_mean(str(exc), tables)
+    premise = missing_values(sql, tables)
+    answer = " ".join(premise) if premise else result_answer(result)
+    return result, answer, "" if answer else "it returned no rows"
 
 
 def _sources(result: QueryResult, tables: list[TableInfo], sql: str) -> list[Source]:

@@ -199,13 +199,28 @@ def _call_config(prompt: RenderedPrompt, streamed: bool = False) -> RunnableConf
     }
 
 
-def complete(llm: BaseChatModel, prompt: RenderedPrompt, *, streamed: bool = False) -> str:
+def takes_grammar(model: str) -> bool:
+    """Whether ``model``'s server constrains decoding by a GBNF grammar.
+
+    The embedded model's llama.cpp does (its ``grammar`` field); OpenAI and unknown compatible
+    servers may refuse the field.
+    """
+    return model.partition(":")[0] == "local"
+
+
+def complete(
+    llm: BaseChatModel, prompt: RenderedPrompt, *, streamed: bool = False, grammar: str = ""
+) -> str:
     """Run ``prompt`` and return the reply's text, stripped.
 
     ``streamed``: the reply is generated token by token when the caller streams (LangGraph's
-    ``messages`` mode); otherwise it is asked for in one response.
+    ``messages`` mode); otherwise it is asked for in one response. ``grammar``: a GBNF grammar
+    the reply must follow (llama.cpp servers only: see ``takes_grammar``).
     """
-    model = llm if streamed else llm.bind(stream=False)
+    options: dict[str, Any] = {} if streamed else {"stream": False}
+    if grammar:
+        options["extra_body"] = {"grammar": grammar}
+    model = llm.bind(**options) if options else llm
     reply = model.invoke(prompt.messages, config=_call_config(prompt, streamed))
     return _text(reply).strip()
 

@@ -204,9 +204,9 @@ class OutputState(TypedDict, total=False):
     confidence: Annotated[float | None, PER_TURN]
     """How likely the answer is right, 0..1 (``nodes.confidence``: fitted on the calibration
     split from the evaluator's and checks' scores, where the answer was found, retries); None
-    when the answer is "I don't know", a small-talk reply, or read from the collection's
-    catalog, a table by SQL or a whole document (no confidence is fitted for those answers
-    yet)."""
+    when the answer is "I don't know", a small-talk reply or read from a whole document. An
+    answer from a table or the catalog carries the share of such answers right on the tools
+    benchmark's calibration split (``nodes.confidence.tool_confidence``)."""
     warnings: Annotated[list[str], PER_TURN, add_unique]
     """Anything the caller should know: retries exhausted, web search failed, unparsable judge."""
     web_search_used: Annotated[bool, PER_TURN]

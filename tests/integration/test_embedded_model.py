@@ -292,3 +292,30 @@ def test_a_table_question_is_answered_by_sql(question, gold):
     assert result.state["answer"] == gold(_penguins())
     (source,) = result.state["sources"]
     assert source["source"] == "tables/penguins.csv" and source["sql"].upper().startswith("SELECT")
+
+
+def test_under_the_grammar_the_model_names_only_real_columns():
+    """Asked of a column the table lacks, the free model invents it; under the grammar it
+    cannot, and its query runs (llama.cpp accepted the grammar)."""
+    import prompts
+    from crag_core.clients.llm import complete
+    from crag_core.text.sql import extract_sql, schema
+    from crag_core.text.sql_grammar import select_grammar
+    from graph.factory import chat_model_for
+
+    kb = knowledge_base("demo-tables")
+    ingest(kb, [str(ROOT / "demo" / "tables")])
+    store = kb.tables
+    assert store is not None
+    tables = store.catalog()
+    prompt = prompts.load("write_sql", "v1").render(
+        schema=schema(tables, [store.sample(t.name) for t in tables]),
+        question="What is the average wingspan in mm of the penguins?",
+        feedback="",
+    )
+    llm = chat_model_for(Context())
+    free = extract_sql(complete(llm, prompt))
+    constrained = extract_sql(complete(llm, prompt, grammar=select_grammar(tables)))
+    assert "wingspan" in free.lower()
+    assert "wingspan" not in constrained.lower() and constrained.upper().startswith("SELECT")
+    assert store.query(constrained).rows  # only real names: the query runs

@@ -12,7 +12,9 @@ import pytest
 
 import nodes.confidence as confidence_module
 from benchmarks import confidence as bench
+from benchmarks import tools
 from crag.eval.metrics import truthfulness
+from crag.eval.records import read_records
 from crag.run import run_question
 from crag_core.clients.answer_cache import AnswerCache
 from crag_core.schema.context import Context
@@ -225,3 +227,28 @@ def test_the_fit_writes_a_model_the_graph_reads(tmp_path):
 
 def test_the_default_min_confidence_is_the_one_the_calibration_chose():
     assert Context().min_confidence == confidence_module._fit()["min_confidence"]
+
+
+def test_a_tool_answer_carries_its_kinds_share_right_on_calibration(tmp_path):
+    calibration = [r for r in read_records(tools.QUESTIONS) if r["split"] == "calibration"]
+    verdicts = ["right"] * 8 + ["wrong"] * 2 + ["unknown"] * 3  # "I don't know" is no answer
+    records = [
+        {"id": q["id"], "used": "table", "verdict": v}
+        for q, v in zip(calibration, verdicts, strict=False)
+    ]
+    records.append({"id": calibration[20]["id"], "used": "search", "verdict": "wrong"})
+    made = tmp_path / "crag.jsonl"
+    made.write_text("".join(json.dumps(r) + "\n" for r in records))
+    target = tmp_path / "tool_confidence.json"
+    tools.fit(made, target)
+    assert json.loads(target.read_text())["kinds"] == {"table": {"answers": 10, "right": 8}}
+    assert confidence_module.tool_confidence("table", target) == round(9 / 12, 3)
+    assert confidence_module.tool_confidence("catalog", target) is None  # never measured
+
+
+def test_the_tool_fit_refuses_the_test_split(tmp_path):
+    tested = next(r for r in read_records(tools.QUESTIONS) if r["split"] == "test")
+    made = tmp_path / "crag.jsonl"
+    made.write_text(json.dumps({"id": tested["id"], "used": "table", "verdict": "right"}) + "\n")
+    with pytest.raises(SystemExit, match="not of the calibration split"):
+        tools.fit(made, tmp_path / "tool_confidence.json")

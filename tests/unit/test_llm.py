@@ -10,7 +10,7 @@ import pytest
 
 import prompts
 from crag_core.clients.errors import ConfigError
-from crag_core.clients.llm import complete, score_from_logprobs, yes_probability
+from crag_core.clients.llm import complete, score_from_logprobs, takes_grammar, yes_probability
 from crag_core.schema.context import Context
 from graph.factory import chat_model_for
 from tests.loopback import chat_completion, loopback
@@ -100,3 +100,25 @@ def test_timeout_is_bounded():
         with pytest.raises(openai.APITimeoutError):
             complete(llm, rendered())
         assert time.monotonic() - started < 2.5
+
+
+def test_a_grammar_is_sent_in_the_request_body_and_only_when_given():
+    with loopback(lambda m, p, b: (200, chat_completion("SELECT 1"))) as (url, requests):
+        llm = chat_model_for(Context(model="openai-compatible:t", base_url=url + "/v1"))
+        assert complete(llm, rendered(), grammar='root ::= "SELECT 1"') == "SELECT 1"
+        complete(llm, rendered())
+    assert requests[0]["body"]["grammar"] == 'root ::= "SELECT 1"'
+    assert "grammar" not in requests[1]["body"]
+
+
+@pytest.mark.parametrize(
+    ("model", "takes"),
+    [
+        ("local", True),
+        ("local:small", True),
+        ("openai:gpt-4o-mini", False),
+        ("openai-compatible:llama3", False),
+    ],
+)
+def test_only_the_embedded_models_server_is_sent_a_grammar(model, takes):
+    assert takes_grammar(model) is takes

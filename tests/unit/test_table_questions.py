@@ -19,6 +19,7 @@ from crag_core.text.sql import (
     schema,
     table_plan,
 )
+from nodes.confidence import tool_confidence
 from tests.fakes import happy_responder, make_llm, make_table_store
 
 SALES = [
@@ -165,7 +166,8 @@ def test_a_table_question_is_answered_by_sql_and_cites_its_table(fake_services, 
     assert result.state["sources"] == [
         {"id": "table:sales", "source": "docs/sales.csv", "location": "table", "sql": sql}
     ]
-    assert result.state["confidence"] is None
+    assert result.state["confidence"] == tool_confidence("table")
+    assert 0.5 < result.state["confidence"] < 1  # fitted: most table answers were right
     (call,) = [c for c in llm.calls if c["prompt"] == "write_sql"]
     assert "CREATE TABLE sales" in call["text"] and "wind_farms" not in call["text"]
 
@@ -223,3 +225,18 @@ def test_a_list_with_repeats_names_each_value_once_from_all_rows(fake_services, 
     fake_services(llm=make_llm(sql_responder(sql)), tables=store)
     result = run_question("Which species were recorded on the island Dream?", Context())
     assert result.state["answer"] == "Adelie, Chinstrap"
+
+
+@pytest.mark.parametrize(("model", "constrained"), [("local", True), ("openai:gpt-4o-mini", False)])
+def test_the_embedded_model_writes_under_a_grammar_of_the_tables_asked_of(
+    fake_services, store, model, constrained
+):
+    sql = "SELECT SUM(units_sold) FROM sales WHERE region = 'North'"
+    llm = make_llm(sql_responder(sql))
+    fake_services(llm=llm, tables=store)
+    assert run_question(QUESTION, Context(model=model)).state["answer"] == "2,550"
+    (call,) = [c for c in llm.calls if c["prompt"] == "write_sql"]
+    grammar = call["kwargs"].get("extra_body", {}).get("grammar", "")
+    assert bool(grammar) is constrained
+    if constrained:  # the sales table's names, not the wind farms'
+        assert '"units_sold"' in grammar and '"sales"' in grammar and "capacity" not in grammar

@@ -1,0 +1,80 @@
+"""A grammar that lets a model write a SELECT naming only the real tables and columns.
+
+llama.cpp constrains decoding with a GBNF grammar (its server's ``grammar`` field): at each
+step only tokens that keep the reply inside the grammar can be sampled. ``select_grammar``
+writes one for the tables a question is asked of. The reply must start with ``SELECT``
+(no prose, no fence) and is read as a sequence of SQL words, each one of:
+
+- a table or column of those tables, bare or quoted; a column may be qualified by any name
+  (``penguins.species``, or ``T1.species`` after ``penguins AS T1``);
+- an SQL keyword or one of the functions the table store allows (lower, upper or title case);
+- a name made up after ``AS`` (an alias, or a type in ``CAST(x AS REAL)``);
+- a string ('…', '' inside), a number, an operator or a bracket.
+
+It is a vocabulary, not SQLite's syntax: the words can still be put together wrongly (the
+database says so, and the model is asked once more), but a name that is no table or column
+cannot be written at all. Values in strings are free: a value the table does not hold is how a
+false premise shows (``crag_core.text.sql.missing_values``). An alias can be defined but not
+referred to later by name (a grammar cannot remember it); the model writes the expression.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+
+from crag_core.clients.table_store import ALLOWED_FUNCTIONS, TableInfo
+
+KEYWORDS = tuple(
+    """
+    select distinct all from where group by having order asc desc limit offset and or not in
+    is null like glob between case when then else end exists join inner left cross on using
+    union except intersect collate nocase true false
+    """.split()
+)
+"""The SQL words a query may use besides names (``AS`` has its own rule: it names)."""
+
+OPERATORS = ("<=", ">=", "<>", "!=", "==", "||", "=", "<", ">", "+", "-", "*", "/", "%")
+
+
+def _literal(text: str) -> str:
+    return json.dumps(text)
+
+
+def _any_case(word: str) -> str:
+    """``select`` as ``"select" | "SELECT" | "Select"``: a word as SQL is written."""
+    return (
+        "(" + _either(_literal(w) for w in dict.fromkeys((word, word.upper(), word.title()))) + ")"
+    )
+
+
+def _either(options: Iterable[str]) -> str:
+    return " | ".join(options)
+
+
+def _names(names: Sequence[str]) -> str:
+    """Each name bare, in double quotes or in backticks."""
+    forms = []
+    for name in names:
+        forms += [_literal(name), _literal(f'"{name}"'), _literal(f"`{name}`")]
+    return _either(forms)
+
+
+def select_grammar(tables: Sequence[TableInfo]) -> str:
+    """The GBNF grammar of a SELECT over ``tables`` (see the module's account)."""
+    columns = sorted({c.name for t in tables for c in t.columns} | {"_row"})
+    functions = sorted(ALLOWED_FUNCTIONS - {"like", "glob"})
+    rules = {
+        "root": f'{_any_case("select")} (sp word)* sp ";"?',
+        "word": "keyword | function | alias | name | string | number | symbol",
+        "keyword": _either(_any_case(k) for k in KEYWORDS),
+        "function": f'({_either(_any_case(f) for f in functions)}) sp "("',
+        "alias": f"{_any_case('as')} [ \\t\\n]+ ({_names(columns)} | made-up)",
+        "made-up": "[a-zA-Z_] [a-zA-Z0-9_]*",
+        "name": f'(made-up ".")? ({_names(columns)}) | {_names([t.name for t in tables])}',
+        "string": '"\'" ([^\'] | "\'\'")* "\'"',
+        "number": '[0-9]+ ("." [0-9]+)?',
+        "symbol": _either(_literal(s) for s in ("(", ")", ",", *OPERATORS)),
+        "sp": "[ \\t\\n]*",
+    }
+    return "\n".join(f"{name} ::= {body}" for name, body in rules.items()) + "\n"
