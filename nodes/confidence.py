@@ -119,4 +119,4 @@ def tool_confidence(kind: str, path: Path = TOOL_FIT) -> float | None:
     counted = _fit(path).get("kinds", {}).get(kind)
     if not counted:
         return None
-    return round((counted["right"] + 1) / (counted["answers"] + 2), 3)
+    return round((int(counted["right"]) + 1) / (int(counted["answers"]) + 2), 3)
