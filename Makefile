@@ -25,7 +25,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-integration lint graph-diagram clean
+.PHONY: setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-shared-tables bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-integration lint graph-diagram clean
 
 setup: $(STAMP) model
 
@@ -157,6 +157,16 @@ bench-multi-part: setup dev
 TOOLS_FLAGS ?=
 bench-tools: setup dev
 	$(BIN)/python -m benchmarks.tools run --out docs/benchmarks/tools $(TOOLS_FLAGS)
+
+# The SQL of the table questions: a plain schema prompt vs the shipped prompt, free and under
+# the grammar of real names (one query each; SQL_SPLIT=calibration to choose).
+SQL_SPLIT ?= test
+bench-tools-sql: setup dev
+	$(BIN)/python -m benchmarks.tools_sql --split $(SQL_SPLIT) --out docs/benchmarks/tools/sql-$(SQL_SPLIT)
+
+# What a host's copy of a shared store's tables costs (a Chroma server on loopback).
+bench-shared-tables: setup dev
+	$(BIN)/python -m benchmarks.shared_tables --out docs/benchmarks/shared-tables.md
 
 # Nested questions (one question, two look-ups): naive RAG, the graph answering them as one,
 # and in steps; each pipeline in its own process (about 45 minutes).

@@ -24,8 +24,13 @@ its chunks are there with one hash (``_complete_hash``).
 
 **Tables.** The tables of a document (a CSV file, a workbook's sheets) are also kept as SQL
 tables (``crag_core.clients.table_store``, ``store_dir/tables``), replaced and removed with the
-document's chunks and cleared by ``drop``. They are kept by the process that writes them: the
-other processes of a shared store do not see them (their table questions go to text search).
+document's chunks and cleared by ``drop``. A shared store also keeps them on the server, one
+record per table (its JSON, the document's id and ``content_hash``) in a collection of their
+own (``TABLES_PREFIX`` + the name: a name no collection of crag's can have), written before
+the document's chunks; the local tables are then a copy that ``sync`` brings up to date with
+the keyword copy: a document whose chunks changed has its tables read again (those of the same
+hash), a document gone has them removed. Queries always run on the local SQLite copy, behind
+its guards.
 """
 
 from __future__ import annotations
@@ -48,7 +53,7 @@ from crag_core.clients.documents import reciprocal_rank_fusion
 from crag_core.clients.embeddings import cosine
 from crag_core.clients.errors import ConfigError, KnowledgeBaseError
 from crag_core.clients.keyword_index import KeywordIndex
-from crag_core.clients.table_store import Table, TableStore
+from crag_core.clients.table_store import Table, TableStore, table_from_json, table_json
 
 RetrievalMode = Literal["dense", "keyword", "hybrid"]
 RRF_K = 60
@@ -58,6 +63,11 @@ CHANGE_TOKEN = "crag_change"
 """The collection metadata key a write to a shared store stamps with a new random token."""
 SYNC_BATCH = 200
 """Documents whose chunks one request fetches when a keyword copy catches up."""
+TABLE_BATCH = 20
+"""Tables one request writes to a shared store (each may be megabytes of JSON)."""
+TABLES_PREFIX = "crag.tables."
+"""A shared collection's tables are on the server in the collection of this prefix and its
+name (collection names crag makes take no '.')."""
 
 
 WRITE_BATCH = 1000
@@ -71,8 +81,8 @@ progress on a big file."""
 class Retriever(Protocol):
     """What the graph needs from a knowledge base."""
 
-    def search(self, query: str, k: int) -> list[Document]:
-        """Return up to ``k`` documents, most similar first."""
+    def search(self, query: str, k: int, where: Where | None = None) -> list[Document]:
+        """Return up to ``k`` documents, most similar first (only those matching ``where``)."""
         ...
 
     def chunks(self, ids: list[str]) -> list[Document]:
@@ -183,7 +193,8 @@ def collection_names(store: Path | str, timeout_s: float = 30.0, token: str = ""
     location = str(store)
     if not location.startswith(("http://", "https://")) and not Path(location).exists():
         return []
-    return sorted(c.name for c in _client(location, timeout_s, token).list_collections())
+    names = (c.name for c in _client(location, timeout_s, token).list_collections())
+    return sorted(n for n in names if not n.startswith(TABLES_PREFIX))
 
 
 class KnowledgeBase:
@@ -218,7 +229,10 @@ class KnowledgeBase:
         self._collection: Any = None
         keyword_path = Path(store_dir) / "keyword" / f"{collection}.sqlite3"
         self.keywords = KeywordIndex(keyword_path, collection)
-        self.tables = TableStore(Path(store_dir) / "tables" / f"{collection}.sqlite3")
+        self.tables = TableStore(
+            Path(store_dir) / "tables" / f"{collection}.sqlite3",
+            refresh=self.sync if self.shared else None,
+        )
         self._synced: str | None = None  # the change token the keyword copy last caught up to
         self._sync_lock = threading.Lock()
 
@@ -291,8 +305,11 @@ class KnowledgeBase:
         """
         with self.write_lock():
             chunks = self.count()
+            client = _client(self._location, self._timeout_s, self._token)
+            if self.shared and self._shared_tables(create=False) is not None:
+                client.delete_collection(TABLES_PREFIX + self.name)
             if self.exists():
-                _client(self._location, self._timeout_s, self._token).delete_collection(self.name)
+                client.delete_collection(self.name)
             self._collection = None
             self.tables.clear()
             self.keywords.clear()
@@ -348,6 +365,8 @@ class KnowledgeBase:
             for doc_id in gone:
                 self.keywords.remove_document(doc_id)
             changed = sorted(d for d, h in server.items() if local.get(d) != h)
+            for doc_id in gone:
+                self.tables.remove_document(doc_id)
             for start in range(0, len(changed), SYNC_BATCH):
                 self._index_from_server(changed[start : start + SYNC_BATCH], server)
             self._synced = token
@@ -391,13 +410,81 @@ class KnowledgeBase:
         rows: dict[str, list[tuple[str, str, Any]]] = {}
         for cid, text, meta in zip(got["ids"], got["documents"], got["metadatas"], strict=True):
             rows.setdefault(str(meta["doc_id"]), []).append((cid, text or "", meta))
+        tables = self._tables_from_server(doc_ids, hashes)
         for doc_id in doc_ids:
             doc = sorted(rows.get(doc_id, []), key=lambda row: int(row[2]["chunk"]))
             # Rewritten since its hash was read: the next sync (the token moved) takes it.
             if _complete_hash([meta for *_, meta in doc], hashes[doc_id]) is None:
                 continue
+            label, doc_tables = tables.get(doc_id, ("", []))
+            self.tables.replace_document(doc_id, label, doc_tables)
             ids, texts = [cid for cid, *_ in doc], [text for _, text, _ in doc]
             self.keywords.replace_document(doc_id, hashes[doc_id], ids, texts)
+
+    def _shared_tables(self, create: bool) -> Any:
+        """The server's collection of this collection's tables (None: there is none)."""
+        from chromadb.errors import NotFoundError
+
+        client = _client(self._location, self._timeout_s, self._token)
+        name = TABLES_PREFIX + self.name
+        try:
+            if create:
+                return client.get_or_create_collection(name, embedding_function=None)
+            return client.get_collection(name, embedding_function=None)
+        except NotFoundError:
+            return None
+
+    def _share_tables(self, docs: Sequence[NewDocument]) -> None:
+        """Put ``docs``' tables on the server in place of what they had (none: removed)."""
+        side = self._shared_tables(create=any(d.tables for d in docs))
+        if side is None:
+            return
+        doc_ids = [d.doc_id for d in docs]
+        old = side.get(where={"doc_id": {"$in": doc_ids}}, include=[])["ids"]
+        records = [
+            (
+                f"{d.doc_id}:{i}",
+                table_json(t),
+                {
+                    "doc_id": d.doc_id,
+                    "label": d.label,
+                    "content_hash": d.content_hash,
+                    "position": i,
+                },
+            )
+            for d in docs
+            for i, t in enumerate(d.tables)
+        ]
+        new = {r[0] for r in records}
+        stale = [i for i in old if i not in new]
+        for start in range(0, len(stale), WRITE_BATCH):
+            side.delete(ids=stale[start : start + WRITE_BATCH])
+        for start in range(0, len(records), TABLE_BATCH):
+            batch = records[start : start + TABLE_BATCH]
+            side.upsert(
+                ids=[r[0] for r in batch],
+                embeddings=[[1.0] for _ in batch],  # looked up by id and document, never by vector
+                documents=[r[1] for r in batch],
+                metadatas=[r[2] for r in batch],
+            )
+
+    def _tables_from_server(
+        self, doc_ids: list[str], hashes: dict[str, str]
+    ) -> dict[str, tuple[str, list[Table]]]:
+        """The server's tables of ``doc_ids`` written with their current hash: label, tables."""
+        side = self._shared_tables(create=False)
+        if side is None:
+            return {}
+        got = side.get(where={"doc_id": {"$in": doc_ids}}, include=["documents", "metadatas"])
+        found: dict[str, list[tuple[int, str, str]]] = {}
+        for text, meta in zip(got["documents"], got["metadatas"], strict=True):
+            if meta.get("content_hash") == hashes.get(str(meta["doc_id"])):
+                row = (int(meta["position"]), str(meta["label"]), text or "")
+                found.setdefault(str(meta["doc_id"]), []).append(row)
+        return {
+            doc_id: (rows[0][1], [table_from_json(text) for *_, text in sorted(rows)])
+            for doc_id, rows in found.items()
+        }
 
     def documents(self) -> list[dict[str, Any]]:
         """One entry per stored document: its first chunk's metadata (id, source, title…)."""
@@ -446,6 +533,8 @@ class KnowledgeBase:
         Chroma first: a removal cut short leaves keyword entries whose chunks are gone, which
         search never serves and the next removal or ``--sync`` deletes.
         """
+        if self.shared:
+            self._share_tables([NewDocument(doc_id, "", "", [])])
         ids = self.collection.get(where={"doc_id": doc_id}, include=[])["ids"]
         if ids:
             for start in range(0, len(ids), WRITE_BATCH):
@@ -588,6 +677,8 @@ class KnowledgeBase:
         """
         if not docs:
             return
+        if self.shared:  # before the chunks: whoever sees the new hash finds the tables
+            self._share_tables(docs)
         ingested = int(time.time())
         ids: list[str] = []
         texts: list[str] = []
@@ -678,14 +769,17 @@ class ModeRetriever:
         self.mode = mode
         self.where = where
 
-    def search(self, query: str, k: int) -> list[Document]:
-        """The ``k`` best chunks for ``query`` (among those matching ``where``).
+    def search(self, query: str, k: int, where: Where | None = None) -> list[Document]:
+        """The ``k`` best chunks for ``query`` (among those matching the filter and ``where``).
 
-        A filter that matches no chunk at all is an error, not an empty result: the graph
-        would otherwise search the web as if the knowledge base lacked the answer. Only an
-        empty result needs that check (``search`` already looked the matches up once).
+        A configured filter that matches no chunk at all is an error, not an empty result: the
+        graph would otherwise search the web as if the knowledge base lacked the answer. Only
+        an empty result needs that check (``search`` already looked the matches up once). A
+        question's own ``where`` that matches nothing finds nothing (``retrieve`` says why).
         """
-        docs = self.kb.search(query, k, self.mode, self.where)
+        both = [w for w in (self.where, where) if w]
+        combined = {"$and": both} if len(both) > 1 else both[0] if both else None
+        docs = self.kb.search(query, k, self.mode, combined)
         if not docs and self.where and not self.kb.matching(self.where):
             raise ConfigError(
                 f"No document in collection {self.kb.name!r} matches the filter {self.where}."

@@ -22,7 +22,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
@@ -127,12 +127,44 @@ class QueryResult:
     tables: tuple[str, ...]
 
 
-class TableStore:
-    """One collection's tables (see the module's text)."""
+def table_json(table: Table) -> str:
+    """``table`` as JSON text (how a shared store keeps it on the server)."""
+    columns = [[c.name, c.original, c.type] for c in table.columns]
+    return json.dumps(
+        {
+            "name": table.name,
+            "sheet": table.sheet,
+            "columns": columns,
+            "rows": table.rows,
+            "row_numbers": table.row_numbers,
+        },
+        ensure_ascii=False,
+    )
 
-    def __init__(self, path: Path):
+
+def table_from_json(text: str) -> Table:
+    """The ``Table`` that ``table_json`` wrote."""
+    data = json.loads(text)
+    return Table(
+        name=str(data["name"]),
+        sheet=str(data["sheet"]),
+        columns=tuple(Column(*map(str, c)) for c in data["columns"]),
+        rows=tuple(tuple(row) for row in data["rows"]),
+        row_numbers=tuple(int(n) for n in data["row_numbers"]),
+    )
+
+
+class TableStore:
+    """One collection's tables (see the module's text).
+
+    ``refresh`` is called before the catalog is read: a shared store's copy catches up with
+    the server there (``KnowledgeBase.sync``).
+    """
+
+    def __init__(self, path: Path, refresh: Callable[[], object] | None = None):
         self.path = Path(path)
         self._lock = threading.Lock()
+        self._refresh = refresh
 
     def _writer(self) -> sqlite3.Connection:
         try:
@@ -177,6 +209,8 @@ class TableStore:
 
     def catalog(self) -> list[TableInfo]:
         """Every stored table with its columns, in the order documents and sheets give them."""
+        if self._refresh is not None:
+            self._refresh()
         if not self.path.exists():
             return []
         with self._reader() as conn:

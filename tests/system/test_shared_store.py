@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks.shared_services import Process, chroma_server
-from crag_core.clients.knowledge_base import KnowledgeBase, NewDocument
+from crag_core.clients.knowledge_base import KnowledgeBase, NewDocument, collection_names
+from crag_core.formats.table_rows import table_from_rows
 from tests.fakes import HashEmbeddings
 from tests.system.conftest import base_env, crag
 from tests.system.test_durability import (
@@ -87,6 +88,46 @@ def test_a_process_started_later_catches_up_with_everything(chroma, tmp_path):
     assert late.sync() == 450  # three batches of SYNC_BATCH documents
     assert [h.id for h in late.search("quokka321", 1, "keyword")] == ["d321__c0000"]
     assert sorted(late.keywords.chunk_ids()) == sorted(a.collection.get(include=[])["ids"])
+
+
+def table_doc(doc_id: str, content_hash: str, rows: list[list[object]]) -> NewDocument:
+    table = table_from_rows(doc_id, "", rows)
+    assert table is not None
+    return NewDocument(
+        doc_id, f"/{doc_id}.csv", content_hash, [str(rows)], label=f"{doc_id}.csv", tables=[table]
+    )
+
+
+def test_tables_written_through_one_process_are_queried_through_another(chroma, tmp_path):
+    a = shared_kb(tmp_path / "a", chroma.url, "sync-tables")
+    b = shared_kb(tmp_path / "b", chroma.url, "sync-tables")
+    assert b.tables.catalog() == []
+    a.replace_documents(
+        [table_doc("birds", "h1", [["species", "count"], ["Gull", 3], ["Tern", 5]])]
+    )
+    (info,) = b.tables.catalog()  # the catalog read brings b's copy up to date
+    assert (info.name, info.label, info.rows) == ("birds", "birds.csv", 2)
+    assert b.tables.query("SELECT SUM(count) FROM birds").rows == ((8,),)
+
+    a.replace_documents([table_doc("birds", "h2", [["species", "count"], ["Gull", 30]])])
+    assert [t.rows for t in b.tables.catalog()] == [1]
+    assert b.tables.query("SELECT SUM(count) FROM birds").rows == ((30,),)
+
+    a.replace_documents([doc("birds", "h3", "No table any more, only prose about gulls.")])
+    assert b.tables.catalog() == []  # a document that lost its table loses it everywhere
+    a.replace_documents([table_doc("fish", "h4", [["name", "kg"], ["Cod", 1.5]])])
+    late = shared_kb(tmp_path / "late", chroma.url, "sync-tables")
+    assert [t.name for t in late.tables.catalog()] == ["fish"]  # a process started later
+    a.remove_document("fish")
+    assert b.tables.catalog() == [] and late.tables.catalog() == []
+
+    a.replace_documents([table_doc("fish", "h5", [["name", "kg"], ["Cod", 1.5]])])
+    assert [t.name for t in b.tables.catalog()] == ["fish"]
+    assert "sync-tables" in collection_names(chroma.url)
+    assert not [n for n in collection_names(chroma.url) if "tables." in n]  # the tables' own
+    a.drop()
+    assert a._shared_tables(create=False) is None  # dropped with the collection
+    assert shared_kb(tmp_path / "new", chroma.url, "sync-tables").tables.catalog() == []
 
 
 def test_two_cli_processes_with_their_own_data_dirs_share_one_collection(chroma, tmp_path):
