@@ -10,7 +10,7 @@ from crag_core.clients.errors import CragError
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Update
-from crag_core.text.catalog import catalog_query
+from crag_core.text.catalog import catalog_query, question_scope
 from crag_core.text.sql import table_plan
 from crag_core.text.whole_document import asks_about_a_document, document_request
 from nodes.common import question_of, reports
@@ -30,10 +30,23 @@ def choose_tool(state: RAGState, runtime: Runtime[Context], services: Services) 
     a row of it. Decided by rules on the tables' catalog (``crag_core.text.sql.table_plan``),
     no model call: a question that names no column is never sent to SQL. A catalog that
     cannot be read sends the question to text search with a warning.
+
+    A search limited by the question to some documents ("according to the PDFs", "in the
+    files modified in 2024") carries that filter (``where``, crag's filter language:
+    ``crag_core.text.catalog.question_scope``) to ``retrieve``.
     """
     question = question_of(state)
     if not context_of(runtime).tools:
         return {"tool": "search", "plan_reason": "tools are off"}
+    chosen = _choose(question, services)
+    scope = question_scope(question, dt.date.today()) if chosen["tool"] == "search" else None
+    if scope is None:
+        return chosen
+    reason = f"{chosen['plan_reason']}; only documents {scope.where} ({scope.said!r})"
+    return chosen | {"where": scope.where, "plan_reason": reason}
+
+
+def _choose(question: str, services: Services) -> Update:
     reads_documents = services.documents is not None and services.document_chunks is not None
     if reads_documents and asks_about_a_document(question):
         assert services.documents is not None

@@ -109,16 +109,43 @@ def doc(doc_id: str, text: str, score: float = 0.8, source: str | None = None) -
     )
 
 
+def matches(metadata: dict[str, Any], where: dict[str, Any] | None) -> bool:
+    """Whether ``metadata`` passes a Chroma filter (``$and``, ``$eq``, ``$ne``, ``$in``, ``$gte``,
+    ``$lt``: what ``crag_core.clients.filters`` writes)."""
+    if not where:
+        return True
+    if "$and" in where:
+        return all(matches(metadata, w) for w in where["$and"])
+    ((key, test),) = where.items()
+    ((op, value),) = test.items()
+    have = metadata.get(key)
+    checks = {
+        "$eq": lambda: have == value,
+        "$ne": lambda: have != value,
+        "$in": lambda: have in value,
+        "$nin": lambda: have not in value,
+        "$gte": lambda: have is not None and have >= value,
+        "$gt": lambda: have is not None and have > value,
+        "$lte": lambda: have is not None and have <= value,
+        "$lt": lambda: have is not None and have < value,
+    }
+    return bool(checks[op]())
+
+
 class FakeRetriever:
     """Returns fixed documents for every query and records the queries."""
 
     def __init__(self, docs: list[Document]):
         self.docs = docs
         self.queries: list[str] = []
+        self.wheres = []
 
-    def search(self, query: str, k: int) -> list[Document]:
+    def search(self, query: str, k: int, where: dict[str, Any] | None = None) -> list[Document]:
         self.queries.append(query)
-        return self.docs[:k]
+        self.wheres.append(where)
+        return [d for d in self.docs if matches(d.metadata, where)][:k]
+
+    wheres: list[dict[str, Any] | None]
 
     def chunks(self, ids: list[str]) -> list[Document]:
         return [d for d in self.docs if d.id in ids]

@@ -3,8 +3,9 @@
 Conditions are ``key OP value`` joined by commas, all of which must hold. Keys are the chunk
 metadata ingestion records: ``source`` (the file's absolute path), ``type`` (text, markdown,
 pdf, html, docx), ``title``, ``doc_id``, ``heading``, ``page``, and the dates ``modified``
-(the file's) and ``ingested``. Operators: ``=`` and ``!=`` for every key; ``>=``, ``<=``,
-``>`` and ``<`` for ``page`` and the dates, which are written ``YYYY-MM-DD`` (UTC midnight).
+(the file's) and ``ingested``. Operators: ``=`` and ``!=`` for every key (``type=csv|xlsx``:
+one of several values); ``>=``, ``<=``, ``>`` and ``<`` for ``page`` and the dates, which are
+written ``YYYY-MM-DD`` (UTC midnight).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ DATE_KEYS = frozenset({"modified", "ingested"})
 OPERATORS = {"=": "$eq", "!=": "$ne", ">=": "$gte", "<=": "$lte", ">": "$gt", "<": "$lt"}
 _CONDITION = re.compile(r"^\s*(\w+)\s*(!=|>=|<=|=|>|<)\s*(.+?)\s*$")
 USAGE = (
-    "use key=value, key!=value, page>=N or modified>=YYYY-MM-DD, joined by commas; keys: "
+    "use key=value, key=a|b, key!=value, page>=N or modified>=YYYY-MM-DD, joined by commas; keys: "
     + ", ".join(sorted(TEXT_KEYS | NUMBER_KEYS | DATE_KEYS))
 )
 
@@ -44,6 +45,9 @@ def _condition(part: str) -> dict[str, Any]:
     if key in TEXT_KEYS:
         if op not in ("=", "!="):
             raise ConfigError(f"{key} takes = or != only, not {op!r}.")
+        if "|" in raw and key != "source":  # one of several values
+            values = [v.strip() for v in raw.split("|") if v.strip()]
+            return {key: {"$in" if op == "=" else "$nin": values}}
         value = str(Path(raw).expanduser().resolve()) if key == "source" else raw
     elif key in NUMBER_KEYS:
         if not raw.isdigit():

@@ -121,6 +121,55 @@ def catalog_query(question: str, today: dt.date) -> CatalogQuery | None:
     return CatalogQuery(kind, frozenset(types), field_, start, end, topic, tuple(said))
 
 
+_SCOPE_PLURALS = (
+    "pdfs|spreadsheets|workbooks|csvs|presentations|slides|notebooks|ebooks|epubs|web ?pages"
+)
+_SCOPE_TYPE = "|".join(sorted((re.escape(w) for w in TYPES), key=len, reverse=True))
+_SCOPE = re.compile(
+    rf"\b(?:in|from|among|across|within|according to|based on|using)\s+{_DETERMINERS}"
+    rf"(?:(?P<plural>{_SCOPE_PLURALS})|(?:(?P<type>{_SCOPE_TYPE})\s+)?(?:files?|documents?|docs))\b"
+    r"(?:\s+(?:that\s+(?:were|was)\s+)?(?P<verb>modified|changed|updated|edited|created|"
+    r"written|ingested|added|uploaded|indexed|imported)\s+(?P<when>[^,?!]+))?",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The documents a question that is no look-up of the collection limits itself to."""
+
+    where: str
+    """The filter in crag's ``where`` language (``crag_core.clients.filters``)."""
+    said: str
+    """The words that asked for it."""
+
+
+def question_scope(question: str, today: dt.date) -> Scope | None:
+    """The documents a question limits its search to, as a filter; None when it names none.
+
+    "According to the PDFs, …", "in my spreadsheets …", "in the Markdown files …" name file
+    types; "in the documents modified in 2024 …", "in files added last week …" a date range
+    (relative dates resolved against ``today``). A type is named in the plural, or followed by
+    "files"/"documents" ("in other words" is no scope).
+    """
+    match = _SCOPE.search(question)
+    if not match:
+        return None
+    named = match.group("plural") or match.group("type") or ""
+    types = sorted(_types(named)) if named else []
+    conditions = [f"type={'|'.join(types)}"] if types else []
+    if match.group("when"):
+        start, end, _ = date_range(match.group("when"), today)
+        field_ = "ingested" if _INGESTED.search(match.group("verb")) else "modified"
+        if start:
+            conditions.append(f"{field_}>={start.isoformat()}")
+        if end:
+            conditions.append(f"{field_}<{end.isoformat()}")
+    if not conditions:
+        return None
+    return Scope(",".join(conditions), match.group(0).strip())
+
+
 def _types(question: str) -> set[str]:
     q = question.lower()
     found: set[str] = set()

@@ -9,7 +9,13 @@ import pytest
 
 from crag.run import run_question
 from crag_core.schema.context import Context
-from crag_core.text.catalog import catalog_answer, catalog_query, date_range, select
+from crag_core.text.catalog import (
+    catalog_answer,
+    catalog_query,
+    date_range,
+    question_scope,
+    select,
+)
 from tests.fakes import FakeRetriever, doc
 
 TODAY = dt.date(2026, 11, 26)  # a Thursday
@@ -143,3 +149,27 @@ def test_a_topic_in_a_document_s_name_is_covered(fake_services):
     services_with(fake_services, DOCS, [])
     result = run_question("Which documents discuss the budget?", Context())
     assert result.state["answer"] == "budget.xlsx"
+
+
+@pytest.mark.parametrize(
+    ("question", "where"),
+    [
+        ("According to the PDFs, who won Super Bowl 50?", "type=pdf"),
+        ("In my spreadsheets, what is the total?", "type=csv|xlsx"),
+        ("In the Markdown files, what is a ctenophore?", "type=markdown"),
+        ("From the Word documents, what did the board decide?", "type=docx"),
+        (
+            "In the documents modified in 2024, who won?",
+            "modified>=2024-01-01,modified<2025-01-01",
+        ),
+        ("In files added last week, what changed?", "ingested>=2026-11-16,ingested<2026-11-23"),
+        ("In the PDF files modified since March 2025, what is X?", "type=pdf,modified>=2025-03-01"),
+        ("In other words, what is it?", None),  # "words" is no file type
+        ("What is in the HTML specification?", None),
+        ("Who won, according to the documents?", None),  # every document: no filter
+        ("What did the team find in the tables of results?", None),
+    ],
+)
+def test_the_documents_a_question_limits_its_search_to(question, where):
+    scope = question_scope(question, TODAY)
+    assert (scope.where if scope else None) == where

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from benchmarks.sample_files import make_pdf
@@ -104,3 +106,33 @@ def test_the_cli_refuses_an_unreadable_filter(hash_kb):
 
     result = CliRunner().invoke(app, ["ask", "Who?", "--where", "colour=red"])
     assert result.exit_code == 2 and "Unknown filter key 'colour'" in result.output
+
+
+def test_one_of_several_values():
+    assert parse_where("type=csv|xlsx") == {"type": {"$in": ["csv", "xlsx"]}}
+    assert parse_where("type!=csv|xlsx") == {"type": {"$nin": ["csv", "xlsx"]}}
+
+
+def test_a_question_that_names_its_documents_searches_only_those(kb):
+    def services(ctx: Context) -> Services:
+        retriever = ModeRetriever(kb, ctx.retrieval_mode, parse_where(ctx.where))
+        return Services(llm=make_llm(happy_responder), retriever=retriever, web_search=None)
+
+    graph = build_graph(services=services)
+
+    def searched(question: str) -> tuple[set[str], Any]:
+        result = run_question(question, Context(), graph=graph)
+        (found,) = [s.update["documents"] for s in result.steps if s.node == "retrieve"]
+        return {d.metadata["type"] for d in found}, result
+
+    types, result = searched("According to the PDFs, does the river Velna flood every spring?")
+    assert types == {"pdf"} and result.state["where"] == "type=pdf"
+    assert "type=pdf" in next(s.summary for s in result.steps if s.node == "choose_tool")
+    types, _ = searched("In the Markdown files, does the river Velna flood every spring?")
+    assert types == {"markdown"}
+    types, _ = searched("Does the river Velna flood every spring?")
+    assert types == {"pdf", "markdown"}
+    # A scope the collection has no document of is said, not dropped.
+    _, result = searched("In my spreadsheets, does the river Velna flood every spring?")
+    assert result.state["unfilled"].startswith("No document in the collection matches")
+    assert "type=csv|xlsx" in result.state["answer"]  # no web search: nothing else to say

@@ -29,7 +29,7 @@ DOCS = {
 class TopicRetriever(FakeRetriever):
     """Returns the documents whose words the query shares; records every query."""
 
-    def search(self, query: str, k: int) -> list[Document]:
+    def search(self, query: str, k: int, where: Any = None) -> list[Document]:
         self.queries.append(query)
         words = {w.strip("?,.'").lower() for w in query.split() if len(w) > 3}
         hits = [
