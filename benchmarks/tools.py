@@ -404,10 +404,55 @@ def _collection() -> Iterable[dict[str, Any]]:
     ]
     for template, question, gold in asked:
         kind = "number" if isinstance(gold, int) else "set"
-        yield q(template, question, "catalog", "collection", kind, gold, universe=names)
+        row = q(template, question, "catalog", "collection", kind, gold, universe=names)
+        yield row | {"where": CATALOG_WHERE.get(question, "")}
 
 
-def _lookups(squad: Path, rng: random.Random) -> Iterable[dict[str, Any]]:
+CATALOG_WHERE = {
+    "How many CSV files are there?": "type=csv",
+    "How many Markdown files do I have?": "type=markdown",
+    "How many files were modified since April 2025?": "modified>=2025-04-01",
+    "How many PDFs are in my collection?": "type=pdf",
+    "How many files were added today?": "ingested>={today},ingested<{tomorrow}",
+    "How many documents were modified in 2023?": "modified>=2023-01-01,modified<2024-01-01",
+    "Which files were modified in March 2025?": "modified>=2025-03-01,modified<2025-04-01",
+    "Which files were modified in 2024?": "modified>=2024-01-01,modified<2025-01-01",
+    "Which files were modified before 2024?": "modified<2024-01-01",
+    "List my spreadsheets": "type=csv|xlsx",
+    "Which Markdown files were modified in 2025?": (
+        "type=markdown,modified>=2025-01-01,modified<2026-01-01"
+    ),
+    "Which CSV files were modified in 2025?": "type=csv,modified>=2025-01-01,modified<2026-01-01",
+    "What PDFs do I have?": "type=pdf",
+}
+"""The filter each catalog question means, written by hand in crag's ``where`` language
+(``{today}``: the day of the run); the others mean every document ("")."""
+
+
+def _scoped(squad: Path) -> Iterable[dict[str, Any]]:
+    """Look-ups that name the documents to search: by type, by date, and a type none has.
+
+    No random draw (the other templates' splits stay as they were): every fifth SQuAD
+    question of each paragraph file, three of each.
+    """
+    found = _squad_questions(squad)
+    chosen = [f for name in sorted({f[0] for f in found}) for f in found if f[0] == name]
+    by_file = {name: [f for f in chosen if f[0] == name][::5][:3] for name, _, _ in chosen}
+    for name, question, golds in [f for picked in by_file.values() for f in picked]:
+        year = MODIFIED[name][:4]
+        by_type = f"According to the Markdown files: {question}"
+        by_date = f"In the documents modified in {year}: {question}"
+        none = f"According to the PDFs: {question}"
+        dated = f"modified>={year}-01-01,modified<{int(year) + 1}-01-01"
+        yield q("s-scope", by_type, "search", "simple", "squad", golds) | {"where": "type=markdown"}
+        yield q("s-scope", by_date, "search", "simple", "squad", golds) | {"where": dated}
+        yield q("s-scope-none", none, "search", "false premise", "no-document", []) | {
+            "where": "type=pdf"
+        }
+
+
+def _squad_questions(squad: Path) -> list[tuple[str, str, list[str]]]:
+    """The SQuAD dev questions on the demo paragraphs: (file, question, gold answers)."""
     texts = {n: FILES[n].read_text(encoding="utf-8") for n in FILES if n.endswith(".md")}
     with gzip.open(squad, "rt", encoding="utf-8") as fh:
         data = json.load(fh)["data"]
@@ -418,6 +463,12 @@ def _lookups(squad: Path, rng: random.Random) -> Iterable[dict[str, Any]]:
             for qa in paragraph["qas"] if home else []:
                 golds = [a["text"] for a in qa["answers"]]
                 found.append((home[0], qa["question"].strip(), golds))
+    return found
+
+
+def _lookups(squad: Path, rng: random.Random) -> Iterable[dict[str, Any]]:
+    found = _squad_questions(squad)
+    texts = {name for name, _, _ in found}
     for name in sorted(texts):
         mine = [f for f in found if f[0] == name]
         for _, question, golds in rng.sample(mine, min(8, len(mine))):
@@ -455,6 +506,7 @@ def build(squad: Path) -> list[dict[str, Any]]:
         *_employment(rng),
         *_collection(),
         *_lookups(squad, rng),
+        *_scoped(squad),
     ]
     by_template: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in made:
@@ -483,6 +535,8 @@ def judge(prediction: str, row: dict[str, Any]) -> str:
     gold, kind = row["gold"], row["gold_kind"]
     if kind == "squad":
         return verdict(prediction, gold)
+    if kind == "no-document":  # the documents the question names are not there: said so
+        return "right" if re.search(r"\bno document\b", prediction, re.I) else "wrong"
     text = prediction.lower()
     if kind == "number":
         g = float(gold)
@@ -500,6 +554,15 @@ def judge(prediction: str, row: dict[str, Any]) -> str:
 
     ok = all(named(m) for m in members) and not any(named(o) for o in others)
     return "right" if ok else "wrong"
+
+
+def filter_match(row: dict[str, Any], where: str, today: dt.date) -> dict[str, Any]:
+    """The filter the run used beside the one the question means (``{today}`` resolved)."""
+    if "where" not in row:
+        return {}
+    tomorrow = today + dt.timedelta(days=1)
+    gold = row["where"].format(today=today.isoformat(), tomorrow=tomorrow.isoformat())
+    return {"where": where, "where_gold": gold, "where_right": where == gold}
 
 
 def tool_of(record: dict[str, Any]) -> str:
@@ -557,6 +620,7 @@ def answerer(job: dict[str, Any]) -> Callable[[str], None]:
             "used": tool_of(result),
             "path": result["path"],
             "sql": [s.get("sql") for s in result["sources"] if s.get("sql")],
+            **filter_match(row, result.get("where", ""), dt.date.today()),
             **spent,
         }
         with records.open("a", encoding="utf-8") as fh:
@@ -627,8 +691,39 @@ def report(out: Path, pipelines: tuple[str, ...] = PIPELINES) -> str:
         f"Routing of the shipped graph: {right_route} of {len(crag)} answered by the tool "
         f"labelled ({100 * right_route / max(len(crag), 1):.0f}%; a table question whose SQL "
         f"failed and fell back to the text counts as search):\n\n{confusion}\n\n"
+        f"{filters(crag)}"
         f"Cost per question:\n\n{cost_table}"
     )
+
+
+def filters(records: list[dict[str, Any]]) -> str:
+    """Filter exact match of the shipped graph: per kind of question, and the misses."""
+    labelled = [r for r in records if "where_right" in r]
+    if not labelled:
+        return ""
+    rows = []
+    for label, mine in [
+        ("catalog", [r for r in labelled if r["tool"] == "catalog"]),
+        ("search naming its documents", [r for r in labelled if r["tool"] == "search"]),
+        ("all", labelled),
+    ]:
+        right = sum(r["where_right"] for r in mine)
+        rows.append(
+            {
+                "q": label,
+                "n": len(mine),
+                "exact": f"{right} ({100 * right / max(len(mine), 1):.0f}%)",
+            }
+        )
+    table = markdown_table(rows, [("q", "questions"), ("n", "n"), ("exact", "filter exact")])
+    misses = [
+        f"`{r['where']}` for `{r['where_gold']}`: {r['question']}"
+        for r in labelled
+        if not r["where_right"]
+    ]
+    missed = "".join(f"\n- {m}" for m in misses)
+    said = "Filters (crag's where language) against the one each question means"
+    return f"{said}:\n\n{table}\n{missed}\n\n"
 
 
 def confidence_kind(record: dict[str, Any]) -> str:

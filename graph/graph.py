@@ -203,11 +203,14 @@ def route_after_table(state: RAGState) -> Literal["finalize", "retrieve"]:
 def route_after_grading(state: RAGState) -> Literal["generate", "web_search"]:
     """Answer from the knowledge base when retrieval was correct, else search the web first.
 
+    A question that names the documents to search ("according to the PDFs": ``where``) is
+    answered from them alone, never the web.
+
     After this pass's web search the evidence is settled either way. A retry that has not
     used the web yet searches it too: a retry must bring new knowledge, not re-send the
     prompt that just failed.
     """
-    if state.get("web_searched"):
+    if state.get("web_searched") or state.get("where"):  # a question scoped to its documents
         return "generate"
     retry_without_web = state.get("retry_count", 0) > 0 and not state.get("web_search_used")
     if state.get("retrieval_verdict") == "correct" and not retry_without_web:

@@ -58,7 +58,8 @@ def _choose(question: str, services: Services) -> Update:
         query = catalog_query(question, dt.date.today())
         if query is not None:
             asked = " ".join(query.said) or "any"
-            return {"tool": "catalog", "plan_reason": f"it asks {query.kind} of documents: {asked}"}
+            reason = f"it asks {query.kind} of documents: {asked}"
+            return {"tool": "catalog", "plan_reason": reason, "where": query.where}
     if services.tables is None:
         return {"tool": "search", "plan_reason": "no table store"}
     try:

@@ -152,6 +152,7 @@ def outcome(result: RunResult) -> dict[str, Any]:
         "rejected_chunk_ids": state.get("rejected_chunks", []),
         "path": result.path,
         "route": state.get("route", "single"),
+        "where": state.get("where", ""),
         "retries": state.get("retry_count", 0),
         "web_search_used": bool(state.get("web_search_used")),
         "kb_fallback": bool(state.get("kb_fallback")),

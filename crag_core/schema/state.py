@@ -245,9 +245,9 @@ class FlowState(OutputState, total=False):
     plan_reason: Annotated[str, PER_TURN]
     """Why ``choose_tool`` chose the tool, in a few words."""
     where: Annotated[str, PER_TURN]
-    """The documents a search is limited to because the question names them ("according to
-    the PDFs": ``type=pdf``), in crag's filter language (``crag_core.clients.filters``); "" for
-    all."""
+    """The documents the question names, in crag's filter language
+    (``crag_core.clients.filters``): a search limited to them ("according to the PDFs":
+    ``type=pdf``), or those a catalog question counts or lists; "" for all."""
     sql: Annotated[str, PER_TURN]
     """The SQL of a table question: the query that answered it, or the last one tried."""
     rewritten_query: Annotated[str, PER_TURN]

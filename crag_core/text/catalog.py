@@ -91,6 +91,24 @@ class CatalogQuery:
     said: tuple[str, ...] = ()
     """The filter in words, for the answer and the node's line."""
 
+    @property
+    def where(self) -> str:
+        """The filter in crag's ``where`` language (the topic is no metadata: left out)."""
+        return where_text(self.types, self.date_of, self.start, self.end)
+
+
+def where_text(
+    types: Iterable[str], date_of: str, start: dt.date | None, end: dt.date | None
+) -> str:
+    """Types and a date range (``end`` excluded) in crag's ``where`` language."""
+    kinds = sorted(types)
+    conditions = [f"type={'|'.join(kinds)}"] if kinds else []
+    if start:
+        conditions.append(f"{date_of}>={start.isoformat()}")
+    if end:
+        conditions.append(f"{date_of}<{end.isoformat()}")
+    return ",".join(conditions)
+
 
 def catalog_query(question: str, today: dt.date) -> CatalogQuery | None:
     """The question as a query of the collection's documents; None when it asks no such thing."""
@@ -156,18 +174,10 @@ def question_scope(question: str, today: dt.date) -> Scope | None:
     if not match:
         return None
     named = match.group("plural") or match.group("type") or ""
-    types = sorted(_types(named)) if named else []
-    conditions = [f"type={'|'.join(types)}"] if types else []
-    if match.group("when"):
-        start, end, _ = date_range(match.group("when"), today)
-        field_ = "ingested" if _INGESTED.search(match.group("verb")) else "modified"
-        if start:
-            conditions.append(f"{field_}>={start.isoformat()}")
-        if end:
-            conditions.append(f"{field_}<{end.isoformat()}")
-    if not conditions:
-        return None
-    return Scope(",".join(conditions), match.group(0).strip())
+    start, end, _ = date_range(match.group("when") or "", today)
+    field_ = "ingested" if _INGESTED.search(match.group("verb") or "") else "modified"
+    where = where_text(_types(named) if named else (), field_, start, end)
+    return Scope(where, match.group(0).strip()) if where else None
 
 
 def _types(question: str) -> set[str]:

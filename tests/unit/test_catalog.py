@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from crag.run import run_question
+from crag_core.clients.filters import parse_where
 from crag_core.schema.context import Context
 from crag_core.text.catalog import (
     catalog_answer,
@@ -173,3 +174,22 @@ def test_a_topic_in_a_document_s_name_is_covered(fake_services):
 def test_the_documents_a_question_limits_its_search_to(question, where):
     scope = question_scope(question, TODAY)
     assert (scope.where if scope else None) == where
+
+
+@pytest.mark.parametrize(
+    ("question", "where"),
+    [
+        (
+            "How many PDFs were modified in March 2025?",
+            "type=pdf,modified>=2025-03-01,modified<2025-04-01",
+        ),
+        ("List my spreadsheets", "type=csv|xlsx"),
+        ("Which files were added yesterday?", "ingested>=2026-11-25,ingested<2026-11-26"),
+        ("Which documents cover packet switching?", ""),  # a topic is no metadata filter
+    ],
+)
+def test_a_catalog_question_s_filter_in_the_where_language(question, where):
+    query = catalog_query(question, TODAY)
+    assert query is not None and query.where == where
+    if where:  # one the filter parser reads back
+        assert parse_where(where)

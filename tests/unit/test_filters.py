@@ -15,7 +15,7 @@ from crag_core.clients.knowledge_base import KnowledgeBase, ModeRetriever
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context
 from graph.graph import build_graph
-from tests.fakes import HashEmbeddings, happy_responder, make_llm
+from tests.fakes import FakeWebSearch, HashEmbeddings, doc, happy_responder, make_llm
 
 
 @pytest.fixture
@@ -114,9 +114,11 @@ def test_one_of_several_values():
 
 
 def test_a_question_that_names_its_documents_searches_only_those(kb):
+    web = FakeWebSearch([doc("web1", "The Velna floods in spring, the web says.")])
+
     def services(ctx: Context) -> Services:
         retriever = ModeRetriever(kb, ctx.retrieval_mode, parse_where(ctx.where))
-        return Services(llm=make_llm(happy_responder), retriever=retriever, web_search=None)
+        return Services(llm=make_llm(happy_responder), retriever=retriever, web_search=web)
 
     graph = build_graph(services=services)
 
@@ -133,6 +135,8 @@ def test_a_question_that_names_its_documents_searches_only_those(kb):
     types, _ = searched("Does the river Velna flood every spring?")
     assert types == {"pdf", "markdown"}
     # A scope the collection has no document of is said, not dropped.
+    web.queries.clear()
     _, result = searched("In my spreadsheets, does the river Velna flood every spring?")
     assert result.state["unfilled"].startswith("No document in the collection matches")
-    assert "type=csv|xlsx" in result.state["answer"]  # no web search: nothing else to say
+    assert "type=csv|xlsx" in result.state["answer"]
+    assert web.queries == []  # a question scoped to its documents is not asked of the web

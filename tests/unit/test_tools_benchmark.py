@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import Counter
 
 import pytest
 
-from benchmarks.tools import QUESTIONS, judge, rows
+from benchmarks.tools import QUESTIONS, filter_match, judge, rows
 from crag.eval.records import read_records
 
 
@@ -29,6 +30,7 @@ def test_the_questions_are_many_labelled_split_and_computed_from_the_files():
 
 NUMBER = {"gold_kind": "number", "gold": 2550, "universe": []}
 SET = {"gold_kind": "set", "gold": ["a.csv", "b.md"], "universe": ["a.csv", "b.md", "c.pdf"]}
+NONE = {"gold_kind": "no-document", "gold": []}
 NAME = {"gold_kind": "text", "gold": "Biscoe", "universe": ["Biscoe", "Dream", "Torgersen"]}
 
 
@@ -46,7 +48,24 @@ NAME = {"gold_kind": "text", "gold": "Biscoe", "universe": ["Biscoe", "Dream", "
         ("Biscoe", NAME, "right"),
         ("Biscoe and Dream", NAME, "wrong"),
         ("Denver Broncos", {"gold_kind": "squad", "gold": ["Denver Broncos"]}, "right"),
+        (
+            "No document in the collection matches what the question names (type=pdf).",
+            NONE,
+            "right",
+        ),
+        ("The Denver Broncos.", NONE, "wrong"),  # answered as if the PDFs were there
+        ("I don't know.", NONE, "unknown"),
     ],
 )
 def test_the_judge_counts_as_a_user_would(prediction, row, verdict):
     assert judge(prediction, row) == verdict
+
+
+def test_a_filter_is_right_when_it_is_the_one_the_question_means():
+    row = {"where": "ingested>={today},ingested<{tomorrow}"}
+    today = dt.date(2026, 11, 26)
+    assert filter_match(row, "ingested>=2026-11-26,ingested<2026-11-27", today)["where_right"]
+    assert not filter_match(row, "", today)["where_right"]
+    assert filter_match({}, "type=pdf", today) == {}  # a question with no labelled filter
+    labelled = [q for q in read_records(QUESTIONS) if "where" in q]
+    assert {q["tool"] for q in labelled} == {"catalog", "search"} and len(labelled) >= 40
