@@ -49,6 +49,8 @@ class RunResult:
             "sources": self.state.get("sources", []),
             "parts": sorted(self.state.get("parts") or [], key=lambda p: p["index"]),
             "path": self.path,
+            "tool": self.state.get("tool") or "search",
+            "where": self.state.get("where", ""),
             "retries": self.state.get("retry_count", 0),
             "web_search_used": bool(self.state.get("web_search_used")),
             "cache_hit": bool(self.state.get("cache_hit")),

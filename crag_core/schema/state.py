@@ -184,6 +184,19 @@ class OutputState(TypedDict, total=False):
     each its own pass, in parallel) or ``multi_step`` (dependent parts, in order, each later
     part searched with the earlier answer)."""
 
+    tool: Annotated[Tool | None, PER_TURN]
+    """Where ``choose_tool`` sent the question: ``search`` (the knowledge base's text, then the
+    web), ``table`` (SQL over the collection's tables; text search when that fails) or
+    ``catalog`` (the collection's documents: how many, which, of what type, from when) or
+    ``document`` (one document the question names, read whole: a summary, what it says)."""
+    plan_reason: Annotated[str, PER_TURN]
+    """Why ``choose_tool`` chose the tool, in a few words."""
+    where: Annotated[str, PER_TURN]
+    """The documents the question names, in crag's filter language
+    (``crag_core.clients.filters``): a search limited to them ("according to the PDFs":
+    ``type=pdf``), or those a catalog question counts or lists; "" for all."""
+    sql: Annotated[str, PER_TURN]
+    """The SQL of a table question: the query that answered it, or the last one tried."""
     parts: Annotated[list[Part], PER_TURN, operator.add]
     """For ``multi_part`` and ``multi_step``: every part with its own answer and sources, in
     the order they finished (``index`` is their order in the question)."""
@@ -237,19 +250,6 @@ class FlowState(OutputState, total=False):
     """Whether this turn's answer came from the answer cache (no retrieval, no LLM call)."""
     cache_similarity: Annotated[float, PER_TURN]
     """How close the cached question was to this one (1.0: the same question)."""
-    tool: Annotated[Tool | None, PER_TURN]
-    """Where ``choose_tool`` sent the question: ``search`` (the knowledge base's text, then the
-    web), ``table`` (SQL over the collection's tables; text search when that fails) or
-    ``catalog`` (the collection's documents: how many, which, of what type, from when) or
-    ``document`` (one document the question names, read whole: a summary, what it says)."""
-    plan_reason: Annotated[str, PER_TURN]
-    """Why ``choose_tool`` chose the tool, in a few words."""
-    where: Annotated[str, PER_TURN]
-    """The documents the question names, in crag's filter language
-    (``crag_core.clients.filters``): a search limited to them ("according to the PDFs":
-    ``type=pdf``), or those a catalog question counts or lists; "" for all."""
-    sql: Annotated[str, PER_TURN]
-    """The SQL of a table question: the query that answered it, or the last one tried."""
     rewritten_query: Annotated[str, PER_TURN]
     """Search query written from the question (and, on a retry, the checks' feedback); kept
     from pass to pass of a turn, never into the next turn."""

@@ -62,6 +62,10 @@ NODES = {
 OUTPUT_KEYS = {
     "messages",
     "route",
+    "tool",
+    "plan_reason",
+    "where",
+    "sql",
     "parts",
     "standalone_question",
     "answer",
@@ -146,6 +150,7 @@ def rt(**ctx: Any) -> Runtime[Context]:
         ({"retrieval_verdict": "ambiguous"}, "web_search"),
         ({"retrieval_verdict": "incorrect"}, "web_search"),
         ({"retrieval_verdict": "incorrect", "web_searched": True}, "generate"),
+        ({"retrieval_verdict": "incorrect", "where": "type=pdf"}, "generate"),  # scoped: no web
         ({"retrieval_verdict": "correct", "retry_count": 1}, "web_search"),
         (
             {"retrieval_verdict": "correct", "retry_count": 1, "web_search_used": True},
