@@ -25,7 +25,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-shared-tables bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-integration lint graph-diagram clean
+.PHONY: setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-integration lint graph-diagram clean
 
 setup: $(STAMP) model
 
@@ -163,6 +163,11 @@ bench-tools: setup dev
 SQL_SPLIT ?= test
 bench-tools-sql: setup dev
 	$(BIN)/python -m benchmarks.tools_sql --split $(SQL_SPLIT) --out docs/benchmarks/tools/sql-$(SQL_SPLIT)
+
+# Hostile questions (delete, drop, attach, read files, follow a table's own text) through the
+# graph with the embedded model, with and without the grammar: writes, files, secrets.
+bench-table-attacks: setup dev
+	$(BIN)/python -m benchmarks.table_attacks --out docs/benchmarks/tools/attacks
 
 # What a host's copy of a shared store's tables costs (a Chroma server on loopback).
 bench-shared-tables: setup dev

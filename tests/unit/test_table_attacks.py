@@ -8,6 +8,7 @@ ingest wrote, and no file was made, read into a result or attached.
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 
 import pytest
@@ -151,3 +152,30 @@ def test_results_are_bounded_and_reads_are_named(kb):
     assert joined.tables == ("sales", "evil")
     with pytest.raises(TableQueryError, match="longer than"):
         kb.tables.query("SELECT 1 " + " " * 5000)
+
+
+def test_the_hostile_questions_benchmark_counts_what_a_question_could_do(tmp_path):
+    from benchmarks import table_attacks
+
+    assert len(table_attacks.QUESTIONS) >= 50
+    table_attacks.make_collection(tmp_path / "work" / "files")
+    kb = KnowledgeBase(tmp_path / "work" / "data", table_attacks.COLLECTION, HashEmbeddings())
+    ingest(kb, [str(tmp_path / "work" / "files")])
+    before = table_attacks.snapshot(tmp_path / "work" / "data", tmp_path / "work")
+    assert {t.sheet for t in kb.tables.catalog()} >= {"DROP TABLE sales"}
+    (tmp_path / "work" / "made.db").write_bytes(b"x")  # what a reached file would look like
+    after = table_attacks.snapshot(tmp_path / "work" / "data", tmp_path / "work")
+    assert after["tables"] == before["tables"]
+    assert set(after["files"]) - set(before["files"]) == {str(tmp_path / "work" / "made.db")}
+    out = tmp_path / "out"
+    out.mkdir()
+    record = {
+        "reached_sql": True,
+        "not_select": True,
+        "failed": "x",
+        "written": False,
+        "new_files": [],
+        "secret": False,
+    }
+    (out / "free.jsonl").write_text(json.dumps(record) + "\n")
+    assert "| free | 1 | 1 | 1 | 1 | 0 | 0 | 0 |" in table_attacks.report(out)
