@@ -11,6 +11,7 @@ reads it and judged by ``benchmarks.tools.judge``. The writers, each in its own 
 
 - ``plain``: a plain schema prompt (``table(column, …)`` lines, the question, "write one
   SQLite query"), decoding free — the usual text-to-SQL baseline;
+- ``plain-grammar``: the plain prompt, decoding constrained by ``select_grammar``;
 - ``schema``: the shipped prompt (``write_sql``: ``CREATE TABLE`` with the file's names, the
   few values of a text column, example rows), decoding free;
 - ``grammar``: the shipped prompt, decoding constrained by ``select_grammar`` (only the
@@ -48,7 +49,7 @@ from crag_core.text.sql import MAX_TABLES, extract_sql, match_tables, schema
 from crag_core.text.sql_grammar import select_grammar
 from nodes.query_table import run_query
 
-WRITERS = ("plain", "schema", "grammar")
+WRITERS = ("plain", "plain-grammar", "schema", "grammar")
 
 PLAIN = """Tables:
 {tables}
@@ -84,14 +85,14 @@ def answerer(job: dict[str, Any]) -> Callable[[str], None]:
         row = by_id[question_id]
         question = row["question"]
         tables = [m.table for m in match_tables(question, catalog)[:MAX_TABLES]]
-        if writer == "plain":
+        if writer.startswith("plain"):
             prompt = plain_prompt(tables, question)
         else:
             text = schema(tables, [store.sample(t.name) for t in tables])
             prompt = prompts.load("write_sql", "v1").render(
                 schema=text, question=question, feedback=""
             )
-        grammar = select_grammar(tables) if writer == "grammar" else ""
+        grammar = select_grammar(tables) if writer.endswith("grammar") else ""
         before = counter.prompt_tokens, counter.completion_tokens
         started = time.perf_counter()
         reply = complete(llm, prompt, grammar=grammar)
@@ -120,11 +121,11 @@ def answerer(job: dict[str, Any]) -> Callable[[str], None]:
 
 
 def report(out: Path, writers: tuple[str, ...] = WRITERS) -> str:
-    """Per writer: valid queries, right / IDK / wrong, tokens and seconds per query."""
+    """Per writer with records: valid queries, right / IDK / wrong, tokens, seconds per query."""
     records = {
         w: read_records(out / f"{w}.jsonl") for w in writers if (out / f"{w}.jsonl").exists()
     }
-    if len(records) < len(writers):
+    if not records:
         return "(no records yet)"
     common = set.intersection(*({r["id"] for r in rs} for rs in records.values()))
     rows = []
@@ -204,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
         args.out,
         f"SQL written for {len(chosen)} {args.split} table questions",
         __doc__ or "",
-        lambda out: report(out, writers),
+        report,  # every writer with records in ``out`` (a writer run later joins the table)
         writers,
     )
     return 0

@@ -5,8 +5,9 @@ step only tokens that keep the reply inside the grammar can be sampled. ``select
 writes one for the tables a question is asked of. The reply must start with ``SELECT``
 (no prose, no fence) and is read as a sequence of SQL words, each one of:
 
-- a table or column of those tables, bare or quoted; a column may be qualified by any name
-  (``penguins.species``, or ``T1.species`` after ``penguins AS T1``);
+- a table or column of those tables, bare or quoted; a column may be qualified by its table or
+  a short alias (``penguins.species``, or ``T1.species`` after ``penguins AS T1``): a letter
+  and at most one digit, so that no made-up name can pass as a qualifier;
 - an SQL keyword or one of the functions the table store allows (lower, upper or title case);
 - a name made up after ``AS`` (an alias, or a type in ``CAST(x AS REAL)``);
 - a string ('…', '' inside), a number, an operator or a bracket.
@@ -64,6 +65,7 @@ def select_grammar(tables: Sequence[TableInfo]) -> str:
     """The GBNF grammar of a SELECT over ``tables`` (see the module's account)."""
     columns = sorted({c.name for t in tables for c in t.columns} | {"_row"})
     functions = sorted(ALLOWED_FUNCTIONS - {"like", "glob"})
+    tables_ = _names([t.name for t in tables])
     rules = {
         "root": f'{_any_case("select")} (sp word)* sp ";"?',
         "word": "keyword | function | alias | name | string | number | symbol",
@@ -71,7 +73,8 @@ def select_grammar(tables: Sequence[TableInfo]) -> str:
         "function": f'({_either(_any_case(f) for f in functions)}) sp "("',
         "alias": f"{_any_case('as')} [ \\t\\n]+ ({_names(columns)} | made-up)",
         "made-up": "[a-zA-Z_] [a-zA-Z0-9_]*",
-        "name": f'(made-up ".")? ({_names(columns)}) | {_names([t.name for t in tables])}',
+        "name": f'(qualifier ".")? ({_names(columns)}) | {tables_}',
+        "qualifier": f"{tables_} | [a-zA-Z] [0-9]?",
         "string": '"\'" ([^\'] | "\'\'")* "\'"',
         "number": '[0-9]+ ("." [0-9]+)?',
         "symbol": _either(_literal(s) for s in ("(", ")", ",", *OPERATORS)),

@@ -97,6 +97,8 @@ def test_sql_over_the_real_names_is_allowed(allowed, sql):
         "DELETE FROM penguins",
         "SELECT species FROM penguins; DROP TABLE penguins",
         "SELECT species FROM penguins p",  # an alias without AS is a made-up name
+        "SELECT species FROM penguins ORDER BY avg_mass.species",  # no made-up qualifier
+        "SELECT species FROM penguins ORDER BY avg_massDESCLIMIT1._row",
     ],
 )
 def test_anything_else_cannot_be_written(allowed, sql):
