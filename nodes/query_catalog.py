@@ -8,6 +8,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from crag_core.clients.documents import plural
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Source, Update
@@ -21,7 +22,8 @@ MAX_SOURCES = 20
 
 def describe(update: Mapping[str, Any]) -> str:
     """How many documents matched, and the answer."""
-    return f"{len(update.get('sources') or [])} documents cited -> {update.get('answer')!r}"
+    cited = plural(len(update.get("sources") or []), "document")
+    return f"{cited} cited -> {update.get('answer')!r}"
 
 
 @reports(describe)
