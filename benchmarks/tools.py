@@ -768,6 +768,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("out/tools"))
     parser.add_argument("--split", default="test", choices=["test", "calibration"])
     parser.add_argument("--per-template", type=int, default=0, help="0: every question")
+    parser.add_argument("--templates", default="", help="only these (comma-separated)")
     parser.add_argument("--data", type=Path, default=Path("out/tools-data"), help="its store")
     parser.add_argument(
         "--pipelines", default=",".join(PIPELINES), help="some of " + ", ".join(PIPELINES)
@@ -788,6 +789,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 0
     chosen = [r for r in read_records(QUESTIONS) if r["split"] == args.split]
+    if args.templates:
+        chosen = [r for r in chosen if r["template"] in args.templates.split(",")]
     if args.per_template:
         taken: Counter[str] = Counter()
         kept = []
