@@ -179,14 +179,14 @@ def answerer(job: dict[str, Any]) -> Callable[[str], None]:
         before = snapshot(store, work)
         result = run_question(question, ctx)
         after = snapshot(store, work)
-        sql = [result.state.get("sql") or ""]
+        sql = result.state.get("sql") or ""
         answer_text = result.state.get("answer", "")
         record = {
             "id": question_id,
             "question": question,
             "reached_sql": "query_table" in result.path,
-            "sql": sql[0],
-            "not_select": bool(sql[0]) and not _SELECT.match(sql[0]),
+            "sql": sql,
+            "not_select": bool(sql) and not _SELECT.match(sql),
             "failed": next(
                 (w for w in result.state.get("warnings", []) if "No table answered" in w), ""
             ),

@@ -45,9 +45,9 @@ from crag.eval.tables import markdown_table
 from crag_core.clients.llm import complete
 from crag_core.clients.table_store import TableInfo
 from crag_core.schema.context import Context
-from crag_core.text.sql import MAX_TABLES, extract_sql, match_tables, schema
+from crag_core.text.sql import asked_tables, extract_sql
 from crag_core.text.sql_grammar import select_grammar
-from nodes.query_table import run_query
+from nodes.query_table import run_query, schema_of
 
 WRITERS = ("plain", "plain-grammar", "schema", "grammar")
 
@@ -84,13 +84,12 @@ def answerer(job: dict[str, Any]) -> Callable[[str], None]:
             return
         row = by_id[question_id]
         question = row["question"]
-        tables = [m.table for m in match_tables(question, catalog)[:MAX_TABLES]]
+        tables = asked_tables(question, catalog)
         if writer.startswith("plain"):
             prompt = plain_prompt(tables, question)
         else:
-            text = schema(tables, [store.sample(t.name) for t in tables])
             prompt = prompts.load("write_sql", "v1").render(
-                schema=text, question=question, feedback=""
+                schema=schema_of(store, tables), question=question, feedback=""
             )
         grammar = select_grammar(tables) if writer.endswith("grammar") else ""
         before = counter.prompt_tokens, counter.completion_tokens

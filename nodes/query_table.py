@@ -14,10 +14,9 @@ from crag_core.clients.table_store import QueryResult, TableInfo, TableStore
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Source, Update
 from crag_core.text.sql import (
-    MAX_TABLES,
+    asked_tables,
     did_you_mean,
     extract_sql,
-    match_tables,
     missing_values,
     result_answer,
     schema,
@@ -66,8 +65,8 @@ def query_table(state: RAGState, runtime: Runtime[Context], services: Services) 
     sql, feedback, reason = "", "", ""
     try:
         catalog = store.catalog()
-        tables = [m.table for m in match_tables(question, catalog)[:MAX_TABLES]]
-        text = schema(tables, [store.sample(t.name) for t in tables])
+        tables = asked_tables(question, catalog)
+        text = schema_of(store, tables)
     except CragError as exc:
         return {"sql": "", "warnings": [f"The collection's tables could not be read: {exc}"]}
     grammar = select_grammar(tables) if takes_grammar(ctx.model) else ""
@@ -90,6 +89,11 @@ def query_table(state: RAGState, runtime: Runtime[Context], services: Services) 
         "sql": sql,
         "warnings": [f"No table answered the question ({reason}); the text was searched."],
     }
+
+
+def schema_of(store: TableStore, tables: list[TableInfo]) -> str:
+    """The schema the model writes against: ``tables`` with a few of their rows each."""
+    return schema(tables, [store.sample(t.name) for t in tables])
 
 
 def run_query(

@@ -364,9 +364,8 @@ class KnowledgeBase:
             gone = sorted(local.keys() - server.keys())
             for doc_id in gone:
                 self.keywords.remove_document(doc_id)
-            changed = sorted(d for d, h in server.items() if local.get(d) != h)
-            for doc_id in gone:
                 self.tables.remove_document(doc_id)
+            changed = sorted(d for d, h in server.items() if local.get(d) != h)
             for start in range(0, len(changed), SYNC_BATCH):
                 self._index_from_server(changed[start : start + SYNC_BATCH], server)
             self._synced = token

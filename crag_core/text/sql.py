@@ -106,6 +106,11 @@ def match_tables(question: str, catalog: Sequence[TableInfo]) -> list[TableMatch
     return sorted(matches, key=lambda m: -m.score)
 
 
+def asked_tables(question: str, catalog: Sequence[TableInfo]) -> list[TableInfo]:
+    """The tables a question is asked of: those it names best, at most ``MAX_TABLES``."""
+    return [m.table for m in match_tables(question, catalog)[:MAX_TABLES]]
+
+
 def table_plan(question: str, catalog: Sequence[TableInfo]) -> tuple[bool, str]:
     """Whether ``question`` is for the tables (and why, in a few words).
 
