@@ -26,7 +26,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from benchmarks import write_results  # noqa: E402
 from crag.eval.squad import Question, load_squad  # noqa: E402
 from crag.eval.tables import markdown_table  # noqa: E402
-from crag_core.clients.documents import normalize  # noqa: E402
+from crag_core.text.words import normalize
 
 MAX_FALSE_HITS = 0.01
 PARAPHRASE = (

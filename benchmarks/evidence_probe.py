@@ -46,11 +46,11 @@ from crag.eval.metrics import best, f1
 from crag.eval.mixed import load_mixed
 from crag.eval.records import done_ids, read_records
 from crag.eval.squad import Question
-from crag_core.clients.documents import containing, dedupe, doc_id
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Update
 from crag_core.text.citations import strip_citations
+from crag_core.text.documents import containing, dedupe, doc_id
 from nodes import (
     check_hallucination,
     generate,

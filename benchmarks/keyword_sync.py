@@ -43,7 +43,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from crag.eval.corpus import index_paragraphs
     from crag.eval.squad import load_squad
-    from crag_core.clients.knowledge_base import KnowledgeBase, NewDocument
+    from crag_core.clients.chroma import NewDocument
+    from crag_core.clients.knowledge_base import KnowledgeBase
 
     squad = load_squad(args.squad)
     with tempfile.TemporaryDirectory() as tmp, chroma_server(Path(tmp)) as chroma:

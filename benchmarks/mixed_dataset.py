@@ -44,8 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from crag.eval.mixed import CATEGORIES
-from crag_core.clients.documents import normalize
-from crag_core.clients.keyword_index import STOPWORDS
+from crag_core.text.words import STOPWORDS, normalize
 
 SPLITS = ("calibration", "test")
 CALIBRATION_SHARE = 0.3

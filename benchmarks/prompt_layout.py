@@ -84,10 +84,10 @@ def run(which: str, n: int, out: Path, only: list[str] | None) -> None:
     """Answer the set with every layout; one record per question and layout (resumable)."""
     from crag.eval import harness
     from crag.eval.metrics import best, f1
-    from crag_core.clients.documents import format_documents
     from crag_core.clients.llm import complete
     from crag_core.schema.context import Context
     from crag_core.text.citations import citation_keys, strip_citations
+    from crag_core.text.documents import format_documents
     from graph.factory import default_services
     from graph.naive import naive_context
     from nodes.retrieve import above_floor

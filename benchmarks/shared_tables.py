@@ -27,8 +27,9 @@ from benchmarks.shared_services import chroma_server
 from benchmarks.tools import FILES
 from crag.eval.tables import markdown_table
 from crag.ingest import ingest
+from crag_core.clients.chroma import TABLES_PREFIX
 from crag_core.clients.embeddings import default_embeddings
-from crag_core.clients.knowledge_base import TABLES_PREFIX, KnowledgeBase
+from crag_core.clients.knowledge_base import KnowledgeBase
 
 REPEAT = 5
 QUERY = "SELECT species, AVG(body_mass_g) FROM penguins GROUP BY species"
@@ -58,13 +59,13 @@ def main(argv: list[str] | None = None) -> int:
         with chroma_server(work / "chroma") as server:
             a = KnowledgeBase(work / "a", "tables", embeddings, server_url=server.url)
             ingest(a, [str(files)])
-            side = a._shared_tables(create=False)  # noqa: SLF001
+            side = a.copy.shared_tables(create=False)
             held = sum(len(t) for t in side.get(include=["documents"])["documents"])
             hashes = a.stored_hashes()
             for n in range(REPEAT):
                 fresh = KnowledgeBase(work / f"t{n}", "tables", embeddings, server_url=server.url)
                 steps.setdefault("of which the tables: read and parsed", []).append(
-                    timed(lambda: fresh._tables_from_server(sorted(hashes), hashes))  # noqa: B023, SLF001
+                    timed(lambda: fresh.copy.tables_from_server(sorted(hashes), hashes))  # noqa: B023
                 )
             for n in range(REPEAT):
                 b = KnowledgeBase(work / f"b{n}", "tables", embeddings, server_url=server.url)

@@ -43,10 +43,10 @@ from crag.eval.harness import UsageCounter
 from crag.eval.records import done_ids, read_records
 from crag.eval.tables import markdown_table
 from crag_core.clients.llm import complete
-from crag_core.clients.table_store import TableInfo
 from crag_core.schema.context import Context
 from crag_core.text.sql import asked_tables, extract_sql
 from crag_core.text.sql_grammar import select_grammar
+from crag_core.text.table_shapes import TableInfo
 from nodes.query_table import run_query, schema_of
 
 WRITERS = ("plain", "plain-grammar", "schema", "grammar")

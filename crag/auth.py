@@ -38,8 +38,8 @@ from typing import Any
 from langgraph_sdk import Auth
 
 from crag.policy import Refusal, check_config, check_context
-from crag_core.clients.errors import ConfigError
 from crag_core.clients.settings import settings
+from crag_core.errors import ConfigError
 from crag_core.formats.extract import MAX_FILE_BYTES
 from crag_core.schema.context import Context
 

@@ -19,7 +19,7 @@ from dotenv import load_dotenv
 from rich.console import Console
 from rich.markup import escape
 
-from crag_core.clients.errors import ConfigError, CragError
+from crag_core.errors import ConfigError, CragError
 from crag_core.formats.extract import FILE_TYPES
 
 QUIET_OFFLINE_LIBRARIES = {
@@ -67,8 +67,8 @@ JSON = typer.Option("--json", help="Print one JSON object.")
 
 
 def plural(count: int, noun: str) -> str:
-    """``crag_core.clients.documents.plural``, imported on use (start-up)."""
-    from crag_core.clients.documents import plural as in_number
+    """``crag_core.text.words.plural``, imported on use (start-up)."""
+    from crag_core.text.words import plural as in_number
 
     return in_number(count, noun)
 
@@ -244,7 +244,7 @@ def ask(
     """Answer a question with the CRAG graph, showing each node as it runs."""
     from crag.run import Step, run_question
     from crag.threads import check_thread_id
-    from crag_core.clients.errors import QuestionError
+    from crag_core.errors import QuestionError
     from crag_core.text.questions import clean_question
     from graph.factory import knowledge_base
 
@@ -416,7 +416,7 @@ def kb_show(
 ) -> None:
     """One document: its source, title and type, and each chunk with its page or heading."""
     from crag.ingest import find_document
-    from crag_core.clients.documents import doc_location
+    from crag_core.text.documents import doc_location
 
     def action() -> None:
         kb = _existing(collection)

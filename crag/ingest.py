@@ -4,7 +4,7 @@ The files of ``crag_core.formats.extract.FILE_TYPES`` and web pages. Each file b
 document with id ``<slug>-<hash of its absolute path>`` and chunks ``<doc_id>__c0000``..., so
 re-ingesting a file never duplicates it and a changed file replaces its chunks. Every chunk
 records the file's title, type, modification time, origin and label (what callers are shown,
-``crag_core.clients.sources``), and where it sits: its PDF page or its heading path. A file
+``crag_core.text.sources``), and where it sits: its PDF page or its heading path. A file
 that cannot be used (missing, unsupported, encrypted, without a text layer, binary, not UTF-8,
 empty, too large) is reported with the reason; the others are still ingested. Inside a folder
 such a file is *skipped*; named on its own it has *failed*; a damaged or hostile one (its
@@ -29,17 +29,9 @@ from urllib.parse import urlsplit
 
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
-from crag_core.clients.documents import plural
-from crag_core.clients.errors import ConfigError
-from crag_core.clients.knowledge_base import KnowledgeBase, NewDocument
-from crag_core.clients.sources import (
-    READ_AGAIN,
-    Origin,
-    is_url,
-    origin_of,
-    public_source,
-    without_userinfo,
-)
+from crag_core.clients.chroma import NewDocument
+from crag_core.clients.knowledge_base import KnowledgeBase
+from crag_core.errors import ConfigError
 from crag_core.formats.extract import (
     FILE_TYPES,
     Damaged,
@@ -51,6 +43,15 @@ from crag_core.formats.extract import (
 )
 from crag_core.formats.fetch_url import fetch
 from crag_core.formats.outbound import Outbound
+from crag_core.text.sources import (
+    READ_AGAIN,
+    Origin,
+    is_url,
+    origin_of,
+    public_source,
+    without_userinfo,
+)
+from crag_core.text.words import plural
 
 SUPPORTED_SUFFIXES = frozenset(FILE_TYPES)
 Source = Path | str
@@ -78,7 +79,7 @@ class Found:
     source: Source
     label: str
     """What listings and answers show: the path below the folder given, the file's name, or
-    the address without userinfo (``crag_core.clients.sources``)."""
+    the address without userinfo (``crag_core.text.sources``)."""
     reason: str | None = None
     in_folder: bool = False
     origin: Origin = "file"
@@ -439,7 +440,7 @@ def resync(kb: KnowledgeBase, outbound: Outbound | None = None) -> IngestReport:
     """Read every stored file and web page again: changed ones replaced, vanished files removed.
 
     Only what crag itself read is read again (files the CLI was given, uploads, web pages;
-    ``crag_core.clients.sources``): a document sent inline is left as it is, whatever its
+    ``crag_core.text.sources``): a document sent inline is left as it is, whatever its
     source says, and a file's source is read as that one file, never walked as a folder.
     Unchanged files and pages are left as they are (their hash is compared); a URL that cannot
     be fetched now (within ``outbound``, when given) is reported and kept.

@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from crag_core.clients.errors import ConfigError
 from crag_core.clients.settings import settings
+from crag_core.errors import ConfigError
 from crag_core.formats.outbound import Outbound, parse_allowed
 from crag_core.schema.context import FIELD_NAMES, Context, validated
 

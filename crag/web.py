@@ -33,13 +33,13 @@ from starlette.staticfiles import StaticFiles
 from crag import ingest, policy
 from crag.auth import MAX_URLS_PER_RUN, access, user_of_request
 from crag.gate import Gate
-from crag_core.clients.documents import doc_location
-from crag_core.clients.errors import ConfigError, CragError
 from crag_core.clients.knowledge_base import KnowledgeBase
 from crag_core.clients.settings import data_dir
-from crag_core.clients.sources import is_url, origin_of, public_source
+from crag_core.errors import ConfigError, CragError
 from crag_core.formats.extract import MAX_FILE_BYTES, Unextractable, pdf_page_png
 from crag_core.schema.context import Context
+from crag_core.text.documents import doc_location
+from crag_core.text.sources import is_url, origin_of, public_source
 from graph import factory
 
 UI_DIR = Path(__file__).with_name("ui")

@@ -21,8 +21,8 @@ from langgraph.runtime import Runtime
 
 from crag_core.clients import embeddings
 from crag_core.clients.answer_cache import AnswerCache
-from crag_core.clients.filters import parse_where
-from crag_core.clients.knowledge_base import KnowledgeBase, ModeRetriever, collection_names
+from crag_core.clients.chroma import collection_names
+from crag_core.clients.knowledge_base import KnowledgeBase, ModeRetriever
 from crag_core.clients.llm import build_chat_model
 from crag_core.clients.model_pool import LazyChatModel
 from crag_core.clients.services import Services
@@ -31,6 +31,7 @@ from crag_core.clients.small_talk import SmallTalk
 from crag_core.clients.web_providers import build_web_search
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState
+from crag_core.text.filters import parse_where
 
 ServiceFactory = Callable[[Context], Services]
 """What ``build_graph`` is given: the clients for a run configured by a context."""

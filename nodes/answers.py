@@ -7,9 +7,10 @@ from typing import Any
 
 from langchain_core.documents import Document
 
-from crag_core.clients.documents import doc_id, doc_location, doc_source, normalize
 from crag_core.schema.state import Attempt, RAGState, Source, Verdict
+from crag_core.text.documents import doc_id, doc_location, doc_source
 from crag_core.text.support import quote
+from crag_core.text.words import normalize
 from nodes.common import answer_documents, question_of
 
 NO_ANSWER = "I don't know."

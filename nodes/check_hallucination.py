@@ -10,13 +10,13 @@ from langchain_core.documents import Document
 from langchain_core.language_models import BaseChatModel
 from langgraph.runtime import Runtime
 
-from crag_core.clients.documents import containing, fold_numbers, normalize
-from crag_core.clients.keyword_index import STOPWORDS
 from crag_core.clients.llm import yes_probability
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Update
+from crag_core.text.documents import containing
 from crag_core.text.support import support_sentences
+from crag_core.text.words import STOPWORDS, fold_numbers, normalize
 from nodes.answers import is_no_answer
 from nodes.common import answer_documents, question_of, reports
 from nodes.prompting import render, score_on_evidence

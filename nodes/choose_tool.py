@@ -6,8 +6,8 @@ import datetime as dt
 
 from langgraph.runtime import Runtime
 
-from crag_core.clients.errors import CragError
 from crag_core.clients.services import Services
+from crag_core.errors import CragError
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Update
 from crag_core.text.catalog import catalog_query, question_scope

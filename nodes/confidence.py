@@ -22,9 +22,9 @@ from typing import Any
 
 from langchain_core.documents import Document
 
-from crag_core.clients.documents import containing
 from crag_core.schema.state import RAGState
 from crag_core.text.answer_type import type_fits
+from crag_core.text.documents import containing
 from crag_core.text.support import subject_overlap
 from nodes.answers import is_no_answer
 from nodes.common import answer_documents, question_of

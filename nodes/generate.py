@@ -8,12 +8,13 @@ from typing import Any
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
-from crag_core.clients.documents import containing, normalize
 from crag_core.clients.llm import complete
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Update
 from crag_core.text.citations import strip_citations
+from crag_core.text.documents import containing
+from crag_core.text.words import normalize
 from nodes.answers import NO_ANSWER
 from nodes.common import answer_documents, reports
 from nodes.prompting import render_on_evidence

@@ -18,11 +18,12 @@ from langchain_core.documents import Document
 from langchain_core.language_models import BaseChatModel
 from langgraph.runtime import Runtime
 
-from crag_core.clients.documents import dedupe, plural
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, RetrievalVerdict, Update
+from crag_core.text.documents import dedupe
 from crag_core.text.read_around import within_budget
+from crag_core.text.words import plural
 from nodes.common import reports
 from nodes.prompting import score_on_evidence
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
-from crag_core.clients.keyword_index import STOPWORDS
 from crag_core.clients.llm import yes_probability
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context
 from crag_core.schema.state import RAGState, Turn, Update
+from crag_core.text.words import STOPWORDS
 from nodes.answers import is_no_answer
 from nodes.common import question_of
 from nodes.prompting import render

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from crag_core.clients.documents import doc_id
 from crag_core.schema.context import Context
 from crag_core.schema.state import RAGState, Update
+from crag_core.text.documents import doc_id
 from nodes.answers import current_attempt
 from nodes.common import reports
 

@@ -14,11 +14,11 @@ from langchain_core.documents import Document
 from langchain_core.language_models import BaseChatModel
 
 import prompts
-from crag_core.clients.documents import format_documents
 from crag_core.clients.llm import yes_probability
 from crag_core.schema.context import Context
 from crag_core.schema.state import RAGState, Update
 from crag_core.text.citations import citation_keys
+from crag_core.text.documents import format_documents
 from nodes.common import question_of
 
 MAX_LINE_CHARS = 300

@@ -8,11 +8,11 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from crag_core.clients.documents import plural
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Source, Update
 from crag_core.text.catalog import catalog_answer, catalog_query, named_by, select
+from crag_core.text.words import plural
 from nodes.common import question_of, reports
 from nodes.confidence import tool_confidence
 

@@ -7,10 +7,10 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from crag_core.clients.errors import CragError, TableQueryError
 from crag_core.clients.llm import complete, takes_grammar
 from crag_core.clients.services import Services
-from crag_core.clients.table_store import QueryResult, TableInfo, TableStore
+from crag_core.clients.table_store import TableStore
+from crag_core.errors import CragError, TableQueryError
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Source, Update
 from crag_core.text.sql import (
@@ -22,6 +22,7 @@ from crag_core.text.sql import (
     schema,
 )
 from crag_core.text.sql_grammar import select_grammar
+from crag_core.text.table_shapes import QueryResult, TableInfo
 from nodes.common import question_of, reports
 from nodes.confidence import tool_confidence
 from nodes.prompting import render

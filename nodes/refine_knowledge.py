@@ -13,11 +13,11 @@ from typing import Any
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
-from crag_core.clients.documents import split_sentences
 from crag_core.clients.embeddings import cosine
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Update
+from crag_core.text.sentences import split_sentences
 from nodes.common import question_of, reports
 
 GAP = " … "

@@ -7,12 +7,13 @@ from collections.abc import Set
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
-from crag_core.clients.documents import doc_id, plural, reciprocal_rank_fusion
-from crag_core.clients.filters import parse_where
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Update, pass_reset
+from crag_core.text.documents import doc_id, reciprocal_rank_fusion
+from crag_core.text.filters import parse_where
 from crag_core.text.read_around import read_around, within_budget
+from crag_core.text.words import plural
 from nodes.common import question_of, reports
 
 

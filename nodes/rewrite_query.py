@@ -6,11 +6,11 @@ import re
 
 from langgraph.runtime import Runtime
 
-from crag_core.clients.documents import normalize
 from crag_core.clients.llm import complete
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Update
+from crag_core.text.words import normalize
 from nodes.common import question_of, reports
 from nodes.prompting import first_line, render
 

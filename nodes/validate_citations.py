@@ -9,11 +9,11 @@ from typing import Any
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
-from crag_core.clients.documents import containing, doc_id
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Update
 from crag_core.text.answer_text import clean_answer
 from crag_core.text.citations import citation_keys, parse_citations, strip_citations
+from crag_core.text.documents import containing, doc_id
 from crag_core.text.whole_answer import whole_answer
 from nodes.answers import NO_ANSWER, is_no_answer
 from nodes.common import answer_documents, reports

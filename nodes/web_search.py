@@ -7,11 +7,11 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from crag_core.clients.documents import plural
-from crag_core.clients.errors import WebSearchError
 from crag_core.clients.services import Services
+from crag_core.errors import WebSearchError
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Update
+from crag_core.text.words import plural
 from nodes.common import question_of, reports
 
 OFF_WARNING = "Web search is off; the answer uses the knowledge base only."

@@ -16,9 +16,9 @@ from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
-from crag_core.clients.errors import WebSearchError
 from crag_core.clients.services import Services
 from crag_core.clients.table_store import TableStore
+from crag_core.errors import WebSearchError
 from crag_core.formats.table_rows import table_from_rows
 
 Responder = Callable[[str, str], Any]
@@ -111,7 +111,7 @@ def doc(doc_id: str, text: str, score: float = 0.8, source: str | None = None) -
 
 def matches(metadata: dict[str, Any], where: dict[str, Any] | None) -> bool:
     """Whether ``metadata`` passes a Chroma filter (``$and``, ``$eq``, ``$ne``, ``$in``, ``$gte``,
-    ``$lt``: what ``crag_core.clients.filters`` writes)."""
+    ``$lt``: what ``crag_core.text.filters`` writes)."""
     if not where:
         return True
     if "$and" in where:

@@ -7,7 +7,8 @@ from collections.abc import Callable
 
 from crag.eval.squad import Dataset
 from crag.ingest import BATCH_CHUNKS, split_text
-from crag_core.clients.knowledge_base import KnowledgeBase, NewDocument
+from crag_core.clients.chroma import NewDocument
+from crag_core.clients.knowledge_base import KnowledgeBase
 
 
 def index_paragraphs(

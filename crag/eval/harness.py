@@ -34,9 +34,9 @@ from crag.eval.records import done_ids, read_records
 from crag.eval.squad import Dataset, Question
 from crag.eval.tables import cell, markdown_table
 from crag.run import RunResult, run_question
-from crag_core.clients.documents import containing, doc_id
 from crag_core.schema.context import Context
 from crag_core.schema.state import RAGState
+from crag_core.text.documents import containing, doc_id
 from graph.naive import naive_context
 from nodes.answers import is_no_answer
 from nodes.confidence import signals

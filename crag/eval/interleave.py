@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from crag_core.clients.errors import CragError
+from crag_core.errors import CragError
 
 QUESTION_TIMEOUT_S = 1800.0
 """The longest one worker may take for one question before the run is stopped."""

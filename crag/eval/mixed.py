@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from crag.eval.squad import Dataset, Paragraph, Question, paragraph_id
-from crag_core.clients.errors import ConfigError
+from crag_core.errors import ConfigError
 
 CATEGORIES = ("in_kb", "web_only", "unanswerable")
 

@@ -16,7 +16,7 @@ from typing import Any
 from crag.eval import harness, interleave
 from crag.eval.mixed import load_mixed
 from crag.eval.squad import load_squad
-from crag_core.clients.errors import ConfigError
+from crag_core.errors import ConfigError
 from crag_core.schema.context import Context
 
 FORMATS = ("squad", "mixed")

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from crag_core.clients.errors import ConfigError
+from crag_core.errors import ConfigError
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from crag_core.clients.documents import normalize
 from crag_core.clients.embeddings import cosine
 from crag_core.clients.sqlite import open_database
+from crag_core.text.words import normalize
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS answers (

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from langchain_core.embeddings import Embeddings
 
-from crag_core.clients.errors import KnowledgeBaseError
+from crag_core.errors import KnowledgeBaseError
 
 _encode_lock = threading.Lock()
 

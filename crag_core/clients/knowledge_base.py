@@ -14,64 +14,47 @@ its chunks. Embeddings are computed by crag and passed in, never by Chroma (whos
 embedding function would try to download a model).
 
 **Shared store.** Given a ``server_url`` (``CRAG_CHROMA_URL``), the collection lives on a Chroma
-server that several crag processes share, and each keeps its keyword index as a local copy
-derived from the server's chunks. (Chroma's own BM25 index exists only in Chroma Cloud.) Every
-write through crag stamps the collection's metadata with a new change token; before a search, a
-process reads the token (one small request) and, when it differs from the one it last synced,
-compares each document's ``content_hash`` on the server with its copy's and re-indexes only the
-documents that changed. The server is then the only commit mark: a document is stored when all
-its chunks are there with one hash (``_complete_hash``).
+server that several crag processes share; each keeps its keyword index and tables as local
+copies that ``crag_core.clients.keyword_copy.SharedCopy`` keeps in step with the server.
 
 **Tables.** The tables of a document (a CSV file, a workbook's sheets) are also kept as SQL
 tables (``crag_core.clients.table_store``, ``store_dir/tables``), replaced and removed with the
-document's chunks and cleared by ``drop``. A shared store also keeps them on the server, one
-record per table (its JSON, the document's id and ``content_hash``) in a collection of their
-own (``TABLES_PREFIX`` + the name: a name no collection of crag's can have), written before
-the document's chunks; the local tables are then a copy that ``sync`` brings up to date with
-the keyword copy: a document whose chunks changed has its tables read again (those of the same
-hash), a document gone has them removed. Queries always run on the local SQLite copy, behind
-its guards.
+document's chunks and cleared by ``drop``. Queries always run on the local SQLite copy, behind
+its guards. Opening Chroma and what a stored document is: ``crag_core.clients.chroma``.
 """
 
 from __future__ import annotations
 
-import threading
 import time
-import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any, Literal, Protocol
-from urllib.parse import urlsplit
 
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
-from crag_core.clients.documents import reciprocal_rank_fusion
+from crag_core.clients.chroma import (
+    MISSING,
+    WRITE_BATCH,
+    NewDocument,
+    client,
+    complete_hash,
+    metadata_by_document,
+    open_lock,
+    stored_document,
+)
 from crag_core.clients.embeddings import cosine
-from crag_core.clients.errors import ConfigError, KnowledgeBaseError
+from crag_core.clients.keyword_copy import SharedCopy
 from crag_core.clients.keyword_index import KeywordIndex
-from crag_core.clients.table_store import Table, TableStore, table_from_json, table_json
+from crag_core.clients.table_store import TableStore
+from crag_core.errors import ConfigError, KnowledgeBaseError
+from crag_core.text.documents import chunk_id, reciprocal_rank_fusion
 
 RetrievalMode = Literal["dense", "keyword", "hybrid"]
 RRF_K = 60
 HYBRID_DEPTH = 10
 """Candidates each retriever contributes to the hybrid fusion (at least; ``k`` if larger)."""
-CHANGE_TOKEN = "crag_change"
-"""The collection metadata key a write to a shared store stamps with a new random token."""
-SYNC_BATCH = 200
-"""Documents whose chunks one request fetches when a keyword copy catches up."""
-TABLE_BATCH = 20
-"""Tables one request writes to a shared store (each may be megabytes of JSON)."""
-TABLES_PREFIX = "crag.tables."
-"""A shared collection's tables are on the server in the collection of this prefix and its
-name (collection names crag makes take no '.')."""
-
-
-WRITE_BATCH = 1000
-"""Chunks one upsert or delete carries: Chroma refuses a batch over its limit (5,461 here)."""
 EMBED_SLICE = 256
 """Chunks embedded per call when storing: large enough to batch well (64 cost a quarter of the
 throughput, the encoder sorts a call by length), small enough to report
@@ -95,106 +78,7 @@ class Retriever(Protocol):
 
 
 Where = dict[str, Any]
-"""A Chroma metadata filter, e.g. ``{"type": "pdf"}`` (see ``crag_core.clients.filters``)."""
-
-
-def chunk_id(doc_id: str, index: int) -> str:
-    """The stable id of chunk ``index`` of document ``doc_id``."""
-    return f"{doc_id}__c{index:04d}"
-
-
-_open_lock = threading.RLock()
-"""Opening a client or collection is not thread-safe in Chroma: parallel parts of a question
-open them at once ("'RustBindingsAPI' object has no attribute 'bindings'")."""
-
-
-def _client(location: str, timeout_s: float = 30.0, token: str = "") -> Any:
-    """The Chroma client for ``location``: a server's ``http(s)://`` URL, else a local dir.
-
-    One per location, timeout and token, made once even when several threads ask at once.
-    """
-    with _open_lock:
-        return _open_client(location, timeout_s, token)
-
-
-@cache
-def _open_client(location: str, timeout_s: float, token: str) -> Any:
-    if location.startswith(("http://", "https://")):
-        return _http_client(location, timeout_s, token)
-    import chromadb
-    from chromadb.config import Settings
-
-    try:
-        Path(location).mkdir(parents=True, exist_ok=True)
-        return chromadb.PersistentClient(
-            path=location, settings=Settings(anonymized_telemetry=False)
-        )
-    except Exception as exc:  # permission errors, a corrupt store, ...
-        raise KnowledgeBaseError(f"Cannot open the vector store at {location}: {exc}") from exc
-
-
-def _http_client(url: str, timeout_s: float, token: str) -> Any:
-    """A client of the Chroma server at ``url``; every request times out after ``timeout_s``.
-
-    ``token`` (if any) goes with every request as a bearer token.
-    """
-    import chromadb
-    import httpx
-    from chromadb.config import Settings
-
-    parts = urlsplit(url)
-    if not parts.hostname:
-        raise ConfigError(f"CRAG_CHROMA_URL {url!r} names no host; e.g. http://127.0.0.1:8000.")
-    ssl = parts.scheme == "https"
-    # Chroma's own server checks no token; one in front of it (a proxy) may (docs/deploy.md).
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    try:
-        # The heartbeat first, with a timeout: the client's own requests have none until set.
-        beat = httpx.get(f"{url.rstrip('/')}/api/v2/heartbeat", headers=headers, timeout=timeout_s)
-        if beat.status_code in (401, 403):
-            said = "refused the token in CRAG_CHROMA_TOKEN" if token else "needs CRAG_CHROMA_TOKEN"
-            raise KnowledgeBaseError(f"The Chroma server at {url} {said} ({beat.status_code}).")
-        beat.raise_for_status()
-        client = chromadb.HttpClient(
-            host=parts.hostname,
-            port=parts.port or (443 if ssl else 80),
-            ssl=ssl,
-            headers=headers,
-            settings=Settings(anonymized_telemetry=False),
-        )
-        client._server._session.timeout = httpx.Timeout(timeout_s)  # type: ignore[attr-defined]
-    except KnowledgeBaseError:
-        raise
-    except Exception as exc:  # refused, timed out, not a Chroma server
-        raise KnowledgeBaseError(f"Cannot reach the Chroma server at {url}: {exc}") from exc
-    return client
-
-
-class _Missing:
-    """A collection not (yet) in the store, read as an empty one: nothing found, nothing created."""
-
-    metadata: dict[str, Any] = {}
-
-    def count(self) -> int:
-        return 0
-
-    def get(self, **_: Any) -> dict[str, list[Any]]:
-        return {"ids": [], "documents": [], "metadatas": [], "embeddings": []}
-
-    def query(self, **_: Any) -> dict[str, list[list[Any]]]:
-        return {"ids": [[]], "documents": [[]], "metadatas": [[]], "distances": [[]]}
-
-
-_MISSING = _Missing()
-
-
-def collection_names(store: Path | str, timeout_s: float = 30.0, token: str = "") -> list[str]:
-    """The collections in ``store``: a local dir or a Chroma server's URL (and its token)."""
-    location = str(store)
-    if not location.startswith(("http://", "https://")) and not Path(location).exists():
-        return []
-    names = (c.name for c in _client(location, timeout_s, token).list_collections())
-    return sorted(n for n in names if not n.startswith(TABLES_PREFIX))
+"""A Chroma metadata filter, e.g. ``{"type": "pdf"}`` (see ``crag_core.text.filters``)."""
 
 
 class KnowledgeBase:
@@ -233,8 +117,20 @@ class KnowledgeBase:
             Path(store_dir) / "tables" / f"{collection}.sqlite3",
             refresh=self.sync if self.shared else None,
         )
-        self._synced: str | None = None  # the change token the keyword copy last caught up to
-        self._sync_lock = threading.Lock()
+        self.copy: SharedCopy | None = None
+        """A shared store's keyword and table copies on this host (None: a local store)."""
+        if self.shared:
+            self.copy = SharedCopy(
+                collection,
+                self.keywords,
+                self.tables,
+                client=self._client,
+                collection=lambda: self.collection,
+                writable=lambda: self.writable,
+            )
+
+    def _client(self) -> Any:
+        return client(self._location, self._timeout_s, self._token)
 
     @property
     def embeddings(self) -> Embeddings:
@@ -249,18 +145,18 @@ class KnowledgeBase:
 
         Reading never creates a collection (a mistyped name must not leave an empty one).
         """
-        with _open_lock:
+        with open_lock:
             return self._open_collection(create=False)
 
     @property
     def writable(self) -> Any:
         """The Chroma collection to write, created on first use (cosine distance)."""
-        with _open_lock:
+        with open_lock:
             return self._open_collection(create=True)
 
     def exists(self) -> bool:
         """Whether the collection is in the store."""
-        return self.collection is not _MISSING
+        return self.collection is not MISSING
 
     def status(self) -> Literal["missing", "empty", "filled"]:
         """Whether the collection is missing, empty, or holds documents.
@@ -279,7 +175,7 @@ class KnowledgeBase:
         if self._collection is None:
             from chromadb.errors import NotFoundError
 
-            client = _client(self._location, self._timeout_s, self._token)
+            client = self._client()
             try:
                 if create:
                     self._collection = client.get_or_create_collection(
@@ -290,7 +186,7 @@ class KnowledgeBase:
                 else:
                     self._collection = client.get_collection(self.name, embedding_function=None)
             except NotFoundError:
-                return _MISSING
+                return MISSING
             except KnowledgeBaseError:
                 raise
             except Exception as exc:
@@ -305,11 +201,10 @@ class KnowledgeBase:
         """
         with self.write_lock():
             chunks = self.count()
-            client = _client(self._location, self._timeout_s, self._token)
-            if self.shared and self._shared_tables(create=False) is not None:
-                client.delete_collection(TABLES_PREFIX + self.name)
+            if self.copy:
+                self.copy.drop_tables()
             if self.exists():
-                client.delete_collection(self.name)
+                self._client().delete_collection(self.name)
             self._collection = None
             self.tables.clear()
             self.keywords.clear()
@@ -347,143 +242,8 @@ class KnowledgeBase:
         return self.keywords.version()
 
     def sync(self) -> int:
-        """Bring the keyword copy of a shared collection up to date; the documents re-indexed.
-
-        A no-op for a local store. For a shared one: one request for the change token; only
-        when it moved, one for every chunk's metadata and one per ``SYNC_BATCH`` changed
-        documents for their text.
-        """
-        if not self.shared:
-            return 0
-        with self._sync_lock:
-            token = self._change_token()  # read first: a write during the sync moves it again
-            if token is not None and token == self._synced:
-                return 0
-            server = self._server_hashes()
-            local = self.keywords.hashes()
-            gone = sorted(local.keys() - server.keys())
-            for doc_id in gone:
-                self.keywords.remove_document(doc_id)
-                self.tables.remove_document(doc_id)
-            changed = sorted(d for d, h in server.items() if local.get(d) != h)
-            for start in range(0, len(changed), SYNC_BATCH):
-                self._index_from_server(changed[start : start + SYNC_BATCH], server)
-            self._synced = token
-            return len(changed) + len(gone)
-
-    def _change_token(self) -> str | None:
-        """The shared collection's change token now (None: never stamped)."""
-        if self.collection is _MISSING:
-            return None
-        # The collection is fetched anew: its change token moves.
-        client = _client(self._location, self._timeout_s, self._token)
-        metadata = client.get_collection(self.name).metadata or {}
-        token = metadata.get(CHANGE_TOKEN)
-        return str(token) if token is not None else None
-
-    def _mark_changed(self) -> None:
-        """Stamp a shared collection with a new change token (every process will re-sync)."""
-        self.writable.modify(metadata={CHANGE_TOKEN: uuid.uuid4().hex})
-
-    def _metadata_by_document(self) -> dict[str, list[Any]]:
-        """Every chunk's metadata in Chroma, grouped by document (one request)."""
-        by_doc: dict[str, list[Any]] = {}
-        for meta in self.collection.get(include=["metadatas"])["metadatas"] or []:
-            by_doc.setdefault(str(meta.get("doc_id")), []).append(meta)
-        return by_doc
-
-    def _server_hashes(self) -> dict[str, str]:
-        """``content_hash`` of every document complete on the server (Chroma alone)."""
-        by_doc = self._metadata_by_document()
-        complete = {
-            d: _complete_hash(metas, str(metas[0].get("content_hash")))
-            for d, metas in by_doc.items()
-        }
-        return {d: h for d, h in complete.items() if h is not None}
-
-    def _index_from_server(self, doc_ids: list[str], hashes: dict[str, str]) -> None:
-        """Re-index ``doc_ids`` in the keyword copy from their chunks on the server."""
-        got = self.collection.get(
-            where={"doc_id": {"$in": doc_ids}}, include=["documents", "metadatas"]
-        )
-        rows: dict[str, list[tuple[str, str, Any]]] = {}
-        for cid, text, meta in zip(got["ids"], got["documents"], got["metadatas"], strict=True):
-            rows.setdefault(str(meta["doc_id"]), []).append((cid, text or "", meta))
-        tables = self._tables_from_server(doc_ids, hashes)
-        for doc_id in doc_ids:
-            doc = sorted(rows.get(doc_id, []), key=lambda row: int(row[2]["chunk"]))
-            # Rewritten since its hash was read: the next sync (the token moved) takes it.
-            if _complete_hash([meta for *_, meta in doc], hashes[doc_id]) is None:
-                continue
-            label, doc_tables = tables.get(doc_id, ("", []))
-            self.tables.replace_document(doc_id, label, doc_tables)
-            ids, texts = [cid for cid, *_ in doc], [text for _, text, _ in doc]
-            self.keywords.replace_document(doc_id, hashes[doc_id], ids, texts)
-
-    def _shared_tables(self, create: bool) -> Any:
-        """The server's collection of this collection's tables (None: there is none)."""
-        from chromadb.errors import NotFoundError
-
-        client = _client(self._location, self._timeout_s, self._token)
-        name = TABLES_PREFIX + self.name
-        try:
-            if create:
-                return client.get_or_create_collection(name, embedding_function=None)
-            return client.get_collection(name, embedding_function=None)
-        except NotFoundError:
-            return None
-
-    def _share_tables(self, docs: Sequence[NewDocument]) -> None:
-        """Put ``docs``' tables on the server in place of what they had (none: removed)."""
-        side = self._shared_tables(create=any(d.tables for d in docs))
-        if side is None:
-            return
-        doc_ids = [d.doc_id for d in docs]
-        old = side.get(where={"doc_id": {"$in": doc_ids}}, include=[])["ids"]
-        records = [
-            (
-                f"{d.doc_id}:{i}",
-                table_json(t),
-                {
-                    "doc_id": d.doc_id,
-                    "label": d.label,
-                    "content_hash": d.content_hash,
-                    "position": i,
-                },
-            )
-            for d in docs
-            for i, t in enumerate(d.tables)
-        ]
-        new = {r[0] for r in records}
-        stale = [i for i in old if i not in new]
-        for start in range(0, len(stale), WRITE_BATCH):
-            side.delete(ids=stale[start : start + WRITE_BATCH])
-        for start in range(0, len(records), TABLE_BATCH):
-            batch = records[start : start + TABLE_BATCH]
-            side.upsert(
-                ids=[r[0] for r in batch],
-                embeddings=[[1.0] for _ in batch],  # looked up by id and document, never by vector
-                documents=[r[1] for r in batch],
-                metadatas=[r[2] for r in batch],
-            )
-
-    def _tables_from_server(
-        self, doc_ids: list[str], hashes: dict[str, str]
-    ) -> dict[str, tuple[str, list[Table]]]:
-        """The server's tables of ``doc_ids`` written with their current hash: label, tables."""
-        side = self._shared_tables(create=False)
-        if side is None:
-            return {}
-        got = side.get(where={"doc_id": {"$in": doc_ids}}, include=["documents", "metadatas"])
-        found: dict[str, list[tuple[int, str, str]]] = {}
-        for text, meta in zip(got["documents"], got["metadatas"], strict=True):
-            if meta.get("content_hash") == hashes.get(str(meta["doc_id"])):
-                row = (int(meta["position"]), str(meta["label"]), text or "")
-                found.setdefault(str(meta["doc_id"]), []).append(row)
-        return {
-            doc_id: (rows[0][1], [table_from_json(text) for *_, text in sorted(rows)])
-            for doc_id, rows in found.items()
-        }
+        """Bring a shared store's copies up to date; the documents re-indexed (0: local)."""
+        return self.copy.sync() if self.copy else 0
 
     def documents(self) -> list[dict[str, Any]]:
         """One entry per stored document: its first chunk's metadata (id, source, title…)."""
@@ -498,7 +258,7 @@ class KnowledgeBase:
         in order, each once. One request for every chunk's metadata.
         """
         docs = []
-        for metas in self._metadata_by_document().values():
+        for metas in metadata_by_document(self.collection).values():
             metas = sorted(metas, key=lambda m: int(m.get("chunk", 0)))
             pages = sorted({int(m["page"]) for m in metas if m.get("page") is not None})
             headings = list(dict.fromkeys(str(m["heading"]) for m in metas if m.get("heading")))
@@ -509,7 +269,7 @@ class KnowledgeBase:
         """The stored chunk ``chunk_id`` (its text and metadata), or None when there is none."""
         got = self.collection.get(ids=[chunk_id], include=["documents", "metadatas"])
         rows = list(zip(got["ids"], got["documents"], got["metadatas"], strict=True))
-        return _document(*rows[0], 0.0) if rows else None
+        return stored_document(*rows[0], 0.0) if rows else None
 
     def chunks(self, ids: list[str]) -> list[Document]:
         """The stored chunks with these ids (those that exist), in one request."""
@@ -517,13 +277,13 @@ class KnowledgeBase:
             return []
         got = self.collection.get(ids=ids, include=["documents", "metadatas"])
         rows = zip(got["ids"], got["documents"], got["metadatas"], strict=True)
-        return [_document(cid, text, meta, 0.0) for cid, text, meta in rows]
+        return [stored_document(cid, text, meta, 0.0) for cid, text, meta in rows]
 
     def chunks_of(self, doc_id: str) -> list[Document]:
         """Document ``doc_id``'s chunks, in order."""
         got = self.collection.get(where={"doc_id": doc_id}, include=["documents", "metadatas"])
         rows = zip(got["ids"], got["documents"], got["metadatas"], strict=True)
-        chunks = [_document(cid, text, meta, 0.0) for cid, text, meta in rows]
+        chunks = [stored_document(cid, text, meta, 0.0) for cid, text, meta in rows]
         return sorted(chunks, key=lambda d: int(d.metadata.get("chunk", 0)))
 
     def remove_document(self, doc_id: str) -> int:
@@ -532,14 +292,14 @@ class KnowledgeBase:
         Chroma first: a removal cut short leaves keyword entries whose chunks are gone, which
         search never serves and the next removal or ``--sync`` deletes.
         """
-        if self.shared:
-            self._share_tables([NewDocument(doc_id, "", "", [])])
+        if self.copy:
+            self.copy.share_tables([NewDocument(doc_id, "", "", [])])
         ids = self.collection.get(where={"doc_id": doc_id}, include=[])["ids"]
         if ids:
             for start in range(0, len(ids), WRITE_BATCH):
                 self.collection.delete(ids=ids[start : start + WRITE_BATCH])
-            if self.shared:
-                self._mark_changed()
+            if self.copy:
+                self.copy.mark_changed()
         self.tables.remove_document(doc_id)
         self.keywords.remove_document(doc_id)
         return len(ids)
@@ -595,7 +355,9 @@ class KnowledgeBase:
             result["distances"][0],
             strict=True,
         )
-        return [_document(cid, text, meta, 1.0 - float(dist)) for cid, text, meta, dist in rows]
+        return [
+            stored_document(cid, text, meta, 1.0 - float(dist)) for cid, text, meta, dist in rows
+        ]
 
     def _keyword(
         self, query: str, vector: list[float], k: int, only: set[str] | None = None
@@ -618,7 +380,7 @@ class KnowledgeBase:
             if cid not in stored:  # indexed but not (or no longer) in Chroma: never served
                 continue
             text, meta, emb = stored[cid]
-            doc = _document(cid, text, meta, cosine(vector, emb))
+            doc = stored_document(cid, text, meta, cosine(vector, emb))
             doc.metadata["bm25"] = round(bm25, 4)
             doc.metadata["keyword_rank"] = len(docs) + 1
             docs.append(doc)
@@ -630,21 +392,21 @@ class KnowledgeBase:
         None if it is absent or incomplete in either (a crash between the two writes), so the
         next ingest rewrites it. A shared store's server is its only commit mark.
         """
-        if self.shared:
-            return self._server_hashes().get(doc_id)
+        if self.copy:
+            return self.copy.server_hashes().get(doc_id)
         keyword_hash = self.keywords.stored_hash(doc_id)
         if keyword_hash is None:
             return None
         got = self.collection.get(where={"doc_id": doc_id}, include=["metadatas"])
-        return _complete_hash(got["metadatas"] or [], keyword_hash)
+        return complete_hash(got["metadatas"] or [], keyword_hash)
 
     def stored_hashes(self) -> dict[str, str]:
         """``stored_hash`` of every complete document, read in two queries (for ingests)."""
-        if self.shared:
-            return self._server_hashes()
+        if self.copy:
+            return self.copy.server_hashes()
         keyword = self.keywords.hashes()
-        by_doc = self._metadata_by_document()
-        complete = {d: _complete_hash(metas, keyword.get(d)) for d, metas in by_doc.items()}
+        by_doc = metadata_by_document(self.collection)
+        complete = {d: complete_hash(metas, keyword.get(d)) for d, metas in by_doc.items()}
         return {d: h for d, h in complete.items() if h is not None}
 
     def replace_document(
@@ -676,8 +438,8 @@ class KnowledgeBase:
         """
         if not docs:
             return
-        if self.shared:  # before the chunks: whoever sees the new hash finds the tables
-            self._share_tables(docs)
+        if self.copy:  # before the chunks: whoever sees the new hash finds the tables
+            self.copy.share_tables(docs)
         ingested = int(time.time())
         ids: list[str] = []
         texts: list[str] = []
@@ -719,45 +481,12 @@ class KnowledgeBase:
         stale = [cid for cid in stored if cid not in current]
         for start in range(0, len(stale), WRITE_BATCH):
             self.collection.delete(ids=stale[start : start + WRITE_BATCH])
-        if self.shared:
-            self._mark_changed()
+        if self.copy:
+            self.copy.mark_changed()
         for doc in docs:
             self.tables.replace_document(doc.doc_id, doc.label, doc.tables)
             doc_chunk_ids = [chunk_id(doc.doc_id, i) for i in range(len(doc.chunks))]
             self.keywords.replace_document(doc.doc_id, doc.content_hash, doc_chunk_ids, doc.chunks)
-
-
-@dataclass(frozen=True)
-class NewDocument:
-    """A document to store: its id, source, content hash, chunks and per-chunk metadata.
-
-    ``tables`` (a CSV file's, a workbook's sheets) go to the collection's ``TableStore`` under
-    ``label`` (the name callers see).
-    """
-
-    doc_id: str
-    source: str
-    content_hash: str
-    chunks: list[str]
-    about: list[dict[str, str | int]] | None = None
-    label: str = ""
-    tables: Sequence[Table] = ()
-
-
-def _complete_hash(metas: list[Any], keyword_hash: str | None) -> str | None:
-    """The document's hash if its chunks are all there, agree, and match the keyword index."""
-    if not metas or keyword_hash is None:
-        return None
-    hashes = {m.get("content_hash") for m in metas}
-    if len(hashes) != 1 or metas[0].get("chunks") != len(metas):
-        return None  # a partial or mixed write: treat as absent so it is rewritten
-    chroma_hash = str(hashes.pop())
-    return chroma_hash if chroma_hash == keyword_hash else None
-
-
-def _document(cid: str, text: str | None, meta: Any, cosine: float) -> Document:
-    metadata = dict(meta or {}) | {"id": cid, "score": round(cosine, 4)}
-    return Document(id=cid, page_content=text or "", metadata=metadata)
 
 
 class ModeRetriever:

@@ -24,9 +24,9 @@ from langgraph.constants import TAG_NOSTREAM
 from pydantic import SecretStr
 
 from crag_core.clients import local_model, resident
-from crag_core.clients.errors import ConfigError
 from crag_core.clients.model_pool import ModelPool
 from crag_core.clients.settings import settings
+from crag_core.errors import ConfigError
 from prompts import RenderedPrompt
 
 log = logging.getLogger(__name__)

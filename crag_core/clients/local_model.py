@@ -27,13 +27,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from crag_core.clients.errors import ModelError
 from crag_core.clients.settings import (
     PROJECT_ROOT,
     default_models_dir,
     models_dir,
     settings,
 )
+from crag_core.errors import ModelError
 
 _CHUNK = 8 << 20
 

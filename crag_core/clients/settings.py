@@ -17,7 +17,7 @@ from pathlib import Path
 from pydantic import AliasChoices, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from crag_core.clients.errors import ConfigError
+from crag_core.errors import ConfigError
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 

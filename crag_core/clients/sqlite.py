@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from crag_core.clients.errors import KnowledgeBaseError
+from crag_core.errors import KnowledgeBaseError
 
 
 def open_database(path: Path, schema: str, what: str, timeout_s: float = 60) -> sqlite3.Connection:

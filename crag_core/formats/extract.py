@@ -23,7 +23,6 @@ from io import BytesIO
 from pathlib import Path
 from typing import Any
 
-from crag_core.clients.table_store import Table
 from crag_core.formats.table_rows import (
     csv_table,
     document_tables,
@@ -32,6 +31,7 @@ from crag_core.formats.table_rows import (
     pipe_tables,
     table_from_rows,
 )
+from crag_core.text.table_shapes import Table
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 """Larger files are refused (a knowledge base of manuals, not of data dumps)."""

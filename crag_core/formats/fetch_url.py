@@ -19,9 +19,9 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from crag_core.clients.sources import is_url, without_userinfo
 from crag_core.formats.extract import FILE_TYPES, MAX_FILE_BYTES, Unextractable
 from crag_core.formats.outbound import UNREACHABLE, Outbound, Refused
+from crag_core.text.sources import is_url, without_userinfo
 
 CONTENT_TYPES = {
     "text/html": "html",

@@ -17,7 +17,7 @@ import itertools
 import re
 from collections.abc import Iterable, Sequence
 
-from crag_core.clients.table_store import Column, Table
+from crag_core.text.table_shapes import Column, Table
 
 ColumnType = str
 """``INTEGER``, ``REAL``, ``DATE`` or ``TEXT``."""

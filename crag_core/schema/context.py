@@ -19,9 +19,9 @@ from langgraph.runtime import Runtime
 from pydantic import AfterValidator, BeforeValidator, Field, TypeAdapter, ValidationError
 
 import prompts
-from crag_core.clients.errors import ConfigError
-from crag_core.clients.filters import parse_where
 from crag_core.clients.knowledge_base import RetrievalMode
+from crag_core.errors import ConfigError
+from crag_core.text.filters import parse_where
 
 WebSearchProvider = Literal["auto", "tavily", "encyclopedia", "off"]
 

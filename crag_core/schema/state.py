@@ -193,7 +193,7 @@ class OutputState(TypedDict, total=False):
     """Why ``choose_tool`` chose the tool, in a few words."""
     where: Annotated[str, PER_TURN]
     """The documents the question names, in crag's filter language
-    (``crag_core.clients.filters``): a search limited to them ("according to the PDFs":
+    (``crag_core.text.filters``): a search limited to them ("according to the PDFs":
     ``type=pdf``), or those a catalog question counts or lists; "" for all."""
     sql: Annotated[str, PER_TURN]
     """The SQL of a table question: the query that answered it, or the last one tried."""

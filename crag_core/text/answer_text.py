@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from crag_core.clients.documents import split_sentences
 from crag_core.text.citations import strip_citations
+from crag_core.text.sentences import split_sentences
 
 _META_NOUN = (
     r"(?:documents?|texts?|passages?|context|sources?|search results?|excerpts?|citations?)"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from crag_core.clients.documents import NUMBER_WORDS
+from crag_core.text.words import NUMBER_WORDS
 
 _NUMBER_QUESTION = re.compile(
     r"^\s*(?:how\s+(?:many|much|long|old|far|big|large|tall|high|deep|wide|heavy|often)|"

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from crag_core.clients.keyword_index import STOPWORDS
+from crag_core.text.words import STOPWORDS
 
 COLLECTION_NOUNS = (
     r"documents?|files?|pdfs?|spreadsheets?|workbooks?|csvs?|notebooks?|presentations?|"
@@ -157,7 +157,7 @@ class Scope:
     """The documents a question that is no look-up of the collection limits itself to."""
 
     where: str
-    """The filter in crag's ``where`` language (``crag_core.clients.filters``)."""
+    """The filter in crag's ``where`` language (``crag_core.text.filters``)."""
     said: str
     """The words that asked for it."""
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from crag_core.clients.keyword_index import STOPWORDS
+from crag_core.text.words import STOPWORDS
 
 _ADDRESS = r"there|all|everyone|crag|bot|assistant|mate|friend"
 """Who a greeting is addressed to: a clause of its own in "Good evening, crag."."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from crag_core.clients.errors import QuestionError
+from crag_core.errors import QuestionError
 
 MAX_QUESTION_CHARS = 4000
 """Longer input is refused: it would not fit the embedded model's context with documents."""

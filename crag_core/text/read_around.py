@@ -16,22 +16,18 @@ tokenizers: about 4-4.5 characters per token), which errs on the side of fitting
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 
 from langchain_core.documents import Document
 
-from crag_core.clients.knowledge_base import chunk_id
+from crag_core.text.documents import chunk_id
+from crag_core.text.sentences import ends_sentence, sentence_ends, starts_sentence
 
 CHARS_PER_TOKEN = 4
 MAX_READ_CHARS = 400
 """At most this much text is added at either end of a hit (a sentence rarely runs longer)."""
 MIN_OVERLAP = 8
 """Shortest text two neighbours must share to be taken as the splitter's overlap."""
-
-_ENDS_SENTENCE = re.compile(r"[.!?][\"'\u201d\u2019)\]]*\s*$")
-_SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*(?=\s|$)")
-_STARTS_SENTENCE = re.compile(r"^[\s\"'\u201c\u2018(\[]*[A-Z0-9#*-]")
 
 
 def estimate_tokens(text: str) -> int:
@@ -41,12 +37,12 @@ def estimate_tokens(text: str) -> int:
 
 def ends_cut(text: str) -> bool:
     """Whether ``text`` stops mid-sentence."""
-    return bool(text.strip()) and not _ENDS_SENTENCE.search(text)
+    return bool(text.strip()) and not ends_sentence(text)
 
 
 def starts_cut(text: str) -> bool:
     """Whether ``text`` starts mid-sentence (lower case, not a heading or list item)."""
-    return bool(text.strip()) and not _STARTS_SENTENCE.match(text)
+    return bool(text.strip()) and not starts_sentence(text)
 
 
 def _overlap(before: str, after: str) -> int:
@@ -60,16 +56,16 @@ def _overlap(before: str, after: str) -> int:
 def continuation(text: str, following: str) -> str:
     """The rest of ``text``'s last sentence, from the chunk that follows it."""
     rest = following[_overlap(text, following) :]
-    end = _SENTENCE_END.search(rest)
-    tail = rest[: end.end()] if end and end.end() <= MAX_READ_CHARS else rest[:MAX_READ_CHARS]
+    ends = sentence_ends(rest)
+    tail = rest[: ends[0]] if ends and ends[0] <= MAX_READ_CHARS else rest[:MAX_READ_CHARS]
     return tail.strip()
 
 
 def beginning(preceding: str, text: str) -> str:
     """The start of ``text``'s first sentence, from the chunk before it."""
     head = preceding[: len(preceding) - _overlap(preceding, text)]
-    ends = list(_SENTENCE_END.finditer(head))
-    start = head[ends[-1].end() :] if ends else head
+    ends = sentence_ends(head)
+    start = head[ends[-1] :] if ends else head
     return start[-MAX_READ_CHARS:].strip()
 
 
@@ -133,8 +129,8 @@ def within_budget(docs: list[Document], tokens: int) -> list[Document]:
             left -= need
             continue
         room = doc.page_content[: left * CHARS_PER_TOKEN]
-        ends = list(_SENTENCE_END.finditer(room))
-        cut = room[: ends[-1].end()] if ends else room.rsplit(" ", 1)[0]
+        ends = sentence_ends(room)
+        cut = room[: ends[-1]] if ends else room.rsplit(" ", 1)[0]
         if cut.strip():
             shortened = doc.model_copy(deep=True)
             shortened.page_content = cut

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from crag_core.clients.keyword_index import STOPWORDS
-from crag_core.clients.table_store import Cell, QueryResult, TableInfo
+from crag_core.text.table_shapes import Cell, QueryResult, TableInfo
+from crag_core.text.words import STOPWORDS
 
 MAX_TABLES = 3
 """Tables whose schema the model sees at most (the ones the question names most)."""

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 
-from crag_core.clients.table_store import ALLOWED_FUNCTIONS, TableInfo
+from crag_core.text.table_shapes import ALLOWED_FUNCTIONS, TableInfo
 
 KEYWORDS = tuple(
     """

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from langchain_core.documents import Document
 
-from crag_core.clients.documents import fold_numbers, normalize, split_sentences
-from crag_core.clients.keyword_index import STOPWORDS
+from crag_core.text.sentences import split_sentences
+from crag_core.text.words import STOPWORDS, fold_numbers, normalize
 
 _QUESTION_WORDS = frozenset(
     "who whom whose what when where which why how many much long old did does do was were is "

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from crag_core.clients.keyword_index import STOPWORDS
 from crag_core.text.read_around import CHARS_PER_TOKEN
+from crag_core.text.words import STOPWORDS
 
 _ASKS = re.compile(
     r"\b(?:summari[sz]e|summary of|overview of|gist of|outline of|tl;?dr of|"

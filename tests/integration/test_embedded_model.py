@@ -298,8 +298,8 @@ def test_under_the_grammar_the_model_names_only_real_columns():
     """Told of a column the table lacks, the free model writes it; under the grammar it
     cannot, and its query runs (llama.cpp accepted the grammar)."""
     import prompts
-    from crag_core.clients.errors import TableQueryError
     from crag_core.clients.llm import complete
+    from crag_core.errors import TableQueryError
     from crag_core.text.sql import extract_sql, schema
     from crag_core.text.sql_grammar import select_grammar
     from graph.factory import chat_model_for

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from crag.ingest import document_id, split_text
-from crag_core.clients.knowledge_base import KnowledgeBase, chunk_id
+from crag_core.clients.knowledge_base import KnowledgeBase
+from crag_core.text.documents import chunk_id
 from tests.system.conftest import BIN, ROOT, base_env, crag
 
 pytestmark = pytest.mark.system

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks.shared_services import Process, chroma_server
-from crag_core.clients.knowledge_base import KnowledgeBase, NewDocument, collection_names
+from crag_core.clients.chroma import NewDocument, collection_names
+from crag_core.clients.knowledge_base import KnowledgeBase
 from crag_core.formats.table_rows import table_from_rows
 from tests.fakes import HashEmbeddings
 from tests.system.conftest import base_env, crag
@@ -69,7 +70,7 @@ def test_an_incomplete_document_on_the_server_is_not_indexed_until_complete(chro
     a.replace_documents([doc("two", "h1", "Lighthouse keepers of Alexandria.", "Pharos tower.")])
     # A writer cut short: one chunk of a two-chunk document left, then a token stamp.
     a.collection.delete(ids=["two__c0001"])
-    a._mark_changed()
+    a.copy.mark_changed()
     assert b.search("Pharos Alexandria", 3, "keyword") == []
     assert b.stored_hashes() == {}
     a.replace_documents([doc("two", "h1", "Lighthouse keepers of Alexandria.", "Pharos tower.")])
@@ -126,7 +127,7 @@ def test_tables_written_through_one_process_are_queried_through_another(chroma, 
     assert "sync-tables" in collection_names(chroma.url)
     assert not [n for n in collection_names(chroma.url) if "tables." in n]  # the tables' own
     a.drop()
-    assert a._shared_tables(create=False) is None  # dropped with the collection
+    assert a.copy.shared_tables(create=False) is None  # dropped with the collection
     assert shared_kb(tmp_path / "new", chroma.url, "sync-tables").tables.catalog() == []
 
 
@@ -205,7 +206,7 @@ CHROMA_TOKEN = "tok-chroma-5e8a1f"
 
 def test_the_chroma_server_behind_its_token_refuses_a_client_without_it(chroma, tmp_path):
     from benchmarks.shared_services import chroma_proxy
-    from crag_core.clients.errors import KnowledgeBaseError
+    from crag_core.errors import KnowledgeBaseError
 
     with chroma_proxy(tmp_path / "proxy", chroma.url, CHROMA_TOKEN) as proxy:
         for token, said in [("", "needs CRAG_CHROMA_TOKEN"), ("tok-wrong", "refused the token")]:

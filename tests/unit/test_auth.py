@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 
 from crag import auth
 from crag.cli import app
-from crag_core.clients.errors import ConfigError
+from crag_core.errors import ConfigError
 
 
 @pytest.fixture(autouse=True)

@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 
 from crag.cli import app
 from crag.ingest import CHUNK_SIZE, document_id, split_text
-from crag_core.clients.errors import KnowledgeBaseError, QuestionError
-from crag_core.clients.knowledge_base import chunk_id
+from crag_core.errors import KnowledgeBaseError, QuestionError
+from crag_core.text.documents import chunk_id
 from crag_core.text.questions import MAX_QUESTION_CHARS, clean_question
 
 runner = CliRunner()

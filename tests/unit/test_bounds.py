@@ -15,7 +15,8 @@ import zipfile
 import docx
 import pytest
 
-from crag_core.clients.knowledge_base import KnowledgeBase, NewDocument
+from crag_core.clients.chroma import NewDocument
+from crag_core.clients.knowledge_base import KnowledgeBase
 from crag_core.formats import extract
 from crag_core.formats.extract import Damaged, extract_data, markdown_sections
 from tests.fakes import HashEmbeddings

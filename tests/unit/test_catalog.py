@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 from crag.run import run_question
-from crag_core.clients.filters import parse_where
 from crag_core.schema.context import Context
 from crag_core.text.catalog import (
     catalog_answer,
@@ -17,6 +16,7 @@ from crag_core.text.catalog import (
     question_scope,
     select,
 )
+from crag_core.text.filters import parse_where
 from tests.fakes import FakeRetriever, doc
 
 TODAY = dt.date(2026, 11, 26)  # a Thursday

@@ -7,7 +7,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from crag.run import run_question
-from crag_core.clients.errors import QuestionError
+from crag_core.errors import QuestionError
 from crag_core.schema.context import Context
 from graph.graph import build_graph
 from nodes.chat import earlier_turns, reply

@@ -9,9 +9,10 @@ from hypothesis import strategies as st
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
-from crag_core.clients.documents import containing, fold_numbers
 from crag_core.schema.context import Context
 from crag_core.text.citations import citation_keys, parse_citations, strip_citations
+from crag_core.text.documents import containing
+from crag_core.text.words import fold_numbers
 from graph.graph import route_after_citations
 from nodes.validate_citations import validate_citations
 from tests.fakes import KB_DOCS, WEB_DOCS

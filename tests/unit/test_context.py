@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from crag_core.clients.errors import ConfigError
+from crag_core.errors import ConfigError
 from crag_core.schema.context import Context
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from crag_core.clients.documents import format_documents, normalize, reciprocal_rank_fusion
+from crag_core.text.documents import format_documents, reciprocal_rank_fusion
+from crag_core.text.words import normalize
 from tests.fakes import doc
 
 

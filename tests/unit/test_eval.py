@@ -13,7 +13,7 @@ from crag.cli import app
 from crag.eval import harness
 from crag.eval.metrics import best, exact_match, f1, normalize_answer, percentile
 from crag.eval.squad import load_squad
-from crag_core.clients.errors import ConfigError
+from crag_core.errors import ConfigError
 from crag_core.schema.context import Context
 from tests.fakes import FakeRetriever, doc, happy_responder, make_llm
 

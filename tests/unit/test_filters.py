@@ -9,11 +9,11 @@ import pytest
 from benchmarks.sample_files import make_pdf
 from crag.ingest import ingest
 from crag.run import run_question
-from crag_core.clients.errors import ConfigError
-from crag_core.clients.filters import parse_where
 from crag_core.clients.knowledge_base import KnowledgeBase, ModeRetriever
 from crag_core.clients.services import Services
+from crag_core.errors import ConfigError
 from crag_core.schema.context import Context
+from crag_core.text.filters import parse_where
 from graph.graph import build_graph
 from tests.fakes import FakeWebSearch, HashEmbeddings, doc, happy_responder, make_llm
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from crag.ingest import document_id, ingest, split_text
-from crag_core.clients.errors import KnowledgeBaseError
-from crag_core.clients.knowledge_base import KnowledgeBase, chunk_id
+from crag_core.clients.knowledge_base import KnowledgeBase
+from crag_core.errors import KnowledgeBaseError
+from crag_core.text.documents import chunk_id
 from tests.fakes import HashEmbeddings
 
 

@@ -9,8 +9,8 @@ import openai
 import pytest
 
 import prompts
-from crag_core.clients.errors import ConfigError
 from crag_core.clients.llm import complete, score_from_logprobs, takes_grammar, yes_probability
+from crag_core.errors import ConfigError
 from crag_core.schema.context import Context
 from graph.factory import chat_model_for
 from tests.loopback import chat_completion, loopback

@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from crag_core.clients import local_model, resident
-from crag_core.clients.errors import ModelError
 from crag_core.clients.local_model import EmbeddedModel, assemble
+from crag_core.errors import ModelError
 
 
 @pytest.fixture(autouse=True)

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from crag.cli import app
 from crag.eval import harness, report
 from crag.eval.mixed import load_mixed
-from crag_core.clients.errors import ConfigError
+from crag_core.errors import ConfigError
 from crag_core.schema.context import Context
 from tests.fakes import FakeRetriever, FakeWebSearch, doc, make_llm
 

@@ -12,9 +12,9 @@ from langchain_core.messages import HumanMessage
 
 import prompts
 from benchmarks.serve import free_port
-from crag_core.clients.errors import ConfigError
 from crag_core.clients.llm import complete, yes_probability
 from crag_core.clients.model_pool import ModelPool, affinity
+from crag_core.errors import ConfigError
 from crag_core.schema.context import Context
 from graph.factory import chat_model_for
 from tests.loopback import chat_completion, loopback, streamed_completion

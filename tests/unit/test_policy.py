@@ -13,7 +13,7 @@ from crag.policy import (
     locked_fields,
     outbound,
 )
-from crag_core.clients.errors import ConfigError
+from crag_core.errors import ConfigError
 
 
 def refusal(given: dict, config: bool = False) -> Refusal:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from crag_core.clients.documents import split_sentences
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context
+from crag_core.text.sentences import split_sentences
 from nodes.refine_knowledge import GAP, refine_knowledge
 from tests.fakes import HashEmbeddings, doc, make_services
 

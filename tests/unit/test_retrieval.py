@@ -69,7 +69,7 @@ def test_hybrid_hits_found_by_keyword_carry_their_keyword_rank(kb):
 
 
 def test_hybrid_is_the_rrf_fusion_of_dense_and_keyword(kb):
-    from crag_core.clients.documents import reciprocal_rank_fusion
+    from crag_core.text.documents import reciprocal_rank_fusion
 
     q = "museum in Paris"
     dense, keyword = kb.search(q, 10, "dense"), kb.search(q, 10, "keyword")

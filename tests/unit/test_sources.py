@@ -13,8 +13,8 @@ from crag import ingest
 from crag.cli import app as cli
 from crag.indexer import graph as indexer
 from crag.web import app
-from crag_core.clients.errors import KnowledgeBaseError
-from crag_core.clients.sources import origin_of, public_source
+from crag_core.errors import KnowledgeBaseError
+from crag_core.text.sources import origin_of, public_source
 
 client = TestClient(app)
 SECRET = "server secret 5521"

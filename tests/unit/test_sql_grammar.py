@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from crag_core.clients.table_store import ColumnInfo, TableInfo
 from crag_core.text.sql_grammar import select_grammar
+from crag_core.text.table_shapes import ColumnInfo, TableInfo
 
 PENGUINS = TableInfo(
     name="penguins",

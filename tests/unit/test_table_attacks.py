@@ -14,8 +14,8 @@ import time
 import pytest
 
 from crag.ingest import ingest
-from crag_core.clients.errors import TableQueryError
 from crag_core.clients.knowledge_base import KnowledgeBase
+from crag_core.errors import TableQueryError
 from tests.fakes import HashEmbeddings
 
 ATTACKS = [

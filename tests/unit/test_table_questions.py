@@ -7,7 +7,6 @@ from typing import Any
 import pytest
 
 from crag.run import run_question
-from crag_core.clients.table_store import QueryResult
 from crag_core.schema.context import Context
 from crag_core.text.sql import (
     did_you_mean,
@@ -19,6 +18,7 @@ from crag_core.text.sql import (
     schema,
     table_plan,
 )
+from crag_core.text.table_shapes import QueryResult
 from nodes.confidence import tool_confidence
 from tests.fakes import happy_responder, make_llm, make_table_store
 

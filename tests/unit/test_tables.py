@@ -7,9 +7,9 @@ import datetime as dt
 import pytest
 
 from crag.ingest import ingest
-from crag_core.clients.errors import TableQueryError
 from crag_core.clients.knowledge_base import KnowledgeBase
 from crag_core.clients.table_store import TableStore
+from crag_core.errors import TableQueryError
 from crag_core.formats.extract import extract
 from crag_core.formats.table_rows import csv_table, safe_name, table_from_rows
 from tests.fakes import HashEmbeddings

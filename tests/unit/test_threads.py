@@ -9,7 +9,7 @@ import pytest
 import nodes
 from crag.run import run_question
 from crag.threads import check_thread_id, thread_config, thread_graph, threads_path
-from crag_core.clients.errors import ConfigError
+from crag_core.errors import ConfigError
 from crag_core.schema.context import Context
 from graph.factory import bind
 from nodes.contextualize_question import format_history

@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from crag_core.clients.errors import ConfigError, WebSearchError
 from crag_core.clients.web_providers import EncyclopediaSearch, TavilySearch, build_web_search
+from crag_core.errors import ConfigError, WebSearchError
 from tests.loopback import loopback
 
 RESULTS = {

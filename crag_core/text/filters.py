@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from crag_core.clients.errors import ConfigError
+from crag_core.errors import ConfigError
 
 TEXT_KEYS = frozenset({"source", "type", "title", "doc_id", "heading"})
 NUMBER_KEYS = frozenset({"page"})

@@ -10,11 +10,16 @@ them cannot pass itself off as instructions or close the tag early.
 from __future__ import annotations
 
 import re
-import unicodedata
 
 from langchain_core.documents import Document
 
-from crag_core.clients.sources import public_source
+from crag_core.text.sources import public_source
+from crag_core.text.words import fold_numbers, normalize
+
+
+def chunk_id(doc_id: str, index: int) -> str:
+    """The stable id of chunk ``index`` of document ``doc_id``."""
+    return f"{doc_id}__c{index:04d}"
 
 
 def doc_id(doc: Document) -> str:
@@ -25,7 +30,7 @@ def doc_id(doc: Document) -> str:
 def doc_source(doc: Document) -> str:
     """Where the document came from, as answers show it: a file's label, a URL, a name.
 
-    Never a path on the server (``crag_core.clients.sources.public_source``).
+    Never a path on the server (``crag_core.text.sources.public_source``).
     """
     return public_source(doc.metadata)
 
@@ -56,39 +61,6 @@ def format_documents(docs: list[Document], ids: list[str] | None = None) -> str:
         for label, doc in zip(labels, docs, strict=True)
     ]
     return "<documents>\n" + "\n".join(blocks) + "\n</documents>"
-
-
-def normalize(text: str) -> str:
-    """Lower-case, accent-folded, punctuation-free, single-spaced text for containment checks."""
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
-    text = re.sub(r"[^\w\s]", " ", text)
-    return " ".join(text.split())
-
-
-_UNITS = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen"
-).split()
-_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
-NUMBER_WORDS = {w: n for n, w in enumerate(_UNITS)} | {w: 20 + 10 * i for i, w in enumerate(_TENS)}
-"""Number words and their values (compounds such as "twenty five" are read by ``fold_numbers``)."""
-
-
-def fold_numbers(words: list[str]) -> list[str]:
-    """Normalized ``words`` with spelled-out numbers as digits: "twenty five" -> "25"."""
-    out: list[str] = []
-    i = 0
-    while i < len(words):
-        value = NUMBER_WORDS.get(words[i])
-        after = NUMBER_WORDS.get(words[i + 1]) if i + 1 < len(words) else None
-        if value is not None and value >= 20 and after is not None and 0 < after < 10:
-            out.append(str(value + after))  # "twenty five": one number
-            i += 2
-        else:
-            out.append(words[i] if value is None else str(value))
-            i += 1
-    return out
 
 
 def containing(span: str, docs: list[Document]) -> list[int]:
@@ -130,28 +102,3 @@ def reciprocal_rank_fusion(rankings: list[list[Document]], k: int = 60) -> list[
             first_seen.setdefault(key, doc)
     order = sorted(scores, key=lambda key: -scores[key])  # stable: ties keep first-seen order
     return [first_seen[key] for key in order]
-
-
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
-_ABBREVIATION = re.compile(
-    r"(?:\b(?:Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|Mt|Ft|No|Nos|vs|etc|approx|ca|e\.g|i\.e|U\.S|"
-    r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)|\b[A-Z])\.$"
-)
-
-
-def split_sentences(text: str) -> list[str]:
-    """``text``'s sentences (not split after "Dr.", "U.S.", initials...)."""
-    found: list[str] = []
-    for piece in _SENTENCE_END.split(text.strip()):
-        # Only the end can hold the abbreviation (at most 8 characters and a word boundary):
-        # searching the whole sentence each time was quadratic in a run of "A. B. C. …".
-        if found and _ABBREVIATION.search(found[-1][-16:]):
-            found[-1] += " " + piece
-        elif piece.strip():
-            found.append(piece.strip())
-    return found
-
-
-def plural(count: int, noun: str, nouns: str | None = None) -> str:
-    """``count`` and the noun in its number: "1 chunk", "2 chunks", "0 chunks"."""
-    return f"{count} {noun if count == 1 else nouns or noun + 's'}"

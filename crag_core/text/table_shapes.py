@@ -1,0 +1,110 @@
+"""A table as crag holds it: read from a file, stored, described, queried; and as JSON.
+
+The shapes only (no I/O): ``crag_core.clients.table_store`` writes and queries them, the
+readers in ``crag_core.formats.table_rows`` make them, the SQL rules in ``crag_core.text.sql``
+and ``sql_grammar`` write prompts and grammars from them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+Cell = int | float | str | None
+
+ALLOWED_FUNCTIONS = frozenset(
+    """
+    abs avg coalesce count date datetime group_concat ifnull iif instr julianday length like
+    lower ltrim max min nullif replace round rtrim strftime substr substring sum time total
+    trim upper cast glob
+    """.split()
+)
+"""The SQL functions a query may call (no ``load_extension``, ``zeroblob``, ``randomblob``…)."""
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column as read from a file: its safe name, the file's name for it, and its type.
+
+    ``type``: ``INTEGER``, ``REAL``, ``DATE`` (ISO text) or ``TEXT``.
+    """
+
+    name: str
+    original: str
+    type: str
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table as read from a file: a safe name, its sheet ("" for a CSV), columns, rows.
+
+    ``name`` comes from the file's name and the sheet's; ``rows[i]`` is the file's row
+    ``row_numbers[i]`` (1-based, the header row counted), so an answer can cite the rows it
+    used.
+    """
+
+    name: str
+    sheet: str
+    columns: tuple[Column, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+    row_numbers: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ColumnInfo:
+    """A stored column: safe name, the file's name for it, type, and its values if few."""
+
+    name: str
+    original: str
+    type: str
+    distinct: int
+    values: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    """A stored table and where it came from."""
+
+    name: str
+    doc_id: str
+    label: str
+    sheet: str
+    rows: int
+    columns: tuple[ColumnInfo, ...]
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    """What a query returned: column names, rows, whether rows were cut, the tables read."""
+
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+    truncated: bool
+    tables: tuple[str, ...]
+
+
+def table_json(table: Table) -> str:
+    """``table`` as JSON text (how a shared store keeps it on the server)."""
+    columns = [[c.name, c.original, c.type] for c in table.columns]
+    return json.dumps(
+        {
+            "name": table.name,
+            "sheet": table.sheet,
+            "columns": columns,
+            "rows": table.rows,
+            "row_numbers": table.row_numbers,
+        },
+        ensure_ascii=False,
+    )
+
+
+def table_from_json(text: str) -> Table:
+    """The ``Table`` that ``table_json`` wrote."""
+    data = json.loads(text)
+    return Table(
+        name=str(data["name"]),
+        sheet=str(data["sheet"]),
+        columns=tuple(Column(*map(str, c)) for c in data["columns"]),
+        rows=tuple(tuple(row) for row in data["rows"]),
+        row_numbers=tuple(int(n) for n in data["row_numbers"]),
+    )

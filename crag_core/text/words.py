@@ -1,0 +1,56 @@
+"""Words as crag compares them: normalized, numbers folded, common words set aside, counted."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Words too common to rank by; without this, "the" alone matches nearly every chunk.
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself no nor not now of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself
+    yourselves""".split()
+)
+
+
+def normalize(text: str) -> str:
+    """Lower-case, accent-folded, punctuation-free, single-spaced text for containment checks."""
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
+    text = re.sub(r"[^\w\s]", " ", text)
+    return " ".join(text.split())
+
+
+_UNITS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen"
+).split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+NUMBER_WORDS = {w: n for n, w in enumerate(_UNITS)} | {w: 20 + 10 * i for i, w in enumerate(_TENS)}
+"""Number words and their values (compounds such as "twenty five" are read by ``fold_numbers``)."""
+
+
+def fold_numbers(words: list[str]) -> list[str]:
+    """Normalized ``words`` with spelled-out numbers as digits: "twenty five" -> "25"."""
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        value = NUMBER_WORDS.get(words[i])
+        after = NUMBER_WORDS.get(words[i + 1]) if i + 1 < len(words) else None
+        if value is not None and value >= 20 and after is not None and 0 < after < 10:
+            out.append(str(value + after))  # "twenty five": one number
+            i += 2
+        else:
+            out.append(words[i] if value is None else str(value))
+            i += 1
+    return out
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """``count`` and the noun in its number: "1 chunk", "2 chunks", "0 chunks"."""
+    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
