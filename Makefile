@@ -25,7 +25,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-integration lint graph-diagram clean
+.PHONY: bench-cache-threshold bench-encoder bench-converters bench-keyword-sync bench-prompt-layout bench-whole-answers calibrate-confidence setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-integration lint graph-diagram clean
 
 setup: $(STAMP) model
 
@@ -127,60 +127,60 @@ browser:
 # first streamed token and to the answer, cold and warm; and the screenshot in the README.
 bench-page: setup dev browser
 	$(BIN)/crag ingest demo/corpus
-	$(BIN)/python -m benchmarks.page --collection crag --out docs/benchmarks/page \
+	$(BIN)/python -m benchmarks.measurements.page --collection crag --out docs/benchmarks/page \
 		--screenshot docs/ui.png
 
 # Retrieval quality and latency on SQuAD (no LLM): dense vs keyword vs hybrid.
 bench-retrieval: setup dev
-	$(BIN)/python -m benchmarks.retrieval --dataset $(SQUAD) --out docs/benchmarks
+	$(BIN)/python -m benchmarks.measurements.retrieval --dataset $(SQUAD) --out docs/benchmarks
 
 # The similarity floor before grading (no LLM): gold kept vs off-topic chunks graded, per policy.
 bench-floor: setup dev
-	$(BIN)/python -m benchmarks.floor --dataset $(SQUAD) --out docs/benchmarks
+	$(BIN)/python -m benchmarks.measurements.floor --dataset $(SQUAD) --out docs/benchmarks
 
 # Throughput and latency at 1/4/8 users on shared services (Chroma server, PostgreSQL, model
 # server with 1 or 4 slots, 1 or 2 `langgraph dev` processes), all on loopback: ~25 min.
 bench-load: setup dev
-	$(BIN)/python -m benchmarks.load --squad $(SQUAD) --out out/load
+	$(BIN)/python -m benchmarks.measurements.load --squad $(SQUAD) --out out/load
 
 # Routing: a hand-labelled set of 98 inputs; follow-ups routed by the graph with the model (~3 min).
 bench-routing: setup dev
-	$(BIN)/python -m benchmarks.routing --squad $(SQUAD) --out docs/benchmarks/routing.md
+	$(BIN)/python -m benchmarks.measurements.routing --squad $(SQUAD) --out docs/benchmarks/routing.md
 
 # Multi-part questions (two SQuAD dev questions joined): naive RAG, the graph without and with
 # decomposition, each in its own process, in rounds of 15; and the cost per route (~75 min).
 bench-multi-part: setup dev
-	$(BIN)/python -m benchmarks.multi_part --squad $(SQUAD) --out docs/benchmarks/multi-part
+	$(BIN)/python -m benchmarks.measurements.multi_part --squad $(SQUAD) --out docs/benchmarks/multi-part
 
 # Table, catalog and look-up questions over public tables and the demo paragraphs: naive RAG,
 # the graph with its tools off, and as shipped (TOOLS_FLAGS="--per-template 3" for a sample).
 TOOLS_FLAGS ?=
 bench-tools: setup dev
-	$(BIN)/python -m benchmarks.tools run --out docs/benchmarks/tools $(TOOLS_FLAGS)
+	$(BIN)/python -m benchmarks.measurements.tools run --out docs/benchmarks/tools $(TOOLS_FLAGS)
 
 # The SQL of the table questions: a plain schema prompt vs the shipped prompt, free and under
 # the grammar of real names (one query each; SQL_SPLIT=calibration to choose).
 SQL_SPLIT ?= test
 bench-tools-sql: setup dev
-	$(BIN)/python -m benchmarks.tools_sql --split $(SQL_SPLIT) --out docs/benchmarks/tools/sql-$(SQL_SPLIT)
+	$(BIN)/python -m benchmarks.measurements.tools_sql --split $(SQL_SPLIT) --out docs/benchmarks/tools/sql-$(SQL_SPLIT)
 
 # Hostile questions (delete, drop, attach, read files, follow a table's own text) through the
 # graph with the embedded model, with and without the grammar: writes, files, secrets.
 bench-table-attacks: setup dev
-	$(BIN)/python -m benchmarks.table_attacks --out docs/benchmarks/tools/attacks
+	$(BIN)/python -m benchmarks.measurements.table_attacks --out docs/benchmarks/tools/attacks
 
 # What a host's copy of a shared store's tables costs (a Chroma server on loopback).
 bench-shared-tables: setup dev
-	$(BIN)/python -m benchmarks.shared_tables --out docs/benchmarks/shared-tables.md
+	$(BIN)/python -m benchmarks.measurements.shared_tables --out docs/benchmarks/shared-tables.md
 
 # Nested questions (one question, two look-ups): naive RAG, the graph answering them as one,
 # and in steps; each pipeline in its own process (about 45 minutes).
 bench-nested: setup dev
-	$(BIN)/python -m benchmarks.nested --squad $(SQUAD) --out docs/benchmarks/nested
+	$(BIN)/python -m benchmarks.measurements.nested --squad $(SQUAD) --out docs/benchmarks/nested
 
 # Ingest throughput (no LLM): chunks/s file by file vs batched, and MiniLM alone as the bound.
 bench-ingest: setup dev
-	$(BIN)/python -m benchmarks.ingest --dataset $(SQUAD) --out docs/benchmarks
+	$(BIN)/python -m benchmarks.measurements.ingest --dataset $(SQUAD) --out docs/benchmarks
 
 # Start-up of short commands, this checkout against an earlier one (BEFORE, run with
 # BEFORE_PYTHON: a Python with that checkout's requirements), alternating, medians of 5.
@@ -189,12 +189,51 @@ BEFORE_COMMIT ?= 35d6d4e
 BEFORE_PYTHON ?= $(CURDIR)/$(BIN)/python
 bench-startup: setup dev
 	test -d $(BEFORE) || git worktree add -f $(BEFORE) $(BEFORE_COMMIT)
-	$(BIN)/python -m benchmarks.startup --before $(BEFORE) --python-before $(BEFORE_PYTHON) \
+	$(BIN)/python -m benchmarks.measurements.startup --before $(BEFORE) --python-before $(BEFORE_PYTHON) \
 		--out docs/benchmarks/startup.md
 
 # Which library extracts PDF, HTML and Word text (quality, structure, speed) on files it makes.
 bench-extraction: $(DEV_STAMP)
-	$(BIN)/python -m benchmarks.extraction --out docs/benchmarks
+	$(BIN)/python -m benchmarks.measurements.extraction --out docs/benchmarks
+
+# The answer cache's similarity threshold on SQuAD question pairs (no LLM).
+bench-cache-threshold: setup dev
+	$(BIN)/python -m benchmarks.measurements.cache_threshold --dataset $(SQUAD) --out docs/benchmarks
+
+# The retrieval encoder: MiniLM on onnxruntime against sentence-transformers on torch (both
+# must be installed beside crag: torch's CPU build, then sentence-transformers).
+bench-encoder: setup dev
+	$(BIN)/python -m benchmarks.measurements.encoder --dataset $(SQUAD) --out docs/benchmarks
+
+# Converters for slides, sheets, books and notebooks: each candidate in its own environment,
+# named CONVERTERS_FLAGS="--venv NAME=PATH ..." (crag's own reader is always measured).
+CONVERTERS_FLAGS ?=
+bench-converters: $(DEV_STAMP)
+	$(BIN)/python -m benchmarks.measurements.converters $(CONVERTERS_FLAGS) --out docs/benchmarks
+
+# What a shared store's keyword copy costs: the check per search, catching up (`chroma run`).
+bench-keyword-sync: setup dev
+	$(BIN)/python -m benchmarks.measurements.keyword_sync --squad $(SQUAD)
+
+# Five layouts of the generator's prompt, one call each, on LAYOUT_N calibration questions.
+LAYOUT_N ?= 140
+LAYOUT_OUT ?= out/layout
+bench-prompt-layout: setup dev
+	$(BIN)/python -m benchmarks.measurements.prompt_layout run cal $(LAYOUT_N) $(LAYOUT_OUT)/cal.jsonl
+	$(BIN)/python -m benchmarks.measurements.prompt_layout report $(LAYOUT_OUT)
+
+# What `whole_answer` does to the answers of recorded runs (no model): WHOLE_RUNS=<predictions>.
+WHOLE_RUNS ?= $(wildcard $(MIXED_OUT)/crag/predictions.jsonl)
+bench-whole-answers: $(DEV_STAMP)
+	$(BIN)/python -m benchmarks.measurements.whole_answers $(WHOLE_RUNS) --out docs/benchmarks/whole-answers.md
+
+# The answer confidence: fit on calibration records (writes nodes/confidence.json), then the
+# report on a test run's predictions (CONFIDENCE_TEST).
+CONFIDENCE_RECORDS ?= docs/benchmarks/confidence/calibration-records.jsonl
+CONFIDENCE_TEST ?= $(MIXED_OUT)/crag/predictions.jsonl
+calibrate-confidence: setup dev
+	$(BIN)/python -m benchmarks.calibration.confidence fit $(CONFIDENCE_RECORDS)
+	$(BIN)/python -m benchmarks.calibration.confidence report $(CONFIDENCE_TEST) --name test
 
 # CRAG vs naive RAG on EVAL_LIMIT SQuAD questions with the embedded model, in one run question by
 # question (resumable; each pipeline in its own process, so neither inherits the other's
@@ -228,20 +267,20 @@ MIXED_OUT ?= out/mixed
 MIXED_PER_CATEGORY ?= 50
 
 mixed-dataset: $(STAMP)
-	$(BIN)/python -m benchmarks.mixed_dataset --squad $(SQUAD) --encyclopedia $(ENCYCLOPEDIA) \
+	$(BIN)/python -m benchmarks.calibration.mixed_dataset --squad $(SQUAD) --encyclopedia $(ENCYCLOPEDIA) \
 		--out benchmarks/data
 
 calibrate: setup dev
-	$(BIN)/python -m benchmarks.evidence_probe benchmarks/data/mixed-calibration.json.gz \
+	$(BIN)/python -m benchmarks.calibration.evidence_probe benchmarks/data/mixed-calibration.json.gz \
 		--out $(MIXED_OUT)/probe
-	$(BIN)/python -m benchmarks.decisions $(MIXED_OUT)/probe/probe.jsonl --out docs/benchmarks/mixed
+	$(BIN)/python -m benchmarks.calibration.decisions $(MIXED_OUT)/probe/probe.jsonl --out docs/benchmarks/mixed
 
 # The same probe with retrieval as naive RAG's (no similarity floor), re-probing only the
 # questions whose chunks the floor changes; then the replay on it.
 calibrate-no-floor: setup dev
-	$(BIN)/python -m benchmarks.evidence_probe benchmarks/data/mixed-calibration.json.gz \
+	$(BIN)/python -m benchmarks.calibration.evidence_probe benchmarks/data/mixed-calibration.json.gz \
 		--no-floor --reuse docs/benchmarks/mixed/calibration-probe.jsonl --out $(MIXED_OUT)/probe-no-floor
-	$(BIN)/python -m benchmarks.decisions $(MIXED_OUT)/probe-no-floor/probe.jsonl \
+	$(BIN)/python -m benchmarks.calibration.decisions $(MIXED_OUT)/probe-no-floor/probe.jsonl \
 		--out docs/benchmarks/mixed/no-floor
 
 eval-mixed: setup dev
@@ -257,12 +296,12 @@ SMALL_GRADER := local:qwen2.5-0.5b
 
 bench-tiering: setup dev model-small
 	CRAG_ANSWER_CACHE=false CRAG_GRADER_MODEL=$(SMALL_GRADER) $(BIN)/python -m \
-		benchmarks.evidence_probe benchmarks/data/mixed-calibration.json.gz --out $(TIERING_OUT)/probe
-	$(BIN)/python -m benchmarks.decisions $(TIERING_OUT)/probe/probe.jsonl --out docs/benchmarks/tiering
+		benchmarks.calibration.evidence_probe benchmarks/data/mixed-calibration.json.gz --out $(TIERING_OUT)/probe
+	$(BIN)/python -m benchmarks.calibration.decisions $(TIERING_OUT)/probe/probe.jsonl --out docs/benchmarks/tiering
 	CRAG_ANSWER_CACHE=false $(BIN)/crag eval --format mixed \
 		--dataset benchmarks/data/mixed-test.json.gz --per-category $(TIERING_PER_CATEGORY) \
 		--pipeline crag --out $(TIERING_OUT)/test --variant "tiered:grader_model=$(SMALL_GRADER),$$( \
-		$(BIN)/python -m benchmarks.decisions $(TIERING_OUT)/probe/probe.jsonl --settings)"
+		$(BIN)/python -m benchmarks.calibration.decisions $(TIERING_OUT)/probe/probe.jsonl --settings)"
 	$(BIN)/crag eval-report $(TIERING_OUT)/test/crag $(TIERING_OUT)/test/tiered \
 		--out docs/benchmarks/tiering
 

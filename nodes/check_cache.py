@@ -10,6 +10,7 @@ from langgraph.runtime import Runtime
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Source, Update
+from nodes.cached import scope
 from nodes.common import question_of, reports
 
 
@@ -18,12 +19,6 @@ def describe(update: Mapping[str, Any]) -> str:
     if update.get("cache_hit"):
         return f"cache hit (similarity {update['cache_similarity']:.3f})"
     return "no stored answer" if "cache_similarity" in update else "cache off"
-
-
-def scope(ctx: Context, services: Services) -> str:
-    """Where stored answers are valid: this collection, at its version, with these settings."""
-    version = services.collection_version() if services.collection_version else 0
-    return f"{ctx.collection}:{version}:{ctx.answer_key()}"
 
 
 @reports(describe)

@@ -9,10 +9,10 @@ from langgraph.runtime import Runtime
 
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
-from crag_core.schema.state import Attempt, RAGState, Source, Update, Withheld
+from crag_core.schema.state import Attempt, RAGState, Update, Withheld
 from nodes.answers import NO_ANSWER, answer_summary, current_attempt, is_no_answer
-from nodes.check_cache import scope
-from nodes.common import question_of, reports
+from nodes.cached import remember
+from nodes.common import reports
 from nodes.confidence import confidence
 
 INGEST_HINT = (
@@ -56,8 +56,8 @@ def choose_answer(
     An answer that no check confirmed is a guess, so it is not the answer: the answer is the
     no-answer reply, and a warning names the best unverified attempt (grounded counts most,
     then relevant) so the caller can still see it. An answer that passed is stored in the
-    answer cache (when ``services`` has one). When the collection had nothing to search, the
-    reply says so instead of "I don't know.".
+    answer cache (``nodes.cached.remember``, when ``services`` has one). When the collection
+    had nothing to search, the reply says so instead of "I don't know.".
     """
     ctx = context_of(runtime)
     current = current_attempt(state)
@@ -96,20 +96,3 @@ def choose_answer(
         "warnings": warnings,
         "withheld": withheld,
     }
-
-
-def remember(
-    state: RAGState,
-    ctx: Context,
-    services: Services,
-    answer: str,
-    sources: list[Source],
-    given: float | None,
-) -> None:
-    """Store an answer that passed its checks, for the same question asked again."""
-    if not ctx.answer_cache or services.cache is None or services.embeddings is None:
-        return
-    question = question_of(state)
-    vector = services.embeddings.embed_query(question)
-    stored = [dict(s) for s in sources]
-    services.cache.store(scope(ctx, services), question, vector, answer, stored, given)

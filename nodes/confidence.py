@@ -9,7 +9,7 @@ question asks for (``crag_core.text.answer_type``), the rank of the first eviden
 that holds it, and whether the evaluator and the sentence's judge agree. ``confidence`` turns
 the fitted ones into P(right)
 with a logistic model fitted on the mixed benchmark's calibration split
-(``benchmarks/confidence.py`` writes ``confidence.json``).
+(``benchmarks/calibration/confidence.py`` writes ``confidence.json``).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ FIT = Path(__file__).with_name("confidence.json")
 """The fitted model: feature names, weights, intercept, and what it was fitted on."""
 TOOL_FIT = Path(__file__).with_name("tool_confidence.json")
 """The tools' answers counted on the tools benchmark's calibration split, by kind
-(``benchmarks/tools.py fit`` writes it)."""
+(``benchmarks/measurements/tools.py fit`` writes it)."""
 
 
 def signals(state: RAGState, answer: str) -> dict[str, float | None]:

@@ -8,7 +8,7 @@ telephone?", "Tell me about the Ottoman Empire"). A clause is small talk when it
 small-talk example is close (``MIN_SIMILARITY``) and closer than its nearest question by
 ``MARGIN``, unless it asks a question that is not about the assistant ("Where is it displayed
 today?"); a message is small talk when every clause is. ``MIN_SIMILARITY`` and ``MARGIN``
-were chosen on the examples alone (leave-one-out, ``benchmarks.routing``), never on the
+were chosen on the examples alone (leave-one-out, ``benchmarks.measurements.routing``), never on the
 held-out set the routing benchmark reports.
 """
 

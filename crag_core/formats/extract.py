@@ -1,15 +1,18 @@
 """Text out of the files people keep: every type of ``FILE_TYPES``.
 
-``extract(path)`` returns the document's title, its type and its text as sections that keep
-the file's own structure: a PDF's pages (``page``), or the heading path of Markdown, HTML and
-Word documents (``heading``, e.g. "Install > Linux"). A file that has no usable text raises
+``extract(path)`` returns the document's title, its type and its text as sections that keep the
+file's own structure: a PDF's pages (``page``), or the heading path of Markdown, HTML and Word
+documents (``heading``, e.g. "Install > Linux"). A file that has no usable text raises
 ``Unextractable`` with the reason (encrypted, no text layer, binary, not UTF-8, empty…); a
 damaged or hostile one raises ``Damaged``: its reader failed, or it went past a bound (an
-archive's size and member count checked before unpacking, the text's length). Markdown is
-read line by line, in time linear in its length whatever it holds.
+archive's size and member count checked before unpacking, the text's length). Markdown is read
+line by line, in time linear in its length whatever it holds.
 
-Libraries (chosen by ``benchmarks/extraction.py``, results in docs/benchmarks/extraction.md):
-pypdf for PDF text layers, BeautifulSoup (lxml parser) for HTML, python-docx for Word.
+Libraries (``READERS`` maps each type to its reader): pypdf for PDF text layers, BeautifulSoup
+(lxml parser) for HTML, python-docx for Word (chosen by
+``benchmarks/measurements/extraction.py``); markitdown for slides, CSV, EPUB and notebooks
+(chosen by ``benchmarks/measurements/converters.py``), openpyxl for workbooks, docutils for
+reStructuredText; plain text and Markdown are read here.
 """
 
 from __future__ import annotations

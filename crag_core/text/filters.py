@@ -1,11 +1,12 @@
 """Metadata filters: ``type=pdf,modified>=2026-01-01`` as a Chroma ``where`` filter.
 
 Conditions are ``key OP value`` joined by commas, all of which must hold. Keys are the chunk
-metadata ingestion records: ``source`` (the file's absolute path), ``type`` (text, markdown,
-pdf, html, docx), ``title``, ``doc_id``, ``heading``, ``page``, and the dates ``modified``
-(the file's) and ``ingested``. Operators: ``=`` and ``!=`` for every key (``type=csv|xlsx``:
-one of several values); ``>=``, ``<=``, ``>`` and ``<`` for ``page`` and the dates, which are
-written ``YYYY-MM-DD`` (UTC midnight).
+metadata ingestion records: ``source`` (the file's absolute path), ``type`` (a type of
+``crag_core.formats.extract.FILE_TYPES``: ``pdf``, ``xlsx``, ``notebook``...), ``title``,
+``doc_id``, ``heading``, ``page``, and the dates ``modified`` (the file's) and ``ingested``.
+Operators: ``=`` and ``!=`` for every key (``type=csv|xlsx``: one of several values); ``>=``,
+``<=``, ``>`` and ``<`` for ``page`` and the dates, which are written ``YYYY-MM-DD`` (UTC
+midnight).
 """
 
 from __future__ import annotations

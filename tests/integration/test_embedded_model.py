@@ -250,8 +250,8 @@ def test_crag_model_server_with_two_slots_serves_another_process(demo_kb, tmp_pa
     """The embedded model as its own server (two parallel slots), used by a CLI process."""
     import urllib.request
 
-    from benchmarks.serve import clean_env
-    from benchmarks.shared_services import model_server
+    from benchmarks.fixtures.serve import clean_env
+    from benchmarks.fixtures.shared_services import model_server
 
     with model_server(tmp_path, slots=2) as server:
         with urllib.request.urlopen(f"{server.url}/slots", timeout=10) as reply:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.serve import ROOT, Server, clean_env, langgraph_dev
+from benchmarks.fixtures.serve import ROOT, Server, clean_env, langgraph_dev
 from tests.loopback import loopback, scripted_model
 
 BIN = Path(sys.executable).parent

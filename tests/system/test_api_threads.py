@@ -15,7 +15,7 @@ import pytest
 from langgraph_sdk import get_sync_client
 from langgraph_sdk.errors import NotFoundError
 
-from benchmarks.shared_services import postgres_server, redis_server, shared_api_server
+from benchmarks.fixtures.shared_services import postgres_server, redis_server, shared_api_server
 from tests.system.conftest import ANSWER, SECRETS, base_env
 
 pytestmark = pytest.mark.system

@@ -27,7 +27,7 @@ from typing import Any
 import httpx
 import pytest
 
-from benchmarks.serve import ROOT, Server, langgraph_dev
+from benchmarks.fixtures.serve import ROOT, Server, langgraph_dev
 from tests.loopback import chat_completion, loopback
 from tests.system.conftest import SECRETS, base_env, crag
 from tests.system.test_model_servers import model_server
@@ -471,7 +471,7 @@ async function attempt(name, request) {
 
 
 def test_a_page_on_another_origin_cannot_drive_the_open_server(open_server: Server):
-    from benchmarks.browser import offline_page
+    from benchmarks.fixtures.browser import offline_page
 
     attacker = Site(
         {"/": (200, {"Content-Type": "text/html"}, (ATTACK_PAGE % open_server.url).encode())}

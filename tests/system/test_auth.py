@@ -15,8 +15,8 @@ import pytest
 from langgraph_sdk import get_sync_client
 from langgraph_sdk.errors import NotFoundError
 
-from benchmarks.browser import offline_page
-from benchmarks.serve import Server, langgraph_dev
+from benchmarks.fixtures.browser import offline_page
+from benchmarks.fixtures.serve import Server, langgraph_dev
 from tests.loopback import langsmith_recorder, traced_runs
 from tests.system.conftest import ANSWER, SECRETS, base_env
 from tests.system.test_model_servers import model_server

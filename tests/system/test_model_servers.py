@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.serve import free_port
+from benchmarks.fixtures.serve import free_port
 from tests.system.conftest import ANSWER, BIN, ROOT, base_env
 
 pytestmark = pytest.mark.system

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.shared_services import private_models
+from benchmarks.fixtures.shared_services import private_models
 from crag_core.clients import local_model
 from tests.system.conftest import BIN, base_env, crag
 

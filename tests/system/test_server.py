@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from langgraph_sdk import get_sync_client
 
-from benchmarks.serve import Server
+from benchmarks.fixtures.serve import Server
 from tests.fakes import KB_PATH
 from tests.system.conftest import ANSWER
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.shared_services import Process, chroma_server
+from benchmarks.fixtures.shared_services import Process, chroma_server
 from crag_core.clients.chroma import NewDocument, collection_names
 from crag_core.clients.knowledge_base import KnowledgeBase
 from crag_core.formats.table_rows import table_from_rows
@@ -190,7 +190,7 @@ def test_sigkill_mid_ingest_into_the_server_then_rerun_stores_every_file_once(ch
 
 
 def test_a_chroma_server_that_is_down_is_a_clear_error(tmp_path):
-    from benchmarks.serve import free_port
+    from benchmarks.fixtures.serve import free_port
 
     env = base_env(
         tmp_path, CRAG_CHROMA_URL=f"http://127.0.0.1:{free_port()}", CRAG_SERVICE_TIMEOUT_S="3"
@@ -205,7 +205,7 @@ CHROMA_TOKEN = "tok-chroma-5e8a1f"
 
 
 def test_the_chroma_server_behind_its_token_refuses_a_client_without_it(chroma, tmp_path):
-    from benchmarks.shared_services import chroma_proxy
+    from benchmarks.fixtures.shared_services import chroma_proxy
     from crag_core.errors import KnowledgeBaseError
 
     with chroma_proxy(tmp_path / "proxy", chroma.url, CHROMA_TOKEN) as proxy:

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
-from benchmarks.serve import free_port
-from benchmarks.shared_services import Process, chroma_server, postgres_server
+from benchmarks.fixtures.serve import free_port
+from benchmarks.fixtures.shared_services import Process, chroma_server, postgres_server
 from tests.system.conftest import ANSWER, base_env, crag, scripted_env
 
 pytestmark = pytest.mark.system

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import nodes.confidence as confidence_module
-from benchmarks import confidence as bench
-from benchmarks import tools
+from benchmarks.calibration import confidence as bench
+from benchmarks.measurements import tools
 from crag.eval.metrics import truthfulness
 from crag.eval.records import read_records
 from crag.run import run_question

@@ -60,3 +60,52 @@ def test_the_wiring_docstring_names_every_node():
     doc = wiring.__doc__ or ""
     nodes = set(wiring.graph.get_graph().nodes) - {"__start__", "__end__"}
     assert {n for n in nodes if not re.search(rf"\b{n}\b", doc)} == set()
+
+
+def test_the_readme_gives_one_time_for_make_test():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    times = re.findall(r"\b\d+m\d\ds\b|\b\d+ minutes\b", readme)
+    said = [t for t in times if not re.search(rf"\({re.escape(t)} of tests", readme)]
+    assert len(said) == 1, f"`make test`'s time is given as {said}: give it once, under Tests"
+
+
+def test_a_page_that_speaks_of_a_generated_diagram_has_one_or_links_it():
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        for line in text.splitlines():
+            if re.match(r"^Generated from the compiled graph", line):
+                assert "```mermaid" in text, f"{page.name} introduces a diagram it does not have"
+
+
+def test_docs_architecture_names_every_module_of_nodes():
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    modules = [p.name for p in (ROOT / "nodes").iterdir() if p.suffix in (".py", ".json")]
+    missing = [m for m in modules if m != "__init__.py" and f"`{m}`" not in page]
+    assert missing == []
+
+
+def test_the_file_types_listed_are_those_crag_reads():
+    from crag_core.formats.extract import FILE_TYPES
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    listed = re.search(r"^Files \(((?:\.\w+ ?)+)\)", readme, re.M)
+    assert listed, "README lost its list of file types"
+    kinds = {FILE_TYPES[s] for s in listed.group(1).split()}
+    assert kinds == set(FILE_TYPES.values())
+    count = len(set(FILE_TYPES.values()))
+    for page in [ROOT / "README.md", ROOT / "docs" / "architecture.md"]:
+        for said in re.findall(r"(\d+) file types", page.read_text(encoding="utf-8")):
+            assert int(said) == count, f"{page.name} says {said} file types; crag reads {count}"
+
+
+def test_every_benchmark_has_a_make_target():
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    runnable = [
+        f"benchmarks.{p.parent.name}.{p.stem}"
+        for shelf in ("calibration", "measurements")
+        for p in (ROOT / "benchmarks" / shelf).glob("*.py")
+        if "__main__" in p.read_text(encoding="utf-8")
+    ]
+    assert runnable and [m for m in runnable if f"-m {m} " not in makefile] == []
+    for p in (ROOT / "benchmarks" / "fixtures").glob("*.py"):  # started by others, never run
+        assert "__main__" not in p.read_text(encoding="utf-8"), p.name

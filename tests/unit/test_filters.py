@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.sample_files import make_pdf
+from benchmarks.fixtures.sample_files import make_pdf
 from crag.ingest import ingest
 from crag.run import run_question
 from crag_core.clients.knowledge_base import KnowledgeBase, ModeRetriever

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from benchmarks.sample_files import (
+from benchmarks.fixtures.sample_files import (
     NOISE_WORDS,
     make_csv,
     make_docx,

@@ -6,7 +6,7 @@ import json
 
 from typer.testing import CliRunner
 
-from benchmarks.sample_files import make_pdf
+from benchmarks.fixtures.sample_files import make_pdf
 from crag.cli import app
 
 runner = CliRunner()

@@ -229,7 +229,7 @@ def test_cli_eval_mixed_end_to_end(hash_kb, fake_services, tiny, tmp_path):
     assert CliRunner().invoke(app, ["eval", "--format", "tsv"]).exit_code == 2
 
 
-# The evidence probe and the decision replay (benchmarks/evidence_probe.py, decisions.py) ----
+# The evidence probe and the decision replay (benchmarks/calibration/) ----
 
 
 def probe_responder(prompt: str, text: str) -> Any:
@@ -252,7 +252,7 @@ def probe_responder(prompt: str, text: str) -> Any:
 def test_the_probe_scores_answers_and_checks_each_evidence_set(
     hash_kb, fake_services, tiny, tmp_path
 ):
-    from benchmarks.evidence_probe import run
+    from benchmarks.calibration.evidence_probe import run
 
     fake_services(
         llm=make_llm(probe_responder), retriever=FakeRetriever(KB), web=FakeWebSearch(WEB)
@@ -278,7 +278,7 @@ def test_the_probe_scores_answers_and_checks_each_evidence_set(
 
 
 def test_a_reprobe_copies_what_its_chunks_cannot_change(hash_kb, fake_services, tiny, tmp_path):
-    from benchmarks.evidence_probe import run
+    from benchmarks.calibration.evidence_probe import run
 
     fake_services(
         llm=make_llm(probe_responder), retriever=FakeRetriever(KB), web=FakeWebSearch(WEB)
@@ -308,7 +308,7 @@ def probed(category: str, kb_score: float | None, union_score: float, web_score:
 
 
 def test_the_replay_applies_the_three_thresholds_as_the_graph_does():
-    from benchmarks.decisions import Rule, outcome
+    from benchmarks.calibration.decisions import Rule, outcome
 
     rule = Rule(correct_threshold=0.6, incorrect_threshold=0.4, evidence_threshold=0.5)
     right = (1.0, False, "yes")
@@ -338,7 +338,7 @@ def test_the_replay_applies_the_three_thresholds_as_the_graph_does():
 
 
 def test_the_replay_chooses_the_best_rule_that_keeps_abstaining():
-    from benchmarks.decisions import MIN_ABSTENTION, choose
+    from benchmarks.calibration.decisions import MIN_ABSTENTION, choose
 
     right = (1.0, False, "yes")
     said = (0.0, False, "yes")  # an answer to a question nobody can answer
@@ -363,7 +363,7 @@ def test_the_replay_chooses_the_best_rule_that_keeps_abstaining():
 
 
 def test_the_replay_turns_the_answer_check_on_only_where_it_separates(tmp_path, monkeypatch):
-    from benchmarks import decisions
+    from benchmarks.calibration import decisions
 
     right, said = (1.0, False, "yes"), (0.0, False, "yes")
     records = [probed("in_kb", 0.8, 0.8, 0.2, kb=right) for _ in range(10)] + [
@@ -383,7 +383,7 @@ def test_the_replay_turns_the_answer_check_on_only_where_it_separates(tmp_path, 
 
 
 def test_the_replay_compares_actions_the_graph_does_not_take():
-    from benchmarks.decisions import (
+    from benchmarks.calibration.decisions import (
         AnswerFirstRule,
         KbFloorRule,
         WebFirstRule,

@@ -11,7 +11,7 @@ import pytest
 from langchain_core.messages import HumanMessage
 
 import prompts
-from benchmarks.serve import free_port
+from benchmarks.fixtures.serve import free_port
 from crag_core.clients.llm import complete, yes_probability
 from crag_core.clients.model_pool import ModelPool, affinity
 from crag_core.errors import ConfigError

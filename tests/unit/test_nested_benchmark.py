@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmarks.nested import is_right, questions
+from benchmarks.measurements.nested import is_right, questions
 
 
 def test_steps_are_scored_on_the_last_step():

@@ -155,7 +155,7 @@ def test_results_are_bounded_and_reads_are_named(kb):
 
 
 def test_the_hostile_questions_benchmark_counts_what_a_question_could_do(tmp_path):
-    from benchmarks import table_attacks
+    from benchmarks.measurements import table_attacks
 
     assert len(table_attacks.QUESTIONS) >= 50
     table_attacks.make_collection(tmp_path / "work" / "files")

@@ -1,4 +1,4 @@
-"""The tools benchmark's questions and judge (benchmarks/tools.py)."""
+"""The tools benchmark's questions and judge (benchmarks/measurements/tools.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from benchmarks.tools import QUESTIONS, filter_match, judge, rows
+from benchmarks.measurements.tools import QUESTIONS, filter_match, judge, rows
 from crag.eval.records import read_records
 
 

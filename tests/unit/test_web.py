@@ -151,7 +151,7 @@ def test_urls_are_added_through_the_page_route(hash_kb):
 
 
 def test_a_pdf_chunk_is_shown_as_its_page_drawn_by_the_server(hash_kb, tmp_path):
-    from benchmarks.sample_files import make_pdf
+    from benchmarks.fixtures.sample_files import make_pdf
 
     make_pdf(tmp_path / "report.pdf", pages=3)
     (tmp_path / "a.md").write_text("# Alpha\n\nAlpha text.")

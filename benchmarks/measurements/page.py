@@ -7,7 +7,8 @@ the first streamed token of the answer and the finished answer. The first questi
 (the model server and the embedding model start with it); the others are warm. A screenshot
 of the page after the web-fallback question is written to ``--screenshot``.
 
-    python -m benchmarks.page --collection crag --out docs/benchmarks/page --screenshot docs/ui.png
+    python -m benchmarks.measurements.page --collection crag --out docs/benchmarks/page \
+        --screenshot docs/ui.png
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import write_results
-from benchmarks.browser import offline_page
-from benchmarks.serve import langgraph_dev
+from benchmarks.fixtures.browser import offline_page
+from benchmarks.fixtures.serve import langgraph_dev
 from crag.eval.tables import markdown_table
 
 QUESTIONS = [

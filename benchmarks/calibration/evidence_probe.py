@@ -14,16 +14,18 @@ check's verdict, and the answer check's score (asked even where ``answer_thresho
 the check off, so its threshold can be chosen too). The calls of one evidence set share its
 evidence message, and ``union`` starts with the ``kb`` documents, so the model server reads
 most of it from its prompt cache. One record per question goes to ``OUT/probe.jsonl`` as soon
-as it exists (a rerun resumes); ``benchmarks.decisions`` replays decision rules on them.
+as it exists (a rerun resumes); ``benchmarks.calibration.decisions`` replays decision rules on them.
 
 ``--no-floor`` probes the knowledge base as naive RAG retrieves it (no similarity floor), so
 the replay can price the floor; with ``--reuse`` a question whose chunks the floor did not
 change is copied from an earlier probe, and every other question reuses its ``web`` part (the
 floor cannot change it) and probes only ``kb`` and ``union``.
 
-    .venv/bin/python -m benchmarks.evidence_probe benchmarks/data/mixed-calibration.json.gz \
+    .venv/bin/python -m benchmarks.calibration.evidence_probe \
+        benchmarks/data/mixed-calibration.json.gz \
         --out out/probe
-    .venv/bin/python -m benchmarks.evidence_probe benchmarks/data/mixed-calibration.json.gz \
+    .venv/bin/python -m benchmarks.calibration.evidence_probe \
+        benchmarks/data/mixed-calibration.json.gz \
         --no-floor --reuse docs/benchmarks/mixed/calibration-probe.jsonl --out out/probe-nofloor
 """
 

@@ -1,15 +1,15 @@
 """Nested questions: naive RAG, the graph answering them as one, and in two look-ups, in one run.
 
-    python -m benchmarks.nested --squad ../shared/data/squad-v1.1-dev.json.gz \
+    python -m benchmarks.measurements.nested --squad ../shared/data/squad-v1.1-dev.json.gz \
         --out docs/benchmarks/nested
 
-Questions: the ``multi_step`` rows of ``benchmarks/data/nested.jsonl`` and ``nested-2.jsonl``
-(a question that describes a thing instead of naming it: "Who coached the team that lost
-Super Bowl 50?"), each with the answers a reader would accept, written by hand. The knowledge
-base holds every SQuAD dev paragraph, as in ``benchmarks.multi_part``; most of these questions
+Questions: the ``multi_step`` rows of ``benchmarks/data/nested.jsonl`` and ``nested-2.jsonl`` (a
+question that describes a thing instead of naming it: "Who coached the team that lost Super Bowl
+50?"), each with the answers a reader would accept, written by hand. The knowledge base holds
+every SQuAD dev paragraph, as in ``benchmarks.measurements.multi_part``; most of these questions
 are answered from the web (the offline encyclopedia by default), which naive RAG never reads.
 Pipelines, each in its own process (no prompt cache shared), question by question on the same
-questions (``benchmarks.multi_part.compare``):
+questions (``benchmarks.measurements.multi_part.compare``):
 
 - ``naive``: one retrieval with the whole question, one generation (``graph.naive``);
 - ``crag-single``: the graph with ``max_subquestions=1`` (the question answered as one);
@@ -17,8 +17,8 @@ questions (``benchmarks.multi_part.compare``):
 
 An answer is right when it contains an accepted answer (case and punctuation aside); for a
 question answered in steps, the last line (the second step's answer) is what is scored. The
-single questions of both sets are routed ``single`` by either graph (``make bench-routing``),
-so they run the same pass in both and are not asked here. The answer cache is off.
+single questions of both sets are routed ``single`` by either graph (``make bench-routing``), so
+they run the same pass in both and are not asked here. The answer cache is off.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks.multi_part import (
+from benchmarks import DATA
+from benchmarks.measurements.multi_part import (
     COST_COLUMNS,
     ask,
     compare,
@@ -47,7 +48,7 @@ from crag.eval.records import done_ids
 from crag.eval.squad import load_squad
 from crag.eval.tables import markdown_table
 
-DATA = [Path(__file__).with_name("data") / f for f in ("nested.jsonl", "nested-2.jsonl")]
+DATA = [DATA / f for f in ("nested.jsonl", "nested-2.jsonl")]
 
 
 def questions() -> list[dict[str, Any]]:
@@ -138,7 +139,13 @@ def main(argv: list[str] | None = None) -> int:
     ids = [r["id"] for r in questions()]
     title, doc = "Nested questions", __doc__ or ""
     compare(
-        "benchmarks.nested:answerer", {"squad": str(args.squad)}, ids, args.out, title, doc, report
+        "benchmarks.measurements.nested:answerer",
+        {"squad": str(args.squad)},
+        ids,
+        args.out,
+        title,
+        doc,
+        report,
     )
     return 0
 

@@ -1,7 +1,7 @@
 """Where the generator's instructions and question go: five layouts of one prompt, one call each.
 
-    python -m benchmarks.prompt_layout run cal 140 out/layout/cal.jsonl [LAYOUTS]
-    python -m benchmarks.prompt_layout report docs/benchmarks/prompt-layout
+    python -m benchmarks.measurements.prompt_layout run cal 140 out/layout/cal.jsonl [LAYOUTS]
+    python -m benchmarks.measurements.prompt_layout report docs/benchmarks/prompt-layout
 
 Every question is retrieved for once as naive RAG retrieves (hybrid top 4, no floor), and the
 same documents are answered with each layout of generate v4's words, one call per layout

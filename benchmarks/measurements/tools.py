@@ -1,8 +1,9 @@
 """Questions that are not look-ups: tables by SQL, the collection's catalog, and look-ups beside.
 
-    python -m benchmarks.tools build --squad ../shared/data/squad-v1.1-dev.json.gz
-    python -m benchmarks.tools run --out docs/benchmarks/tools [--split test] [--per-template 3]
-    python -m benchmarks.tools fit --records <a calibration run>/crag.jsonl
+    python -m benchmarks.measurements.tools build --squad ../shared/data/squad-v1.1-dev.json.gz
+    python -m benchmarks.measurements.tools run --out docs/benchmarks/tools [--split test] \
+        [--per-template 3]
+    python -m benchmarks.measurements.tools fit --records <a calibration run>/crag.jsonl
 
 The collection (``files``): four public tables — ``demo/tables/penguins.csv`` (Palmer
 penguins, CC0) and, in ``benchmarks/data/tools``, Seattle's daily weather 2012-2015 (NOAA),
@@ -50,15 +51,15 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from benchmarks.multi_part import ask, compare, cost
+from benchmarks import DATA, ROOT
+from benchmarks.measurements.multi_part import ask, compare, cost
 from crag.eval.metrics import verdict
 from crag.eval.records import done_ids, read_records
 from crag.eval.tables import markdown_table
 from crag_core.schema.context import Context
 from nodes.answers import is_no_answer
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = Path(__file__).with_name("data") / "tools"
+DATA = DATA / "tools"
 QUESTIONS = DATA / "questions.jsonl"
 FILES = {
     "penguins.csv": ROOT / "demo" / "tables" / "penguins.csv",
@@ -807,7 +808,7 @@ def main(argv: list[str] | None = None) -> int:
     ids = [r["id"] for r in chosen]
     chosen_pipelines = tuple(p for p in args.pipelines.split(",") if p in PIPELINES)
     compare(
-        "benchmarks.tools:answerer",
+        "benchmarks.measurements.tools:answerer",
         {},
         ids,
         args.out,

@@ -6,7 +6,8 @@ hybrid) for the top 10 chunks and ranks paragraphs by their best chunk (recall@1
 paragraph is among the top 10 chunks' paragraphs). Prints a table and writes it (Markdown and
 JSON) to --out.
 
-    .venv/bin/python -m benchmarks.retrieval --dataset ../shared/data/squad-v1.1-dev.json.gz
+    .venv/bin/python -m benchmarks.measurements.retrieval --dataset \
+        ../shared/data/squad-v1.1-dev.json.gz
 """
 
 from __future__ import annotations

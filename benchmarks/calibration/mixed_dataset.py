@@ -28,7 +28,8 @@ knowledge base holds every knowledge-base article for both. The web-only questio
 (a summary answers few SQuAD questions), so the calibration split takes articles only until
 it has ``MIN_CALIBRATION_WEB_ONLY`` of them and the test split keeps the rest.
 
-    .venv/bin/python -m benchmarks.mixed_dataset --squad ../shared/data/squad-v1.1-dev.json.gz
+    .venv/bin/python -m benchmarks.calibration.mixed_dataset --squad \
+        ../shared/data/squad-v1.1-dev.json.gz
         --encyclopedia crag_core/clients/resources/wikipedia-vital-articles-en.jsonl.gz \
         --out benchmarks/data
 """
@@ -271,7 +272,7 @@ def build(squad: Path, encyclopedia: Path, seed: int) -> dict[str, dict[str, Any
             "description": (
                 f"crag mixed benchmark, {split} split: in_kb / web_only / unanswerable questions "
                 "from SQuAD v1.1 dev (CC BY-SA 4.0) against the bundled encyclopedia; "
-                "built by benchmarks/mixed_dataset.py"
+                "built by benchmarks/calibration/mixed_dataset.py"
             ),
             "articles": {"kb": sorted(kb_split[split]), "other": sorted(other_split[split])},
             "kb": kb,

@@ -11,7 +11,8 @@ floor policy with the node's own ``above_floor``:
   many chunks still reach the grader, and how often none does (the run goes straight to web
   search, which is the right outcome).
 
-    .venv/bin/python -m benchmarks.floor --dataset ../shared/data/squad-v1.1-dev.json.gz
+    .venv/bin/python -m benchmarks.measurements.floor --dataset \
+        ../shared/data/squad-v1.1-dev.json.gz
 """
 
 from __future__ import annotations

@@ -1,13 +1,13 @@
 """SQL execution accuracy: the SQL the model writes for the tools benchmark's table questions.
 
-    python -m benchmarks.tools_sql --out docs/benchmarks/tools/sql [--split test]
+    python -m benchmarks.measurements.tools_sql --out docs/benchmarks/tools/sql [--split test]
 
-The questions and the collection are ``benchmarks.tools``'s (its ``table`` questions of one
-split). The tables each question is asked of are chosen as the graph chooses them
-(``crag_core.text.sql.match_tables``); then each writer writes one query (no retry), which runs
-behind the table store's guards, and the answer is read off its result as ``query_table``
-reads it and judged by ``benchmarks.tools.judge``. The writers, each in its own process
-(``crag.eval.interleave``; no prompt cache shared):
+The questions and the collection are ``benchmarks.measurements.tools``'s (its ``table``
+questions of one split). The tables each question is asked of are chosen as the graph chooses
+them (``crag_core.text.sql.match_tables``); then each writer writes one query (no retry), which
+runs behind the table store's guards, and the answer is read off its result as ``query_table``
+reads it and judged by ``benchmarks.measurements.tools.judge``. The writers, each in its own
+process (``crag.eval.interleave``; no prompt cache shared):
 
 - ``plain``: a plain schema prompt (``table(column, …)`` lines, the question, "write one
   SQLite query"), decoding free — the usual text-to-SQL baseline;
@@ -37,8 +37,8 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 
 import prompts
-from benchmarks.multi_part import compare
-from benchmarks.tools import COLLECTION, QUESTIONS, counts, judge, prepare_collection
+from benchmarks.measurements.multi_part import compare
+from benchmarks.measurements.tools import COLLECTION, QUESTIONS, counts, judge, prepare_collection
 from crag.eval.harness import UsageCounter
 from crag.eval.records import done_ids, read_records
 from crag.eval.tables import markdown_table
@@ -198,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     prepare_collection(data_dir)
     writers = tuple(w for w in args.writers.split(",") if w in WRITERS)
     compare(
-        "benchmarks.tools_sql:answerer",
+        "benchmarks.measurements.tools_sql:answerer",
         {},
         [r["id"] for r in chosen],
         args.out,

@@ -1,6 +1,6 @@
 """Routing: how the graph routes a labelled set of inputs.
 
-    python -m benchmarks.routing [--out docs/benchmarks/routing.md]
+    python -m benchmarks.measurements.routing [--out docs/benchmarks/routing.md]
 
 ``benchmarks/data/routing.jsonl`` holds 98 inputs written by hand, labelled with the route a
 good router would take: ``small_talk`` (greetings, thanks, farewells, acknowledgements,
@@ -41,6 +41,7 @@ from typing import Any, cast
 
 from langgraph.runtime import Runtime
 
+from benchmarks import DATA
 from crag_core.clients.embeddings import cosine, default_embeddings
 from crag_core.clients.services import Services
 from crag_core.clients.small_talk import MARGIN, MIN_SIMILARITY, SmallTalk
@@ -50,9 +51,9 @@ from crag_core.text.query_analysis import is_small_talk, nested_steps
 from nodes.analyze_query import analyze_query
 from nodes.history import repeats
 
-DATA = Path(__file__).with_name("data") / "routing.jsonl"
-NESTED = [Path(__file__).with_name("data") / f for f in ("nested.jsonl", "nested-2.jsonl")]
-HELD_OUT = Path(__file__).with_name("data") / "small-talk-heldout.jsonl"
+DATA = DATA / "routing.jsonl"
+NESTED = [DATA / f for f in ("nested.jsonl", "nested-2.jsonl")]
+HELD_OUT = DATA / "small-talk-heldout.jsonl"
 LABELS = ["small_talk", "single", "history", "multi_part", "multi_step"]
 
 

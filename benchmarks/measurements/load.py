@@ -1,6 +1,7 @@
 """Load: questions per minute and latency at 1, 4 and 8 concurrent users, on shared services.
 
-    python -m benchmarks.load --squad ../shared/data/squad-v1.1-dev.json.gz --out out/load
+    python -m benchmarks.measurements.load --squad ../shared/data/squad-v1.1-dev.json.gz --out \
+        out/load
 
 Everything runs as a deployment would, on loopback: one Chroma server (``chroma run``) holding
 the knowledge base, one PostgreSQL server, one model server (``crag model-server``: the
@@ -32,8 +33,8 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from benchmarks.serve import clean_env, langgraph_dev
-from benchmarks.shared_services import chroma_server, model_server, postgres_server
+from benchmarks.fixtures.serve import clean_env, langgraph_dev
+from benchmarks.fixtures.shared_services import chroma_server, model_server, postgres_server
 
 RETRIEVAL = {"check_cache", "retrieve", "web_search", "refine_knowledge"}
 MODEL = {

@@ -1,6 +1,6 @@
 """What the shared knowledge base's keyword copy costs: the check per search, catching up.
 
-    python -m benchmarks.keyword_sync --squad ../shared/data/squad-v1.1-dev.json.gz
+    python -m benchmarks.measurements.keyword_sync --squad ../shared/data/squad-v1.1-dev.json.gz
 
 All SQuAD dev paragraphs are written to a Chroma server (``chroma run`` on loopback) through
 one process's knowledge base; a second one, with an empty data dir, then catches up (its first
@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.shared_services import chroma_server
+from benchmarks.fixtures.shared_services import chroma_server
 
 
 def timed(action: object, repeat: int = 1) -> tuple[float, object]:

@@ -1,6 +1,6 @@
 """Multi-part questions: naive RAG, the graph without decomposition, and with it, in one run.
 
-    python -m benchmarks.multi_part --squad ../shared/data/squad-v1.1-dev.json.gz \
+    python -m benchmarks.measurements.multi_part --squad ../shared/data/squad-v1.1-dev.json.gz \
         --out docs/benchmarks/multi-part [--limit 60]
 
 Questions: pairs of SQuAD v1.1 dev questions from different articles joined as "<first>, and
@@ -42,6 +42,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from benchmarks import DATA
 from crag.eval import interleave
 from crag.eval.harness import collection_for, prepare, run_one
 from crag.eval.metrics import best, f1, percentile
@@ -54,7 +55,7 @@ from crag_core.text.query_analysis import split_parts
 SEED = 17
 PIPELINES = ("naive", "crag-single", "crag")
 WH = re.compile(r"^(?:what|who|whom|whose|when|where|which|why|how|in what|in which)\b", re.I)
-ROUTING = Path(__file__).with_name("data") / "routing.jsonl"
+ROUTING = DATA / "routing.jsonl"
 
 
 def _article(q: Question) -> str:
@@ -365,7 +366,13 @@ def main(argv: list[str] | None = None) -> int:
     if not questions.is_file():
         rows = make_questions(args.squad, args.limit)
         questions.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
-    command = [sys.executable, "-m", "benchmarks.multi_part", "--squad", str(args.squad)]
+    command = [
+        sys.executable,
+        "-m",
+        "benchmarks.measurements.multi_part",
+        "--squad",
+        str(args.squad),
+    ]
     command += ["--out", str(args.out), "--single", str(args.single)]
     subprocess.run([*command, "--pipeline", "routes"], check=True)
     subprocess.run([*command, "--pipeline", "routes-before"], check=True)
@@ -374,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     ids = [r["id"] for r in read_jsonl(questions)[: args.limit]]
     job = {"squad": str(args.squad), "questions": str(questions)}
     title, doc = "Multi-part questions", __doc__ or ""
-    compare("benchmarks.multi_part:answerer", job, ids, args.out, title, doc, report)
+    compare("benchmarks.measurements.multi_part:answerer", job, ids, args.out, title, doc, report)
     return 0
 
 

@@ -16,7 +16,7 @@ share one data dir holding the demo collection and the model (linked, not copied
   server and the second finds it; in the earlier one each loads the model);
 - a question with a ``crag model-server`` running (found without configuration).
 
-    .venv/bin/python -m benchmarks.startup --before /tmp/crag-before --python-before PY
+    .venv/bin/python -m benchmarks.measurements.startup --before /tmp/crag-before --python-before PY
 """
 
 from __future__ import annotations
@@ -33,10 +33,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.shared_services import model_server, private_models
+from benchmarks import ROOT
+from benchmarks.fixtures.shared_services import model_server, private_models
 from crag.eval.tables import markdown_table
 
-ROOT = Path(__file__).resolve().parents[1]
 QUESTION = "Which team won Super Bowl 50?"
 KB_QUESTIONS = [  # a new one each run: no prompt cache of a running server answers it again
     "Who was the Super Bowl 50 MVP?",

@@ -32,9 +32,10 @@ Report (any split, from records that carry ``confidence``): a reliability table 
 confidence band and how many were right) and a risk-coverage table (for each threshold: share
 of questions answered, share of those answers right, truthfulness).
 
-    python -m benchmarks.confidence support out/cal/crag/predictions.jsonl --out records.jsonl
-    python -m benchmarks.confidence fit out/cal/crag/predictions.jsonl
-    python -m benchmarks.confidence report out/test/crag/predictions.jsonl --name test
+    python -m benchmarks.calibration.confidence support out/cal/crag/predictions.jsonl --out \
+        records.jsonl
+    python -m benchmarks.calibration.confidence fit out/cal/crag/predictions.jsonl
+    python -m benchmarks.calibration.confidence report out/test/crag/predictions.jsonl --name test
 """
 
 from __future__ import annotations

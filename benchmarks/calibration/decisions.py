@@ -1,8 +1,8 @@
 """Replay CRAG's decision rules on probed calibration questions and choose the thresholds.
 
-``benchmarks.evidence_probe`` recorded, per calibration question, the evaluator's score, the
-answer and the grounding verdict on three evidence sets: the knowledge-base chunks (``kb``),
-the web results (``web``) and both (``union``). A rule is four thresholds and one switch,
+``benchmarks.calibration.evidence_probe`` recorded, per calibration question, the evaluator's
+score, the answer and the grounding verdict on three evidence sets: the knowledge-base chunks
+(``kb``), the web results (``web``) and both (``union``). A rule is four thresholds and one switch,
 applied as the graph applies them:
 
 - ``correct_threshold``: a knowledge-base score at or above it answers from ``kb``;
@@ -35,8 +35,10 @@ the calibration split to the test split; ``MAX_FALSE_ABSTENTION`` is the target 
 ``MAX_IN_KB_WEB_SEARCH`` keeps the median knowledge-base question on the knowledge-base path,
 whose cost is what the latency target (p50 at most 1.4x naive RAG's) is about.
 
-    .venv/bin/python -m benchmarks.decisions out/probe/probe.jsonl --out docs/benchmarks/mixed
-    .venv/bin/python -m benchmarks.decisions out/probe/probe.jsonl --settings  # for --variant
+    .venv/bin/python -m benchmarks.calibration.decisions out/probe/probe.jsonl --out \
+        docs/benchmarks/mixed
+    .venv/bin/python -m benchmarks.calibration.decisions out/probe/probe.jsonl --settings  # \
+        for --variant
 """
 
 from __future__ import annotations
@@ -319,7 +321,9 @@ COLUMNS = [
 def main() -> None:
     """Print and write the replay: the current rule, the chosen one and the best others."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("probe", type=Path, help="probe.jsonl of benchmarks.evidence_probe")
+    parser.add_argument(
+        "probe", type=Path, help="probe.jsonl of benchmarks.calibration.evidence_probe"
+    )
     parser.add_argument("--out", type=Path, default=Path("docs/benchmarks/mixed"))
     parser.add_argument(
         "--settings",

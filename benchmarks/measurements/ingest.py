@@ -5,7 +5,8 @@ then ingests the folder into a fresh collection with the product's ``crag.ingest
 the real MiniLM model, once per batch size (1 chunk: every file written on its own, as
 ingestion used to; 256: the default). The bound is MiniLM alone encoding the same chunks.
 
-    .venv/bin/python -m benchmarks.ingest --dataset ../shared/data/squad-v1.1-dev.json.gz
+    .venv/bin/python -m benchmarks.measurements.ingest --dataset \
+        ../shared/data/squad-v1.1-dev.json.gz
 """
 
 from __future__ import annotations

@@ -9,7 +9,8 @@ The threshold is chosen on the first half of the pairs (the lowest similarity at
 most ``MAX_FALSE_HITS`` of the different-question pairs would hit) and reported on the
 second half, which played no part in choosing it.
 
-    .venv/bin/python -m benchmarks.cache_threshold --dataset ../shared/data/squad-v1.1-dev.json.gz
+    .venv/bin/python -m benchmarks.measurements.cache_threshold --dataset \
+        ../shared/data/squad-v1.1-dev.json.gz
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
 """Extraction benchmark (no LLM): which library reads PDF and HTML best, and how fast.
 
-Makes files with known sentences (``benchmarks.sample_files``): PDFs of 20 pages, web pages
+Makes files with known sentences (``benchmarks.fixtures.sample_files``): PDFs of 20 pages, web pages
 with navigation, scripts, styles, a sidebar and a footer around the article, and Word files
 with headings and a table. For each candidate it measures recall (known sentences found
 word for word, whitespace normalised), noise (page-furniture words that came out, HTML only),
 page attribution (PDF: sentences found on their own page) and time per file.
 
-    .venv/bin/python -m benchmarks.extraction --out docs/benchmarks
+    .venv/bin/python -m benchmarks.measurements.extraction --out docs/benchmarks
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import write_results
-from benchmarks.sample_files import NOISE_WORDS, make_docx, make_html, make_pdf
+from benchmarks.fixtures.sample_files import NOISE_WORDS, make_docx, make_html, make_pdf
 from crag.eval.tables import markdown_table
 from crag_core.formats.extract import extract
 
@@ -145,11 +145,12 @@ def main() -> None:
     args = parser.parse_args()
     rows = run(args.files)
     summary = (
-        f"{args.files} files per format made by benchmarks/sample_files.py: PDFs of 20 pages "
-        "(6 known sentences a page), web pages with navigation, scripts, styles, a sidebar and "
-        "a footer around a 3-section article, Word files with 3 headed sections and a table. "
-        "'On their own page / section': the sentence is in the part it belongs to (PDF pages; "
-        "HTML and Word heading sections), which is what lets a source name its page or heading."
+        f"{args.files} files per format made by benchmarks/fixtures/sample_files.py: PDFs of "
+        "20 pages (6 known sentences a page), web pages with navigation, scripts, styles, a "
+        "sidebar and a footer around a 3-section article, Word files with 3 headed sections "
+        "and a table. 'On their own page / section': the sentence is in the part it belongs "
+        "to (PDF pages; HTML and Word heading sections), which is what lets a source name its "
+        "page or heading."
     )
     print(f"\n{table(rows)}")
     write_results(args.out, "extraction", summary, table(rows), {"files": args.files, "rows": rows})

@@ -11,7 +11,8 @@ among the nearest 1 / 5 / 10 of all 2,067, exact search) and the encoding rate. 
 - ``onnx int8``: the same graph with its weights quantised to int8 (onnxruntime's dynamic
   quantisation), a candidate measured here and not used unless it keeps recall.
 
-    .venv/bin/python -m benchmarks.encoder --dataset ../shared/data/squad-v1.1-dev.json.gz
+    .venv/bin/python -m benchmarks.measurements.encoder --dataset \
+        ../shared/data/squad-v1.1-dev.json.gz
 """
 
 from __future__ import annotations

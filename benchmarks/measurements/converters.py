@@ -1,11 +1,11 @@
 """Converters for the long tail of formats: which one reads slides, sheets, books and notebooks.
 
-Makes files with known sentences (``benchmarks.sample_files``): slide decks (a slide per part
-and a table), workbooks (a sheet per part, a header row), CSV tables, EPUB books (a chapter per
-part), notebooks (a Markdown cell per part, code and output) and reStructuredText (a section per
-part, a definition list, code). Each candidate runs in its own virtual environment (they pin
-different versions of the same packages; none is imported here), in a subprocess that converts
-every file and prints JSON; the scores are counted here:
+Makes files with known sentences (``benchmarks.fixtures.sample_files``): slide decks (a slide
+per part and a table), workbooks (a sheet per part, a header row), CSV tables, EPUB books (a
+chapter per part), notebooks (a Markdown cell per part, code and output) and reStructuredText (a
+section per part, a definition list, code). Each candidate runs in its own virtual environment
+(they pin different versions of the same packages; none is imported here), in a subprocess that
+converts every file and prints JSON; the scores are counted here:
 
 - recall: known sentences found word for word (whitespace normalised);
 - structure: the sentence sits under a heading naming its part (slide, sheet, chapter, section,
@@ -14,7 +14,7 @@ every file and prints JSON; the scores are counted here:
 - ms per file (median, after the converter is loaded) and what the converter adds to crag's
   runtime install (MiB of packages not in requirements.lock, measured in its environment).
 
-    .venv/bin/python -m benchmarks.converters --venv markitdown=/tmp/conv/markitdown
+    .venv/bin/python -m benchmarks.measurements.converters --venv markitdown=/tmp/conv/markitdown
         --venv unstructured=... --venv docling=... --venv langchain-community=...
 
 (how each environment was made: docs/benchmarks/converters.md)
@@ -33,8 +33,15 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import write_results
-from benchmarks.extraction import one_line
-from benchmarks.sample_files import make_csv, make_epub, make_ipynb, make_pptx, make_rst, make_xlsx
+from benchmarks.fixtures.sample_files import (
+    make_csv,
+    make_epub,
+    make_ipynb,
+    make_pptx,
+    make_rst,
+    make_xlsx,
+)
+from benchmarks.measurements.extraction import one_line
 from crag.eval.tables import markdown_table
 from crag_core.formats.extract import extract, markdown_sections
 
@@ -272,10 +279,10 @@ def main() -> None:
     rows, sizes = run(args.files, venvs, args.lock)
     size_lines = "\n".join(f"- {name}: {mib:.0f} MiB" for name, mib in sizes.items())
     summary = (
-        f"{args.files} files per format made by benchmarks/sample_files.py, 3 parts each with 6 "
-        "known sentences. Each candidate ran in its own environment; 'crag (chosen)' is "
-        "`crag_core.formats.extract` after the choice. Install size added to crag's runtime "
-        f"(packages not in requirements.lock at the time):\n\n{size_lines}"
+        f"{args.files} files per format made by benchmarks/fixtures/sample_files.py, 3 parts "
+        "each with 6 known sentences. Each candidate ran in its own environment; "
+        "'crag (chosen)' is `crag_core.formats.extract` after the choice. Install size added "
+        f"to crag's runtime (packages not in requirements.lock at the time):\n\n{size_lines}"
     )
     print(f"\n{summary}\n\n{table(rows)}")
     write_results(

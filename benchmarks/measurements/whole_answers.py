@@ -7,7 +7,7 @@ verdicts moved (wrong -> right is a cut-short answer made whole; right -> wrong 
 how many answers are longer than 25 words before and after, and how many are cut short (a
 proper part of an accepted answer, ``crag.eval.metrics.cut_short``) before and after.
 
-    .venv/bin/python -m benchmarks.whole_answers RUN/crag.predictions.jsonl ...
+    .venv/bin/python -m benchmarks.measurements.whole_answers RUN/crag.predictions.jsonl ...
 """
 
 from __future__ import annotations
