@@ -25,7 +25,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: bench-cache-threshold bench-encoder bench-converters bench-keyword-sync bench-prompt-layout bench-whole-answers calibrate-confidence setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-integration lint graph-diagram clean
+.PHONY: bench-cache-threshold bench-encoder bench-converters bench-keyword-sync bench-prompt-layout bench-whole-answers calibrate-confidence setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-system test-integration lint graph-diagram clean
 
 setup: $(STAMP) model
 
@@ -309,11 +309,15 @@ bench-tiering: setup dev model-small
 test: setup dev lint browser proxy server-env
 	$(BIN)/python -m pytest -q
 
+# A test's kind is its folder: tests/unit, tests/system, tests/integration.
 test-unit: $(DEV_STAMP)
-	$(BIN)/python -m pytest -q -m "not integration and not system"
+	$(BIN)/python -m pytest -q tests/unit
+
+test-system: setup dev browser proxy server-env
+	$(BIN)/python -m pytest -q tests/system
 
 test-integration: setup dev
-	$(BIN)/python -m pytest -q -m integration
+	$(BIN)/python -m pytest -q tests/integration
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check crag crag_core graph nodes prompts tests benchmarks

@@ -1,4 +1,10 @@
-"""Shared fixtures: an isolated data dir, fake services made the default, fast knowledge bases."""
+"""Shared fixtures: an isolated data dir, fake services made the default, fast knowledge bases.
+
+A test's kind is its folder: ``tests/unit`` (fakes, loopback servers, real Chroma; about two
+minutes), ``tests/system`` (crag in subprocesses: CLI, API server, browser) and
+``tests/integration`` (the real embedded model). The folder also marks it (``system``,
+``integration``), so ``-m`` picks the same tests and no test can forget its mark.
+"""
 
 from __future__ import annotations
 
@@ -23,6 +29,17 @@ for _var in list(os.environ):
 # left running after the tests, and none of the user's is used. tests/system/test_resident.py
 # tries the resident server on a models folder of its own.
 os.environ["CRAG_MODEL_KEEP_ALIVE_S"] = "0"
+
+
+KINDS = {"system": pytest.mark.system, "integration": pytest.mark.integration}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each test by its folder (``tests/system/...`` is ``system``)."""
+    for item in items:
+        folder = item.path.parent.name
+        if folder in KINDS:
+            item.add_marker(KINDS[folder])
 
 
 @pytest.fixture(autouse=True)

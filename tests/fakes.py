@@ -6,9 +6,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
@@ -20,6 +20,7 @@ from crag_core.clients.services import Services
 from crag_core.clients.table_store import TableStore
 from crag_core.errors import WebSearchError
 from crag_core.formats.table_rows import table_from_rows
+from crag_core.schema.state import RAGState
 
 Responder = Callable[[str, str], Any]
 """(prompt name, prompt text) -> reply: a str, a dict sent as JSON, or a float: a verdict whose
@@ -241,7 +242,12 @@ def make_table_store(path: Path, files: dict[str, list[list[Any]]]) -> TableStor
     return store
 
 
-def applied(state: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
+def as_state(values: Mapping[str, Any]) -> RAGState:
+    """``values`` as the graph state a node is given (tests build partial states by hand)."""
+    return cast(RAGState, dict(values))
+
+
+def applied(state: Mapping[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
     """``state`` after a node's ``update``, through the graph state's own reducers.
 
     Node updates hold only what a node adds to an accumulating key (or an ``Overwrite``);
@@ -249,16 +255,16 @@ def applied(state: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
     """
     from langgraph.graph import END, START, StateGraph
 
-    from crag_core.schema.state import RAGState
+    from crag_core.schema.state import Update
 
-    def step(_: RAGState) -> dict[str, Any]:
-        return update
+    def step(state: RAGState) -> Update:
+        return cast(Update, update)
 
     builder = StateGraph(RAGState)
     builder.add_node("step", step)
     builder.add_edge(START, "step")
     builder.add_edge("step", END)
-    return dict(builder.compile().invoke(state))
+    return dict(builder.compile().invoke(cast(RAGState, state)))
 
 
 class HashEmbeddings(Embeddings):

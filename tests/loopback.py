@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, cast
 
 Handler = Callable[[str, str, dict[str, Any]], tuple[int, Any]]
 """(method, path, json body) -> (status, json reply)."""
@@ -181,7 +181,7 @@ def langsmith_recorder() -> Iterator[tuple[str, list[dict[str, Any]]]]:
                 entry["parts"] = [
                     (
                         part.get_param("name", header="content-disposition"),
-                        json.loads(part.get_payload(decode=True) or b"null"),
+                        json.loads(cast(bytes, part.get_payload(decode=True)) or b"null"),
                     )
                     for part in message.iter_parts()
                 ]

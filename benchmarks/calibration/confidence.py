@@ -134,7 +134,7 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = L2) -> tuple[np.ndarray, float
 
 def predict(x: np.ndarray, weights: np.ndarray, intercept: float) -> np.ndarray:
     """P(right) for each row of ``x``."""
-    return 1 / (1 + np.exp(-(x @ weights + intercept)))
+    return np.asarray(1 / (1 + np.exp(-(x @ weights + intercept))))
 
 
 def cross_validated(x: np.ndarray, y: np.ndarray, folds: int = FOLDS) -> np.ndarray:

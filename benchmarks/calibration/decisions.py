@@ -219,7 +219,7 @@ def evaluate(rule: Rule, records: list[dict[str, Any]]) -> dict[str, Any]:
 
 def feasible(row: dict[str, Any]) -> bool:
     """Whether a rule meets the abstention and cost constraints."""
-    return (
+    return bool(
         row["abstention"] >= MIN_ABSTENTION
         and row["in_kb_false_abstention"] <= MAX_FALSE_ABSTENTION
         and row["in_kb_web_search"] <= MAX_IN_KB_WEB_SEARCH

@@ -73,7 +73,7 @@ def make_questions(squad: Path, n: int) -> list[dict[str, Any]]:
     pool = [q for q in dataset.questions if _usable(q)]
     rng = random.Random(SEED)
     rng.shuffle(pool)
-    joined = []
+    joined: list[dict[str, Any]] = []
     for first, second in zip(pool[0::2], pool[1::2], strict=False):
         if len(joined) == n:
             break

@@ -48,13 +48,13 @@ from crag.eval.records import done_ids
 from crag.eval.squad import load_squad
 from crag.eval.tables import markdown_table
 
-DATA = [DATA / f for f in ("nested.jsonl", "nested-2.jsonl")]
+SETS = [DATA / f for f in ("nested.jsonl", "nested-2.jsonl")]
 
 
 def questions() -> list[dict[str, Any]]:
     """The nested questions of both sets, with an id naming the set and row."""
     rows = []
-    for path in DATA:
+    for path in SETS:
         for n, line in enumerate(path.read_text().splitlines()):
             row = json.loads(line)
             if row["label"] == "multi_step":

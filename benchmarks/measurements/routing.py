@@ -51,7 +51,7 @@ from crag_core.text.query_analysis import is_small_talk, nested_steps
 from nodes.analyze_query import analyze_query
 from nodes.history import repeats
 
-DATA = DATA / "routing.jsonl"
+LABELLED = DATA / "routing.jsonl"
 NESTED = [DATA / f for f in ("nested.jsonl", "nested-2.jsonl")]
 HELD_OUT = DATA / "small-talk-heldout.jsonl"
 LABELS = ["small_talk", "single", "history", "multi_part", "multi_step"]
@@ -179,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
 
     graph = build_graph(checkpointer=InMemorySaver())
     ctx = Context(collection="routing", answer_cache=False, history_threshold=0.5)
-    rows = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]
+    rows = [json.loads(line) for line in LABELLED.read_text().splitlines() if line.strip()]
     routed: dict[str, Counter[str]] = {label: Counter() for label in LABELS}
     wrong_small_talk, misrouted, follow_ups = [], [], []
     for row in rows:

@@ -59,13 +59,16 @@ def main(argv: list[str] | None = None) -> int:
         with chroma_server(work / "chroma") as server:
             a = KnowledgeBase(work / "a", "tables", embeddings, server_url=server.url)
             ingest(a, [str(files)])
+            assert a.copy is not None  # a shared store
             side = a.copy.shared_tables(create=False)
             held = sum(len(t) for t in side.get(include=["documents"])["documents"])
             hashes = a.stored_hashes()
             for n in range(REPEAT):
                 fresh = KnowledgeBase(work / f"t{n}", "tables", embeddings, server_url=server.url)
+                copy = fresh.copy
+                assert copy is not None
                 steps.setdefault("of which the tables: read and parsed", []).append(
-                    timed(lambda: fresh.copy.tables_from_server(sorted(hashes), hashes))  # noqa: B023
+                    timed(lambda: copy.tables_from_server(sorted(hashes), hashes))  # noqa: B023
                 )
             for n in range(REPEAT):
                 b = KnowledgeBase(work / f"b{n}", "tables", embeddings, server_url=server.url)

@@ -148,16 +148,16 @@ def main() -> None:
     finally:
         shutil.rmtree(data, ignore_errors=True)
     rows = []
-    for (name, label), got in timings.items():
-        wall = median([t["wall"] for t in got])
-        graph = median([t["graph"] for t in got]) if "question" in name else None
+    for (name, label), runs in timings.items():
+        wall = median([t["wall"] for t in runs])
+        graph = median([t["graph"] for t in runs]) if "question" in name else None
         rows.append(
             {
                 "command": name,
                 "checkout": label,
-                "runs": len(got),
+                "runs": len(runs),
                 "wall": wall,
-                "first_line": median([t["first_line"] for t in got]),
+                "first_line": median([t["first_line"] for t in runs]),
                 "graph": graph,
                 "ratio": round(wall / graph, 2) if wall and graph else None,
             }

@@ -59,13 +59,13 @@ from crag.eval.tables import markdown_table
 from crag_core.schema.context import Context
 from nodes.answers import is_no_answer
 
-DATA = DATA / "tools"
-QUESTIONS = DATA / "questions.jsonl"
+TOOLS_DATA = DATA / "tools"
+QUESTIONS = TOOLS_DATA / "questions.jsonl"
 FILES = {
     "penguins.csv": ROOT / "demo" / "tables" / "penguins.csv",
-    "seattle-weather.csv": DATA / "seattle-weather.csv",
-    "iowa-electricity.csv": DATA / "iowa-electricity.csv",
-    "us-employment.csv": DATA / "us-employment.csv",
+    "seattle-weather.csv": TOOLS_DATA / "seattle-weather.csv",
+    "iowa-electricity.csv": TOOLS_DATA / "iowa-electricity.csv",
+    "us-employment.csv": TOOLS_DATA / "us-employment.csv",
     "super_bowl_50.md": ROOT / "demo" / "corpus" / "super_bowl_50.md",
     "ctenophora.md": ROOT / "demo" / "corpus" / "ctenophora.md",
     "packet_switching.md": ROOT / "demo" / "corpus" / "packet_switching.md",

@@ -31,12 +31,12 @@ def grown(record: dict[str, Any]) -> str:
     """The record's answer as ``whole_answer`` gives it from its cited evidence."""
     answer = answer_only(record["prediction"])
     if is_no_answer(answer):
-        return record["prediction"]
+        return str(record["prediction"])
     texts = {e["id"]: e["text"] for e in record.get("evidence") or []}
     cited = [s["id"] for s in record.get("sources") or [] if s.get("id") in texts]
     order = cited + [i for i in texts if i not in cited]
     docs = [Document(page_content=texts[i]) for i in order]
-    return whole_answer(answer, docs) + record["prediction"][len(answer) :]
+    return whole_answer(answer, docs) + str(record["prediction"])[len(answer) :]
 
 
 def replay(path: Path) -> tuple[dict[str, Any], list[dict[str, str]]]:

@@ -18,8 +18,6 @@ from crag_core.schema.context import Context
 from graph.factory import knowledge_base
 from nodes.answers import is_no_answer
 
-pytestmark = pytest.mark.integration
-
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "demo" / "corpus"
 

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from benchmarks.fixtures.serve import ROOT, Server, clean_env, langgraph_dev
+from benchmarks import ROOT
+from benchmarks.fixtures.serve import Server, clean_env, langgraph_dev
 from tests.loopback import loopback, scripted_model
 
 BIN = Path(sys.executable).parent
@@ -27,7 +28,7 @@ base_env = clean_env
 """A clean, offline environment for a crag subprocess."""
 
 
-def crag(*args: str, env: dict[str, str], timeout: float = 300) -> subprocess.CompletedProcess:
+def crag(*args: str, env: dict[str, str], timeout: float = 300) -> subprocess.CompletedProcess[str]:
     """Run the ``crag`` CLI."""
     return subprocess.run(
         [str(BIN / "crag"), *args],

@@ -18,8 +18,6 @@ from langgraph_sdk.errors import NotFoundError
 from benchmarks.fixtures.shared_services import postgres_server, redis_server, shared_api_server
 from tests.system.conftest import ANSWER, SECRETS, base_env
 
-pytestmark = pytest.mark.system
-
 ALICE, BOB = "tok-alice-pg-41c2", "tok-bob-pg-9d07"
 PASSWORD = "pg-api-secret-6f1a"
 FIRST = "Which team won Super Bowl 50?"

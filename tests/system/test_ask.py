@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 from tests.loopback import loopback, scripted_model
 from tests.system.conftest import ANSWER, crag, scripted_env
-
-pytestmark = pytest.mark.system
 
 
 def test_the_cli_prints_the_draft_as_it_streams_then_the_checked_answer(sb50_data_dir):

@@ -22,17 +22,16 @@ import zipfile
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import pytest
 
-from benchmarks.fixtures.serve import ROOT, Server, langgraph_dev
+from benchmarks import ROOT
+from benchmarks.fixtures.serve import Server, langgraph_dev
 from tests.loopback import chat_completion, loopback
 from tests.system.conftest import SECRETS, base_env, crag
 from tests.system.test_model_servers import model_server
-
-pytestmark = pytest.mark.system
 
 ALICE, BOB = "tok-alice-90c1e7", "tok-bob-5d22af"
 INTERNAL_SECRET = "internal secret 4471"
@@ -48,7 +47,7 @@ class Site:
     """A loopback HTTP server answering from a route table; records each request."""
 
     def __init__(self, routes: dict[str, tuple[int, dict[str, str], bytes]]) -> None:
-        self.routes, self.seen = routes, []
+        self.routes, self.seen = routes, cast(list[dict[str, Any]], [])
         site = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -290,8 +289,8 @@ def test_the_cli_fetches_what_its_user_can(data_dir: Path, internal: Site):
 def test_every_run_is_bounded(signed: Server, replies: Replies):
     bob = user(signed, BOB, replies)
     question = {"question": "Which team won Super Bowl 50?"}
-    context = {"collection": "bobs"}
-    for sent, status, words in [
+    context: dict[str, Any] = {"collection": "bobs"}
+    cases: list[tuple[dict[str, Any], int, str]] = [
         ({"top_k": 500}, 422, "top_k may be at most 20"),
         ({"context_tokens": 10**6}, 422, "context_tokens may be at most"),
         ({"max_tokens": 10**5}, 422, "max_tokens may be at most"),
@@ -299,7 +298,8 @@ def test_every_run_is_bounded(signed: Server, replies: Replies):
         ({"llm_timeout_s": 100000}, 403, "llm_timeout_s"),
         ({"cache_threshold": 0}, 422, "may not be set below"),
         ({"prompt_versions": {"generate": "../../../README"}}, 422, "has no version"),
-    ]:
+    ]
+    for sent, status, words in cases:
         refused = run(bob, "crag", question, context=context | sent)
         assert refused.status_code == status and words in refused.json()["detail"], refused.text
     deep = run(bob, "crag", question, context=context, config={"recursion_limit": 10**6})

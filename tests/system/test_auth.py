@@ -21,8 +21,6 @@ from tests.loopback import langsmith_recorder, traced_runs
 from tests.system.conftest import ANSWER, SECRETS, base_env
 from tests.system.test_model_servers import model_server
 
-pytestmark = pytest.mark.system
-
 ALICE, BOB = "tok-alice-7f3e9a", "tok-bob-2c81d4"
 QUESTION = "Which team won Super Bowl 50?"
 

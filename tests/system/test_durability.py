@@ -10,14 +10,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
+from benchmarks import ROOT
 from crag.ingest import document_id, split_text
 from crag_core.clients.knowledge_base import KnowledgeBase
 from crag_core.text.documents import chunk_id
-from tests.system.conftest import BIN, ROOT, base_env, crag
-
-pytestmark = pytest.mark.system
+from tests.system.conftest import BIN, base_env, crag
 
 FILES = 24
 SENTENCES = 300

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-
-import pytest
+from typing import Any
 
 from tests.loopback import loopback, scripted_model
 from tests.system.conftest import ANSWER, crag, scripted_env
-
-pytestmark = pytest.mark.system
 
 MIXED = {
     "kb": [
@@ -51,7 +48,7 @@ def test_every_run_answers_every_question_in_its_own_process(tmp_path: Path):
         }
         naive = ("retrieve", "generate", "validate_citations", "choose_answer", "finalize")
         assert naive_paths == {naive}
-        by_model: dict[str, list[dict]] = {}
+        by_model: dict[str, list[dict[str, Any]]] = {}
         for r in requests:
             by_model.setdefault(r["body"].get("model"), []).append(r["body"])
         # The variant's grader scored documents and answers (one token, log-probabilities) and
@@ -67,6 +64,6 @@ def test_every_run_answers_every_question_in_its_own_process(tmp_path: Path):
         assert refused.returncode == 2
 
 
-def one_token(body: dict) -> bool:
+def one_token(body: dict[str, Any]) -> bool:
     """Whether a chat-completions request asks for a single token."""
     return (body.get("max_completion_tokens") or body.get("max_tokens")) == 1

@@ -10,16 +10,15 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-import pytest
-
+from benchmarks import ROOT
 from benchmarks.fixtures.serve import free_port
-from tests.system.conftest import ANSWER, BIN, ROOT, base_env
-
-pytestmark = pytest.mark.system
+from tests.system.conftest import ANSWER, BIN, base_env
 
 
 @contextmanager
-def model_server(workdir: Path, delay_s: float) -> Iterator[tuple[str, subprocess.Popen, Path]]:
+def model_server(
+    workdir: Path, delay_s: float
+) -> Iterator[tuple[str, subprocess.Popen[bytes], Path]]:
     """The scripted model in its own process; yields its base URL, process and request log."""
     port = free_port()
     log = workdir / f"model-{port}.log"

@@ -13,7 +13,6 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import pytest
 from langgraph_sdk import get_sync_client
 
 from benchmarks.fixtures.browser import offline_page
@@ -21,20 +20,22 @@ from benchmarks.fixtures.serve import Server
 from tests.fakes import KB_PATH
 from tests.system.conftest import ANSWER
 
-pytestmark = pytest.mark.system
-
 FIRST = "Which team won Super Bowl 50?"
 FOLLOW_UP = "What was the final score?"
 
 
 def steps_of(page: Any, turn: int) -> list[str]:
-    return page.eval_on_selector_all(
+    nodes: list[str] = page.eval_on_selector_all(
         f".turn:nth-of-type({turn}) .step", "items => items.map(i => i.dataset.node)"
     )
+    return nodes
 
 
 def doc_ids(page: Any) -> list[str]:
-    return page.eval_on_selector_all("#doc-list li", "items => items.map(i => i.dataset.doc)")
+    ids: list[str] = page.eval_on_selector_all(
+        "#doc-list li", "items => items.map(i => i.dataset.doc)"
+    )
+    return ids
 
 
 def ask(page: Any, question: str, turns: int) -> None:
@@ -105,7 +106,8 @@ def test_ask_watch_cite_and_continue_a_thread(server: Server, scripted_llm: str,
         assert view.outside == [], view.outside
         assert view.errors == [], view.errors
 
-    values = get_sync_client(url=server.url).threads.get_state(thread_id)["values"]
+    client: Any = get_sync_client(url=server.url)
+    values = client.threads.get_state(thread_id)["values"]
     assert [m["type"] for m in values["messages"]] == ["human", "ai", "human", "ai"]
     assert values["standalone_question"] == "What was the score of Super Bowl 50?"
 

@@ -19,8 +19,6 @@ from benchmarks.fixtures.shared_services import private_models
 from crag_core.clients import local_model
 from tests.system.conftest import BIN, base_env, crag
 
-pytestmark = pytest.mark.system
-
 KEEP_ALIVE_S = 15
 QUESTION = "Which team won Super Bowl 50?"
 

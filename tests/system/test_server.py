@@ -17,8 +17,6 @@ from benchmarks.fixtures.serve import Server
 from tests.fakes import KB_PATH
 from tests.system.conftest import ANSWER
 
-pytestmark = pytest.mark.system
-
 FIRST = "Which team won Super Bowl 50?"
 FOLLOW_UP = "What was the final score?"
 
@@ -36,7 +34,7 @@ def stream_nodes(client: Any, thread_id: str, question: str, context: dict[str, 
 
 
 def test_the_graph_is_served_with_its_schemas(server: Server):
-    client = get_sync_client(url=server.url)
+    client: Any = get_sync_client(url=server.url)
     [assistant] = client.assistants.search(graph_id="crag")
     schemas = client.assistants.get_schemas(assistant["assistant_id"])
     assert set(schemas["input_schema"]["properties"]) == {"question", "messages"}
@@ -46,7 +44,7 @@ def test_the_graph_is_served_with_its_schemas(server: Server):
 
 
 def test_streamed_runs_and_a_follow_up_on_one_thread(server: Server, scripted_llm: str):
-    client = get_sync_client(url=server.url)
+    client: Any = get_sync_client(url=server.url)
     thread_id = client.threads.create()["thread_id"]
     context = {"model": "openai-compatible:scripted", "base_url": scripted_llm}
 
@@ -66,7 +64,7 @@ def test_streamed_runs_and_a_follow_up_on_one_thread(server: Server, scripted_ll
 
 def test_a_chat_turn_streams_the_answer_token_by_token(server: Server, scripted_llm: str):
     """Studio's chat view and agent-chat-ui: messages in, the answer's tokens streamed out."""
-    client = get_sync_client(url=server.url)
+    client: Any = get_sync_client(url=server.url)
     thread_id = client.threads.create()["thread_id"]
     # Cache off: an earlier test asked the same question, and a cached answer streams nothing.
     context = {
@@ -98,7 +96,7 @@ def test_a_chat_turn_streams_the_answer_token_by_token(server: Server, scripted_
 def test_eight_runs_at_once_on_eight_threads_stay_apart(server: Server, scripted_llm: str):
     from concurrent.futures import ThreadPoolExecutor
 
-    client = get_sync_client(url=server.url)
+    client: Any = get_sync_client(url=server.url)
     context = {
         "model": "openai-compatible:scripted",
         "base_url": scripted_llm,
@@ -124,7 +122,7 @@ def test_a_question_with_two_parts_fans_out_visibly_in_the_stream(
     server: Server, scripted_llm: str
 ):
     """Studio's view of a fan-out: each part's pass streams under its own namespace."""
-    client = get_sync_client(url=server.url)
+    client: Any = get_sync_client(url=server.url)
     thread_id = client.threads.create()["thread_id"]
     context = {"model": "openai-compatible:scripted", "base_url": scripted_llm}
     question = "Which team won Super Bowl 50, and where was the game played?"
@@ -169,7 +167,7 @@ def test_the_server_listens_on_loopback_only(server: Server):
 
 @pytest.mark.integration
 def test_embedded_model_runs_a_thread_through_the_server(server: Server):
-    client = get_sync_client(url=server.url, timeout=600)
+    client: Any = get_sync_client(url=server.url, timeout=600)
     thread_id = client.threads.create()["thread_id"]
     started = time.perf_counter()
     nodes = stream_nodes(client, thread_id, FIRST, {})  # default context: the embedded model
@@ -188,7 +186,7 @@ def test_embedded_model_runs_a_thread_through_the_server(server: Server):
 def test_documents_go_in_and_out_through_the_indexer_graph(server: Server):
     import httpx
 
-    client = get_sync_client(url=server.url)
+    client: Any = get_sync_client(url=server.url)
     assert client.assistants.search(graph_id="indexer")  # served beside the question graph
     context = {"collection": "apidocs"}
     doc = {
@@ -213,7 +211,7 @@ def test_documents_go_in_and_out_through_the_indexer_graph(server: Server):
 
 
 def test_the_servers_threads_are_kept_in_its_own_folder(server: Server):
-    client = get_sync_client(url=server.url)
+    client: Any = get_sync_client(url=server.url)
     client.threads.create(metadata={"purpose": "where is it kept"})
     deadline = time.monotonic() + 30
     kept = server.log_path.parent / ".langgraph_api"

@@ -25,8 +25,6 @@ from tests.system.test_durability import (
     make_corpus,
 )
 
-pytestmark = pytest.mark.system
-
 
 @pytest.fixture(scope="module")
 def chroma(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Process]:
@@ -70,6 +68,7 @@ def test_an_incomplete_document_on_the_server_is_not_indexed_until_complete(chro
     a.replace_documents([doc("two", "h1", "Lighthouse keepers of Alexandria.", "Pharos tower.")])
     # A writer cut short: one chunk of a two-chunk document left, then a token stamp.
     a.collection.delete(ids=["two__c0001"])
+    assert a.copy is not None
     a.copy.mark_changed()
     assert b.search("Pharos Alexandria", 3, "keyword") == []
     assert b.stored_hashes() == {}
@@ -127,7 +126,9 @@ def test_tables_written_through_one_process_are_queried_through_another(chroma, 
     assert "sync-tables" in collection_names(chroma.url)
     assert not [n for n in collection_names(chroma.url) if "tables." in n]  # the tables' own
     a.drop()
-    assert a.copy.shared_tables(create=False) is None  # dropped with the collection
+    assert (
+        a.copy is not None and a.copy.shared_tables(create=False) is None
+    )  # dropped with the collection
     assert shared_kb(tmp_path / "new", chroma.url, "sync-tables").tables.catalog() == []
 
 

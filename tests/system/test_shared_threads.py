@@ -12,8 +12,6 @@ from benchmarks.fixtures.serve import free_port
 from benchmarks.fixtures.shared_services import Process, chroma_server, postgres_server
 from tests.system.conftest import ANSWER, base_env, crag, scripted_env
 
-pytestmark = pytest.mark.system
-
 FIRST = "Who won Super Bowl 50?"
 FOLLOW_UP = "What was the score?"
 STANDALONE = "What was the score of Super Bowl 50?"  # what the scripted model rewrites it to

@@ -4,12 +4,8 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from tests.loopback import langsmith_recorder, traced_runs
 from tests.system.conftest import SECRETS, crag, scripted_env
-
-pytestmark = pytest.mark.system
 
 
 def test_a_traced_question_posts_one_root_run_with_node_and_llm_children(

@@ -32,7 +32,8 @@ def documented_layers() -> list[str]:
 
 
 def contracted_layers() -> list[str]:
-    return [c for c in CONTRACTS if c["name"].startswith("Layers:")][0]["layers"]
+    layers: list[str] = [c for c in CONTRACTS if c["name"].startswith("Layers:")][0]["layers"]
+    return layers
 
 
 def test_the_architecture_diagram_is_the_import_contract():

@@ -92,10 +92,10 @@ def test_serve_picks_the_server_and_says_what_a_shared_one_needs(monkeypatch, tm
     assert "no sign-in" in loose.warning
 
     monkeypatch.setenv("CRAG_API_DATABASE_URL", "postgresql://crag@db:5432/crag_api")
-    monkeypatch.setattr(serve.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr("crag.serve.importlib.util.find_spec", lambda name: None)
     with pytest.raises(ConfigError, match="make server-env"):
         serve.server_command("127.0.0.1", 2024, reload=False, insecure=False)
-    monkeypatch.setattr(serve.importlib.util, "find_spec", lambda name: object())
+    monkeypatch.setattr("crag.serve.importlib.util.find_spec", lambda name: object())
     with pytest.raises(ConfigError, match="CRAG_API_REDIS_URL"):
         serve.server_command("127.0.0.1", 2024, reload=False, insecure=False)
     monkeypatch.setenv("CRAG_API_REDIS_URL", "redis://cache:6379")

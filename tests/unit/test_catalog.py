@@ -116,22 +116,20 @@ def services_with(fake_services: Any, docs: list[dict[str, Any]], hits: list[Any
 
 
 def test_the_graph_answers_from_the_catalog_without_a_model(fake_services, monkeypatch):
-    import nodes.choose_tool as choose_tool
-    import nodes.query_catalog as query_catalog
 
     class Today(dt.date):
         @classmethod
         def today(cls):
             return TODAY
 
-    monkeypatch.setattr(choose_tool.dt, "date", Today)
-    monkeypatch.setattr(query_catalog.dt, "date", Today)
+    monkeypatch.setattr("nodes.choose_tool.dt.date", Today)
+    monkeypatch.setattr("nodes.query_catalog.dt.date", Today)
     services = services_with(fake_services, DOCS, [])
     result = run_question("Which files were modified in March 2025?", Context())
     assert result.path[3:] == ["choose_tool", "query_catalog", "finalize"]
     assert result.state["answer"] == "notes/plan.md, report.pdf"
     assert [s["source"] for s in result.state["sources"]] == ["notes/plan.md", "report.pdf"]
-    assert services.llm.calls == []  # type: ignore[attr-defined]
+    assert services.llm.calls == []
 
 
 def test_a_topic_keeps_the_documents_the_search_finds(fake_services):

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
 
 from crag.run import run_question
@@ -47,7 +48,7 @@ def test_a_question_adds_both_messages_so_chat_clients_show_every_turn():
 def test_a_thread_takes_questions_and_messages_in_turn():
     llm = make_llm(thread_responder())
     graph = app(llm, InMemorySaver())
-    config = {"configurable": {"thread_id": "chat"}}
+    config: RunnableConfig = {"configurable": {"thread_id": "chat"}}
     graph.invoke({"question": FIRST}, config, context=CTX)
     second = graph.invoke({"messages": [HumanMessage(FOLLOW_UP)]}, config, context=CTX)
     assert second["standalone_question"] == STANDALONE  # the first turn is its history
@@ -83,7 +84,7 @@ def test_no_question_in_any_form_is_refused(given):
 
 
 def test_earlier_turns_pair_each_question_with_its_answer():
-    messages = [
+    messages: list[AnyMessage] = [
         HumanMessage("a?"),
         AIMessage("A."),
         HumanMessage("unanswered?"),

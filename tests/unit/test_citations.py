@@ -10,12 +10,13 @@ from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
 from crag_core.schema.context import Context
+from crag_core.schema.state import RAGState
 from crag_core.text.citations import citation_keys, parse_citations, strip_citations
 from crag_core.text.documents import containing
 from crag_core.text.words import fold_numbers
 from graph.graph import route_after_citations
 from nodes.validate_citations import validate_citations
-from tests.fakes import KB_DOCS, WEB_DOCS
+from tests.fakes import KB_DOCS, WEB_DOCS, as_state
 
 
 def rt(**ctx: Any) -> Runtime[Context]:
@@ -53,13 +54,15 @@ def test_any_cited_key_list_round_trips(numbers):
     assert parse_citations(text) == list(dict.fromkeys(f"S{n}" for n in numbers))
 
 
-def state(generation: str, **extra: Any) -> dict[str, Any]:
-    return {
-        "question": "Who won?",
-        "generation": generation,
-        "relevant_documents": [KB_DOCS[0], *WEB_DOCS],
-        **extra,
-    }
+def state(generation: str, **extra: Any) -> RAGState:
+    return as_state(
+        {
+            "question": "Who won?",
+            "generation": generation,
+            "relevant_documents": [KB_DOCS[0], *WEB_DOCS],
+            **extra,
+        }
+    )
 
 
 def test_valid_citations_become_chunk_ids_and_markers_go():
@@ -67,20 +70,20 @@ def test_valid_citations_become_chunk_ids_and_markers_go():
     assert update["citations"] == ["sb50__c0000", "web:Mona_Lisa"]
     assert update["generation"] == "Broncos, painted by Leonardo."
     assert "warnings" not in update
-    assert route_after_citations(update) == "check_hallucination"
+    assert route_after_citations(as_state(update)) == "check_hallucination"
 
 
 def test_an_unknown_key_gets_one_correction_then_is_removed():
     first = validate_citations(state("Broncos [S7]."), rt())
     assert first["citation_corrections"] == 1
     assert "[S7]" in first["citation_feedback"] and "[S1], [S2]" in first["citation_feedback"]
-    assert route_after_citations(first) == "generate"
+    assert route_after_citations(as_state(first)) == "generate"
 
     second = validate_citations(state("Broncos [S7] [S1].", citation_corrections=1), rt())
     assert second["citations"] == ["sb50__c0000"]
     assert second["generation"] == "Broncos."
     assert any("S7" in w for w in second["warnings"])
-    assert route_after_citations(second) == "check_hallucination"
+    assert route_after_citations(as_state(second)) == "check_hallucination"
 
 
 def test_an_answer_citing_a_document_without_it_is_attributed_to_the_one_that_has_it():
@@ -99,7 +102,7 @@ def test_an_uncited_answer_found_in_a_document_is_attributed_without_a_second_ge
     assert update["citations"] == ["web:Mona_Lisa"]
     assert update["generation"] == "Leonardo da Vinci."
     assert "warnings" not in update and not update["citation_feedback"]
-    assert route_after_citations(update) == "check_hallucination"
+    assert route_after_citations(as_state(update)) == "check_hallucination"
 
 
 def test_attribution_by_evidence_matches_whole_words_in_every_document_that_has_them():
@@ -138,7 +141,7 @@ def test_the_answer_goes_on_without_talk_about_its_documents():
 def test_a_no_answer_hidden_in_a_sentence_is_no_answer():
     update = validate_citations(state("Guilt implies [I don't know]."), rt())
     assert update == {"generation": "I don't know.", "citations": [], "citation_feedback": ""}
-    assert route_after_citations(update) == "choose_answer"
+    assert route_after_citations(as_state(update)) == "choose_answer"
 
 
 def test_no_answer_needs_no_citation():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from crag_core.errors import ConfigError
@@ -24,7 +26,8 @@ def test_env_fallbacks_apply_to_defaults_only(monkeypatch):
 
 
 def test_dict_context_is_accepted_by_the_graph_runtime():
-    assert Context(**{"top_k": 2, "web_search": "off"}).web_search == "off"
+    sent: dict[str, Any] = {"top_k": 2, "web_search": "off"}  # as JSON from a request
+    assert Context(**sent).web_search == "off"
 
 
 @pytest.mark.parametrize(
@@ -59,9 +62,10 @@ def test_process_settings_come_from_the_environment_in_one_typed_place(monkeypat
     monkeypatch.setenv("CRAG_DATA_DIR", str(tmp_path / "d"))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-openai")
     assert data_dir() == tmp_path / "d" and data_dir().is_dir()
-    assert settings().compatible_api_key.get_secret_value() == "sk-openai"
+    assert str(settings().compatible_api_key) != "sk-openai"  # a secret, never printed
+    assert (key := settings().compatible_api_key) and key.get_secret_value() == "sk-openai"
     monkeypatch.setenv("CRAG_API_KEY", "sk-crag")  # the compatible endpoint's own key wins
-    assert settings().compatible_api_key.get_secret_value() == "sk-crag"
+    assert (key := settings().compatible_api_key) and key.get_secret_value() == "sk-crag"
     assert "sk-crag" not in repr(settings())  # secrets never print
     monkeypatch.setenv("CRAG_LOCAL_N_CTX", "lots")
     with pytest.raises(ConfigError, match="CRAG_LOCAL_N_CTX"):

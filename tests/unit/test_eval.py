@@ -12,12 +12,13 @@ from typer.testing import CliRunner
 from crag.cli import app
 from crag.eval import harness
 from crag.eval.metrics import best, exact_match, f1, normalize_answer, percentile
+from crag.eval.records import read_records
 from crag.eval.squad import load_squad
 from crag_core.errors import ConfigError
 from crag_core.schema.context import Context
 from tests.fakes import FakeRetriever, doc, happy_responder, make_llm
 
-TINY = {
+TINY: dict[str, Any] = {
     "version": "1.1",
     "data": [
         {
@@ -98,7 +99,7 @@ def test_eval_run_records_scores_and_resumes(fake_services, tiny, tmp_path, pipe
     data = load_squad(tiny)
     run = harness.EvalRun(pipeline, data.questions, Context(), tmp_path / pipeline)
     run.run()
-    records = harness.read_records(run.predictions)
+    records = read_records(run.predictions)
     assert [r["id"] for r in records] == ["q1", "q2", "q3"]
     q1 = records[0]
     assert q1["prediction"] == "Denver Broncos" and q1["exact_match"] == 1.0
@@ -204,7 +205,7 @@ def test_cli_eval_end_to_end(hash_kb, fake_services, tiny, tmp_path):
         app, ["eval", "--dataset", str(tiny), "--pipeline", "naive", "--out", str(out)]
     )
     assert result.exit_code == 0, result.output
-    assert len(harness.read_records(out / "predictions.jsonl")) == 3
+    assert len(read_records(out / "predictions.jsonl")) == 3
     assert json.loads((out / "summary.json").read_text())["pipeline"] == "naive"
     again = CliRunner().invoke(
         app, ["eval", "--dataset", str(tiny), "--pipeline", "naive", "--out", str(out)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from langchain_core.documents import Document
 
 from benchmarks.fixtures.sample_files import make_pdf
 from crag.ingest import ingest
@@ -39,7 +40,9 @@ def test_conditions_become_one_chroma_filter(tmp_path):
         ]
     }
     relative = parse_where(f"source={tmp_path.name}/a.pdf")
-    assert relative["source"]["$eq"].startswith("/")  # paths are made absolute, as stored
+    assert relative is not None and relative["source"]["$eq"].startswith(
+        "/"
+    )  # paths are made absolute, as stored
 
 
 @pytest.mark.parametrize(
@@ -73,7 +76,9 @@ def test_a_filter_that_matches_nothing_stops_the_run_instead_of_searching_the_we
     web_searches: list[str] = []
 
     class RecordingWeb:
-        def search(self, query, k):
+        name = "recording"
+
+        def search(self, query: str, k: int) -> list[Document]:
             web_searches.append(query)
             return []
 

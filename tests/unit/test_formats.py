@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from typer.testing import CliRunner
 
@@ -40,7 +42,7 @@ def stored(kb):
 def test_a_multi_page_pdf_keeps_its_pages_and_title(kb, tmp_path):
     pages = make_pdf(tmp_path / "report.pdf", pages=3)
     report = ingest(kb, [str(tmp_path / "report.pdf")])
-    assert [p.name for p in report.added] == ["report.pdf"] and not report.failed
+    assert [Path(p).name for p in report.added] == ["report.pdf"] and not report.failed
     chunks = stored(kb)
     assert {m["page"] for _, m in chunks} == {1, 2, 3}
     assert {m["type"] for _, m in chunks} == {"pdf"}
@@ -172,7 +174,7 @@ def test_long_tail_formats_give_every_sentence_under_its_heading(
 ):
     parts = make(tmp_path / name)
     report = ingest(kb, [str(tmp_path / name)])
-    assert [p.name for p in report.added] == [name] and not report.failed
+    assert [Path(p).name for p in report.added] == [name] and not report.failed
     chunks = stored(kb)
     text = " ".join(" ".join(t.split()) for t, _ in chunks)
     assert [s for part in parts for s in part if s not in text] == []

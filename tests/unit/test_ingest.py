@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from crag.ingest import document_id, ingest, split_text
@@ -82,7 +84,7 @@ def test_bad_items_are_reported_and_the_rest_is_ingested(kb, tmp_path):
         )
     ]
     report = ingest(kb, paths)
-    assert [p.name for p in report.added] == ["good.md"]
+    assert [Path(p).name for p in report.added] == ["good.md"]
     reasons = dict(report.failed)
     assert reasons[str(tmp_path / "empty.txt")] == "empty file"
     assert reasons[str(tmp_path / "binary.txt")] == "binary file"
@@ -101,7 +103,7 @@ def test_folder_walk_ignores_other_types_and_symlinked_dirs(kb, tmp_path):
     (tmp_path / "sub" / "b.txt").write_text("B text.")
     (tmp_path / "sub" / "up").symlink_to(tmp_path, target_is_directory=True)
     report = ingest(kb, [str(tmp_path)])
-    assert sorted(p.name for p in report.added) == ["a.md", "b.txt"] and not report.failed
+    assert sorted(Path(p).name for p in report.added) == ["a.md", "b.txt"] and not report.failed
     assert dict(report.skipped)[str(tmp_path / "image.png")].startswith("unsupported file type")
 
 

@@ -7,6 +7,7 @@ import time
 
 import openai
 import pytest
+from langchain_openai import ChatOpenAI
 
 import prompts
 from crag_core.clients.llm import complete, score_from_logprobs, takes_grammar, yes_probability
@@ -42,6 +43,7 @@ def test_unknown_provider_and_missing_keys_are_config_errors(monkeypatch):
 def test_openai_provider_is_built_from_the_key(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     llm = chat_model_for(Context(model="openai:gpt-4o-mini", llm_timeout_s=9))
+    assert isinstance(llm, ChatOpenAI)
     assert llm.model_name == "gpt-4o-mini" and llm.request_timeout == 9
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -9,6 +10,7 @@ from langgraph.runtime import Runtime
 
 import nodes
 from crag_core.schema.context import Context
+from crag_core.schema.state import Attempt, RAGState
 from graph.factory import bind
 from nodes import choose_answer, finalize, increment_retry
 from nodes.answers import NO_ANSWER
@@ -19,6 +21,7 @@ from tests.fakes import (
     FakeRetriever,
     FakeWebSearch,
     applied,
+    as_state,
     doc,
     make_llm,
 )
@@ -59,7 +62,7 @@ def test_rewrite_query_falls_back_to_question_on_empty_reply(fake_services):
 def test_rewrite_query_on_retry_sees_feedback_and_previous_queries(fake_services):
     llm = make_llm(lambda p, t: "new query")
     fake_services(llm=llm)
-    state = {
+    state: RAGState = {
         "question": Q,
         "feedback": "the answer named the wrong team.",
         "attempts": [
@@ -85,7 +88,7 @@ def test_rewrite_query_replaces_a_guessed_answer_with_the_question(fake_services
     assert rewrite_query({"question": Q}, rt())["rewritten_query"] == "Super Bowl 50 winning team"
 
 
-def attempt(query: str) -> dict[str, Any]:
+def attempt(query: str) -> Attempt:
     return {
         "query": query,
         "generation": "x",
@@ -97,7 +100,7 @@ def attempt(query: str) -> dict[str, Any]:
 
 def test_rewrite_query_never_repeats_a_tried_query_while_the_question_is_untried(fake_services):
     fake_services(llm=make_llm(lambda p, t: "Super Bowl 50 champion"))
-    state = {"question": Q, "attempts": [attempt("super bowl 50 CHAMPION.")]}
+    state: RAGState = {"question": Q, "attempts": [attempt("super bowl 50 CHAMPION.")]}
     assert rewrite_query(state, rt())["rewritten_query"] == Q
     state["attempts"].append(attempt(Q))  # both tried: the repeat stands (retrieve goes deeper)
     assert rewrite_query(state, rt())["rewritten_query"] == "Super Bowl 50 champion"
@@ -233,7 +236,7 @@ def test_grade_documents_after_web_search_scores_kept_documents_and_results_toge
 ):
     llm = make_llm(lambda p, t: "yes" if "Leonardo" in t else "no")
     fake_services(llm=llm)
-    state = {
+    state: RAGState = {
         "question": Q,
         "documents": KB_DOCS,
         "relevant_documents": KB_DOCS[:1],
@@ -256,7 +259,7 @@ def test_web_evidence_is_answered_from_at_the_evidence_threshold_not_the_lower_o
     fake_services, evidence_threshold, kept
 ):
     fake_services(llm=make_llm(lambda p, t: 0.4))
-    state = {
+    state: RAGState = {
         "question": Q,
         "documents": KB_DOCS,
         "relevant_documents": [],
@@ -277,7 +280,7 @@ def test_ambiguous_documents_that_scored_higher_alone_are_kept_when_the_web_lowe
     fake_services, kb_score, fallback, kept
 ):
     fake_services(llm=make_llm(lambda p, t: 0.4))  # the evidence with the web scores 0.4
-    state = {
+    state: RAGState = {
         "question": Q,
         "documents": KB_DOCS,
         "retrieval_score": kb_score,
@@ -293,16 +296,16 @@ def test_ambiguous_documents_that_scored_higher_alone_are_kept_when_the_web_lowe
 
 def test_grade_documents_after_a_failed_web_search_keeps_the_decision(fake_services):
     llm = fake_services().llm
-    state = {"question": Q, "documents": KB_DOCS, "web_searched": True, "web_results": []}
+    state: RAGState = {"question": Q, "documents": KB_DOCS, "web_searched": True, "web_results": []}
     assert grade_documents(state, rt()) == {} and llm.calls == []
 
 
 def test_every_prompt_of_a_pass_starts_with_the_same_documents(fake_services):
     llm = fake_services().llm
-    state = {"question": Q, "documents": KB_DOCS}
-    state |= grade_documents(state, rt())
-    state |= generate(state, rt())
-    state |= {"generation": "They won easily."}
+    state: RAGState = {"question": Q, "documents": KB_DOCS}
+    state = as_state({**state, **grade_documents(state, rt())})
+    state = as_state({**state, **generate(state, rt())})
+    state["generation"] = "They won easily."
     check_relevance(state, rt(answer_threshold=0.5))
     firsts = [str(c["messages"][0]) for c in llm.calls]
     shared = firsts[0].split("Question:")[0]
@@ -346,7 +349,7 @@ def test_web_search_off(fake_services):
 
 def test_generate_answers_original_question_from_the_accepted_evidence(fake_services):
     llm = fake_services().llm
-    state = {
+    state: RAGState = {
         "question": Q,
         "rewritten_query": "REWRITE",
         "relevant_documents": [KB_DOCS[0], WEB_DOCS[0]],
@@ -383,14 +386,14 @@ def test_generate_includes_feedback_on_retry(fake_services):
 )
 def test_generate_an_echo_of_the_instructions_is_no_answer(fake_services, reply, text, expected):
     fake_services(llm=make_llm(lambda p, t: reply))
-    state = {"question": Q, "relevant_documents": [doc("d1", text)]}
+    state: RAGState = {"question": Q, "relevant_documents": [doc("d1", text)]}
     assert generate(state, rt())["generation"] == expected
 
 
 def test_generate_an_answer_repeated_after_feedback_is_no_echo(fake_services):
     # The feedback quotes the previous answer; the answer is still the model's own.
     fake_services(llm=make_llm(lambda p, t: "The Broncos did it."))
-    state = {
+    state: RAGState = {
         "question": Q,
         "relevant_documents": KB_DOCS,
         "citation_feedback": "Your previous answer was: 'The Broncos did it.', but it cited no "
@@ -404,7 +407,11 @@ def test_generate_an_answer_repeated_after_feedback_is_no_echo(fake_services):
 
 def test_check_hallucination_verbatim_span_needs_no_grounding_judge(fake_services):
     llm = fake_services().llm
-    state = {"question": Q, "generation": "the Denver Broncos", "relevant_documents": KB_DOCS}
+    state: RAGState = {
+        "question": Q,
+        "generation": "the Denver Broncos",
+        "relevant_documents": KB_DOCS,
+    }
     update = check_hallucination(state, rt())
     assert update["grounded"] == "yes" and update["support_score"] == 1.0
     # one short call: is the sentence it was copied from about this question?
@@ -416,7 +423,11 @@ def test_check_hallucination_verbatim_span_needs_no_grounding_judge(fake_service
 
 def test_check_hallucination_rejects_names_and_numbers_absent_from_documents(fake_services):
     llm = fake_services().llm
-    state = {"question": Q, "generation": "The Panthers won 31–7.", "relevant_documents": KB_DOCS}
+    state: RAGState = {
+        "question": Q,
+        "generation": "The Panthers won 31–7.",
+        "relevant_documents": KB_DOCS,
+    }
     update = check_hallucination(state, rt())
     assert update["grounded"] == "no" and "31" in update["feedback"]
     state["generation"] = "Jupiter is the answer."
@@ -435,7 +446,7 @@ def test_check_hallucination_rejects_names_and_numbers_absent_from_documents(fak
 def test_check_hallucination_spelled_numbers_are_copied_spans(fake_services, answer, text):
     llm = fake_services().llm
     docs = [doc("d1", text)]
-    state = {"question": Q, "generation": answer, "relevant_documents": docs}
+    state: RAGState = {"question": Q, "generation": answer, "relevant_documents": docs}
     assert check_hallucination(state, rt())["grounded"] == "yes"
     assert llm.prompts_called() == ["check_support"]  # no grounding judge, its sentence only
     assert text in llm.calls[0]["text"]
@@ -455,7 +466,7 @@ def test_check_hallucination_leaves_function_words_and_plurals_to_the_judge(
     llm = make_llm(lambda p, t: "yes")
     fake_services(llm=llm)
     docs = [doc("d1", text)]
-    state = {"question": Q, "generation": answer, "relevant_documents": docs}
+    state: RAGState = {"question": Q, "generation": answer, "relevant_documents": docs}
     update = check_hallucination(state, rt())
     assert update["grounded"] == "yes" and update["grounding_score"] == 1.0
     assert len(llm.calls) == 1
@@ -470,7 +481,7 @@ def test_check_hallucination_other_numbers_still_fail_without_the_model(
 ):
     llm = fake_services().llm
     docs = [doc("d1", text)]
-    state = {"question": Q, "generation": answer, "relevant_documents": docs}
+    state: RAGState = {"question": Q, "generation": answer, "relevant_documents": docs}
     assert check_hallucination(state, rt())["grounded"] == "no"
     assert llm.calls == []
 
@@ -478,7 +489,11 @@ def test_check_hallucination_other_numbers_still_fail_without_the_model(
 def test_check_hallucination_asks_judge_otherwise(fake_services):
     llm = make_llm(lambda p, t: "no")
     fake_services(llm=llm)
-    state = {"question": Q, "generation": "The Broncos won easily.", "relevant_documents": KB_DOCS}
+    state: RAGState = {
+        "question": Q,
+        "generation": "The Broncos won easily.",
+        "relevant_documents": KB_DOCS,
+    }
     update = check_hallucination(state, rt())
     assert update["grounded"] == "no" and "won easily" in update["feedback"]
     assert update["prompt_versions"] == {"check_hallucination": "v2", "evidence": "v1"}
@@ -486,7 +501,11 @@ def test_check_hallucination_asks_judge_otherwise(fake_services):
 
 def test_check_hallucination_unparsable_is_unknown_with_warning(fake_services):
     fake_services(llm=make_llm(lambda p, t: "maybe"))
-    state = {"question": Q, "generation": "The Broncos won easily.", "relevant_documents": KB_DOCS}
+    state: RAGState = {
+        "question": Q,
+        "generation": "The Broncos won easily.",
+        "relevant_documents": KB_DOCS,
+    }
     update = check_hallucination(state, rt())
     assert update["grounded"] == "unknown" and update["warnings"]
 
@@ -503,7 +522,11 @@ def test_check_relevance_declined_answer_fails_without_model(fake_services):
 def test_check_relevance_reads_documents_question_and_answer(fake_services):
     llm = make_llm(lambda p, t: "no")
     fake_services(llm=llm)
-    state = {"question": Q, "generation": "Carolina Panthers", "relevant_documents": KB_DOCS}
+    state: RAGState = {
+        "question": Q,
+        "generation": "Carolina Panthers",
+        "relevant_documents": KB_DOCS,
+    }
     update = check_relevance(state, rt(answer_threshold=0.5))
     assert update["answers_question"] == "no" and "Carolina Panthers" in update["feedback"]
     text = llm.calls[0]["text"]
@@ -512,7 +535,7 @@ def test_check_relevance_reads_documents_question_and_answer(fake_services):
 
 def test_check_relevance_compares_the_score_with_the_answer_threshold(fake_services):
     fake_services(llm=make_llm(lambda p, t: "yes"))
-    state = {"question": Q, "generation": "Denver Broncos", "relevant_documents": KB_DOCS}
+    state: RAGState = {"question": Q, "generation": "Denver Broncos", "relevant_documents": KB_DOCS}
     assert check_relevance(state, rt(answer_threshold=0.5))["answers_question"] == "yes"
     assert check_relevance(state, rt(answer_threshold=1.0))["answers_question"] == "yes"
     llm = fake_services(llm=make_llm(lambda p, t: "no")).llm
@@ -530,17 +553,18 @@ def test_check_relevance_unparsable_is_unknown(fake_services):
     assert update["answers_question"] == "unknown" and update["warnings"]
 
 
-def finish(state: dict, runtime) -> dict:
+def finish(values: Mapping[str, Any], runtime: Runtime[Context]) -> dict[str, Any]:
     """choose_answer, then finalize on its update: what a single pass's run returns."""
+    state = as_state(values)
     chosen = choose_answer(state, runtime)
-    return {**chosen, **finalize({**state, **chosen}, runtime)}
+    return {**chosen, **finalize(as_state({**state, **chosen}), runtime)}
 
 
 # increment_retry, choose_answer and finalize -------------------------------------------
 
 
 def test_increment_retry_counts_and_keeps_the_attempt():
-    state = {
+    state: RAGState = {
         "question": Q,
         "retry_count": 1,
         "rewritten_query": "q",
@@ -561,7 +585,7 @@ def test_increment_retry_records_the_chunks_the_grader_rejected():
     graded = [doc("a", "x"), doc("b", "y"), doc("c", "z")]
     for d, grade in zip(graded, ["yes", "no", "no"], strict=True):
         d.metadata["relevant"] = grade
-    state = {"question": Q, "documents": graded, "rejected_chunks": ["z", "b"]}
+    state: RAGState = {"question": Q, "documents": graded, "rejected_chunks": ["z", "b"]}
     assert applied(state, increment_retry(state, rt()))["rejected_chunks"] == ["z", "b", "c"]
 
 

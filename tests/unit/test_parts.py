@@ -5,14 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.documents import Document
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import AnyMessage, HumanMessage
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
 
 from crag.run import run_question
 from crag_core.schema.context import Context
+from crag_core.schema.state import Source, Turn
 from graph.graph import build_graph
 from nodes.answers import NO_ANSWER
-from tests.fakes import FakeRetriever, FakeWebSearch, doc, make_llm, make_services
+from tests.fakes import FakeRetriever, FakeWebSearch, as_state, doc, make_llm, make_services
 
 DOCS = {
     "broncos": doc("sb50__c0000", "Super Bowl 50 was won by the Denver Broncos, 24–10."),
@@ -264,7 +266,7 @@ def test_max_subquestions_one_answers_the_question_as_one():
 def test_parts_of_one_turn_do_not_leak_into_the_next():
     services = services_for("broncos", "louvre")
     graph = build_graph(services=lambda ctx: services, checkpointer=InMemorySaver())
-    config = {"configurable": {"thread_id": "t"}}
+    config: RunnableConfig = {"configurable": {"thread_id": "t"}}
     ctx = Context(answer_cache=False)
     question = "Which team won Super Bowl 50, and where is the Mona Lisa displayed?"
     first = graph.invoke({"question": question}, config, context=ctx)
@@ -296,7 +298,7 @@ def thread_after_first_turn(p_yes: float, **ctx: Any) -> tuple[Any, Any, Any]:
         llm=make_llm(history_responder(p_yes)), retriever=TopicRetriever([DOCS["broncos"]])
     )
     graph = build_graph(services=lambda ctx: services, checkpointer=InMemorySaver())
-    config = {"configurable": {"thread_id": "t"}}
+    config: RunnableConfig = {"configurable": {"thread_id": "t"}}
 
     def ask(question: str) -> Any:
         context = Context(answer_cache=False, **ctx)
@@ -343,16 +345,22 @@ def test_no_judge_call_for_a_new_topic_or_after_an_unknown_answer():
 
     turn = {"question": "q", "standalone_question": "Which team won Super Bowl 50?"}
     answered = [{**turn, "answer": "Denver Broncos"}]
-    assert earlier_answer({"question": "Who painted the Mona Lisa?", "history": answered}) is None
-    assert earlier_answer({"question": "Who won Super Bowl 50?", "history": answered})
+    asked = as_state({"question": "Who painted the Mona Lisa?", "history": answered})
+    assert earlier_answer(asked) is None
+    assert earlier_answer(as_state({"question": "Who won Super Bowl 50?", "history": answered}))
     unknown = [{**turn, "answer": NO_ANSWER}]
-    assert earlier_answer({"question": "Who won Super Bowl 50?", "history": unknown}) is None
+    asked = as_state({"question": "Who won Super Bowl 50?", "history": unknown})
+    assert earlier_answer(asked) is None
 
 
 def test_a_repeat_is_most_of_the_same_words():
     from nodes.history import repeats
 
-    turn = {"question": "q", "standalone_question": "Which team won Super Bowl 50?", "answer": "x"}
+    turn: Turn = {
+        "question": "q",
+        "standalone_question": "Which team won Super Bowl 50?",
+        "answer": "x",
+    }
     assert repeats("Who won Super Bowl 50 again?", turn)
     assert not repeats("What was the final score of Super Bowl 50?", turn)
 
@@ -360,7 +368,10 @@ def test_a_repeat_is_most_of_the_same_words():
 def test_a_caller_kept_conversation_keeps_its_sources_for_the_history_route():
     from nodes.chat import earlier_turns, reply
 
-    source = {"id": "sb50__c0000", "source": "/kb/sb50.md"}
-    messages = [HumanMessage("Which team won Super Bowl 50?"), reply("Denver Broncos", [source])]
+    source: Source = {"id": "sb50__c0000", "source": "/kb/sb50.md"}
+    messages: list[AnyMessage] = [
+        HumanMessage("Which team won Super Bowl 50?"),
+        reply("Denver Broncos", [source]),
+    ]
     [turn] = earlier_turns(messages)
     assert turn["answer"] == "Denver Broncos" and turn["sources"] == [source]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from crag.policy import (
@@ -16,7 +18,7 @@ from crag.policy import (
 from crag_core.errors import ConfigError
 
 
-def refusal(given: dict, config: bool = False) -> Refusal:
+def refusal(given: dict[str, Any], config: bool = False) -> Refusal:
     with pytest.raises(Refusal) as refused:
         (check_config if config else check_context)(given)
     return refused.value

@@ -6,6 +6,7 @@ from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
 from crag_core.schema.context import Context
+from crag_core.schema.state import RAGState
 from crag_core.text.read_around import (
     beginning,
     continuation,
@@ -72,9 +73,14 @@ def test_a_hit_reads_its_neighbours_by_positional_id():
 
 
 def test_a_chunk_without_position_or_at_the_document_end_reads_nothing():
-    calls = []
+    calls: list[list[str]] = []
+
+    def fetch(ids: list[str]) -> list[Document]:
+        calls.append(ids)
+        return []
+
     last = chunk(1, SECOND + " And then the", count=2)
-    assert read_around([doc("x", FIRST), last], lambda ids: calls.append(ids) or []) == [
+    assert read_around([doc("x", FIRST), last], fetch) == [
         doc("x", FIRST),
         last,
     ]
@@ -116,7 +122,7 @@ def test_retrieve_reads_around_and_keeps_to_the_budget():
 
 def test_the_evidence_after_web_search_is_held_to_the_budget_too():
     llm = make_llm(lambda p, t: 0.9)
-    state = {
+    state: RAGState = {
         "question": "Who?",
         "web_searched": True,
         "relevant_documents": [doc("kb", "Known. " * 100)],
@@ -125,7 +131,7 @@ def test_the_evidence_after_web_search_is_held_to_the_budget_too():
     update = grade_documents(
         state, Runtime(context=Context(context_tokens=250)), make_services(llm=llm)
     )
-    assert sum(estimate_tokens(d.page_content) for d in update["relevant_documents"]) <= 250
+    assert sum(estimate_tokens(d.page_content) for d in update["relevant_documents"] or []) <= 250
     shown = llm.calls[0]["messages"][0]
     assert "Found." in shown and shown.count("Known.") == 100
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from crag_core.clients.keyword_index import KeywordIndex, match_expression
-from crag_core.clients.knowledge_base import KnowledgeBase, ModeRetriever
+from crag_core.clients.knowledge_base import KnowledgeBase, ModeRetriever, RetrievalMode
 from tests.fakes import HashEmbeddings
 
 DOCS = {
@@ -50,8 +50,9 @@ def test_keyword_ranks_the_rare_term_first(kb):
 
 
 def test_every_hit_carries_its_cosine_score(kb):
-    for mode in ("dense", "keyword", "hybrid"):
-        docs = kb.search("Super Bowl Broncos", 4, mode)  # type: ignore[arg-type]
+    modes: tuple[RetrievalMode, ...] = ("dense", "keyword", "hybrid")
+    for mode in modes:
+        docs = kb.search("Super Bowl Broncos", 4, mode)
         assert docs and all(-1.0 <= d.metadata["score"] <= 1.0 for d in docs)
         assert docs[0].metadata["id"] == "broncos__c0000"
     keyword = kb.search("Super Bowl Broncos", 4, "keyword")

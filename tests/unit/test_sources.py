@@ -4,6 +4,7 @@ and callers see labels, never the server's paths."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from starlette.testclient import TestClient
@@ -20,8 +21,11 @@ client = TestClient(app)
 SECRET = "server secret 5521"
 
 
-def index(collection: str, **given) -> dict:
-    return indexer.invoke(given, context={"collection": collection})["report"]
+def index(collection: str, **given: Any) -> dict[str, Any]:
+    report: dict[str, Any] = cast(Any, indexer).invoke(given, context={"collection": collection})[
+        "report"
+    ]
+    return report
 
 
 def texts(kb) -> str:

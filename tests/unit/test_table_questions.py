@@ -22,14 +22,18 @@ from crag_core.text.table_shapes import QueryResult
 from nodes.confidence import tool_confidence
 from tests.fakes import happy_responder, make_llm, make_table_store
 
-SALES = [
+SALES: list[list[Any]] = [
     ["Region", "Month", "Units Sold", "Revenue ($)"],
     ["North", "January", 1200, 15000.5],
     ["South", "January", 800, 9800],
     ["North", "February", 1350, 16200.75],
     ["East", "February", None, 7000],
 ]
-PLANTS = [["Site", "Capacity MW", "Year opened"], ["Whitelee", 539, 2009], ["Ardrossan", 24, 2004]]
+PLANTS: list[list[Any]] = [
+    ["Site", "Capacity MW", "Year opened"],
+    ["Whitelee", 539, 2009],
+    ["Ardrossan", 24, 2004],
+]
 
 
 @pytest.fixture

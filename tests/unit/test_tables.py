@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import cast
 
 import pytest
 
@@ -48,7 +49,7 @@ def test_workbook_values_keep_their_types():
         [dt.datetime(2025, 3, 14), 3, 0.5, "a"],
         [dt.datetime(2025, 3, 15, 9, 30), 4, 1, 7],
     ]
-    table = table_from_rows("book", "Sheet 1", rows)
+    table = table_from_rows("book", "Sheet 1", cast(list[list[object]], rows))
     assert table is not None and table.name == "book_sheet_1"
     assert [c.type for c in table.columns] == ["DATE", "INTEGER", "REAL", "TEXT"]
     assert table.rows == (
