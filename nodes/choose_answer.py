@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
-from crag_core.schema.state import Attempt, RAGState, Update, Withheld
+from crag_core.schema.state import Attempt, RAGState, Source, Update, Withheld
 from nodes.answers import NO_ANSWER, answer_summary, current_attempt, is_no_answer
 from nodes.cached import remember
 from nodes.common import reports
@@ -34,6 +34,35 @@ def score(attempt: Attempt) -> int:
         + 2 * (attempt["answers_question"] not in ("no", None))
         + (not is_no_answer(attempt["generation"]))
     )
+
+
+def checked(current: Attempt) -> tuple[str, list[Source]]:
+    """The pass's answer and sources if it passed both checks; else the no-answer reply."""
+    if is_no_answer(current["generation"]) or not passed(current):
+        return NO_ANSWER, []
+    return current["generation"], current["sources"]
+
+
+def held_back(withheld: Withheld, min_confidence: float) -> str:
+    """The warning for an answer under ``min_confidence``."""
+    return (
+        f"The answer {withheld['answer']!r} is not given: its confidence "
+        f"{withheld['confidence']:.2f} is under min_confidence {min_confidence:.2f}."
+    )
+
+
+def unverified(state: RAGState, current: Attempt) -> list[str]:
+    """The warning that names the best answer no check confirmed (none: no warning)."""
+    # Latest first, so among equally good passes the one with the most context wins.
+    best = max([current, *reversed(state.get("attempts") or [])], key=score)
+    if is_no_answer(best["generation"]):
+        return []
+    retries = state.get("retry_count", 0)
+    return [
+        f"No answer passed both checks after {retries} "
+        f"{'retry' if retries == 1 else 'retries'}, so none is given; the best unverified "
+        f"answer was {best['generation']!r}. Last feedback: {state.get('feedback') or 'none'}"
+    ]
 
 
 def _summary(update: Mapping[str, Any]) -> str:
@@ -61,29 +90,17 @@ def choose_answer(
     """
     ctx = context_of(runtime)
     current = current_attempt(state)
-    warnings: list[str] = []
-    answer, sources = current["generation"], current["sources"]
-    # Latest first, so among equally good passes the one with the most context wins.
-    best = max([current, *reversed(state.get("attempts") or [])], key=score)
-    if is_no_answer(answer) or not passed(current):
-        answer, sources = NO_ANSWER, []
+    answer, sources = checked(current)
     given = confidence(state, answer)
     withheld: Withheld | None = None
+    warnings: list[str] = []
     if given is not None and given < ctx.min_confidence:
         withheld = Withheld(answer=answer, confidence=given)
-        warnings = [
-            f"The answer {answer!r} is not given: its confidence {given:.2f} is under "
-            f"min_confidence {ctx.min_confidence:.2f}."
-        ]
+        warnings = [held_back(withheld, ctx.min_confidence)]
         answer, sources, given = NO_ANSWER, [], None
-    elif is_no_answer(answer) and not is_no_answer(best["generation"]):
-        retries = state.get("retry_count", 0)
-        warnings = [
-            f"No answer passed both checks after {retries} "
-            f"{'retry' if retries == 1 else 'retries'}, so none is given; the best unverified "
-            f"answer was {best['generation']!r}. Last feedback: {state.get('feedback') or 'none'}"
-        ]
-    elif services is not None and not is_no_answer(answer):
+    elif is_no_answer(answer):
+        warnings = unverified(state, current)
+    elif services is not None:
         remember(state, ctx, services, answer, sources, given)
     if state.get("unfilled"):  # nothing was searched: say so rather than "I don't know."
         warnings.append(f"{state['unfilled']} {INGEST_HINT}")
