@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Update
-from crag_core.text.query_analysis import is_dependent, is_small_talk, nested_steps, split_parts
+from crag_core.text.query_analysis import is_dependent, nested_steps, split_parts
 from nodes.common import question_of, reports
 from nodes.history import answered_earlier
 
@@ -40,9 +40,8 @@ def analyze_query(state: RAGState, runtime: Runtime[Context], services: Services
     """Decide the turn's whole route: the one node that does.
 
     ``small_talk`` when the whole message is a greeting, thanks, farewell, reaction or a
-    question about the assistant: a phrase the rules list, or a message every clause of which
-    is nearer small-talk examples than questions (``crag_core.clients.small_talk``; judged on
-    the message as asked, so small talk in a thread costs no rewrite either). A question with
+    question about the assistant, as ``contextualize_question`` judged it (``small_talk``:
+    once, before any rewrite). A question with
     several parts, at most ``max_subquestions``
     (``crag_core.text.query_analysis.split_parts``), is ``multi_step`` when a later part asks
     about the first one's answer ("Who directed Titanic, and when was he born?"), else
@@ -59,10 +58,7 @@ def analyze_query(state: RAGState, runtime: Runtime[Context], services: Services
     judge on (``history_threshold`` < 1) one yes/no call). Anything else is ``single``: one
     retrieval pass. Only that judge calls a model here; the routers only read ``route``.
     """
-    message = state["question"]
-    if is_small_talk(message) or (
-        services.small_talk and services.small_talk.is_small_talk(message)
-    ):
+    if state.get("small_talk"):
         return {"route": "small_talk"}
     ctx = context_of(runtime)
     parts = split_parts(question_of(state), ctx.max_subquestions)

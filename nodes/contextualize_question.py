@@ -42,19 +42,25 @@ def contextualize_question(
 
     (Typed as a plain dict: the reset holds ``Overwrite`` values for the keys with reducers.)
 
-    A thread's first turn (no history) needs no LLM call: the question is already standalone;
-    nor does small talk ("thanks!"), which ``analyze_query`` routes past retrieval.
+    Whether the message is small talk is judged here, once (``small_talk``): a phrase the
+    rules list, or a message every clause of which is nearer small-talk examples than questions
+    (``crag_core.clients.small_talk``), judged on the message as asked. A thread's first turn
+    (no history) needs no LLM call: the question is already standalone; nor does small talk
+    ("thanks!"), which ``analyze_query`` routes past retrieval.
     Control characters are removed; an empty or overlong question fails the run with a
     ``QuestionError`` naming the problem.
     """
     asked_text, as_message = asked(state)
     question = clean_question(asked_text)
-    start = {**turn_reset(), "question": question}
+    chat = is_small_talk(question) or bool(
+        services and services.small_talk and services.small_talk.is_small_talk(question)
+    )
+    start = {**turn_reset(), "question": question, "small_talk": chat}
     history = state.get("history") or []
     if not history and as_message:  # a caller that keeps the conversation itself
         history = earlier_turns(list(state.get("messages") or [])[:-1])
         start["history"] = history
-    if not history or is_small_talk(question):  # small talk needs no rewrite either
+    if not history or chat:  # small talk needs no rewrite either
         return {**start, "standalone_question": question}
     ctx = context_of(runtime)
     turn = RAGState(question=question)  # a new turn: no retries, no web, no versions yet

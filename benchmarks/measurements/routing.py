@@ -46,9 +46,10 @@ from crag_core.clients.embeddings import cosine, default_embeddings
 from crag_core.clients.services import Services
 from crag_core.clients.small_talk import MARGIN, MIN_SIMILARITY, SmallTalk
 from crag_core.schema.context import Context
-from crag_core.schema.state import Turn
+from crag_core.schema.state import RAGState, Turn
 from crag_core.text.query_analysis import is_small_talk, nested_steps
 from nodes.analyze_query import analyze_query
+from nodes.contextualize_question import contextualize_question
 from nodes.history import repeats
 
 LABELLED = DATA / "routing.jsonl"
@@ -59,7 +60,7 @@ LABELS = ["small_talk", "single", "history", "multi_part", "multi_step"]
 
 @cache
 def _services() -> Services:
-    """What ``analyze_query`` reads here: the small-talk examples on the retrieval encoder."""
+    """What the first two nodes read here: the small-talk examples on the retrieval encoder."""
     detector = SmallTalk(default_embeddings())
     return Services(
         llm=cast(Any, None), retriever=cast(Any, None), web_search=None, small_talk=detector
@@ -67,8 +68,14 @@ def _services() -> Services:
 
 
 def route(text: str) -> str:
-    """The route ``analyze_query`` takes for ``text`` (a thread's first turn)."""
-    return str(analyze_query({"question": text}, Runtime(context=Context()), _services())["route"])
+    """The route ``analyze_query`` takes for ``text`` (a thread's first turn).
+
+    After ``contextualize_question``, which judges small talk (a first turn calls no model).
+    """
+    runtime, services = Runtime(context=Context()), _services()
+    started = contextualize_question(cast(RAGState, {"question": text}), runtime, services)
+    state = cast(RAGState, {"question": text, **started})
+    return str(analyze_query(state, runtime, services)["route"])
 
 
 def _small_talk() -> list[str]:

@@ -246,6 +246,10 @@ class FlowState(OutputState, total=False):
     history_score: Annotated[float | None, PER_TURN]
     """P(yes) that an earlier turn's answer answers this follow-up (1.0 for a repeat;
     ``analyze_query``); None when no earlier turn was weighed this turn."""
+    small_talk: Annotated[bool, PER_TURN]
+    """Whether the message is small talk: judged once, by ``contextualize_question`` (the rules,
+    then the classifier); ``analyze_query`` routes by it, and a thread's small talk costs no
+    rewrite."""
     cache_hit: Annotated[bool, PER_TURN]
     """Whether this turn's answer came from the answer cache (no retrieval, no LLM call)."""
     cache_similarity: Annotated[float, PER_TURN]

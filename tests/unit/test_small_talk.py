@@ -85,3 +85,22 @@ def test_the_graph_replies_to_small_talk_the_rules_do_not_list(detector):
     out = graph.invoke({"question": "Cheers, that was really helpful!"}, context=Context())
     assert out["route"] == "small_talk" and out["answer"] == "Glad it helped!"
     assert out["confidence"] is None and out["sources"] == []
+
+
+def test_small_talk_only_the_classifier_knows_costs_a_thread_no_rewrite(detector):
+    """Judged once, before the rewrite: a thread's "Cheers, …" is answered in one call."""
+    from langchain_core.runnables import RunnableConfig
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from tests.fakes import happy_responder
+
+    llm = make_llm(lambda p, t: "Glad it helped!" if p == "small_talk" else happy_responder(p, t))
+    services = make_services(llm)
+    services = type(services)(**{**services.__dict__, "small_talk": detector})
+    graph = build_graph(services=lambda _: services, checkpointer=InMemorySaver())
+    config: RunnableConfig = {"configurable": {"thread_id": "t"}}
+    graph.invoke({"question": "Which team won Super Bowl 50?"}, config, context=Context())
+    asked = len(llm.prompts_called())
+    out = graph.invoke({"question": "Cheers, that was really helpful!"}, config, context=Context())
+    assert out["route"] == "small_talk" and out["answer"] == "Glad it helped!"
+    assert llm.prompts_called()[asked:] == ["small_talk"]  # no contextualize_question call
