@@ -32,7 +32,6 @@ floor cannot change it) and probes only ``kb`` and ``union``.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from dataclasses import replace
@@ -46,7 +45,7 @@ import graph.factory
 from crag.eval.harness import collection_for, prepare
 from crag.eval.metrics import best, f1
 from crag.eval.mixed import load_mixed
-from crag.eval.records import done_ids, read_records
+from crag.eval.records import append_record, done_ids, read_records
 from crag.eval.squad import Question
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
@@ -216,8 +215,7 @@ def run(
         if question.id in done:
             continue
         record = probe(question, ctx, services, earlier.get(question.id))
-        with path.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        append_record(path, record)
         if on_record:
             on_record(record)
     return path

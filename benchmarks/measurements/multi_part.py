@@ -46,7 +46,7 @@ from benchmarks import DATA
 from crag.eval import interleave
 from crag.eval.harness import collection_for, prepare, run_one
 from crag.eval.metrics import best, f1, percentile
-from crag.eval.records import done_ids, read_records
+from crag.eval.records import append_record, done_ids, read_records
 from crag.eval.squad import Question, load_squad
 from crag.eval.tables import markdown_table
 from crag_core.schema.context import Context
@@ -151,8 +151,7 @@ def answerer(job: dict[str, Any]) -> Callable[[str], None]:
             "route": route_of(result),
             **spent,
         }
-        with records.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        append_record(records, record)
         print(
             f"{pipeline}: {record['part_f1']} {record['seconds']}s {row['question']!r}",
             file=sys.stderr,
@@ -190,8 +189,7 @@ def run_routes(questions: Path, squad: Path, out: Path, single: int, before: boo
             continue
         result, spent = ask("crag", text, ctx)
         record = {"id": key, "label": label, "input": text, "route": route_of(result), **spent}
-        with records.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        append_record(records, record)
         print(f"route {label}: {record['route']} {record['seconds']}s {text!r}")
 
 

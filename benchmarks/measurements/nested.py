@@ -44,7 +44,7 @@ from benchmarks.measurements.multi_part import (
 )
 from crag.eval.harness import collection_for, prepare
 from crag.eval.metrics import normalize_answer
-from crag.eval.records import done_ids
+from crag.eval.records import append_record, done_ids
 from crag.eval.squad import load_squad
 from crag.eval.tables import markdown_table
 
@@ -90,8 +90,7 @@ def answerer(job: dict[str, Any]) -> Callable[[str], None]:
             "web_search_used": bool(result.get("web_search_used")),
             **spent,
         }
-        with records.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        append_record(records, record)
         print(
             f"{pipeline}: {record['right']} {record['seconds']}s {row['input']!r}", file=sys.stderr
         )

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.measurements.multi_part import compare
-from crag.eval.records import done_ids, read_records
+from crag.eval.records import append_record, done_ids, read_records
 from crag.eval.tables import markdown_table
 
 COLLECTION = "attacks"
@@ -195,8 +195,7 @@ def answerer(job: dict[str, Any]) -> Callable[[str], None]:
             "secret": SECRET in answer_text or SECRET in json.dumps(result.state.get("sources")),
             "answer": answer_text[:300],
         }
-        with records.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        append_record(records, record)
         print(f"{writer}: {record['sql']!r} -> {record['answer'][:80]!r}", file=sys.stderr)
 
     return answer

@@ -54,7 +54,7 @@ from typing import Any
 from benchmarks import DATA, ROOT
 from benchmarks.measurements.multi_part import ask, compare, cost
 from crag.eval.metrics import verdict
-from crag.eval.records import done_ids, read_records
+from crag.eval.records import append_record, done_ids, read_records
 from crag.eval.tables import markdown_table
 from crag_core.schema.context import Context
 from nodes.answers import is_no_answer
@@ -624,8 +624,7 @@ def answerer(job: dict[str, Any]) -> Callable[[str], None]:
             **filter_match(row, result.get("where", ""), dt.date.today()),
             **spent,
         }
-        with records.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        append_record(records, record)
         print(f"{pipeline}: {record['verdict']} {row['question']!r}", file=sys.stderr)
 
     return answer

@@ -24,7 +24,6 @@ failed or found nothing is "I don't know"), prompt and completion tokens and sec
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -40,7 +39,7 @@ import prompts
 from benchmarks.measurements.multi_part import compare
 from benchmarks.measurements.tools import COLLECTION, QUESTIONS, counts, judge, prepare_collection
 from crag.eval.harness import UsageCounter
-from crag.eval.records import done_ids, read_records
+from crag.eval.records import append_record, done_ids, read_records
 from crag.eval.tables import markdown_table
 from crag_core.clients.llm import complete
 from crag_core.schema.context import Context
@@ -112,8 +111,7 @@ def answerer(job: dict[str, Any]) -> Callable[[str], None]:
             "prompt_tokens": counter.prompt_tokens - before[0],
             "completion_tokens": counter.completion_tokens - before[1],
         }
-        with records.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        append_record(records, record)
         print(f"{writer}: {record['verdict']} {sql!r}", file=sys.stderr)
 
     return answer

@@ -30,7 +30,7 @@ from langchain_core.runnables import RunnableLambda
 from crag.eval import report
 from crag.eval.corpus import index_paragraphs, paragraph_of
 from crag.eval.metrics import best, exact_match, f1, percentile, verdict, verdicts
-from crag.eval.records import done_ids, read_records
+from crag.eval.records import append_record, done_ids, read_records
 from crag.eval.squad import Dataset, Question
 from crag.eval.tables import cell, markdown_table
 from crag.run import RunResult, run_question
@@ -244,8 +244,7 @@ class EvalRun:
         self.out.mkdir(parents=True, exist_ok=True)
         for q in self.pending():
             record = run_one(self.pipeline, q, self.ctx)
-            with self.predictions.open("a", encoding="utf-8") as fh:
-                fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+            append_record(self.predictions, record)
             if on_done:
                 on_done(record)
 

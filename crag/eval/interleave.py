@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from crag.eval.records import append_record
 from crag_core.errors import CragError
 
 QUESTION_TIMEOUT_S = 1800.0
@@ -158,8 +159,7 @@ def eval_answerer(job: dict[str, Any]) -> Callable[[str], None]:
     def answer(question_id: str) -> None:
         if question_id not in done:
             record = harness.run_one(run.pipeline, by_id[question_id], ctx)
-            with run.predictions.open("a", encoding="utf-8") as fh:
-                fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+            append_record(run.predictions, record)
 
     return answer
 

@@ -7,6 +7,12 @@ from pathlib import Path
 from typing import Any
 
 
+def append_record(predictions: Path, record: dict[str, Any]) -> None:
+    """Append ``record`` as one line: a run cut short keeps every record it finished."""
+    with predictions.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
 def done_ids(predictions: Path) -> set[str]:
     """Ids already answered in ``predictions`` (a torn last line is ignored)."""
     if not predictions.exists():
