@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import re
-
 from crag_core.clients.llm import yes_probability
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context
 from crag_core.schema.state import RAGState, Turn, Update
-from crag_core.text.words import STOPWORDS
+from crag_core.text.words import content_words
 from nodes.answers import is_no_answer
 from nodes.common import question_of
 from nodes.prompting import render
 
 
 def _words(text: str) -> set[str]:
-    return {w for w in re.findall(r"\w+", text.lower()) if w not in STOPWORDS}
+    return set(content_words(text))
 
 
 def earlier_answer(state: RAGState) -> Turn | None:

@@ -13,14 +13,13 @@ chunk count) is written in the same transaction as its chunks; ingestion writes 
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 import threading
 from collections.abc import Collection
 from pathlib import Path
 
 from crag_core.clients.sqlite import open_database
-from crag_core.text.words import STOPWORDS
+from crag_core.text.words import content_words
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS chunks (
@@ -58,7 +57,7 @@ CREATE TABLE IF NOT EXISTS documents (
 
 def match_expression(query: str) -> str:
     """An FTS5 query matching any of the query's content words (each quoted: no operators)."""
-    words = [w for w in re.findall(r"\w+", query.lower()) if w not in STOPWORDS]
+    words = content_words(query)
     return " OR ".join(f'"{w}"' for w in dict.fromkeys(words))
 
 

@@ -18,6 +18,11 @@ STOPWORDS = frozenset(
 )
 
 
+def content_words(text: str) -> list[str]:
+    """``text``'s words (letters, digits, underscores; lower case) without the ``STOPWORDS``."""
+    return [w for w in re.findall(r"\w+", text.lower()) if w not in STOPWORDS]
+
+
 def normalize(text: str) -> str:
     """Lower-case, accent-folded, punctuation-free, single-spaced text for containment checks."""
     text = unicodedata.normalize("NFKD", text)
