@@ -3,11 +3,11 @@
     python -m benchmarks.measurements.shared_tables --out docs/benchmarks/shared-tables.md
 
 A Chroma server on loopback (``chroma run``); host A ingests the tools benchmark's four tables
-(``benchmarks.measurements.tools.FILES``: 2,800 rows in all) into a shared collection. Host B
-(its own store dir, as another machine would have) then reads the table catalog for the first
-time (its copy catches up: the keyword copy and every table; the tables' part alone is timed on
-other fresh hosts), reads it again (nothing changed: one request for the change token), runs a
-query on its copy; then A re-ingests one changed file and B reads the catalog again (that
+(``benchmarks.measurements.tools_questions.FILES``: 2,800 rows in all) into a shared collection.
+Host B (its own store dir, as another machine would have) then reads the table catalog for the
+first time (its copy catches up: the keyword copy and every table; the tables' part alone is
+timed on other fresh hosts), reads it again (nothing changed: one request for the change token),
+runs a query on its copy; then A re-ingests one changed file and B reads the catalog again (that
 document's chunks and tables only). The same ingest into a local store gives the local catalog
 read and query for comparison. Each step runs ``REPEAT`` times on fresh hosts; medians are
 reported, with the bytes the server holds.
@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks.fixtures.shared_services import chroma_server
-from benchmarks.measurements.tools import FILES
+from benchmarks.measurements.tools_questions import FILES
 from crag.eval.tables import markdown_table
 from crag.ingest import ingest
 from crag_core.clients.chroma import TABLES_PREFIX

@@ -37,7 +37,8 @@ from langchain_core.messages import HumanMessage
 
 import prompts
 from benchmarks.measurements.multi_part import compare
-from benchmarks.measurements.tools import COLLECTION, QUESTIONS, counts, judge, prepare_collection
+from benchmarks.measurements.tools import COLLECTION, counts, judge, prepare_collection
+from benchmarks.measurements.tools_questions import QUESTIONS
 from crag.eval.harness import UsageCounter
 from crag.eval.records import append_record, done_ids, read_records
 from crag.eval.tables import markdown_table

@@ -12,7 +12,7 @@ import pytest
 
 import nodes.confidence as confidence_module
 from benchmarks.calibration import confidence as bench
-from benchmarks.measurements import tools
+from benchmarks.measurements import tools, tools_questions
 from crag.eval.metrics import truthfulness
 from crag.eval.records import read_records
 from crag.run import run_question
@@ -230,7 +230,9 @@ def test_the_default_min_confidence_is_the_one_the_calibration_chose():
 
 
 def test_a_tool_answer_carries_its_kinds_share_right_on_calibration(tmp_path):
-    calibration = [r for r in read_records(tools.QUESTIONS) if r["split"] == "calibration"]
+    calibration = [
+        r for r in read_records(tools_questions.QUESTIONS) if r["split"] == "calibration"
+    ]
     verdicts = ["right"] * 8 + ["wrong"] * 2 + ["unknown"] * 3  # "I don't know" is no answer
     records = [
         {"id": q["id"], "used": "table", "verdict": v}
@@ -247,7 +249,7 @@ def test_a_tool_answer_carries_its_kinds_share_right_on_calibration(tmp_path):
 
 
 def test_the_tool_fit_refuses_the_test_split(tmp_path):
-    tested = next(r for r in read_records(tools.QUESTIONS) if r["split"] == "test")
+    tested = next(r for r in read_records(tools_questions.QUESTIONS) if r["split"] == "test")
     made = tmp_path / "crag.jsonl"
     made.write_text(json.dumps({"id": tested["id"], "used": "table", "verdict": "right"}) + "\n")
     with pytest.raises(SystemExit, match="not of the calibration split"):

@@ -7,7 +7,8 @@ from collections import Counter
 
 import pytest
 
-from benchmarks.measurements.tools import QUESTIONS, filter_match, judge, rows
+from benchmarks.measurements.tools import filter_match, judge
+from benchmarks.measurements.tools_questions import QUESTIONS, rows
 from crag.eval.records import read_records
 
 
