@@ -245,11 +245,11 @@ def ask(
     from crag.run import Step, run_question
     from crag.threads import check_thread_id
     from crag_core.errors import QuestionError
-    from crag_core.text.questions import clean_question
+    from crag_core.text.questions import check_question
     from graph.factory import knowledge_base
 
-    try:
-        question = clean_question(question)
+    try:  # refused before anything starts; the graph cleans it (contextualize_question)
+        check_question(question)
     except QuestionError as exc:
         fail(str(exc))
     if thread is not None:

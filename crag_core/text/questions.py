@@ -10,6 +10,15 @@ MAX_QUESTION_CHARS = 4000
 """Longer input is refused: it would not fit the embedded model's context with documents."""
 
 
+def check_question(text: str) -> None:
+    """Refuse what ``clean_question`` would refuse, before a run starts (the CLI's early exit).
+
+    The question is cleaned once, where the graph takes it in (``contextualize_question``);
+    a caller that wants to fail fast asks here first.
+    """
+    clean_question(text)
+
+
 def clean_question(text: str) -> str:
     """``text`` without control characters and with whitespace collapsed; refuse bad input.
 
