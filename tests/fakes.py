@@ -257,14 +257,14 @@ def applied(state: Mapping[str, Any], update: Mapping[str, Any]) -> dict[str, An
 
     from crag_core.schema.state import Update
 
-    def step(state: RAGState) -> Update:
+    def step(state: RAGState) -> Update:  # a node's signature; it returns the given update
         return cast(Update, update)
 
     builder = StateGraph(RAGState)
     builder.add_node("step", step)
     builder.add_edge(START, "step")
     builder.add_edge("step", END)
-    return dict(builder.compile().invoke(cast(RAGState, state)))
+    return dict(builder.compile().invoke(as_state(state)))
 
 
 class HashEmbeddings(Embeddings):

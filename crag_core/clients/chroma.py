@@ -32,7 +32,7 @@ open_lock = threading.RLock()
 open them at once ("'RustBindingsAPI' object has no attribute 'bindings'")."""
 
 
-def client(location: str, timeout_s: float = 30.0, token: str = "") -> Any:
+def chroma_client(location: str, timeout_s: float = 30.0, token: str = "") -> Any:
     """The Chroma client for ``location``: a server's ``http(s)://`` URL, else a local dir.
 
     One per location, timeout and token, made once even when several threads ask at once.
@@ -117,7 +117,7 @@ def collection_names(store: Path | str, timeout_s: float = 30.0, token: str = ""
     location = str(store)
     if not location.startswith(("http://", "https://")) and not Path(location).exists():
         return []
-    names = (c.name for c in client(location, timeout_s, token).list_collections())
+    names = (c.name for c in chroma_client(location, timeout_s, token).list_collections())
     return sorted(n for n in names if not n.startswith(TABLES_PREFIX))
 
 

@@ -38,7 +38,7 @@ from crag_core.clients.chroma import (
     MISSING,
     WRITE_BATCH,
     NewDocument,
-    client,
+    chroma_client,
     complete_hash,
     metadata_by_document,
     open_lock,
@@ -130,7 +130,7 @@ class KnowledgeBase:
             )
 
     def _client(self) -> Any:
-        return client(self._location, self._timeout_s, self._token)
+        return chroma_client(self._location, self._timeout_s, self._token)
 
     @property
     def embeddings(self) -> Embeddings:
