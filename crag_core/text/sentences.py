@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import re
 
-_END = r"[.!?][\"'\u201d\u2019)\]]*"
+_CLOSER = r"[\"'\u201d\u2019)\]]"
+_END = rf"[.!?]{_CLOSER}*"
 _START = r"[\"'\u201c\u2018(\[]*[A-Z0-9]"
 _SENTENCE_END = re.compile(rf"{_END}(?=\s|$)")
 _ENDS = re.compile(rf"{_END}\s*$")
-_BOUNDARY = re.compile(rf"(?<=[.!?\"'\u201d\u2019)\]])\s+(?={_START})")
+# A look-behind has a fixed width: a split sees up to two closers after the mark ('.")').
+_BOUNDARY = re.compile(
+    rf"(?:(?<=[.!?])|(?<=[.!?]{_CLOSER})|(?<=[.!?]{_CLOSER}{_CLOSER}))\s+(?={_START})"
+)
 _CHUNK_START = re.compile(r"^[\s\"'\u201c\u2018(\[]*[A-Z0-9#*-]")
 _ABBREVIATION = re.compile(
     r"(?:\b(?:Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|Mt|Ft|No|Nos|vs|etc|approx|ca|e\.g|i\.e|U\.S|"
@@ -28,7 +32,7 @@ def split_sentences(text: str) -> list[str]:
     for piece in _BOUNDARY.split(text.strip()):
         # Only the end can hold the abbreviation (at most 8 characters and a word boundary):
         # searching the whole sentence each time was quadratic in a run of "A. B. C. …".
-        if found and (not _ENDS.search(found[-1]) or _ABBREVIATION.search(found[-1][-16:])):
+        if found and _ABBREVIATION.search(found[-1][-16:]):
             found[-1] += " " + piece
         elif piece.strip():
             found.append(piece.strip())
