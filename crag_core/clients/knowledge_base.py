@@ -109,17 +109,16 @@ class KnowledgeBase:
         self._location = server_url or self._store_dir
         self._timeout_s = timeout_s
         self._token = server_token
-        self.shared = bool(server_url)
         self._collection: Any = None
         keyword_path = Path(store_dir) / "keyword" / f"{collection}.sqlite3"
         self.keywords = KeywordIndex(keyword_path, collection)
         self.tables = TableStore(
             Path(store_dir) / "tables" / f"{collection}.sqlite3",
-            refresh=self.sync if self.shared else None,
+            refresh=self.sync if server_url else None,
         )
         self.copy: SharedCopy | None = None
         """A shared store's keyword and table copies on this host (None: a local store)."""
-        if self.shared:
+        if server_url:
             self.copy = SharedCopy(
                 collection,
                 self.keywords,
@@ -165,7 +164,7 @@ class KnowledgeBase:
         without opening Chroma, which a start-up cannot afford; the rest asks Chroma.
         """
         keywords = self.keywords
-        if not self.shared and keywords.path.exists() and keywords.doc_ids():
+        if self.copy is None and keywords.path.exists() and keywords.doc_ids():
             return "filled"
         if not self.exists():
             return "missing"
