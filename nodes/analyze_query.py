@@ -41,8 +41,7 @@ def analyze_query(state: RAGState, runtime: Runtime[Context], services: Services
 
     ``small_talk`` when the whole message is a greeting, thanks, farewell, reaction or a
     question about the assistant, as ``contextualize_question`` judged it (``small_talk``:
-    once, before any rewrite). A question with
-    several parts, at most ``max_subquestions``
+    once, before any rewrite). A question with several parts, at most ``max_subquestions``
     (``crag_core.text.query_analysis.split_parts``), is ``multi_step`` when a later part asks
     about the first one's answer ("Who directed Titanic, and when was he born?"), else
     ``multi_part``: plainly separate questions. A single question that describes a thing

@@ -53,7 +53,7 @@ def contextualize_question(
     asked_text, as_message = asked(state)
     question = clean_question(asked_text)
     chat = is_small_talk(question) or bool(
-        services and services.small_talk and services.small_talk.is_small_talk(question)
+        services.small_talk and services.small_talk.is_small_talk(question)
     )
     start = {**turn_reset(), "question": question, "small_talk": chat}
     history = state.get("history") or []
