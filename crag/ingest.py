@@ -37,11 +37,10 @@ from crag_core.formats.extract import (
     Damaged,
     Extracted,
     Unextractable,
-    extract,
-    extract_data,
     read_file,
 )
 from crag_core.formats.fetch_url import fetch
+from crag_core.formats.isolated import read_bounded
 from crag_core.formats.outbound import Outbound
 from crag_core.text.sources import (
     READ_AGAIN,
@@ -226,7 +225,7 @@ def prepare(
         doc_id = document_id(where if isinstance(source, str) else source)
         if stored.get(doc_id) == content_hash:
             return None
-        extracted = extract_data(data, kind, _name(source))
+        extracted = read_bounded(data, kind, _name(source))
     except Damaged as exc:
         raise SkipFile(str(exc), damaged=True) from exc
     except Unextractable as exc:
@@ -499,7 +498,8 @@ def add_upload(kb: KnowledgeBase, incoming: Path, final: Path) -> dict[str, Any]
     """
     result: dict[str, Any] = {"name": final.name, "doc_id": document_id(final), "chunks": 0}
     try:
-        extract(incoming)
+        kind, data = read_file(incoming)
+        read_bounded(data, kind, final.stem)
     except Unextractable as exc:
         incoming.unlink(missing_ok=True)
         return result | {"status": "skipped", "reason": str(exc)}

@@ -18,16 +18,18 @@ reStructuredText; plain text and Markdown are read here.
 from __future__ import annotations
 
 import bisect
+import datetime as dt
 import itertools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
 from typing import Any
 
 from crag_core.formats.table_rows import (
-    csv_table,
+    MAX_COLUMNS,
+    csv_rows,
     document_tables,
     is_rule_row,
     pipe_cells,
@@ -47,6 +49,23 @@ directory, checked before anything is unpacked (the parsers hold the XML in memo
 Word body took 40 MB here)."""
 MAX_MEMBERS = 5_000
 """The most files such an archive may hold."""
+MAX_CELLS = 2_000_000
+"""The most cells a workbook's sheet may produce, counted as read (a row padded out to its
+last cell counts every cell of it; a missing row counts one), never as the sheet declares."""
+MAX_PAGES = 2_000
+"""The most pages a PDF may have."""
+MAX_HTML_ELEMENTS = 200_000
+"""The most elements a web page (or an EPUB's chapters together) may open: the parsed tree
+costs about 1 KiB an element, so this keeps it near 200 MiB (a long article has a few thousand)."""
+MAX_NAME_IN_ROW = 40
+"""A column's name as a row of a table inside a document repeats it ("name: cell") is cut to
+this many characters, so the table's text grows with its cells, not its header times its rows."""
+TABLE_BLOCK_CHARS = 700
+"""A spreadsheet's text (a CSV file, a workbook's sheet) is its rows in blocks of about this
+many characters, each block opened by the header line: one block is one chunk (crag.ingest
+cuts at 800), so every chunk names its columns once, however many rows the table has."""
+MAX_HEADER_CHARS = 240
+"""A block's header line is cut to this many characters: the header's share of a block."""
 ARCHIVES = frozenset({"docx", "pptx", "xlsx", "epub"})
 """The file types that are zip archives."""
 
@@ -83,6 +102,26 @@ class Damaged(Unextractable):
 
     The message says which, in a few words.
     """
+
+
+class TextBudget:
+    """The characters a file's text may take (``MAX_TEXT_CHARS``), counted as it is built.
+
+    A reader passes each piece it keeps through ``take``; the piece that goes past the cap
+    raises ``Damaged`` before the text grows further, so no reader builds more text than the
+    cap, whatever the file declares or repeats.
+    """
+
+    def __init__(self) -> None:
+        self.limit = MAX_TEXT_CHARS
+        self.used = 0
+
+    def take(self, text: str) -> str:
+        """``text``, counted; ``Damaged`` when the file's text goes past the cap."""
+        self.used += len(text)
+        if self.used > self.limit:
+            raise Damaged(f"its text is more than {self.limit:,} characters long (split the file)")
+        return text
 
 
 @dataclass(frozen=True)
@@ -181,6 +220,25 @@ def check_archive(data: bytes, kind: str) -> None:
         raise Damaged(
             f"it unpacks to {unpacked / 2**20:,.1f} MiB, more than {MAX_UNPACKED_BYTES >> 20} MiB"
         )
+    if kind == "epub":
+        _check_chapters(data, members)
+
+
+def _check_chapters(data: bytes, members: list[Any]) -> None:
+    """``Damaged`` when an EPUB's chapters together open more than ``MAX_HTML_ELEMENTS``.
+
+    Its pages are HTML, each parsed into a tree; they compress about 100x, so the count is
+    taken on the unpacked bytes (within ``MAX_UNPACKED_BYTES``), a member at a time.
+    """
+    from zipfile import ZipFile
+
+    opened = 0
+    with ZipFile(BytesIO(data)) as archive:
+        for member in members:
+            if member.filename.lower().endswith((".html", ".xhtml", ".htm")):
+                opened += _opened_elements(archive.read(member))
+                if opened > MAX_HTML_ELEMENTS:
+                    raise Damaged(f"its pages have more than {MAX_HTML_ELEMENTS:,} HTML elements")
 
 
 def _decode(data: bytes) -> str:
@@ -277,7 +335,10 @@ def _pdf(data: bytes, name: str) -> Extracted:
         reader = PdfReader(BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
             raise Unextractable("encrypted PDF (it needs a password)")
-        pages = [page.extract_text() or "" for page in reader.pages]
+        if len(reader.pages) > MAX_PAGES:
+            raise Damaged(f"it has {len(reader.pages):,} pages, more than {MAX_PAGES:,}")
+        budget = TextBudget()
+        pages = [budget.take(page.extract_text() or "") for page in reader.pages]
         title = str(reader.metadata.title or "").strip() if reader.metadata else ""
     except (PdfReadError, ValueError, KeyError) as exc:
         raise Unextractable(f"unreadable PDF: {exc}") from exc
@@ -325,6 +386,7 @@ def _html(data: bytes, name: str) -> Extracted:
     """
     from bs4 import BeautifulSoup
 
+    check_elements(data)
     soup = BeautifulSoup(data, "lxml")
     title = soup.title.get_text(" ", strip=True) if soup.title else ""
     for tag in soup(HTML_NOISE):
@@ -337,7 +399,7 @@ def _html(data: bytes, name: str) -> Extracted:
     for br in soup.find_all("br"):
         br.replace_with("\n")
     content = soup.find("main") or soup.find("article") or soup.body or soup
-    reader = _HtmlReader()
+    reader = _HtmlReader(TextBudget())
     reader.read(content)
     reader.cut()
     heads = reader.heads
@@ -363,10 +425,14 @@ def _words(el: Any, joiner: str = " ") -> str:
 class _HtmlReader:
     """Walks a page's blocks in order, collecting lines under the heading path."""
 
-    def __init__(self) -> None:
+    def __init__(self, budget: TextBudget) -> None:
         self.sections: list[Section] = []
         self.heads: list[str] = []
         self.lines: list[str] = []
+        self.budget = budget
+
+    def add(self, line: str) -> None:
+        self.lines.append(self.budget.take(line))
 
     def cut(self) -> None:
         if self.lines:
@@ -380,7 +446,7 @@ class _HtmlReader:
         def flush() -> None:
             line = " ".join("".join(inline).split())
             if line:
-                self.lines.append(line)
+                self.add(line)
             inline.clear()
 
         for child in node.children:
@@ -393,13 +459,13 @@ class _HtmlReader:
                 self.heads = [*self.heads[: int(name[1]) - 1], _words(child)]
             elif name == "pre":
                 flush()
-                self.lines.append(str(child.get_text()).strip())
+                self.add(str(child.get_text()).strip())
             elif name == "dt":  # a term; in API docs a signature, its pieces joined as written
                 flush()
-                self.lines.append(_words(child, ""))
+                self.add(_words(child, ""))
             elif name == "tr":
                 flush()
-                self.lines.append(_html_row(child))
+                self.add(_html_row(child))
             elif name in _HTML_BLOCKS:
                 flush()
                 self.read(child)
@@ -429,7 +495,57 @@ def named_row(names: list[str], cells: list[str]) -> str:
     """
     if len(names) != len(cells):
         return " | ".join(cells)
-    return " | ".join(f"{n}: {c}" if n else c for n, c in zip(names, cells, strict=True))
+    return " | ".join(f"{_short(n)}: {c}" if n else c for n, c in zip(names, cells, strict=True))
+
+
+def _short(name: str) -> str:
+    """A column's name as each row repeats it: at most ``MAX_NAME_IN_ROW`` characters."""
+    return name if len(name) <= MAX_NAME_IN_ROW else name[: MAX_NAME_IN_ROW - 1] + "…"
+
+
+def table_blocks(rows: Iterable[list[str]], budget: TextBudget) -> list[str]:
+    """A spreadsheet's rows as text: blocks of ``TABLE_BLOCK_CHARS``, each under the header.
+
+    The first row with a filled cell is the header; each block opens with its line (cut to
+    ``MAX_HEADER_CHARS``) and holds the rows that fit (one at least), cells joined by " | ",
+    an empty cell kept in its place. Each block becomes a section of its own, so the chunker
+    never joins two. Rows with no filled cell are left out; a header alone is one block.
+    """
+    blocks: list[str] = []
+    header = ""
+    block: list[str] = []
+    size = 0
+    for row in rows:
+        if not any(row):
+            continue
+        line = " | ".join(row).rstrip(" |")
+        if not header:
+            header = line if len(line) <= MAX_HEADER_CHARS else line[: MAX_HEADER_CHARS - 1] + "…"
+            continue
+        if block and size + len(line) + 1 > TABLE_BLOCK_CHARS:
+            blocks.append(budget.take("\n".join(block)))
+            block, size = [], 0
+        if not block:
+            block, size = [header], len(header)
+        block.append(line)
+        size += len(line) + 1
+    if block:
+        blocks.append(budget.take("\n".join(block)))
+    return blocks if blocks or not header else [budget.take(header)]
+
+
+def check_elements(html: bytes, what: str = "page") -> None:
+    """``Damaged`` when ``html`` opens more than ``MAX_HTML_ELEMENTS`` elements.
+
+    Counted on the bytes (each ``<`` that opens a tag), before a parser builds a tree of them.
+    """
+    opened = _opened_elements(html)
+    if opened > MAX_HTML_ELEMENTS:
+        raise Damaged(f"the {what} has {opened:,} HTML elements, more than {MAX_HTML_ELEMENTS:,}")
+
+
+def _opened_elements(html: bytes) -> int:
+    return html.count(b"<") - html.count(b"</") - html.count(b"<!") - html.count(b"<?")
 
 
 def _docx(data: bytes, name: str) -> Extracted:
@@ -447,13 +563,14 @@ def _docx(data: bytes, name: str) -> Extracted:
     sections: list[Section] = []
     heads: list[str] = []
     lines: list[str] = []
+    budget = TextBudget()
     # A paragraph's style by its id, looked up once: python-docx's ``Paragraph.style`` scans
     # every style for the default on each unstyled paragraph (11 s per MiB of text).
     style_names = {s.style_id: str(s.name) for s in document.styles}
     found: list[tuple[str, list[list[str]]]] = []
     for block in document.iter_inner_content():
         if isinstance(block, Table):
-            cells = [[c.text.strip() for c in row.cells] for row in block.rows]
+            cells = [_docx_row(row, block, budget) for row in block.rows]
             found.append(("", cells))
             lines += [" | ".join(row) for row in cells]
             continue
@@ -467,15 +584,34 @@ def _docx(data: bytes, name: str) -> Extracted:
                 lines = []
             heads = [*heads[: level - 1], text]
         elif text:
-            lines.append(text)
+            lines.append(budget.take(text))
     if lines:
         sections.append(Section("\n".join(lines), heading=" > ".join(heads)))
     title = (document.core_properties.title or "").strip() or (heads[0] if heads else name)
     return Extracted(title, "docx", sections, document_tables(name, found))
 
 
+def _docx_row(row: Any, table: Any, budget: TextBudget) -> list[str]:
+    """A Word table row's cells, each cell's text once, within ``MAX_COLUMNS`` and the budget.
+
+    A cell spanning columns (``gridSpan``) is its text then empty cells, not its text again
+    per column; one continuing a vertical merge is empty (its text is in the row it starts):
+    python-docx repeats the text for both, so a declared span of 20,000 columns turned one
+    cell into 20,000 copies.
+    """
+    from docx.table import _Cell
+
+    cells: list[str] = []
+    for tc in row._tr.tc_lst:
+        text = "" if tc.vMerge == "continue" else budget.take(_Cell(tc, table).text.strip())
+        cells += [text, *[""] * (min(tc.grid_span, MAX_COLUMNS) - 1)]
+        if len(cells) >= MAX_COLUMNS:
+            break
+    return cells[:MAX_COLUMNS]
+
+
 def _converted(kind: str) -> Callable[[bytes, str], Extracted]:
-    """A reader through markitdown (slides, CSV, EPUB, notebooks): Markdown, then sections.
+    """A reader through markitdown (slides, EPUB, notebooks): Markdown, then sections.
 
     Each slide becomes a "Slide N" heading above its own title; an EPUB's metadata block is
     dropped (its title is kept); table rows name their columns (``_rows_with_headers``).
@@ -484,7 +620,6 @@ def _converted(kind: str) -> Callable[[bytes, str], Extracted]:
     def read(data: bytes, name: str) -> Extracted:
         from markitdown import StreamInfo
         from markitdown.converters import (
-            CsvConverter,
             EpubConverter,
             IpynbConverter,
             PptxConverter,
@@ -492,15 +627,12 @@ def _converted(kind: str) -> Callable[[bytes, str], Extracted]:
 
         converter = {
             "pptx": PptxConverter,
-            "csv": CsvConverter,
             "epub": EpubConverter,
             "notebook": IpynbConverter,
         }[kind]()
         suffix = next(s for s, k in FILE_TYPES.items() if k == kind)
-        table: Table | None = None
-        if kind in ("csv", "notebook"):
-            text = _decode(data)  # refuses binary and non-UTF-8 data with the reason
-            table = csv_table(name, text) if kind == "csv" else None
+        if kind == "notebook":
+            _decode(data)  # refuses binary and non-UTF-8 data with the reason
         try:
             result = converter.convert(BytesIO(data), StreamInfo(extension=suffix, charset="utf-8"))
         except Exception as exc:  # each library raises its own errors for a damaged file
@@ -514,35 +646,62 @@ def _converted(kind: str) -> Callable[[bytes, str], Extracted]:
         sections = markdown_sections(_rows_with_headers(text))
         top = "" if kind == "pptx" else markdown_title(text)  # a deck's H1s are slides
         title = (result.title or "").strip() or top or name
-        tables = (table,) if table else document_tables(name, pipe_tables(text))
-        return Extracted(title, kind, sections, tables)
+        return Extracted(title, kind, sections, document_tables(name, pipe_tables(text)))
 
     return read
+
+
+def _csv(data: bytes, name: str) -> Extracted:
+    """A CSV file: its table, and its rows as text in blocks under the header (``table_blocks``).
+
+    A file whose text is past the cap is refused before any row is built (its rows' text is
+    at least as long).
+    """
+    import csv
+
+    text = _decode(data)  # refuses binary and non-UTF-8 data with the reason
+    if len(text) > MAX_TEXT_CHARS:
+        raise Damaged(f"its text is more than {MAX_TEXT_CHARS:,} characters long (split the file)")
+    try:
+        rows = csv_rows(text)
+    except csv.Error as exc:
+        raise Unextractable(f"unreadable csv file: {exc}") from exc
+    table = table_from_rows(name, "", rows)
+    blocks = table_blocks(([c.strip() for c in row] for row in rows), TextBudget())
+    return Extracted(name, "csv", [Section(b) for b in blocks], (table,) if table else ())
 
 
 def _rows_with_headers(markdown: str) -> str:
     """Markdown pipe tables rewritten as one line per row that names its cells' columns.
 
-    The header row is dropped after use, and so is the separator row (``named_row``).
+    The header row is dropped after use, and so is the separator row (``named_row``). The
+    text is counted as it is built (``TextBudget``): a long header repeated in every row
+    stops at the cap instead of after it.
     """
+    budget = TextBudget()
     out: list[str] = []
     header: list[str] | None = None
     for line in markdown.splitlines():
         cells = pipe_cells(line)
         if cells is None:
             header = None
-            out.append(line)
+            out.append(budget.take(line))
         elif header is None:
             header = cells
         elif is_rule_row(cells):
             continue
         else:
-            out.append(named_row(header, cells))
+            out.append(budget.take(named_row(header, cells)))
     return "\n".join(out)
 
 
 def _xlsx(data: bytes, name: str) -> Extracted:
-    """A workbook's sheets, one section each, every row naming its columns (first row)."""
+    """A workbook's sheets, one section each, every row naming its columns (first row).
+
+    Rows are read as the sheet holds them, not padded out to the size it declares (a
+    ``dimension`` of thousands of columns by thousands of rows with two real cells), and a
+    sheet stops at ``MAX_CELLS`` cells read; the text is counted as it is built.
+    """
     from zipfile import BadZipFile
 
     from openpyxl import load_workbook
@@ -553,23 +712,45 @@ def _xlsx(data: bytes, name: str) -> Extracted:
         raise Unextractable(f"unreadable spreadsheet: {exc}") from exc
     sections = []
     tables: list[Table] = []
+    budget = TextBudget()
     for sheet in book.worksheets:
-        values = [list(row) for row in sheet.iter_rows(values_only=True)]
+        values = list(_sheet_rows(sheet))
         table = table_from_rows(name, str(sheet.title), values)
         if table:
             tables.append(table)
-        rows = [["" if v is None else str(v).strip() for v in row] for row in values]
-        rows = [r for r in rows if any(r)]
-        if not rows:
-            continue
-        header, lines = rows[0], [" | ".join(c for c in rows[0] if c)]
-        for row in rows[1:]:  # an empty cell is left out, with its column's name
-            filled = [(h, c) for h, c in zip(header, row, strict=False) if c]
-            lines.append(named_row([h for h, _ in filled], [c for _, c in filled]))
-        sections.append(Section("\n".join(lines), heading=str(sheet.title)))
+        rows = ([_sheet_cell(v) for v in row] for row in values)
+        sections += [Section(b, heading=str(sheet.title)) for b in table_blocks(rows, budget)]
     title = str(book.properties.title or "").strip() or name
     book.close()
     return Extracted(title, "xlsx", sections, tuple(tables))
+
+
+def _sheet_cell(value: object) -> str:
+    """A workbook cell as text: a date at midnight without its time, "" for an empty one."""
+    if value is None:
+        return ""
+    if isinstance(value, dt.datetime) and value.time() == dt.time():
+        return value.date().isoformat()
+    return str(value).strip()
+
+
+def _sheet_rows(sheet: Any) -> Iterator[tuple[object, ...]]:
+    """A read-only sheet's rows, their trailing empty cells cut, within ``MAX_CELLS``.
+
+    The sheet's declared dimension is dropped first (openpyxl pads every row, missing ones
+    included, to it); a row is then as wide as its last cell, and the cells counted are the
+    ones produced, so a far cell costs its whole row.
+    """
+    sheet.reset_dimensions()
+    cells = 0
+    for row in sheet.iter_rows(values_only=True):
+        cells += max(len(row), 1)
+        if cells > MAX_CELLS:
+            raise Damaged(f"the sheet {str(sheet.title)[:40]!r} has more than {MAX_CELLS:,} cells")
+        end = len(row)
+        while end and row[end - 1] is None:
+            end -= 1
+        yield row[:end]
 
 
 def _rst(data: bytes, name: str) -> Extracted:
@@ -602,7 +783,7 @@ READERS: dict[str, Callable[[bytes, str], Extracted]] = {
     "html": _html,
     "docx": _docx,
     "pptx": _converted("pptx"),
-    "csv": _converted("csv"),
+    "csv": _csv,
     "epub": _converted("epub"),
     "notebook": _converted("notebook"),
     "xlsx": _xlsx,

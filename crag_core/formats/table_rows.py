@@ -155,7 +155,15 @@ def is_rule_row(cells: list[str] | None) -> bool:
 
 
 def csv_table(file_name: str, text: str) -> Table | None:
-    """The table of a CSV file's text (comma, semicolon, tab or bar separated).
+    """The table of a CSV file's text (see ``csv_rows``); ``None`` if it has none."""
+    try:
+        return table_from_rows(file_name, "", csv_rows(text))
+    except csv.Error:
+        return None
+
+
+def csv_rows(text: str) -> list[list[str]]:
+    """A CSV file's rows (comma, semicolon, tab or bar separated); ``csv.Error`` if damaged.
 
     The separator is the one that splits the first lines into the same number (above one) of
     cells most often; a comma when none does.
@@ -170,10 +178,7 @@ def csv_table(file_name: str, text: str) -> Table | None:
         score = sum(w == widths[0] for w in widths) if widths and widths[0] > 1 else 0
         if score > best_score:
             best, best_score = delimiter, score
-    try:
-        return table_from_rows(file_name, "", csv.reader(io.StringIO(text), delimiter=best))
-    except csv.Error:
-        return None
+    return list(csv.reader(io.StringIO(text), delimiter=best))
 
 
 def _cell(value: object) -> object:

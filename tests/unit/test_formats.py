@@ -22,7 +22,7 @@ from benchmarks.fixtures.sample_files import (
     make_xlsx,
 )
 from crag.cli import app
-from crag.ingest import ingest
+from crag.ingest import chunk, ingest
 from crag_core.clients.knowledge_base import KnowledgeBase
 from crag_core.formats.extract import Unextractable, extract
 from nodes.answers import sources_of
@@ -184,18 +184,39 @@ def test_long_tail_formats_give_every_sentence_under_its_heading(
     assert where == {heading}
 
 
-def test_table_rows_name_their_columns(kb, tmp_path):
+def test_every_chunk_of_a_spreadsheet_names_its_columns_once(tmp_path):
     make_csv(tmp_path / "levels.csv")
     make_xlsx(tmp_path / "levels.xlsx")
+    rows = ["part,gauge,note"] + [
+        f"Part {i % 7},Velna gauge {i},Fact {i} of the log" for i in range(400)
+    ]
+    (tmp_path / "log.csv").write_text("\n".join(rows) + "\n")
+    for name, header in [
+        ("levels.csv", "part | gauge | note"),
+        ("levels.xlsx", "gauge | level | note"),
+        ("log.csv", "part | gauge | note"),
+    ]:
+        chunks = [text for text, _ in chunk(extract(tmp_path / name))]
+        assert chunks and all(c.splitlines()[0] == header and c.count(header) == 1 for c in chunks)
+    lines = {
+        line for text, _ in chunk(extract(tmp_path / "levels.csv")) for line in text.splitlines()
+    }
+    assert any(x.startswith("Part 2 | Velna gauge 2.1 | Fact 2") for x in lines)
+    lines = {
+        line for text, _ in chunk(extract(tmp_path / "levels.xlsx")) for line in text.splitlines()
+    }
+    assert any(x.startswith("Velna gauge 3.4 | 1.9 | Fact 4") for x in lines)
+    log = [text for text, _ in chunk(extract(tmp_path / "log.csv"))]
+    assert len(log) > 20 and sum(c.count("Velna gauge") for c in log) == 400  # each row once
+
+
+def test_a_table_inside_a_document_names_each_cells_column(tmp_path):
     make_pptx(tmp_path / "deck.pptx")
     lines = {
         line
-        for name in ("levels.csv", "levels.xlsx", "deck.pptx")
-        for section in extract(tmp_path / name).sections
+        for section in extract(tmp_path / "deck.pptx").sections
         for line in section.text.splitlines()
     }
-    assert any(x.startswith("part: Part 2 | gauge: Velna gauge 2.1 | note: Fact 2") for x in lines)
-    assert any(x.startswith("gauge: Velna gauge 3.4 | level: 1.9 | note: Fact 4") for x in lines)
     assert "gauge: Velna bridge | level: 4.2 m" in lines  # a table on a slide
 
 

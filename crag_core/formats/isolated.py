@@ -1,0 +1,267 @@
+"""A file read within one memory ceiling and one deadline, whatever its reader does inside.
+
+The readers bound what they build (cells, characters, pages, elements, an archive's size:
+``crag_core.formats.extract``), but the libraries under them (pypdf, lxml through
+BeautifulSoup, python-docx, python-pptx, openpyxl, markitdown, docutils) hold trees whose size
+depends on how a file nests and what it declares, not on its bytes alone. So every type but
+crag's own plain-text readers is read in a child process:
+
+- one **reader server** per crag process (``python -m crag_core.formats.isolated``), started
+  on first use with the readers loaded, listening on a Unix socket in a private folder, with
+  no secrets in its environment; it ends when the process that started it does;
+- it forks one **child per file** (about 10 ms), whose address space may grow at most
+  ``MAX_READ_MEMORY`` past its start and which an alarm ends at ``MAX_READ_SECONDS``; at most
+  ``MAX_READERS`` run at once (more wait their turn);
+- the child answers in JSON (never pickle: it has parsed a stranger's file), which is read
+  back within a size cap.
+
+A file past the ceiling or the deadline is refused (``Damaged``) with that reason; the process
+that asked holds only the file's bytes and what was read from it. Where there is no
+``/proc`` or no Unix socket (not Linux), the readers run in the caller's process, bounded by
+their own caps only.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import logging
+import math
+import os
+import resource
+import select
+import signal
+import socket
+import socketserver
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from crag_core.formats.extract import (
+    MAX_FILE_BYTES,
+    Damaged,
+    Extracted,
+    Section,
+    Unextractable,
+    extract_data,
+)
+from crag_core.text.table_shapes import table_from_json, table_json
+
+MAX_READ_MEMORY = 256 * 1024 * 1024
+"""How far reading one file may grow its reader's memory (the child's address space, which
+bounds what it holds): the ceiling of every file, whatever its type or size."""
+MAX_READ_SECONDS = 120
+"""How long reading one file may take (a 300-page PDF reads in seconds)."""
+MAX_READERS = 4
+"""Files read at once; the next waits for one to finish (so reading never holds more than
+``MAX_READERS`` x ``MAX_READ_MEMORY``)."""
+IN_PROCESS = frozenset({"text", "markdown"})
+"""Types read by crag's own code in time and memory linear in the capped text: no child."""
+PRELOAD = (
+    "bs4",
+    "lxml.etree",
+    "lxml.html",
+    "docx",
+    "openpyxl",
+    "pypdf",
+    "markitdown.converters",
+    "docutils.core",
+)
+"""Loaded once in the reader server, so each child starts with its reader ready."""
+ENVIRONMENT = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "PYTHONPATH")
+"""The only variables the reader server gets: no key, token or address of crag's."""
+OVER_MEMORY = f"reading it needs more than {MAX_READ_MEMORY >> 20} MiB of memory"
+START_S = 60.0
+"""How long the reader server may take to start (its imports)."""
+
+log = logging.getLogger(__name__)
+
+
+def read_bounded(data: bytes, kind: str, name: str) -> Extracted:
+    """``extract_data(data, kind, name)`` within ``MAX_READ_MEMORY`` and ``MAX_READ_SECONDS``.
+
+    Raises what the reader raises (``Unextractable``, ``Damaged``), and ``Damaged`` for a
+    file that went past the ceiling or the deadline, or whose reader crashed.
+    """
+    server = None if kind in IN_PROCESS else _reader_server()
+    if server is None:
+        return extract_data(data, kind, name)
+    limits = {"memory": MAX_READ_MEMORY, "seconds": MAX_READ_SECONDS}
+    header = json.dumps({"kind": kind, "name": name, **limits}).encode() + b"\n"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.settimeout(MAX_READ_SECONDS + 10)  # the child's alarm ends it first
+        try:
+            conn.connect(server.path)
+            conn.sendall(header + data)
+            conn.shutdown(socket.SHUT_WR)
+            reply = _received(conn)
+        except TimeoutError as exc:
+            raise Damaged(f"reading it took longer than {MAX_READ_SECONDS} s") from exc
+        except OSError as exc:
+            raise Damaged(f"its reader stopped ({exc.strerror or exc})") from exc
+    if not reply:  # the child died before answering: its memory, its alarm, or a crash
+        raise Damaged(f"{OVER_MEMORY}, or more than {MAX_READ_SECONDS} s, or its reader crashed")
+    return _answer(json.loads(reply))
+
+
+def _received(conn: socket.socket) -> bytes:
+    """Everything the child sent, at most ``MAX_READ_MEMORY`` bytes."""
+    pieces: list[bytes] = []
+    size = 0
+    while piece := conn.recv(1 << 20):
+        size += len(piece)
+        if size > MAX_READ_MEMORY:
+            raise Damaged(f"what was read from it is larger than {MAX_READ_MEMORY >> 20} MiB")
+        pieces.append(piece)
+    return b"".join(pieces)
+
+
+def _answer(reply: dict[str, Any]) -> Extracted:
+    """The ``Extracted`` the child sent, or its refusal raised."""
+    if reply.get("refused") is not None:
+        kind = Damaged if reply.get("damaged") else Unextractable
+        raise kind(str(reply["refused"]))
+    return Extracted(
+        title=str(reply["title"]),
+        file_type=str(reply["file_type"]),
+        sections=[Section(str(s["text"]), s["page"], str(s["heading"])) for s in reply["sections"]],
+        tables=tuple(table_from_json(t) for t in reply["tables"]),
+    )
+
+
+def _reply(data: bytes, kind: str, name: str, memory: int) -> bytes:
+    """What a child sends back for a file: its text and tables, or why not, as JSON."""
+    over = f"reading it needs more than {memory >> 20} MiB of memory"
+    try:
+        extracted = extract_data(data, kind, name)
+    except Damaged as exc:  # a reader's MemoryError (SystemError from C code) is its cause
+        ran_out = isinstance(exc.__cause__, MemoryError | SystemError)
+        return _refusal(over if ran_out else str(exc), damaged=True)
+    except Unextractable as exc:
+        return _refusal(str(exc), damaged=False)
+    except MemoryError:
+        return _refusal(over, damaged=True)
+    sections = [{"text": s.text, "page": s.page, "heading": s.heading} for s in extracted.sections]
+    return json.dumps(
+        {
+            "title": extracted.title,
+            "file_type": extracted.file_type,
+            "sections": sections,
+            "tables": [table_json(t) for t in extracted.tables],
+        },
+        ensure_ascii=False,
+    ).encode()
+
+
+def _refusal(reason: str, damaged: bool) -> bytes:
+    return json.dumps({"refused": reason, "damaged": damaged}).encode()
+
+
+# -- the reader server ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Running:
+    process: subprocess.Popen[bytes]
+    path: str
+
+
+_lock = threading.Lock()
+_running: _Running | None = None
+
+
+def _reader_server() -> _Running | None:
+    """The reader server of this process, started on first use; ``None`` where it cannot run."""
+    global _running
+    with _lock:
+        if _running is not None and _running.process.poll() is None:
+            return _running
+        if not (os.path.exists("/proc/self/statm") and hasattr(socket, "AF_UNIX")):
+            return None
+        try:
+            _running = _start()
+        except (OSError, RuntimeError) as exc:
+            log.warning("Files are read in this process (no reader server: %s).", exc)
+            return None
+        return _running
+
+
+def _start() -> _Running:
+    folder = tempfile.mkdtemp(prefix="crag-read-")  # 0700: only this user may connect
+    path = os.path.join(folder, "socket")
+    env = {k: v for k, v in os.environ.items() if k in ENVIRONMENT}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "crag_core.formats.isolated", path],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        env=env,
+        cwd=folder,
+    )
+    assert process.stdout is not None
+    ready, _, _ = select.select([process.stdout], [], [], START_S)
+    if not ready or process.stdout.readline().strip() != b"ready":
+        process.kill()
+        raise RuntimeError(f"the reader server did not start within {START_S:g} s")
+    running = _Running(process, path)
+    atexit.register(_stop, running)
+    return running
+
+
+def _stop(running: _Running) -> None:
+    running.process.terminate()
+    try:
+        running.process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        running.process.kill()
+
+
+class _Child(socketserver.StreamRequestHandler):
+    """One file, in a child forked for it: capped, read, answered, gone."""
+
+    def handle(self) -> None:
+        header = json.loads(self.rfile.readline(4096))
+        memory, seconds = int(header["memory"]), float(header["seconds"])
+        signal.alarm(math.ceil(seconds))
+        grown = _address_space() + memory
+        resource.setrlimit(resource.RLIMIT_AS, (grown, grown))
+        data = self.rfile.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            self.wfile.write(_refusal(f"larger than {MAX_FILE_BYTES >> 20} MiB", damaged=False))
+            return
+        self.wfile.write(_reply(data, str(header["kind"]), str(header["name"]), memory))
+
+
+class _Server(socketserver.ForkingMixIn, socketserver.UnixStreamServer):
+    max_children = MAX_READERS
+
+
+def _address_space() -> int:
+    """This process's address space now, in bytes (``/proc/self/statm``'s first field)."""
+    with open("/proc/self/statm", encoding="ascii") as statm:
+        return int(statm.read().split()[0]) * resource.getpagesize()
+
+
+def serve(path: str) -> None:
+    """Run the reader server on the Unix socket ``path`` until its parent process is gone."""
+    import importlib
+
+    for module in PRELOAD:
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            continue
+    parent = os.getppid()
+    with _Server(path, _Child) as server:
+        server.timeout = 1.0
+        print("ready", flush=True)
+        while os.getppid() == parent:
+            server.handle_request()
+            server.collect_children()
+    os.unlink(path)
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1])
