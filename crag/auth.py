@@ -20,7 +20,8 @@ the page's files live there, and hold no data.)
 - **Limits**: a question over ``CRAG_API_MAX_QUESTION_CHARS`` is refused (413), and so are
   documents sent inline to the indexer over ``MAX_FILE_BYTES`` a run and more than
   ``MAX_URLS_PER_RUN`` web pages; a signed-in user with ``CRAG_API_MAX_RUNS_PER_USER`` runs
-  under way gets 429 for the next (a batch of runs counts each of its runs, ``crag.gate``).
+  pending or running, on any thread, gets 429 for the next (a batch of runs counts each of its
+  runs, ``crag.gate``).
 - Assistants, crons and the store are read-only or closed to users: an assistant made by a user
   could carry a collection in its context and run it past the check.
 
@@ -239,31 +240,46 @@ def _question(given: Any) -> str:
 
 
 async def _check_runs_under_way(user: str) -> None:
-    """429 when ``user`` already has ``CRAG_API_MAX_RUNS_PER_USER`` threads busy with a run."""
+    """429 when ``user`` already has ``CRAG_API_MAX_RUNS_PER_USER`` runs pending or running."""
     limit = settings().api_max_runs_per_user
-    busy = await runs_under_way(user)
-    if busy >= limit:
+    runs = await runs_under_way(user)
+    if runs >= limit:
         raise Auth.exceptions.HTTPException(
             status_code=429,
-            detail=f"{busy} runs of yours are under way; wait for one to end (limit {limit}).",
+            detail=f"{runs} runs of yours are under way; wait for one to end (limit {limit}).",
         )
+
+
+RUN_STATES_COUNTED = ("pending", "running")
+"""A run counts against its user's limit from the moment it is accepted until it ends."""
 
 
 async def runs_under_way(user: str) -> int:
-    """How many of ``user``'s threads are busy with a run (counted up to the limit)."""
-    from langgraph_runtime.database import connect
-    from langgraph_runtime.ops import Threads
+    """How many of ``user``'s runs are pending or running, on any thread (counted up to the limit).
 
+    Runs, not threads: a thread holds one running run and any number queued behind it
+    (``multitask_strategy="enqueue"``), and each counts. Every route that starts a run (a
+    thread's, a stateless one, a batch, MCP, A2A) makes it on a thread the user owns, whose
+    status is busy while it has runs; so the user's busy threads are searched, and their
+    pending and running runs counted.
+    """
+    from langgraph_runtime.database import connect
+    from langgraph_runtime.ops import Runs, Threads
+
+    limit = settings().api_max_runs_per_user
+    counted = 0
     async with connect() as conn:
         found, _ = await Threads.search(
-            conn,
-            metadata={"owner": user},
-            values=None,
-            status="busy",
-            limit=settings().api_max_runs_per_user,
-            offset=0,
+            conn, metadata={"owner": user}, values=None, status="busy", limit=limit, offset=0
         )
-        return len([t async for t in found])
+        threads = [t async for t in found]
+        for thread in threads:
+            for state in RUN_STATES_COUNTED:
+                runs = await Runs.search(conn, thread["thread_id"], status=state, limit=limit)
+                counted += len([r async for r in runs])
+            if counted >= limit:
+                break
+    return counted
 
 
 @auth.on.assistants

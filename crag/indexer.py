@@ -23,6 +23,7 @@ collection's chunk count.
 from __future__ import annotations
 
 import hashlib
+import time
 from typing import Any, TypedDict
 
 from langchain_core.documents import Document
@@ -69,9 +70,13 @@ def index(state: IndexState, runtime: Runtime[Context]) -> IndexOutput:
         if ingest.remove_document(kb, doc_id, data_dir() / ingest.UPLOADS)
     ]
     outbound = policy.outbound()
-    done = ingest.resync(kb, outbound) if state.get("sync") else ingest.IngestReport()
+    deadline = time.monotonic() + ingest.PAGES_DEADLINE_S  # the run's pages, sync's included
+    sync = state.get("sync")
+    done = ingest.resync(kb, outbound, deadline) if sync else ingest.IngestReport()
     urls = [str(u) for u in state.get("urls") or []]
-    fetched = ingest.ingest(kb, [u for u in urls if is_url(u)], outbound=outbound)
+    fetched = ingest.ingest(
+        kb, [u for u in urls if is_url(u)], outbound=outbound, deadline=deadline
+    )
     inline = _write_inline(kb, [_as_document(d) for d in state.get("docs") or []])
     for part in (fetched, inline):
         done.labels |= part.labels

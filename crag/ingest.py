@@ -12,8 +12,10 @@ reader failed or went past a bound) has failed wherever it was.
 
 Crash safety: each file is written to Chroma, then to the keyword index, whose per-file hash is
 the commit mark (see ``KnowledgeBase.stored_hash``); a file interrupted anywhere before that
-mark is rewritten in full by the next run. Ingests of one collection hold its write lock, so
-two processes take turns instead of interleaving writes.
+mark is rewritten in full by the next run. Writes to one collection hold its write lock, so
+two processes take turns instead of interleaving writes; reading files and fetching pages
+happen before, outside the lock, so a slow web server never holds the collection. (Two
+ingests of the same source at once both write it: a replace, the same either way.)
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -200,22 +203,30 @@ def _unsupported(path: Path) -> str:
     return f"unsupported file type {path.suffix or '(none)'!r} (use {kinds})"
 
 
+PAGES_DEADLINE_S = 120.0
+"""The most the web pages of one API request (a page add, a sync, an indexer run) may take
+together; each page has at most 30 s of it (``crag_core.formats.fetch_url``)."""
 BATCH_CHUNKS = 256
 """Chunks embedded and written together: files are batched, not sent one by one."""
 
 
 def prepare(
-    found: Found, stored: dict[str, str], outbound: Outbound | None = None
+    found: Found,
+    stored: dict[str, str],
+    outbound: Outbound | None = None,
+    deadline: float | None = None,
 ) -> NewDocument | None:
     """The document to write for a file or URL (``None``: stored and unchanged); ``SkipFile``.
 
     The bytes are read once; an unchanged file (same hash as stored) is not extracted again.
-    A URL is fetched within ``outbound`` when given (a fetch for an API caller).
+    A URL is fetched within ``outbound`` when given (a fetch for an API caller) and by
+    ``deadline`` (``time.monotonic()``) when given. The file is read within one memory
+    ceiling and one deadline (``crag_core.formats.isolated``).
     """
     source = found.source
     try:
         if isinstance(source, str):
-            fetched = fetch(source, outbound=outbound)
+            fetched = fetch(source, outbound=outbound, deadline=deadline)
             data, kind, modified = fetched.data, fetched.kind, fetched.modified
             where = without_userinfo(source)
         else:
@@ -258,6 +269,7 @@ def ingest(
     sync: bool = False,
     outbound: Outbound | None = None,
     origin: Origin = "file",
+    deadline: float | None = None,
 ) -> IngestReport:
     """Ingest every supported file under ``paths``.
 
@@ -269,8 +281,9 @@ def ingest(
     Files are read one by one and written in batches of about ``BATCH_CHUNKS`` chunks (one
     embedding call, one upsert). With ``sync``, documents whose source lies under one of the
     folders in ``paths`` but whose file is gone are removed too, so the collection mirrors
-    the folders. URLs are fetched within ``outbound`` when given (for an API caller); files
-    are recorded with ``origin`` (``upload`` for the page's uploads).
+    the folders. URLs are fetched within ``outbound`` when given (for an API caller), all
+    by ``deadline`` when given; files are recorded with ``origin`` (``upload`` for the page's
+    uploads).
     """
     paths = list(paths)
     removed: list[str] = []
@@ -278,7 +291,7 @@ def ingest(
         folders = [Path(p).expanduser().resolve() for p in paths if Path(p).is_dir()]
         with kb.write_lock():
             removed = remove_sources(kb, folders, only_missing=True)
-    report = ingest_found(kb, list(discover(paths, origin)), on_progress, outbound)
+    report = ingest_found(kb, list(discover(paths, origin)), on_progress, outbound, deadline)
     report.removed = removed
     return report
 
@@ -288,50 +301,56 @@ def ingest_found(
     items: list[Found],
     on_progress: Callable[[float, int, str], None] | None = None,
     outbound: Outbound | None = None,
+    deadline: float | None = None,
 ) -> IngestReport:
-    """Ingest ``items`` (``discover``'s, or a sync's stored sources); see ``ingest``."""
+    """Ingest ``items`` (``discover``'s, or a sync's stored sources); see ``ingest``.
+
+    Each item is read (or fetched) with no lock held; each batch is written under the
+    collection's write lock.
+    """
     report = IngestReport()
-    with kb.write_lock():
-        stored = kb.stored_hashes()
-        batch: list[tuple[Source, NewDocument]] = []
-        seen: set[str] = set()
-        read = 0
+    stored = kb.stored_hashes()
+    batch: list[tuple[Source, NewDocument]] = []
+    seen: set[str] = set()
+    read = 0
 
-        def progress(doing: str, share: float = 0.0) -> None:
-            """``share``: how much of the batch's files the embedding has got through."""
-            if on_progress:  # a file waiting in the batch is not finished yet
-                on_progress(read - len(batch) * (1 - share), len(items), doing)
+    def progress(doing: str, share: float = 0.0) -> None:
+        """``share``: how much of the batch's files the embedding has got through."""
+        if on_progress:  # a file waiting in the batch is not finished yet
+            on_progress(read - len(batch) * (1 - share), len(items), doing)
 
-        def embedded(done: int, total: int) -> None:
-            progress(f"embedding and writing: {done} of {plural(total, 'chunk')}", done / total)
+    def embedded(done: int, total: int) -> None:
+        progress(f"embedding and writing: {done} of {plural(total, 'chunk')}", done / total)
 
-        def flush() -> None:
-            if batch:
+    def flush() -> None:
+        if batch:
+            with kb.write_lock():
                 _write(kb, batch, stored, report, embedded)
 
-        for found in items:
-            source = found.source
-            shown = without_userinfo(source) if isinstance(source, str) else source
-            report.labels[str(shown)] = found.label
-            progress(f"reading {shown if isinstance(shown, str) else shown.name}")
-            read += 1
-            try:
-                if found.reason:
-                    raise SkipFile(found.reason)
-                doc = None if _id_of(source) in seen else prepare(found, stored, outbound)
-            except SkipFile as exc:
-                failed = not found.in_folder or exc.damaged
-                (report.failed if failed else report.skipped).append((str(shown), str(exc)))
-                continue
-            if doc is None:
-                report.unchanged.append(shown)
-                continue
-            seen.add(doc.doc_id)
-            batch.append((shown, doc))
-            if sum(len(d.chunks) for _, d in batch) >= BATCH_CHUNKS:
-                flush()
-        flush()
-        progress("done")
+    for found in items:
+        source = found.source
+        shown = without_userinfo(source) if isinstance(source, str) else source
+        report.labels[str(shown)] = found.label
+        progress(f"reading {shown if isinstance(shown, str) else shown.name}")
+        read += 1
+        try:
+            if found.reason:
+                raise SkipFile(found.reason)
+            new = _id_of(source) not in seen
+            doc = prepare(found, stored, outbound, deadline) if new else None
+        except SkipFile as exc:
+            failed = not found.in_folder or exc.damaged
+            (report.failed if failed else report.skipped).append((str(shown), str(exc)))
+            continue
+        if doc is None:
+            report.unchanged.append(shown)
+            continue
+        seen.add(doc.doc_id)
+        batch.append((shown, doc))
+        if sum(len(d.chunks) for _, d in batch) >= BATCH_CHUNKS:
+            flush()
+    flush()
+    progress("done")
     return report
 
 
@@ -435,7 +454,9 @@ def collection_summary(kb: KnowledgeBase) -> dict[str, Any]:
     return {"name": kb.name, "documents": len(docs), "chunks": kb.count(), "last": last}
 
 
-def resync(kb: KnowledgeBase, outbound: Outbound | None = None) -> IngestReport:
+def resync(
+    kb: KnowledgeBase, outbound: Outbound | None = None, deadline: float | None = None
+) -> IngestReport:
     """Read every stored file and web page again: changed ones replaced, vanished files removed.
 
     Only what crag itself read is read again (files the CLI was given, uploads, web pages;
@@ -458,7 +479,7 @@ def resync(kb: KnowledgeBase, outbound: Outbound | None = None) -> IngestReport:
         for d in docs
         if origin_of(d) == "url" or Path(str(d["source"])).is_file()
     ]
-    report = ingest_found(kb, items, outbound=outbound)
+    report = ingest_found(kb, items, outbound=outbound, deadline=deadline)
     report.removed = removed
     report.labels |= {str(Path(str(d["source"]))): public_source(d) for d in files}
     return report
@@ -468,17 +489,28 @@ UPLOADS = "uploads"
 """Under the data dir: ``uploads/<collection>/<file>``, the files added through the page."""
 MAX_NAME_BYTES = 200
 """The longest uploaded file name kept (file systems take 255 bytes, with a prefix added)."""
+UNSEEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+"""Unicode categories refused in an uploaded file's name: control and escape characters,
+format characters (direction overrides, zero-width joiners and spaces), surrogates, private
+use, unassigned, line and paragraph separators: what a listing would not show as it is."""
 
 
 def upload_name(filename: str) -> str:
     """The name an uploaded file is kept under; ``SkipFile`` for one crag cannot read.
 
-    Only the last path component is kept (no directory climbing); hidden names and names
-    over ``MAX_NAME_BYTES`` are refused.
+    Only the last path component is kept (no directory climbing); hidden names, names over
+    ``MAX_NAME_BYTES`` and names with characters a listing would not show (``UNSEEN``) are
+    refused.
     """
     name = PurePosixPath(filename.replace("\\", "/")).name.strip()
     if not name or name.startswith("."):
         raise SkipFile(f"not a usable file name: {filename[:80]!r}")
+    hidden = sorted({f"U+{ord(c):04X}" for c in name if unicodedata.category(c) in UNSEEN})
+    if hidden:
+        raise SkipFile(
+            "the file name holds control, escape, direction or zero-width characters "
+            f"({', '.join(hidden[:5])})"
+        )
     if len(name.encode()) > MAX_NAME_BYTES:
         raise SkipFile(f"the file name is longer than {MAX_NAME_BYTES} bytes")
     if Path(name).suffix.lower() not in SUPPORTED_SUFFIXES:

@@ -14,10 +14,15 @@ request to the server, the API's included, passes ``crag.gate`` first.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
+import threading
+import time
 import uuid
+from collections import Counter
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -33,10 +38,11 @@ from starlette.staticfiles import StaticFiles
 from crag import ingest, policy
 from crag.auth import MAX_URLS_PER_RUN, access, user_of_request
 from crag.gate import Gate
-from crag_core.clients.knowledge_base import KnowledgeBase
+from crag_core.clients.knowledge_base import KnowledgeBase, valid_collection_name
 from crag_core.clients.settings import data_dir
 from crag_core.errors import ConfigError, CragError
 from crag_core.formats.extract import MAX_FILE_BYTES, Unextractable, pdf_page_png
+from crag_core.formats.fetch_url import url_problem
 from crag_core.schema.context import Context
 from crag_core.text.documents import doc_location
 from crag_core.text.sources import is_url, origin_of, public_source
@@ -46,6 +52,40 @@ UI_DIR = Path(__file__).with_name("ui")
 log = logging.getLogger(__name__)
 HIDDEN = "(set on the server)"
 """What the settings route shows of a value that is the operator's alone (``base_url``)."""
+INGEST_WORKERS = 4
+"""Threads that read, fetch and write what users add (uploads, web pages, syncs): a pool of
+their own, so a slow web server or file holds none of the threads that serve the routes."""
+MAX_INGESTS_PER_USER = 2
+"""Uploads, page adds and syncs one user may have under way at once (the next gets 429)."""
+
+_ingests = ThreadPoolExecutor(max_workers=INGEST_WORKERS, thread_name_prefix="crag-ingest")
+_under_way: Counter[str] = Counter()
+_under_way_lock = threading.Lock()
+
+
+async def _ingesting(request: Request, work: Callable[..., Response], *args: Any) -> Response:
+    """``work(*args)`` on the ingest pool, counted against the request's user; 429 past it.
+
+    The count is released when the work ends, not when the request does: a caller who hangs
+    up does not free his place while his upload is still being read.
+    """
+    user = user_of_request(request.scope) or ""
+    with _under_way_lock:
+        if _under_way[user] >= MAX_INGESTS_PER_USER:
+            return _error(
+                f"{_under_way[user]} uploads, page adds or syncs of yours are under way; "
+                f"wait for one to end (limit {MAX_INGESTS_PER_USER}).",
+                429,
+            )
+        _under_way[user] += 1
+
+    def release(_: object) -> None:
+        with _under_way_lock:
+            _under_way[user] -= 1
+
+    future = _ingests.submit(work, *args)
+    future.add_done_callback(release)
+    return await asyncio.wrap_future(future)
 
 
 Handler = Callable[[Request], Response]
@@ -220,10 +260,21 @@ async def create_collection(request: Request) -> Response:
         name = str(body["name"]).strip()
     except (ValueError, KeyError, TypeError):
         return _error('Send {"name": "<collection>"}.', 400)
-    refused = _refusal(request, name)
+    refused = _refusal(request, name) or _invalid_name(name)
     if refused is not None:
         return refused
     return await run_in_threadpool(_create, name)
+
+
+def _invalid_name(collection: str) -> Response | None:
+    """400 for a collection name no store takes, before anything is made on disk."""
+    if valid_collection_name(collection):
+        return None
+    return _error(
+        f"{collection[:80]!r} is not a valid collection name: use 3 to 63 letters, digits, "
+        "'-' or '_', starting and ending with a letter or digit.",
+        400,
+    )
 
 
 def _create(name: str) -> Response:
@@ -233,8 +284,6 @@ def _create(name: str) -> Response:
         kb.writable  # noqa: B018 - opening it for writing creates it
         summary = ingest.collection_summary(kb)
     except CragError as exc:
-        if "invalid" in str(exc):
-            return _error(f"{name[:80]!r} is not a valid collection name.", 400)
         return _unavailable(exc)
     return JSONResponse(summary, status_code=200 if existed else 201)
 
@@ -261,6 +310,9 @@ async def upload_file(request: Request) -> Response:
     removal work as for any file); the same name again replaces it. The body is held in memory
     (at most the cap) and everything that touches disk runs off the event loop.
     """
+    refused = _invalid_name(request.path_params["collection"])
+    if refused is not None:
+        return refused
     try:
         name = ingest.upload_name(request.path_params["name"])
     except ingest.SkipFile as exc:
@@ -275,31 +327,37 @@ async def upload_file(request: Request) -> Response:
         if len(body) > MAX_FILE_BYTES:
             return too_large
     collection = request.path_params["collection"]
-    return await run_in_threadpool(_store_upload, collection, name, bytes(body))
+    return await _ingesting(request, _store_upload, collection, name, bytes(body))
 
 
 def _store_upload(collection: str, name: str, body: bytes) -> Response:
     incoming = None
+    folder = _uploads() / collection
+    made = not folder.exists()
     try:
         kb = factory.knowledge_base(collection)
-        folder = _uploads() / kb.name
         folder.mkdir(parents=True, exist_ok=True)
         incoming = folder / f".incoming-{uuid.uuid4().hex[:8]}-{name}"
         incoming.write_bytes(body)
         result = ingest.add_upload(kb, incoming, folder / name)
     except CragError as exc:
-        if "invalid" in str(exc):
-            return _error(f"{collection[:80]!r} is not a valid collection name.", 400)
         return _unavailable(exc)
     finally:
         if incoming is not None:
             incoming.unlink(missing_ok=True)  # gone already unless something failed
+        if made and folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()  # a refused upload leaves no folder behind
     return JSONResponse(result, status_code=422 if result["status"] == "skipped" else 200)
 
 
 @signed_in_async
 async def add_sources(request: Request) -> Response:
-    """``POST /crag/collections/{collection}/sources`` ``{"urls": [...]}``: ingest web pages."""
+    """``POST /crag/collections/{collection}/sources`` ``{"urls": [...]}``: ingest web pages.
+
+    The pages share one deadline (``crag.ingest.PAGES_DEADLINE_S``); each that cannot be used
+    is in the report with its reason. An address that does not parse is one of those: the others are
+    still added, and the reply is 422 naming it.
+    """
     try:
         body = await request.json()
         urls = [str(u).strip() for u in body["urls"]]
@@ -309,16 +367,25 @@ async def add_sources(request: Request) -> Response:
         return _error("Only http(s) URLs can be added here; upload files instead.", 400)
     if len(urls) > MAX_URLS_PER_RUN:
         return _error(f"At most {MAX_URLS_PER_RUN} web pages at a time.", 413)
-    return await run_in_threadpool(_add_urls, request.path_params["collection"], urls)
+    refused = _invalid_name(request.path_params["collection"])
+    if refused is not None:
+        return refused
+    return await _ingesting(request, _add_urls, request.path_params["collection"], urls)
 
 
 def _add_urls(collection: str, urls: list[str]) -> Response:
+    unparsed = [u for u in urls if url_problem(u)]
     try:
         kb = factory.knowledge_base(collection)
-        report = ingest.ingest(kb, urls, outbound=policy.outbound())
-        return JSONResponse(report.to_json(kb.name, kb.count(), 0.0, public=True))
+        deadline = time.monotonic() + ingest.PAGES_DEADLINE_S
+        report = ingest.ingest(kb, urls, outbound=policy.outbound(), deadline=deadline)
+        reply = report.to_json(kb.name, kb.count(), 0.0, public=True)
     except CragError as exc:
         return _unavailable(exc)
+    if unparsed:
+        named = ", ".join(repr(u[:100]) for u in unparsed)
+        return JSONResponse(reply | {"detail": f"Not valid web addresses: {named}."}, 422)
+    return JSONResponse(reply)
 
 
 @existing_collection
@@ -331,11 +398,25 @@ def remove_document(request: Request, kb: KnowledgeBase) -> Response:
     return JSONResponse({"doc_id": doc_id, "chunks_removed": removed})
 
 
-@existing_collection
-def resync(request: Request, kb: KnowledgeBase) -> Response:
-    """``POST /crag/collections/{collection}/sync``: every source read again (see ingest)."""
-    report = ingest.resync(kb, policy.outbound())
-    return JSONResponse(report.to_json(kb.name, kb.count(), 0.0, public=True))
+@signed_in_async
+async def resync(request: Request) -> Response:
+    """``POST /crag/collections/{collection}/sync``: every source read again (see ingest).
+
+    On the ingest pool, counted against the user; its web pages share one deadline.
+    """
+    return await _ingesting(request, _resync, request.path_params["collection"])
+
+
+def _resync(collection: str) -> Response:
+    try:
+        if collection not in factory.collections():
+            return _error(f"No collection {collection!r}.", 404)
+        kb = factory.knowledge_base(collection)
+        deadline = time.monotonic() + ingest.PAGES_DEADLINE_S
+        report = ingest.resync(kb, policy.outbound(), deadline)
+        return JSONResponse(report.to_json(kb.name, kb.count(), 0.0, public=True))
+    except CragError as exc:
+        return _unavailable(exc)
 
 
 def to_page(request: Request) -> Response:

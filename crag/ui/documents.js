@@ -63,7 +63,7 @@ export class DocumentsPanel {
   }
 
   async create() {
-    const name = (prompt("Name of the new collection (3+ letters, digits, - or _):") || "").trim();
+    const name = (prompt("Name of the new collection (3 to 63 letters, digits, - or _):") || "").trim();
     if (!name) return;
     try {
       await api.createCollection(name);

@@ -81,6 +81,20 @@ Where = dict[str, Any]
 """A Chroma metadata filter, e.g. ``{"type": "pdf"}`` (see ``crag_core.text.filters``)."""
 
 
+def valid_collection_name(name: str) -> bool:
+    """Whether ``name`` is one Chroma and every store of crag's take: checked before any write.
+
+    3 to 63 ASCII letters, digits, ``-`` or ``_``, starting and ending with a letter or digit.
+    """
+    return (
+        3 <= len(name) <= 63
+        and name.isascii()
+        and name.replace("-", "").replace("_", "").isalnum()
+        and name[0].isalnum()
+        and name[-1].isalnum()
+    )
+
+
 class KnowledgeBase:
     """One Chroma collection plus the embedding model that fills and queries it.
 
@@ -98,9 +112,10 @@ class KnowledgeBase:
         server_token: str = "",
         timeout_s: float = 30.0,
     ):
-        if len(collection) < 3 or not collection.replace("-", "").replace("_", "").isalnum():
+        if not valid_collection_name(collection):
             raise KnowledgeBaseError(
-                f"Collection name {collection!r} is invalid: use 3+ letters, digits, '-' or '_'."
+                f"Collection name {collection[:80]!r} is invalid: use 3 to 63 letters, digits, "
+                "'-' or '_' (ASCII), starting and ending with a letter or digit."
             )
         self.name = collection
         # A factory is called on first use: counting or opening the store needs no model.

@@ -8,7 +8,10 @@ llama.cpp's own counters), like the keep-alive of local model runners.
 
 Each server writes a record, ``<models folder>/servers/<model>.json`` (its URL, pid, how long it
 stays up idle), when it is ready, and removes it when it stops. A record whose process is gone
-is removed by whoever reads it; a server that does not answer its health check is passed over.
+is removed by whoever reads it; a server that does not answer its health check is passed over,
+and so is one whose port is not held by the record's own process: a record outlives a crash,
+its pid and port can be taken by others, and whatever answers there would be sent the user's
+questions and documents (``_holds_port``, read from ``/proc``).
 Starting one is done under a file lock, so two commands at once start one server, not two.
 """
 
@@ -22,6 +25,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -127,7 +131,7 @@ def registered(name: str | None = None) -> Registered | None:
         pid,
         float(record.get("idle_exit_s") or 0),
         float(record.get("started") or 0),
-        _healthy(url),
+        _holds_port(pid, url) and _healthy(url),
     )
 
 
@@ -135,6 +139,46 @@ def running(name: str | None = None) -> str | None:
     """The base URL of a registered server of ``name`` that answers now, else None."""
     found = registered(name)
     return found.url if found and found.answers else None
+
+
+def _holds_port(pid: int, url: str) -> bool:
+    """Whether process ``pid`` is the one listening on ``url``'s port (Linux's ``/proc``).
+
+    The listening sockets on the port are read from ``/proc/net/tcp`` and ``tcp6``, and one of
+    them must be among the process's open files. A process of another user cannot be looked
+    into: not ours, not used. Where there is no ``/proc`` the health check alone decides.
+    """
+    tables = [Path("/proc/net/tcp"), Path("/proc/net/tcp6")]
+    if not tables[0].exists():
+        return True
+    port = urllib.parse.urlsplit(url).port
+    if port is None:
+        return False
+    listening = set()
+    for table in tables:
+        try:
+            lines = table.read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if (
+                len(fields) > 9
+                and fields[3] == "0A"
+                and int(fields[1].rsplit(":", 1)[1], 16) == port
+            ):
+                listening.add(f"socket:[{fields[9]}]")
+    try:
+        files = list(Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:  # gone, or another user's
+        return False
+    for file in files:
+        try:
+            if os.readlink(file) in listening:
+                return True
+        except OSError:  # closed since it was listed
+            continue
+    return False
 
 
 def _healthy(url: str) -> bool:

@@ -1,7 +1,10 @@
 """A web page or file as a source: fetched once, within bounds, or refused with the reason.
 
-``fetch(url)`` gets the bytes with a time limit for the whole download (not only per read),
-a size cap (the declared length is checked before reading, the received bytes while reading),
+``fetch(url)`` gets the bytes within one deadline for the whole page: every hop's connection
+and headers and the body share it (each hop's timeouts are what is left of it, and a watchdog
+shuts the connection at the deadline, so a server that trickles its bytes cannot stretch it);
+a caller fetching several pages passes one deadline for all of them. A size cap (the declared
+length is checked before reading, the received bytes while reading),
 a bounded number of redirects, each followed here (and, for an API caller, each host checked
 by ``crag_core.formats.outbound``), and a content-type check: only the types crag can read are
 taken (``CONTENT_TYPES``); a server that says ``application/octet-stream`` or nothing is
@@ -10,8 +13,11 @@ judged by the URL's suffix. Anything else raises ``Unextractable``, as an unread
 
 from __future__ import annotations
 
+import socket
+import threading
 import time
-from contextlib import closing
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from pathlib import PurePosixPath
@@ -60,46 +66,84 @@ def fetch(
     max_bytes: int = MAX_FILE_BYTES,
     max_redirects: int = MAX_REDIRECTS,
     outbound: Outbound | None = None,
+    deadline: float | None = None,
 ) -> Fetched:
     """Download ``url`` within the bounds; ``Unextractable`` says why it cannot be used.
 
+    The page's time is ``timeout_s`` for all its hops and its body, and never past
+    ``deadline`` (``time.monotonic()``; the deadline of a request's pages together).
     Redirects are followed here, hop by hop, each to an http(s) address. With ``outbound``
     (a fetch made for an API caller) every hop's host is checked and connected to at the
     address checked, userinfo is dropped, proxies in the environment are not used, and every
     failure to connect reads ``UNREACHABLE``. Without it (the CLI), userinfo is sent as basic
     auth and the environment's proxies apply. The returned ``url`` never carries userinfo.
     """
-    deadline = time.monotonic() + timeout_s
+    ends = min(time.monotonic() + timeout_s, deadline if deadline is not None else float("inf"))
+    budget = max(ends - time.monotonic(), 0.0)
+    limit = f"{timeout_s:g}" if budget >= timeout_s - 0.01 else f"{budget:.1f}"
+    late = f"no answer within {limit} s"
     try:
         with httpx.Client(timeout=timeout_s, trust_env=outbound is None) as client:
             for _hop in range(max_redirects + 1):
-                request = _request(client, url, outbound, max(deadline - time.monotonic(), 0.1))
-                with closing(client.send(request, stream=True)) as reply:
+                left = ends - time.monotonic()
+                if left <= 0:
+                    raise httpx.TimeoutException("deadline")
+                request = _request(client, url, outbound, left)
+                request.extensions["timeout"] = httpx.Timeout(left).as_dict()
+                with closing(client.send(request, stream=True)) as reply, _watchdog(reply, ends):
                     if not reply.is_redirect:
-                        return _read(reply, url, max_bytes, timeout_s, deadline)
+                        return _read(reply, url, max_bytes, f"took longer than {limit} s", ends)
                     url = _redirected(url, reply.headers.get("location", ""))
     except Refused as exc:
         raise Unextractable(UNREACHABLE) from exc
     except httpx.TimeoutException as exc:
-        raise Unextractable(
-            UNREACHABLE if outbound else f"no answer within {timeout_s:g} s"
-        ) from exc
+        raise Unextractable(UNREACHABLE if outbound else late) from exc
     except httpx.HTTPError as exc:
+        if time.monotonic() >= ends:  # the watchdog shut the connection
+            raise Unextractable(
+                UNREACHABLE if outbound else f"took longer than {limit} s to download"
+            ) from exc
         raise Unextractable(UNREACHABLE if outbound else f"cannot fetch: {exc}") from exc
     raise Unextractable(f"more than {max_redirects} redirects")
+
+
+@contextmanager
+def _watchdog(reply: httpx.Response, ends: float) -> Iterator[None]:
+    """Shut ``reply``'s connection at ``ends``: a read blocked on it returns at once."""
+    stream = reply.extensions.get("network_stream")
+    sock = stream.get_extra_info("socket") if stream is not None else None
+
+    def shut() -> None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except (OSError, AttributeError):
+            pass
+
+    timer = threading.Timer(max(ends - time.monotonic(), 0.0), shut)
+    timer.daemon = True
+    if sock is not None:
+        timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
 
 
 def _request(
     client: httpx.Client, url: str, outbound: Outbound | None, timeout_s: float
 ) -> httpx.Request:
-    """The GET of one hop: with ``outbound``, to the checked address of the URL's host."""
-    parts = urlsplit(url)
-    if not is_url(url) or not parts.hostname:
-        raise Unextractable("not a web address (no host)")
+    """The GET of one hop: with ``outbound``, to the checked address of the URL's host.
+
+    An address that does not parse (``http://0177.0.0.1/``, ``http://[::1/``) is refused
+    with the reason, as a page that cannot be used.
+    """
+    problem = url_problem(url)
+    if problem:
+        raise Unextractable(problem)
+    target = httpx.URL(without_userinfo(url))
     headers = {"Accept": ", ".join(CONTENT_TYPES)}
     if outbound is None:
         return client.build_request("GET", url, headers=headers)
-    target = httpx.URL(without_userinfo(url))
     port = target.port or (443 if target.scheme == "https" else 80)
     address = outbound.address(target.host, port, timeout_s)
     headers["Host"] = target.netloc.decode("ascii")
@@ -107,6 +151,19 @@ def _request(
     return client.build_request(
         "GET", target.copy_with(host=address), headers=headers, extensions=extensions
     )
+
+
+def url_problem(url: str) -> str | None:
+    """Why ``url`` is not a web address that can be fetched (it does not parse), or None."""
+    try:
+        parts = urlsplit(url)
+        httpx.URL(without_userinfo(url))
+        host = parts.hostname
+    except (httpx.InvalidURL, ValueError) as exc:
+        return f"not a valid web address ({str(exc)[:80]})"
+    if not is_url(url) or not host:
+        return "not a web address (no host)"
+    return None
 
 
 def _redirected(url: str, location: str) -> str:
@@ -117,10 +174,8 @@ def _redirected(url: str, location: str) -> str:
     return following
 
 
-def _read(
-    reply: httpx.Response, url: str, max_bytes: int, timeout_s: float, deadline: float
-) -> Fetched:
-    """The reply's bytes, within the size cap and the deadline of the whole download."""
+def _read(reply: httpx.Response, url: str, max_bytes: int, late: str, ends: float) -> Fetched:
+    """The reply's bytes, within the size cap and the deadline of the whole page."""
     if reply.status_code >= 400:
         raise Unextractable(f"the server answered {reply.status_code} {reply.reason_phrase}")
     kind = _kind(reply.headers.get("content-type", ""), url)
@@ -132,8 +187,10 @@ def _read(
         received += piece
         if len(received) > max_bytes:
             raise Unextractable(f"larger than {_mib(max_bytes)}")
-        if time.monotonic() > deadline:
-            raise Unextractable(f"took longer than {timeout_s:g} s to download")
+        if time.monotonic() > ends:
+            raise Unextractable(f"{late} to download")
+    if time.monotonic() > ends:  # the watchdog cut the body short: it is not the page
+        raise Unextractable(f"{late} to download")
     return Fetched(without_userinfo(url), bytes(received), kind, _modified(reply.headers))
 
 

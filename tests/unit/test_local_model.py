@@ -142,6 +142,24 @@ def test_a_record_of_a_dead_server_is_removed(homes, health_server):
     assert resident.running() is None and not record.exists()
 
 
+def test_a_record_whose_port_another_process_answers_is_not_used(homes, health_server):
+    """The record's process is alive, but what answers on its port is not it: not used."""
+    import json
+    import subprocess
+
+    other = subprocess.Popen(["sleep", "30"])  # alive, and holds no port
+    try:
+        record = homes / "servers" / "qwen2.5-coder-1.5b.json"
+        record.parent.mkdir(parents=True)
+        record.write_text(json.dumps({"url": health_server, "pid": other.pid, "model": "x"}))
+        found = resident.registered()
+        assert found is not None and not found.answers  # /health says 200; the port is not its
+        assert resident.running() is None
+    finally:
+        other.kill()
+        other.wait()
+
+
 def test_the_embedded_server_starts_with_the_first_request_not_before(data_dir, monkeypatch):
     from crag_core.clients.llm import build_chat_model
 

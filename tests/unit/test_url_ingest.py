@@ -37,6 +37,26 @@ def site() -> Iterator[str]:
         def do_GET(self) -> None:  # noqa: N802
             if self.path.startswith("/slow"):  # headers, then nothing for a while
                 time.sleep(3)
+            if self.path.startswith("/hop"):  # a redirect answered after 0.4 s, four times
+                hop = int(self.path[4:] or 0)
+                time.sleep(0.4)
+                self.send_response(302)
+                self.send_header("Location", f"/hop{hop + 1}" if hop < 3 else "/page.html")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            if self.path.startswith("/trickle"):  # a byte every 0.3 s: each read is quick
+                self.send_response(200)
+                self.send_header("Content-Type", "text/plain")
+                self.end_headers()
+                for _ in range(40):
+                    try:
+                        self.wfile.write(b"x")
+                        self.wfile.flush()
+                    except (BrokenPipeError, ConnectionResetError):
+                        return
+                    time.sleep(0.3)
+                return
             if self.path.startswith("/drip") or self.path.startswith("/stream"):
                 self.send_response(200)
                 self.send_header("Content-Type", "text/plain")
@@ -112,6 +132,28 @@ def test_a_slow_server_is_given_up_on(site):
     with pytest.raises(Unextractable, match="took longer than 1 s"):
         fetch(f"{site}/drip", timeout_s=1)  # every read is quick; the whole is not
     assert time.monotonic() - started < 3
+
+
+def test_one_deadline_covers_every_hop_and_the_body(site):
+    assert fetch(f"{site}/hop0", timeout_s=5).url == f"{site}/page.html"  # 1.6 s: within 5
+    started = time.monotonic()
+    with pytest.raises(Unextractable, match="no answer within 1 s"):
+        fetch(f"{site}/hop0", timeout_s=1)  # four hops of 0.4 s: each within 1 s, not all
+    assert time.monotonic() - started < 1.3
+    started = time.monotonic()
+    with pytest.raises(Unextractable, match="took longer than 1 s to download"):
+        fetch(f"{site}/trickle", timeout_s=1)
+    assert time.monotonic() - started < 1.3  # the watchdog cut the read that was waiting
+
+
+def test_a_request_s_pages_share_its_deadline(site):
+    started = time.monotonic()
+    deadline = started + 1.0
+    with pytest.raises(Unextractable, match="took longer than 1.0 s"):
+        fetch(f"{site}/trickle", deadline=deadline)
+    with pytest.raises(Unextractable, match="no answer within 0.0 s"):
+        fetch(f"{site}/page.html", deadline=deadline)  # nothing is left for the next page
+    assert time.monotonic() - started < 1.3
 
 
 def test_the_cli_reports_a_bad_url_and_writes_nothing(hash_kb, site):
