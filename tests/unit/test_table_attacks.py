@@ -179,3 +179,49 @@ def test_the_hostile_questions_benchmark_counts_what_a_question_could_do(tmp_pat
     }
     (out / "free.jsonl").write_text(json.dumps(record) + "\n")
     assert "| free | 1 | 1 | 1 | 1 | 0 | 0 | 0 |" in table_attacks.report(out)
+
+
+def _built(length: int) -> str:
+    """SQL for a string of about ``length`` a's, built by nested ``replace`` in one query."""
+    text, size = "'aaaaaaaaa'", 9
+    while size * 10 <= length:
+        text, size = f"replace({text}, 'a', 'aaaaaaaaaa')", size * 10
+    return text
+
+
+ONE_LONG_STEP = [
+    # one LIKE over a long built string with a long pattern: 38 s at SQLite's own limits
+    f"SELECT {_built(900_000)} LIKE '%' || substr({_built(900_000)}, 1, 40000) || 'b'",
+    f"SELECT {_built(90_000)} LIKE '%' || substr({_built(90_000)}, 1, 40000) || 'b'",
+    f"SELECT {_built(90_000)} GLOB '*' || substr({_built(90_000)}, 1, 40000) || 'b'",
+    # the same within the limits, and the slowest single steps they leave
+    f"SELECT {_built(90_000)} LIKE '%' || substr({_built(90_000)}, 1, 190) || 'b'",
+    f"SELECT instr({_built(90_000)}, substr({_built(90_000)}, 1, 45000) || 'b')",
+    f"SELECT length(replace({_built(90_000)}, substr({_built(90_000)}, 1, 45000) || 'b', ''))",
+]
+
+
+@pytest.mark.parametrize("sql", ONE_LONG_STEP)
+def test_no_single_step_outruns_the_wall_clock(kb, sql):
+    """A step the progress handler cannot see into is kept short by the length limits."""
+    started = time.monotonic()
+    try:
+        kb.tables.query(sql)
+    except TableQueryError as refused:
+        assert "too big" in str(refused) or "too complex" in str(refused), refused
+    assert time.monotonic() - started < 1.0
+
+
+def test_a_long_honest_query_still_runs(kb):
+    joined = kb.tables.query(
+        "SELECT a.region, COUNT(*), SUM(b.revenue) FROM sales a JOIN sales b "
+        "ON a.region = b.region WHERE a.region LIKE '%R%' GROUP BY a.region ORDER BY 1"
+    )
+    assert len(joined.rows) == 7 and sum(r[1] for r in joined.rows) > 20_000
+
+
+def test_a_query_is_interrupted_at_its_deadline(kb):
+    started = time.monotonic()
+    with pytest.raises(TableQueryError, match="budget"):
+        kb.tables.query("SELECT COUNT(*) FROM sales a, sales b, sales c, sales d", budget_s=0.5)
+    assert time.monotonic() - started < 1.0
