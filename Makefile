@@ -25,7 +25,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: bench-cache-threshold bench-encoder bench-converters bench-keyword-sync bench-prompt-layout bench-whole-answers calibrate-confidence setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-system test-integration lint graph-diagram clean
+.PHONY: bench-resource-attacks bench-cache-threshold bench-encoder bench-converters bench-keyword-sync bench-prompt-layout bench-whole-answers calibrate-confidence setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-system test-integration lint graph-diagram clean
 
 setup: $(STAMP) model
 
@@ -181,6 +181,14 @@ bench-nested: setup dev
 # Ingest throughput (no LLM): chunks/s file by file vs batched, and MiniLM alone as the bound.
 bench-ingest: setup dev
 	$(BIN)/python -m benchmarks.measurements.ingest --dataset $(SQUAD) --out docs/benchmarks
+
+# Each resource attack on the readers, and the honest files beside them: peak memory and time
+# in a fresh process, this checkout against BEFORE (a checkout of an earlier commit, optional),
+# and the legitimate ingest cost (a 20,000-row workbook, a 300-page PDF) in the same run.
+BEFORE ?=
+bench-resource-attacks: setup dev
+	$(BIN)/python -m benchmarks.measurements.resource_attacks --ingest \
+		$(if $(BEFORE),--before $(BEFORE)) --out docs/benchmarks/boundary
 
 # Start-up of short commands, this checkout against an earlier one (BEFORE, run with
 # BEFORE_PYTHON: a Python with that checkout's requirements), alternating, medians of 5.

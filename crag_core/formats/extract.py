@@ -4,15 +4,21 @@
 file's own structure: a PDF's pages (``page``), or the heading path of Markdown, HTML and Word
 documents (``heading``, e.g. "Install > Linux"). A file that has no usable text raises
 ``Unextractable`` with the reason (encrypted, no text layer, binary, not UTF-8, empty…); a
-damaged or hostile one raises ``Damaged``: its reader failed, or it went past a bound (an
-archive's size and member count checked before unpacking, the text's length). Markdown is read
-line by line, in time linear in its length whatever it holds.
+damaged or hostile one raises ``Damaged``: its reader failed, or it went past a bound.
+
+Every reader is bounded by what it produces, never by what a file declares: an archive's size
+and member count are checked before unpacking, a page's elements before parsing, a sheet's
+cells as they are read, and the text as it is built (``TextBudget``). A spreadsheet's text
+names its columns once per chunk-sized block (``table_blocks``), so it grows with its cells,
+not its header times its rows. Markdown is read line by line, in time linear in its length
+whatever it holds. (The memory and time a library takes inside are bounded per file by
+``crag_core.formats.isolated``.)
 
 Libraries (``READERS`` maps each type to its reader): pypdf for PDF text layers, BeautifulSoup
 (lxml parser) for HTML, python-docx for Word (chosen by
-``benchmarks/measurements/extraction.py``); markitdown for slides, CSV, EPUB and notebooks
-(chosen by ``benchmarks/measurements/converters.py``), openpyxl for workbooks, docutils for
-reStructuredText; plain text and Markdown are read here.
+``benchmarks/measurements/extraction.py``); markitdown for slides, EPUB and notebooks (chosen by
+``benchmarks/measurements/converters.py``), openpyxl for workbooks (read-only, row by row),
+docutils for reStructuredText; CSV (the ``csv`` module), plain text and Markdown are read here.
 """
 
 from __future__ import annotations

@@ -115,8 +115,9 @@ def _watchdog(reply: httpx.Response, ends: float) -> Iterator[None]:
 
     def shut() -> None:
         try:
-            sock.shutdown(socket.SHUT_RDWR)
-        except (OSError, AttributeError):
+            if sock is not None:
+                sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
             pass
 
     timer = threading.Timer(max(ends - time.monotonic(), 0.0), shut)
