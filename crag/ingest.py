@@ -35,11 +35,13 @@ from langchain_text_splitters import RecursiveCharacterTextSplitter
 from crag_core.clients.chroma import NewDocument
 from crag_core.clients.knowledge_base import KnowledgeBase
 from crag_core.errors import ConfigError
+from crag_core.formats import isolated
 from crag_core.formats.extract import (
     FILE_TYPES,
     Damaged,
     Extracted,
     Unextractable,
+    file_type,
     read_file,
 )
 from crag_core.formats.fetch_url import fetch
@@ -309,6 +311,7 @@ def ingest_found(
     collection's write lock.
     """
     report = IngestReport()
+    isolated.warm({file_type(Path(str(f.source))) or "html" for f in items if not f.reason})
     stored = kb.stored_hashes()
     batch: list[tuple[Source, NewDocument]] = []
     seen: set[str] = set()

@@ -30,6 +30,7 @@ import math
 import os
 import resource
 import select
+import shutil
 import signal
 import socket
 import socketserver
@@ -173,6 +174,15 @@ _lock = threading.Lock()
 _running: _Running | None = None
 
 
+def warm(kinds: set[str]) -> None:
+    """Start the reader server in the background if files of ``kinds`` will need it.
+
+    An ingest calls this before it opens the store, so the server's start overlaps that.
+    """
+    if kinds - IN_PROCESS:
+        threading.Thread(target=_reader_server, name="crag-read-start", daemon=True).start()
+
+
 def _reader_server() -> _Running | None:
     """The reader server of this process, started on first use; ``None`` where it cannot run."""
     global _running
@@ -216,6 +226,7 @@ def _stop(running: _Running) -> None:
         running.process.wait(timeout=5)
     except subprocess.TimeoutExpired:
         running.process.kill()
+    shutil.rmtree(os.path.dirname(running.path), ignore_errors=True)
 
 
 class _Child(socketserver.StreamRequestHandler):
@@ -245,21 +256,27 @@ def _address_space() -> int:
 
 
 def serve(path: str) -> None:
-    """Run the reader server on the Unix socket ``path`` until its parent process is gone."""
+    """Run the reader server on the Unix socket ``path`` until its parent process is gone.
+
+    It is ready at once; the readers' libraries (``PRELOAD``) are loaded one at a time while
+    no file is waiting, so the first file is never held up by libraries it does not need (a
+    child forked before its library is loaded imports it itself).
+    """
     import importlib
 
-    for module in PRELOAD:
-        try:
-            importlib.import_module(module)
-        except ImportError:
-            continue
     parent = os.getppid()
+    pending = list(PRELOAD)
     with _Server(path, _Child) as server:
-        server.timeout = 1.0
         print("ready", flush=True)
         while os.getppid() == parent:
+            server.timeout = 0.0 if pending else 1.0
             server.handle_request()
             server.collect_children()
+            if pending:
+                try:
+                    importlib.import_module(pending.pop(0))
+                except ImportError:
+                    continue
     os.unlink(path)
 
 
