@@ -368,9 +368,19 @@ def _write(
     report: IngestReport,
     on_embedded: Callable[[int, int], None] | None = None,
 ) -> None:
-    """Write ``batch`` and record each file as added or replaced; empties the batch."""
-    kb.replace_documents([doc for _, doc in batch], on_embedded)
-    for path, doc in batch:
+    """Write ``batch`` and record each file as added or replaced; empties the batch.
+
+    The caller holds the write lock. What is stored is read again first: a document another
+    ingest wrote with the same content since this one began is left alone (``unchanged``),
+    so two ingests of one folder at once write it once.
+    """
+    now = kb.stored_hashes_of([doc.doc_id for _, doc in batch])
+    stored.update(now)
+    fresh = [(path, doc) for path, doc in batch if now.get(doc.doc_id) != doc.content_hash]
+    report.unchanged += [path for path, doc in batch if now.get(doc.doc_id) == doc.content_hash]
+    if fresh:
+        kb.replace_documents([doc for _, doc in fresh], on_embedded)
+    for path, doc in fresh:
         report.chunks += len(doc.chunks)
         (report.replaced if doc.doc_id in stored else report.added).append(path)
     batch.clear()

@@ -414,6 +414,13 @@ class KnowledgeBase:
         got = self.collection.get(where={"doc_id": doc_id}, include=["metadatas"])
         return complete_hash(got["metadatas"] or [], keyword_hash)
 
+    def stored_hashes_of(self, doc_ids: list[str]) -> dict[str, str]:
+        """``stored_hash`` of each of ``doc_ids`` that is fully stored (for a batch's write)."""
+        if self.copy:
+            every = self.copy.server_hashes()
+            return {d: every[d] for d in doc_ids if d in every}
+        return {d: h for d in doc_ids if (h := self.stored_hash(d)) is not None}
+
     def stored_hashes(self) -> dict[str, str]:
         """``stored_hash`` of every complete document, read in two queries (for ingests)."""
         if self.copy:
