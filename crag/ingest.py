@@ -307,12 +307,13 @@ def ingest_found(
 ) -> IngestReport:
     """Ingest ``items`` (``discover``'s, or a sync's stored sources); see ``ingest``.
 
-    Each item is read (or fetched) with no lock held; each batch is written under the
-    collection's write lock.
+    Each item is read (or fetched) with no lock held; what is stored is read, and each batch
+    written, under the collection's write lock.
     """
     report = IngestReport()
     isolated.warm({file_type(Path(str(f.source))) or "html" for f in items if not f.reason})
-    stored = kb.stored_hashes()
+    with kb.write_lock():  # quick, and no network: the stores are opened (made) in turns
+        stored = kb.stored_hashes()
     batch: list[tuple[Source, NewDocument]] = []
     seen: set[str] = set()
     read = 0
