@@ -25,7 +25,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: bench-resource-attacks bench-cache-threshold bench-encoder bench-converters bench-keyword-sync bench-prompt-layout bench-whole-answers calibrate-confidence setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-system test-integration lint graph-diagram clean
+.PHONY: bench-table-text bench-resource-attacks bench-cache-threshold bench-encoder bench-converters bench-keyword-sync bench-prompt-layout bench-whole-answers calibrate-confidence setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-system test-integration lint graph-diagram clean
 
 setup: $(STAMP) model
 
@@ -185,6 +185,10 @@ bench-ingest: setup dev
 # Each resource attack on the readers, and the honest files beside them: peak memory and time
 # in a fresh process, this checkout against BEFORE (a checkout of an earlier commit, optional),
 # and the legitimate ingest cost (a 20,000-row workbook, a 300-page PDF) in the same run.
+# Row look-ups by retrieval over a spreadsheet's text: rows naming their columns vs blocks.
+bench-table-text: setup dev
+	$(BIN)/python -m benchmarks.measurements.table_text --out docs/benchmarks/boundary
+
 BEFORE ?=
 bench-resource-attacks: setup dev
 	$(BIN)/python -m benchmarks.measurements.resource_attacks --ingest \
