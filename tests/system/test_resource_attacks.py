@@ -244,6 +244,17 @@ def test_runs_are_counted_as_runs_on_any_thread(served: tuple[Server, Path]):
     assert queued.status_code == 429 and "2 runs of yours" in queued.json()["detail"]
     stateless = bob.post("/runs", json={k: v for k, v in run.items() if k != "multitask_strategy"})
     assert stateless.status_code == 429
+    call = {"name": "crag", "arguments": run["input"], "context": run["context"]}
+    mcp = bob.post(  # an MCP client's tool call is a run too, made through the same API
+        "/mcp",
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call},
+        headers={"Accept": "application/json"},
+    )
+    # The run it makes (POST /runs/wait through langgraph-api's own client) gets crag's 429;
+    # langgraph-api's MCP handler answers the client with a 500 for it.
+    assert mcp.status_code != 200 or "result" not in mcp.json(), mcp.text
+    assert 'POST http://api/runs/wait "HTTP/1.1 429' in server.log_path.read_text(errors="replace")
+    bob = client(server, BOB)  # that 500 closed the connection it came on
     for made in (first, second):
         bob.post(f"/threads/{thread}/runs/{made.json()['run_id']}/cancel")
 
