@@ -15,7 +15,8 @@ the commit mark (see ``KnowledgeBase.stored_hash``); a file interrupted anywhere
 mark is rewritten in full by the next run. Writes to one collection hold its write lock, so
 two processes take turns instead of interleaving writes; reading files and fetching pages
 happen before, outside the lock, so a slow web server never holds the collection. (Two
-ingests of the same source at once both write it: a replace, the same either way.)
+ingests of the same source at once write it once: a batch's stored hashes are read again
+under the lock before it is written.)
 """
 
 from __future__ import annotations
@@ -377,8 +378,12 @@ def _write(
     """
     now = kb.stored_hashes_of([doc.doc_id for _, doc in batch])
     stored.update(now)
-    fresh = [(path, doc) for path, doc in batch if now.get(doc.doc_id) != doc.content_hash]
-    report.unchanged += [path for path, doc in batch if now.get(doc.doc_id) == doc.content_hash]
+    fresh: list[tuple[Source, NewDocument]] = []
+    for path, doc in batch:
+        if now.get(doc.doc_id) == doc.content_hash:
+            report.unchanged.append(path)
+        else:
+            fresh.append((path, doc))
     if fresh:
         kb.replace_documents([doc for _, doc in fresh], on_embedded)
     for path, doc in fresh:

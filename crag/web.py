@@ -404,19 +404,14 @@ async def resync(request: Request) -> Response:
 
     On the ingest pool, counted against the user; its web pages share one deadline.
     """
-    return await _ingesting(request, _resync, request.path_params["collection"])
+    return await _ingesting(request, _resync, request)
 
 
-def _resync(collection: str) -> Response:
-    try:
-        if collection not in factory.collections():
-            return _error(f"No collection {collection!r}.", 404)
-        kb = factory.knowledge_base(collection)
-        deadline = time.monotonic() + ingest.PAGES_DEADLINE_S
-        report = ingest.resync(kb, policy.outbound(), deadline)
-        return JSONResponse(report.to_json(kb.name, kb.count(), 0.0, public=True))
-    except CragError as exc:
-        return _unavailable(exc)
+@existing_collection
+def _resync(request: Request, kb: KnowledgeBase) -> Response:
+    deadline = time.monotonic() + ingest.PAGES_DEADLINE_S
+    report = ingest.resync(kb, policy.outbound(), deadline)
+    return JSONResponse(report.to_json(kb.name, kb.count(), 0.0, public=True))
 
 
 def to_page(request: Request) -> Response:

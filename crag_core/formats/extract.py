@@ -126,8 +126,13 @@ class TextBudget:
         """``text``, counted; ``Damaged`` when the file's text goes past the cap."""
         self.used += len(text)
         if self.used > self.limit:
-            raise Damaged(f"its text is more than {self.limit:,} characters long (split the file)")
+            raise too_long()
         return text
+
+
+def too_long() -> Damaged:
+    """The refusal of a file whose text is past ``MAX_TEXT_CHARS``."""
+    return Damaged(f"its text is more than {MAX_TEXT_CHARS:,} characters long (split the file)")
 
 
 @dataclass(frozen=True)
@@ -540,14 +545,14 @@ def table_blocks(rows: Iterable[list[str]], budget: TextBudget) -> list[str]:
     return blocks if blocks or not header else [budget.take(header)]
 
 
-def check_elements(html: bytes, what: str = "page") -> None:
+def check_elements(html: bytes) -> None:
     """``Damaged`` when ``html`` opens more than ``MAX_HTML_ELEMENTS`` elements.
 
     Counted on the bytes (each ``<`` that opens a tag), before a parser builds a tree of them.
     """
     opened = _opened_elements(html)
     if opened > MAX_HTML_ELEMENTS:
-        raise Damaged(f"the {what} has {opened:,} HTML elements, more than {MAX_HTML_ELEMENTS:,}")
+        raise Damaged(f"the page has {opened:,} HTML elements, more than {MAX_HTML_ELEMENTS:,}")
 
 
 def _opened_elements(html: bytes) -> int:
@@ -667,7 +672,7 @@ def _csv(data: bytes, name: str) -> Extracted:
 
     text = _decode(data)  # refuses binary and non-UTF-8 data with the reason
     if len(text) > MAX_TEXT_CHARS:
-        raise Damaged(f"its text is more than {MAX_TEXT_CHARS:,} characters long (split the file)")
+        raise too_long()
     try:
         rows = csv_rows(text)
     except csv.Error as exc:
@@ -702,7 +707,7 @@ def _rows_with_headers(markdown: str) -> str:
 
 
 def _xlsx(data: bytes, name: str) -> Extracted:
-    """A workbook's sheets, one section each, every row naming its columns (first row).
+    """A workbook's sheets, each its rows in blocks under its first row (``table_blocks``).
 
     Rows are read as the sheet holds them, not padded out to the size it declares (a
     ``dimension`` of thousands of columns by thousands of rows with two real cells), and a

@@ -82,6 +82,7 @@ def fetch(
     budget = max(ends - time.monotonic(), 0.0)
     limit = f"{timeout_s:g}" if budget >= timeout_s - 0.01 else f"{budget:.1f}"
     late = f"no answer within {limit} s"
+    slow = f"took longer than {limit} s to download"
     try:
         with httpx.Client(timeout=timeout_s, trust_env=outbound is None) as client:
             for _hop in range(max_redirects + 1):
@@ -92,7 +93,7 @@ def fetch(
                 request.extensions["timeout"] = httpx.Timeout(left).as_dict()
                 with closing(client.send(request, stream=True)) as reply, _watchdog(reply, ends):
                     if not reply.is_redirect:
-                        return _read(reply, url, max_bytes, f"took longer than {limit} s", ends)
+                        return _read(reply, url, max_bytes, slow, ends)
                     url = _redirected(url, reply.headers.get("location", ""))
     except Refused as exc:
         raise Unextractable(UNREACHABLE) from exc
@@ -100,9 +101,7 @@ def fetch(
         raise Unextractable(UNREACHABLE if outbound else late) from exc
     except httpx.HTTPError as exc:
         if time.monotonic() >= ends:  # the watchdog shut the connection
-            raise Unextractable(
-                UNREACHABLE if outbound else f"took longer than {limit} s to download"
-            ) from exc
+            raise Unextractable(UNREACHABLE if outbound else slow) from exc
         raise Unextractable(UNREACHABLE if outbound else f"cannot fetch: {exc}") from exc
     raise Unextractable(f"more than {max_redirects} redirects")
 
@@ -175,8 +174,8 @@ def _redirected(url: str, location: str) -> str:
     return following
 
 
-def _read(reply: httpx.Response, url: str, max_bytes: int, late: str, ends: float) -> Fetched:
-    """The reply's bytes, within the size cap and the deadline of the whole page."""
+def _read(reply: httpx.Response, url: str, max_bytes: int, slow: str, ends: float) -> Fetched:
+    """The reply's bytes, within the size cap and the deadline (``slow``: the refusal past it)."""
     if reply.status_code >= 400:
         raise Unextractable(f"the server answered {reply.status_code} {reply.reason_phrase}")
     kind = _kind(reply.headers.get("content-type", ""), url)
@@ -189,9 +188,9 @@ def _read(reply: httpx.Response, url: str, max_bytes: int, late: str, ends: floa
         if len(received) > max_bytes:
             raise Unextractable(f"larger than {_mib(max_bytes)}")
         if time.monotonic() > ends:
-            raise Unextractable(f"{late} to download")
+            raise Unextractable(slow)
     if time.monotonic() > ends:  # the watchdog cut the body short: it is not the page
-        raise Unextractable(f"{late} to download")
+        raise Unextractable(slow)
     return Fetched(without_userinfo(url), bytes(received), kind, _modified(reply.headers))
 
 

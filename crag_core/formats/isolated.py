@@ -74,7 +74,14 @@ PRELOAD = (
 """Loaded once in the reader server, so each child starts with its reader ready."""
 ENVIRONMENT = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "PYTHONPATH")
 """The only variables the reader server gets: no key, token or address of crag's."""
-OVER_MEMORY = f"reading it needs more than {MAX_READ_MEMORY >> 20} MiB of memory"
+
+
+def over_memory(memory: int) -> str:
+    """The refusal of a file whose reading needs more than ``memory`` bytes."""
+    return f"reading it needs more than {memory >> 20} MiB of memory"
+
+
+OVER_MEMORY = over_memory(MAX_READ_MEMORY)
 START_S = 60.0
 """How long the reader server may take to start (its imports)."""
 
@@ -96,7 +103,8 @@ def read_bounded(data: bytes, kind: str, name: str) -> Extracted:
         conn.settimeout(MAX_READ_SECONDS + 10)  # the child's alarm ends it first
         try:
             conn.connect(server.path)
-            conn.sendall(header + data)
+            conn.sendall(header)
+            conn.sendall(data)
             conn.shutdown(socket.SHUT_WR)
             reply = _received(conn)
         except TimeoutError as exc:
@@ -104,7 +112,10 @@ def read_bounded(data: bytes, kind: str, name: str) -> Extracted:
         except OSError as exc:
             raise Damaged(f"its reader stopped ({exc.strerror or exc})") from exc
     if not reply:  # the child died before answering: its memory, its alarm, or a crash
-        raise Damaged(f"{OVER_MEMORY}, or more than {MAX_READ_SECONDS} s, or its reader crashed")
+        raise Damaged(
+            f"{over_memory(MAX_READ_MEMORY)}, or more than {MAX_READ_SECONDS} s, or its reader "
+            "crashed"
+        )
     return _answer(json.loads(reply))
 
 
@@ -135,7 +146,7 @@ def _answer(reply: dict[str, Any]) -> Extracted:
 
 def _reply(data: bytes, kind: str, name: str, memory: int) -> bytes:
     """What a child sends back for a file: its text and tables, or why not, as JSON."""
-    over = f"reading it needs more than {memory >> 20} MiB of memory"
+    over = over_memory(memory)
     try:
         extracted = extract_data(data, kind, name)
     except Damaged as exc:  # a reader's MemoryError (SystemError from C code) is its cause
