@@ -4,8 +4,13 @@
     python -m benchmarks.measurements.tools run --out docs/benchmarks/tools [--split test] \
         [--per-template 3]
     python -m benchmarks.measurements.tools fit --records <a calibration run>/crag.jsonl
+    python -m benchmarks.measurements.tools build --set unseen
+    python -m benchmarks.measurements.tools run --set unseen --out docs/benchmarks/unseen/<run>
 
-The collection and the questions: ``benchmarks.measurements.tools_questions``.
+Two question sets (``--set``): ``tools``, the collection and questions the tools were built
+with (``benchmarks.measurements.tools_questions``), and ``unseen``, the never-tuned set
+(``benchmarks.measurements.unseen_questions``: files and questions no part of crag was chosen
+on, all of them ``test``).
 
 Pipelines, each in its own process (``crag.eval.interleave``: question by question,
 alternating which goes first): ``naive`` (one retrieval, one generation), ``crag-text`` (the
@@ -30,23 +35,57 @@ import shutil
 import sys
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from benchmarks import ROOT
+from benchmarks.measurements import tools_questions, unseen_questions
 from benchmarks.measurements.multi_part import ask, compare, cost
-from benchmarks.measurements.tools_questions import FILES, MODIFIED, QUESTIONS, build
 from crag.eval.metrics import verdict
 from crag.eval.records import append_record, done_ids, read_records
 from crag.eval.tables import markdown_table
 from crag_core.schema.context import Context
 from nodes.answers import is_no_answer
 
-COLLECTION = "tools-bench"
 PIPELINES = ("naive", "crag-text", "crag")
 
 
+@dataclass(frozen=True)
+class QuestionSet:
+    """A collection of files and the questions asked of it."""
+
+    collection: str
+    questions: Path
+    files: dict[str, Path]
+    modified: dict[str, str]
+
+
+SETS = {
+    "tools": QuestionSet(
+        "tools-bench",
+        tools_questions.QUESTIONS,
+        tools_questions.FILES,
+        tools_questions.MODIFIED,
+    ),
+    "unseen": QuestionSet(
+        "unseen-bench",
+        unseen_questions.QUESTIONS,
+        unseen_questions.FILES,
+        unseen_questions.MODIFIED,
+    ),
+}
+
+
 NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+DENIES = re.compile(
+    r"\b(?:has no|have no|there is no|there are no|no such|not (?:in|found|listed|present|"
+    r"available|included|mentioned)|does not (?:have|include|contain|list|exist|mention)|"
+    r"doesn't (?:have|include|contain|list|exist|mention)|no (?:data|record|row|value|"
+    r"column|information))\b",
+    re.I,
+)
+"""An answer that says what the question presumes is not there."""
 
 
 def judge(prediction: str, row: dict[str, Any]) -> str:
@@ -58,6 +97,11 @@ def judge(prediction: str, row: dict[str, Any]) -> str:
         return verdict(prediction, gold)
     if kind == "no-document":  # the documents the question names are not there: said so
         return "right" if re.search(r"\bno document\b", prediction, re.I) else "wrong"
+    if kind == "premise":  # what the question presumes is not in the collection: said so
+        return "right" if DENIES.search(prediction) else "wrong"
+    if kind == "summary":  # a summary that names what the document is about
+        said = prediction.lower()
+        return "right" if all(w in said for w in gold) else "wrong"
     text = prediction.lower()
     if kind == "number":
         g = float(gold)
@@ -96,24 +140,24 @@ def tool_of(record: dict[str, Any]) -> str:
     return "search"
 
 
-def context_for(pipeline: str) -> Context:
+def context_for(pipeline: str, collection: str = SETS["tools"].collection) -> Context:
     """The graph's settings for ``pipeline`` (no answer cache)."""
-    return Context(collection=COLLECTION, answer_cache=False, tools=pipeline != "crag-text")
+    return Context(collection=collection, answer_cache=False, tools=pipeline != "crag-text")
 
 
-def prepare_collection(data_dir: Path) -> None:
-    """Ingest the files (modified times fixed) into the benchmark's collection, once."""
+def prepare_collection(data_dir: Path, qset: QuestionSet = SETS["tools"]) -> None:
+    """Ingest the files (modified times fixed) into the set's collection, once."""
     from crag.ingest import ingest
     from graph.factory import knowledge_base
 
-    folder = data_dir / "files"
+    folder = data_dir / "files" / qset.collection
     if not folder.exists():
         folder.mkdir(parents=True)
-        for name, path in FILES.items():
+        for name, path in qset.files.items():
             shutil.copyfile(path, folder / name)
-            stamp = dt.datetime.fromisoformat(MODIFIED[name] + "T12:00:00").timestamp()
+            stamp = dt.datetime.fromisoformat(qset.modified[name] + "T12:00:00").timestamp()
             os.utime(folder / name, (stamp, stamp))
-    report = ingest(knowledge_base(COLLECTION), [str(folder)])
+    report = ingest(knowledge_base(qset.collection), [str(folder)])
     if report.failed:
         raise SystemExit(f"ingest failed: {report.failed}")
 
@@ -121,8 +165,9 @@ def prepare_collection(data_dir: Path) -> None:
 def answerer(job: dict[str, Any]) -> Callable[[str], None]:
     """A worker's answering function: the job's pipeline on one question id; its record."""
     pipeline, records = job["pipeline"], Path(job["records"])
-    ctx = context_for(pipeline)
-    by_id = {r["id"]: r for r in read_records(QUESTIONS)}
+    qset = SETS[job.get("set", "tools")]
+    ctx = context_for(pipeline, qset.collection)
+    by_id = {r["id"]: r for r in read_records(qset.questions)}
     done = done_ids(records)
 
     def answer(question_id: str) -> None:
@@ -139,6 +184,7 @@ def answerer(job: dict[str, Any]) -> Callable[[str], None]:
             "gold": row["gold"],
             "verdict": judge(result["prediction"], row),
             "used": tool_of(result),
+            "confidence": result.get("confidence"),
             "path": result["path"],
             "sql": [s.get("sql") for s in result["sources"] if s.get("sql")],
             **filter_match(row, result.get("where", ""), dt.date.today()),
@@ -258,7 +304,7 @@ def fit(records_path: Path, target: Path) -> dict[str, Any]:
     reports, it does not fit). An answer is right or not as ``judge`` said; "I don't know" is
     no answer.
     """
-    split = {r["id"]: r["split"] for r in read_records(QUESTIONS)}
+    split = {r["id"]: r["split"] for r in read_records(SETS["tools"].questions)}
     records = read_records(records_path)
     tested = [r["id"] for r in records if split.get(r["id"]) != "calibration"]
     if tested:
@@ -286,6 +332,7 @@ def main(argv: list[str] | None = None) -> int:
         "--squad", type=Path, default=ROOT.parent / "shared" / "data" / "squad-v1.1-dev.json.gz"
     )
     parser.add_argument("--out", type=Path, default=Path("out/tools"))
+    parser.add_argument("--set", default="tools", choices=sorted(SETS), help="the question set")
     parser.add_argument("--split", default="test", choices=["test", "calibration"])
     parser.add_argument("--per-template", type=int, default=0, help="0: every question")
     parser.add_argument("--templates", default="", help="only these (comma-separated)")
@@ -300,15 +347,18 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("fit needs --records")
         print(json.dumps(fit(args.records, ROOT / "nodes" / "tool_confidence.json"), indent=2))
         return 0
+    qset = SETS[args.set]
     if args.command == "build":
-        made = build(args.squad)
-        QUESTIONS.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in made))
+        unseen = args.set == "unseen"
+        made = unseen_questions.build() if unseen else tools_questions.build(args.squad)
+        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in made)
+        qset.questions.write_text(text, encoding="utf-8")
         print(
             f"{len(made)} questions: {dict(Counter(r['tool'] for r in made))}, "
-            f"{dict(Counter(r['split'] for r in made))}; wrote {QUESTIONS}"
+            f"{dict(Counter(r['type'] for r in made))}; wrote {qset.questions}"
         )
         return 0
-    chosen = [r for r in read_records(QUESTIONS) if r["split"] == args.split]
+    chosen = [r for r in read_records(qset.questions) if r["split"] == args.split]
     if args.templates:
         chosen = [r for r in chosen if r["template"] in args.templates.split(",")]
     if args.per_template:
@@ -322,13 +372,13 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     data_dir = args.data.resolve()
     os.environ["CRAG_DATA_DIR"] = str(data_dir)
-    prepare_collection(data_dir)
-    title = f"Tools: {len(chosen)} {args.split} questions"
+    prepare_collection(data_dir, qset)
+    title = f"Tools ({args.set}): {len(chosen)} {args.split} questions"
     ids = [r["id"] for r in chosen]
     chosen_pipelines = tuple(p for p in args.pipelines.split(",") if p in PIPELINES)
     compare(
         "benchmarks.measurements.tools:answerer",
-        {},
+        {"set": args.set},
         ids,
         args.out,
         title,
