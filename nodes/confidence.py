@@ -26,6 +26,7 @@ from crag_core.schema.state import RAGState
 from crag_core.text.answer_type import type_fits
 from crag_core.text.documents import containing
 from crag_core.text.support import subject_overlap
+from crag_core.text.table_shapes import QueryResult
 from nodes.answers import is_no_answer
 from nodes.common import answer_documents, question_of
 
@@ -110,13 +111,43 @@ def confidence(state: RAGState, answer: str) -> float | None:
     return round(1 / (1 + math.exp(-z)), 3)
 
 
-def tool_confidence(kind: str, path: Path = TOOL_FIT) -> float | None:
-    """P(right) of a tool's answer of ``kind``: its share of right answers when calibrated.
+PRIOR_ANSWERS = 4
+"""How many answers a tool kind's share weighs as, pulling a fine kind with few answers
+toward its tool's share (``tool_confidence``)."""
 
-    ``kind``: ``table`` or ``catalog``; the share is (right + 1) / (answers + 2), which stays
-    off 0 and 1 on a few answers. None for a kind never measured.
+
+def table_kind(result: QueryResult, premise: bool, attempt: int) -> str:
+    """The kind a table answer's confidence is counted by: its shape and its attempt.
+
+    ``table:<shape>:<attempt>``, shape ``premise`` (the table has no such value), ``value``
+    (one value), ``row`` (one row of several values) or ``list`` (several rows).
     """
-    counted = _fit(path).get("kinds", {}).get(kind)
-    if not counted:
+    columns = [c for c in result.columns if c != "_row"]
+    rows = {r for r in result.rows}
+    if premise:
+        shape = "premise"
+    elif len(rows) == 1:
+        shape = "value" if len(columns) == 1 else "row"
+    else:
+        shape = "list"
+    return f"table:{shape}:{attempt}"
+
+
+def tool_confidence(kind: str, path: Path = TOOL_FIT) -> float | None:
+    """P(right) of a tool's answer of ``kind``, from its tool's answers when calibrated.
+
+    ``kind``: ``table`` or ``catalog``, or a finer kind of one (``table:list:2``:
+    ``table_kind``). The tool's share is (right + 1) / (answers + 2), which stays off 0 and 1
+    on a few answers; a finer kind's is its own right answers plus ``PRIOR_ANSWERS`` answers
+    at its tool's share, over its answers plus those. None for a tool never measured.
+    """
+    kinds = _fit(path).get("kinds", {})
+    tool = kinds.get(kind.split(":")[0])
+    if not tool:
         return None
-    return round((int(counted["right"]) + 1) / (int(counted["answers"]) + 2), 3)
+    share = (int(tool["right"]) + 1) / (int(tool["answers"]) + 2)
+    fine = kinds.get(kind) if ":" in kind else None
+    if not fine:
+        return round(share, 3)
+    right = int(fine["right"]) + PRIOR_ANSWERS * share
+    return round(right / (int(fine["answers"]) + PRIOR_ANSWERS), 3)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -14,17 +15,21 @@ from crag_core.errors import CragError, TableQueryError
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Source, Update
 from crag_core.text.sql import (
+    Span,
     asked_tables,
     did_you_mean,
     extract_sql,
+    incidental,
     missing_values,
+    misspelled,
     result_answer,
     schema,
 )
 from crag_core.text.sql_grammar import select_grammar
+from crag_core.text.table_checks import problems
 from crag_core.text.table_shapes import QueryResult, TableInfo
 from nodes.common import question_of, reports
-from nodes.confidence import tool_confidence
+from nodes.confidence import table_kind, tool_confidence
 from nodes.prompting import render
 
 SQL_ATTEMPTS = 2
@@ -43,77 +48,152 @@ def describe(update: Mapping[str, Any]) -> str:
 
 @reports(describe)
 def query_table(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
-    """Write a SELECT for the question over the tables it names, run it, answer from it.
+    """Write a SELECT for the question over the tables it names, run it, check it, answer.
 
     The model sees the named tables (at most ``MAX_TABLES``) as ``CREATE TABLE`` statements
-    with a few rows each and writes one SELECT (the embedded model under a grammar that lets it
-    name only those tables and their columns: ``crag_core.text.sql_grammar``); the query runs
-    read-only behind the table store's authorizer, row limit and time budget
-    (``crag_core.clients.table_store``). A query that
-    fails or finds nothing is written once more with the database's error (and the closest
-    real names); if that fails too, the pass searches the text instead, with a warning. The
-    answer is read off the result (one value, a list, or named values), cited by the tables it
-    read, with the SQL; its confidence is the share of right table answers on the calibration
-    split (``nodes.confidence.tool_confidence``). A
-    query that compares a column with a value the column never holds answers that the table
-    has no such value, and what it has (a false premise is said, not answered "0").
+    with a few rows each, each column's range and the values the question names
+    (``crag_core.text.sql.schema``), and writes one SELECT (the embedded model under a grammar
+    that lets it name only those tables and their columns: ``crag_core.text.sql_grammar``);
+    the query runs read-only behind the table store's authorizer, row limit and time budget
+    (``crag_core.clients.table_store``).
+
+    The result is an answer only when it passes the checks that need no model
+    (``crag_core.text.table_checks.problems``: one of two named values, one row for a
+    superlative, one number for a count, every value and number the question names used). A
+    query that fails, finds nothing, misspells a value or does not pass is written once more,
+    told why; if that fails too, the text is searched instead and the warning says why
+    (the table's answer that did not pass, and what was wrong with it).
+
+    A query that compares a column with a value no table of the collection holds answers
+    that the table has no such value, and what it has (a false premise is said, not answered
+    "0") — from a spreadsheet only: a table inside a page (an HTML page's table of
+    statistics) is incidental to its text, which is searched instead.
+
+    The answer's confidence is the share of right table answers of its kind (one value, a
+    row, a list, a false premise; first query or retry) on the tools benchmark's calibration
+    split (``nodes.confidence.tool_confidence``); one under ``min_confidence`` is not given
+    and the text is searched.
     """
     ctx = context_of(runtime)
     question = question_of(state)
     store = services.tables
     assert store is not None  # ``choose_tool`` sends no question here without a table store
     update: Update = {"prompt_versions": {}}
-    sql, feedback, reason = "", "", ""
+    sql, feedback, reason, rejected = "", "", "", ""
     try:
         catalog = store.catalog()
         tables = asked_tables(question, catalog)
-        text = schema_of(store, tables)
+        ranges = {t.name: spans(store, t) for t in tables}
+        text = schema(tables, [store.sample(t.name) for t in tables], question, ranges)
     except CragError as exc:
         return {"sql": "", "warnings": [f"The collection's tables could not be read: {exc}"]}
     grammar = select_grammar(tables) if takes_grammar(ctx.model) else ""
-    for _ in range(SQL_ATTEMPTS):
+    for attempt in range(1, SQL_ATTEMPTS + 1):
         prompt, recorded = render(
             state, ctx, "write_sql", schema=text, question=question, feedback=feedback
         )
         update["prompt_versions"] |= recorded.get("prompt_versions", {})
         sql = extract_sql(complete(services.llm, prompt, grammar=grammar))
-        result, answer, reason = run_query(store, sql, catalog)
-        if result and answer:
+        result, answer, premise, reason = run_query(store, sql, tables, catalog, question, ranges)
+        if result and answer and not reason:
+            kind = table_kind(result, premise, attempt)
+            confidence = tool_confidence(kind)
+            if confidence is not None and confidence < ctx.min_confidence:
+                rejected = f"{answer!r} (confidence {confidence:.2f})"
+                break
             return update | {
                 "sql": sql,
                 "answer": answer,
+                "answer_kind": kind,
                 "sources": _sources(result, catalog, sql),
-                "confidence": tool_confidence("table"),
+                "confidence": confidence,
             }
+        if answer:
+            rejected = f"{answer!r} ({reason})"
         feedback = f"-- This query failed: {sql}\n-- Why: {reason}\n-- Write a corrected query.\n"
+    why = f"its answer {rejected} did not pass its checks" if rejected else reason
     return update | {
         "sql": sql,
-        "warnings": [f"No table answered the question ({reason}); the text was searched."],
+        "warnings": [f"No table answered the question ({why}); the text was searched."],
     }
 
 
-def schema_of(store: TableStore, tables: list[TableInfo]) -> str:
-    """The schema the model writes against: ``tables`` with a few of their rows each."""
-    return schema(tables, [store.sample(t.name) for t in tables])
+def schema_of(store: TableStore, tables: list[TableInfo], question: str = "") -> str:
+    """The schema the model writes against: ``tables`` with a few rows and ranges each."""
+    samples = [store.sample(t.name) for t in tables]
+    return schema(tables, samples, question, {t.name: spans(store, t) for t in tables})
+
+
+def spans(store: TableStore, table: TableInfo) -> dict[str, Span]:
+    """Each number or date column's smallest and largest value (one query)."""
+    measured = [c for c in table.columns if c.type != "TEXT"]
+    if not measured:
+        return {}
+    parts = ", ".join(f'MIN("{c.name}"), MAX("{c.name}")' for c in measured)
+    row = store.query(f'SELECT {parts} FROM "{table.name}"', max_rows=1).rows[0]
+    return {c.name: (row[2 * i], row[2 * i + 1]) for i, c in enumerate(measured)}
 
 
 def run_query(
-    store: TableStore, sql: str, tables: list[TableInfo]
-) -> tuple[QueryResult | None, str, str]:
-    """Run ``sql``: its result, the answer read off it, and why there is none (else "").
+    store: TableStore,
+    sql: str,
+    tables: list[TableInfo],
+    catalog: list[TableInfo],
+    question: str = "",
+    ranges: dict[str, dict[str, Span]] | None = None,
+) -> tuple[QueryResult | None, str, bool, str]:
+    """Run ``sql``: its result, its answer, whether that is a false premise, what is wrong.
 
-    A comparison with a value its column never holds answers that the table has no such
-    value (a false premise), not what the query found.
+    What is wrong is "" when nothing is.
+    A comparison with a value no table of the collection holds answers that the table has no
+    such value (a false premise), not what the query found; a value the column holds spelled
+    otherwise, or a result that does not pass ``problems``, is an answer with what is wrong
+    with it. Tables inside pages give no false premise (their text may hold the value).
     """
     if not sql:
-        return None, "", "the reply held no SELECT"
+        return None, "", False, "the reply held no SELECT"
     try:
         result = store.query(sql, max_rows=RESULT_ROWS)
     except TableQueryError as exc:
-        return None, "", did_you_mean(str(exc), tables)
-    premise = missing_values(sql, tables)
-    answer = " ".join(premise) if premise else result_answer(result)
-    return result, answer, "" if answer else "it returned no rows"
+        return None, "", False, did_you_mean(str(exc), tables)
+    spelled = misspelled(sql, tables)
+    if spelled:
+        return result, "", False, "; ".join(spelled)
+    read = [t for t in tables if t.name in result.tables]
+    premise = missing_values(sql, read, catalog) or absent_numbers(store, sql, read)
+    if premise and not any(incidental(t) for t in read):
+        return result, " ".join(premise), True, ""
+    answer = result_answer(result, question)
+    if not answer:
+        return result, "", False, "it returned no rows" + (f" ({premise[0]})" if premise else "")
+    found = problems(question, sql, result, tables, ranges)
+    return result, answer, False, "; ".join(found)
+
+
+_NUMBER_EQUALS = re.compile(r"\b(\w+)\s*=\s*(-?\d+(?:\.\d+)?)\b(?!\s*')")
+
+
+def absent_numbers(store: TableStore, sql: str, tables: list[TableInfo]) -> list[str]:
+    """A query's ``column = number`` that no row of its table holds, as sentences.
+
+    "year = 1960" where the years are 1952, 1957…: "gapminder.csv has no year 1960 (it has
+    1952 to 2007)."
+    """
+    missing = []
+    for name, number in _NUMBER_EQUALS.findall(sql):
+        for table in tables:
+            column = next((c for c in table.columns if c.name == name.lower()), None)
+            if column is None or column.type not in ("INTEGER", "REAL"):
+                continue
+            held = store.query(
+                f'SELECT COUNT(*) FROM "{table.name}" WHERE "{column.name}" = {number}', max_rows=1
+            ).rows[0][0]
+            if held == 0:
+                low, high = spans(store, table).get(column.name, (None, None))
+                missing.append(
+                    f"{table.label} has no {column.original} {number} (it has {low} to {high})."
+                )
+    return list(dict.fromkeys(missing))
 
 
 def _sources(result: QueryResult, tables: list[TableInfo], sql: str) -> list[Source]:

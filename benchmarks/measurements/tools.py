@@ -185,6 +185,7 @@ def answerer(job: dict[str, Any]) -> Callable[[str], None]:
             "verdict": judge(result["prediction"], row),
             "used": tool_of(result),
             "confidence": result.get("confidence"),
+            "answer_kind": result.get("answer_kind", ""),
             "path": result["path"],
             "sql": [s.get("sql") for s in result["sources"] if s.get("sql")],
             **filter_match(row, result.get("where", ""), dt.date.today()),
@@ -312,8 +313,10 @@ def fit(records_path: Path, target: Path) -> dict[str, Any]:
     kinds: dict[str, dict[str, int]] = {}
     for r in records:
         kind = confidence_kind(r)
-        if kind and r["verdict"] != "unknown":
-            counted = kinds.setdefault(kind, {"answers": 0, "right": 0})
+        if not kind or r["verdict"] == "unknown":
+            continue
+        for counted_as in dict.fromkeys([kind, r.get("answer_kind") or kind]):
+            counted = kinds.setdefault(counted_as, {"answers": 0, "right": 0})
             counted["answers"] += 1
             counted["right"] += r["verdict"] == "right"
     made = {

@@ -37,7 +37,7 @@ from langchain_core.messages import HumanMessage
 
 import prompts
 from benchmarks.measurements.multi_part import compare
-from benchmarks.measurements.tools import COLLECTION, counts, judge, prepare_collection
+from benchmarks.measurements.tools import SETS, counts, judge, prepare_collection
 from benchmarks.measurements.tools_questions import QUESTIONS
 from crag.eval.harness import UsageCounter
 from crag.eval.records import append_record, done_ids, read_records
@@ -71,11 +71,13 @@ def answerer(job: dict[str, Any]) -> Callable[[str], None]:
     from graph.factory import chat_model_for, knowledge_base
 
     writer, records = job["pipeline"], Path(job["records"])
-    store = knowledge_base(COLLECTION).tables
+    store = knowledge_base(SETS["tools"].collection).tables
     assert store is not None
     catalog = store.catalog()
     counter = UsageCounter()
-    llm = chat_model_for(Context(collection=COLLECTION)).model_copy(update={"callbacks": [counter]})
+    llm = chat_model_for(Context(collection=SETS["tools"].collection)).model_copy(
+        update={"callbacks": [counter]}
+    )
     by_id = {r["id"]: r for r in read_records(QUESTIONS)}
     done = done_ids(records)
 
@@ -89,7 +91,7 @@ def answerer(job: dict[str, Any]) -> Callable[[str], None]:
             prompt = plain_prompt(tables, question)
         else:
             prompt = prompts.load("write_sql", "v1").render(
-                schema=schema_of(store, tables), question=question, feedback=""
+                schema=schema_of(store, tables, question), question=question, feedback=""
             )
         grammar = select_grammar(tables) if writer.endswith("grammar") else ""
         before = counter.prompt_tokens, counter.completion_tokens
@@ -97,7 +99,7 @@ def answerer(job: dict[str, Any]) -> Callable[[str], None]:
         reply = complete(llm, prompt, grammar=grammar)
         seconds = time.perf_counter() - started
         sql = extract_sql(reply)
-        result, prediction, reason = run_query(store, sql, catalog)
+        result, prediction, _, reason = run_query(store, sql, tables, catalog, question)
         record = {
             "id": row["id"],
             "question": question,

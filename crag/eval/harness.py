@@ -141,6 +141,7 @@ def outcome(result: RunResult) -> dict[str, Any]:
     return {
         "prediction": prediction,
         "confidence": state.get("confidence"),
+        "answer_kind": state.get("answer_kind", ""),
         "withheld": withheld.get("answer"),
         "withheld_confidence": withheld.get("confidence"),
         "signals": signals(cast(RAGState, result.state), withheld.get("answer") or prediction),

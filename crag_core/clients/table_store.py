@@ -56,8 +56,11 @@ MAX_VALUE_BYTES = 100_000
 spreadsheet's cell holds at most 32,767 characters)."""
 MAX_PATTERN_BYTES = 200
 """The longest pattern a ``LIKE`` or ``GLOB`` may match with (its work grows with it)."""
-FEW_VALUES = 25
-"""A text column with at most this many distinct values has them listed in the catalog."""
+MANY_VALUES = 2_000
+"""A text column with at most this many distinct values has them listed in the catalog (each
+at most ``VALUE_CHARS`` long; a longer one is left out, and the list is then not complete), so
+a row named by any of them (one of 142 countries, of 58 districts) is found."""
+VALUE_CHARS = 80
 
 _OK, _DENY = sqlite3.SQLITE_OK, sqlite3.SQLITE_DENY
 
@@ -285,13 +288,14 @@ def _create(
             0
         ]
         values: list[str] = []
-        if column.type == "TEXT" and distinct <= FEW_VALUES:
+        if column.type == "TEXT" and distinct <= MANY_VALUES:
             values = [
-                str(v)[:80]
+                str(v)
                 for v, _ in conn.execute(
                     f'SELECT "{column.name}", COUNT(*) AS n FROM "{name}" '
                     f'WHERE "{column.name}" IS NOT NULL GROUP BY 1 ORDER BY n DESC, 1'
                 )
+                if len(str(v)) <= VALUE_CHARS
             ]
         conn.execute(
             "INSERT INTO crag_columns VALUES (?, ?, ?, ?, ?, ?, ?)",

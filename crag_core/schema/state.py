@@ -197,6 +197,9 @@ class OutputState(TypedDict, total=False):
     ``type=pdf``), or those a catalog question counts or lists; "" for all."""
     sql: Annotated[str, PER_TURN]
     """The SQL of a table question: the query that answered it, or the last one tried."""
+    answer_kind: Annotated[str, PER_TURN]
+    """For a table's answer, the kind its confidence is counted by (``table:value:1``: one
+    value, from the first query; ``nodes.confidence.table_kind``); "" for any other."""
     parts: Annotated[list[Part], PER_TURN, operator.add]
     """For ``multi_part`` and ``multi_step``: every part with its own answer and sources, in
     the order they finished (``index`` is their order in the question)."""

@@ -15,13 +15,27 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from crag_core.text.table_shapes import Cell, QueryResult, TableInfo
+from crag_core.text.table_shapes import Cell, ColumnInfo, QueryResult, TableInfo
 from crag_core.text.words import STOPWORDS
 
 MAX_TABLES = 3
 """Tables whose schema the model sees at most (the ones the question names most)."""
 MAX_LISTED = 20
 """Result values an answer lists at most."""
+SHOWN_VALUES = 12
+"""A text column's values the schema shows when it has few (more: a count and a few)."""
+SPREADSHEETS = frozenset({".csv", ".tsv", ".xlsx", ".xlsm", ".xls", ".ods"})
+"""The files whose tables are the document (elsewhere a table is incidental to a text)."""
+FEW_VALUES = 25
+"""A text column with at most this many distinct values has all of them shown to the model."""
+ABBREVIATED = {
+    full: full[:3]
+    for full in (
+        "monday tuesday wednesday thursday friday saturday sunday january february march "
+        "april june july august september october november december"
+    ).split()
+} | {"thursday": "thur", "september": "sept", "tuesday": "tues"}
+"""Days and months, and the short forms a table may hold them by ("Sun", "Thur", "Sept")."""
 
 ANALYTIC = re.compile(
     r"\b(?:how many|how much|number of|count|total|sum|average|mean|median|maximum|minimum|"
@@ -70,6 +84,38 @@ def _holds(question: str, phrase: str) -> bool:
     return re.search(r"\b" + r"\W+".join(map(re.escape, words)) + r"s?\b", question) is not None
 
 
+def names_value(question: str, value: str) -> bool:
+    """Whether ``question`` (lower case) names a table's value.
+
+    As it is written ("Asia"), without a number that opens it ("101-Bois-de-Liesse" named as
+    "Bois-de-Liesse"), or a day or month a table holds by its short form ("Sun" named as
+    "Sunday").
+    """
+    if len(value) < 3:
+        return False
+    if _holds(question, value):
+        return True
+    short = value.lower().rstrip(".")
+    if short in ABBREVIATED.values():
+        return any(
+            re.search(rf"\b{full}\b", question)
+            for full, abbr in ABBREVIATED.items()
+            if abbr == short
+        )
+    words = _words(value)
+    if len(words) > 1 and words[0].isdigit():
+        rest = " ".join(words[1:])
+        return len(rest) >= 5 and _holds(question, rest)
+    return False
+
+
+def named_values(question: str, table: TableInfo) -> dict[str, tuple[str, ...]]:
+    """The values of ``table``'s text columns that ``question`` names, by column."""
+    q = " ".join(_WORD.findall(question.lower()))
+    found = {c.name: tuple(v for v in c.values if names_value(q, v)) for c in table.columns}
+    return {name: values for name, values in found.items() if values}
+
+
 def _alike(a: str, b: str) -> bool:
     """Two words alike: equal, or sharing their first five letters (or all of the shorter).
 
@@ -97,7 +143,7 @@ def match_tables(question: str, catalog: Sequence[TableInfo]) -> list[TableMatch
     matches = []
     for table in catalog:
         columns = tuple(c.original for c in table.columns if names_column(q_words, c.original))
-        values = tuple(v for c in table.columns for v in c.values if len(v) >= 3 and _holds(q, v))
+        values = tuple(v for c in table.columns for v in c.values if names_value(q, v))
         stem = PurePosixPath(table.label).stem
         named = any(_holds(q, n) for n in (stem, table.sheet) if n)
         match = TableMatch(table, columns, values, named)
@@ -140,22 +186,50 @@ def table_plan(question: str, catalog: Sequence[TableInfo]) -> tuple[bool, str]:
     return False, f"it names {named} of {where} but asks for no computation or row"
 
 
-def schema(tables: Sequence[TableInfo], samples: Sequence[QueryResult]) -> str:
+Span = tuple[Cell, Cell]
+"""A column's smallest and largest value."""
+
+
+def schema(
+    tables: Sequence[TableInfo],
+    samples: Sequence[QueryResult],
+    question: str = "",
+    spans: dict[str, dict[str, Span]] | None = None,
+) -> str:
     """The tables as ``CREATE TABLE`` statements with a few rows each, as the model reads them.
 
-    Each column carries the file's own name as a comment (and its values when few).
+    Each column carries the file's own name as a comment; a text column its values when few,
+    else how many it has, a few of them and the ones ``question`` names (spelled as the table
+    spells them: "101-Bois-de-Liesse", "Sun"); a number or date column its range (``spans``:
+    table, column, smallest and largest), so 0-1 and 0-100 read differently. A sheet with a
+    column per year says so.
     """
     blocks = []
     for table, sample in zip(tables, samples, strict=True):
         lines = []
+        named = named_values(question, table) if question else {}
+        ranges = (spans or {}).get(table.name, {})
         for c in table.columns:
             note = c.original
-            if c.values:
-                note += " — values: " + ", ".join(repr(v) for v in c.values[:12])
+            if c.values and c.distinct <= FEW_VALUES:
+                note += " — values: " + ", ".join(repr(v) for v in c.values[:SHOWN_VALUES])
+            elif c.values or c.distinct > FEW_VALUES and c.type == "TEXT":
+                some = list(dict.fromkeys([*named.get(c.name, ()), *c.values[:3]]))
+                note += f" — {c.distinct:,} values, such as " + ", ".join(repr(v) for v in some)
+            if c.name in ranges and c.type != "TEXT":
+                low, high = ranges[c.name]
+                note += f" — from {_plain(low)} to {_plain(high)}"
             kind = "TEXT" if c.type == "DATE" else c.type
             date = " (ISO date text)" if c.type == "DATE" else ""
             lines.append(f"  {c.name} {kind}, -- {note}{date}")
         lines[-1] = lines[-1].replace(",", "", 1)
+        years = year_columns(table)
+        if len(years) >= 3:
+            lines.insert(
+                0,
+                f"  -- a wide sheet: one column per year ({years[0].original} to "
+                f"{years[-1].original}); a year's values are in its column",
+            )
         shown = [", ".join(sample.columns)] + [
             ", ".join("NULL" if v is None else str(v) for v in row) for row in sample.rows
         ]
@@ -168,6 +242,15 @@ def schema(tables: Sequence[TableInfo], samples: Sequence[QueryResult]) -> str:
             + "\n*/"
         )
     return "\n\n".join(blocks)
+
+
+def _plain(value: Cell) -> str:
+    return "NULL" if value is None else str(value)
+
+
+def year_columns(table: TableInfo) -> list[ColumnInfo]:
+    """The columns of a wide sheet named by a year ("1952", "2007"), in order."""
+    return [c for c in table.columns if re.fullmatch(r"(?:1[5-9]|20)\d\d", c.original.strip())]
 
 
 def extract_sql(reply: str) -> str:
@@ -200,13 +283,42 @@ def did_you_mean(error: str, tables: Sequence[TableInfo]) -> str:
 _EQUALS = re.compile(r"\b(\w+)\s*(?:=|==|\bIS\b|\bLIKE\b)\s*'((?:[^']|'')*)'", re.I)
 
 
-def missing_values(sql: str, tables: Sequence[TableInfo]) -> list[str]:
+def equalities(sql: str) -> list[tuple[str, str]]:
+    """The ``column = 'text'`` comparisons of a query: (column, value)."""
+    return [(name, value.replace("''", "'")) for name, value in _EQUALS.findall(sql)]
+
+
+def near_value(value: str, column: ColumnInfo) -> str:
+    """The value of ``column`` that ``value`` is a misspelling or a part of ("" if none)."""
+    low = value.lower()
+    for v in column.values:
+        if low and (low in v.lower() or ABBREVIATED.get(low) == v.lower().rstrip(".")):
+            return v
+    close = difflib.get_close_matches(value, list(column.values), n=1, cutoff=0.8)
+    return close[0] if close else ""
+
+
+def incidental(table: TableInfo) -> bool:
+    """Whether a table is incidental to a text: inside a page, a document or a PDF.
+
+    A spreadsheet's tables (a CSV file, a workbook's sheets) are the document itself.
+    """
+    return PurePosixPath(table.label).suffix.lower() not in SPREADSHEETS
+
+
+def missing_values(
+    sql: str, tables: Sequence[TableInfo], catalog: Sequence[TableInfo] = ()
+) -> list[str]:
     """What a query presumes that the tables do not hold: a value its column never has.
 
     "species = 'Emperor'" where species is Adelie, Chinstrap or Gentoo. Each as a sentence
     that says what the column does hold; [] when nothing is missing. Only columns whose
-    values are all listed in the catalog are checked (case aside).
+    values are all listed in the catalog are checked (case aside), and a value that is a
+    part or a misspelling of one the column holds ("Bois-de-Liesse" of "101-Bois-de-Liesse",
+    "Sunday" of "Sun") is not missing: the query is written again (``misspelled``); nor is
+    one that another table of the ``catalog`` holds (the question was about that table).
     """
+    elsewhere = {v.lower() for t in catalog for c in t.columns for v in c.values}
     listed = {
         c.name.lower(): (t, c)
         for t in tables
@@ -221,15 +333,37 @@ def missing_values(sql: str, tables: Sequence[TableInfo]) -> list[str]:
         found = listed.get(name.lower())
         if found and value.lower() not in {v.lower() for v in found[1].values}:
             table, column = found
-            holds = ", ".join(column.values[:12])
+            if near_value(value, column) or value.lower() in elsewhere:
+                continue
+            holds = ", ".join(column.values[:SHOWN_VALUES])
             missing.append(f"{table.label} has no {column.original} {value!r} (it has {holds}).")
     return list(dict.fromkeys(missing))
 
 
-def format_cell(value: Cell) -> str:
-    """A result value as an answer gives it: 2,550; 15,000.5; text as it is."""
+def misspelled(sql: str, tables: Sequence[TableInfo]) -> list[str]:
+    """A query's values that its column holds spelled otherwise, as feedback for a retry."""
+    columns = {c.name.lower(): c for t in tables for c in t.columns if c.values}
+    said = []
+    for name, value in equalities(sql):
+        column = columns.get(name.lower())
+        if column is None or value.lower() in {v.lower() for v in column.values}:
+            continue
+        near = near_value(value, column)
+        if near:
+            said.append(f"{name} holds {near!r}, not {value!r}")
+    return said
+
+
+def format_cell(value: Cell, plain: bool = False) -> str:
+    """A result value as an answer gives it: 2,550; 15,000.5; text as it is.
+
+    ``plain``: a year or a code, whose digits are never grouped (1913, not 1,913).
+    """
     if isinstance(value, bool) or value is None:
         return "" if value is None else str(value)
+    if plain and isinstance(value, (int, float)) and float(value).is_integer():
+        if abs(value) < 1e15:
+            return str(int(value))
     if isinstance(value, int):
         return f"{value:,}"
     if isinstance(value, float):
@@ -241,25 +375,43 @@ def format_cell(value: Cell) -> str:
     return str(value)
 
 
-def result_answer(result: QueryResult) -> str:
+_YEAR_NAME = re.compile(r"(?:^|_)(?:year|yr|id|code|zip|iso)(?:_|$|s$)|^year", re.I)
+_ASKS_YEAR = re.compile(r"\b(?:which|what) year\b|\bwhen\b", re.I)
+
+
+def plain_cell(column: str, value: Cell, question: str = "") -> bool:
+    """Whether a result's whole number is written without grouping: a year or a code.
+
+    Its column's name says so ("year", "iso_num"), or the question asks which year and the
+    number is one (1000 to 2100).
+    """
+    if _YEAR_NAME.search(column):
+        return True
+    year = isinstance(value, (int, float)) and 1000 <= value <= 2100
+    return bool(year and _ASKS_YEAR.search(question))
+
+
+def result_answer(result: QueryResult, question: str = "") -> str:
     """The answer a result gives, or "" when it gives none (no rows, or only empty values).
 
     One value is the answer; one column is a list (each value once); more columns name each
-    value's column.
+    value's column. Years and codes keep their digits ungrouped (``plain_cell``).
     """
     rows = [r for r in result.rows if any(v is not None and v != "" for v in r)]
     if not rows:
         return ""
-    if len(result.columns) == 1:  # a list names each value once
-        values = list(dict.fromkeys(format_cell(r[0]) for r in rows))
+    columns = result.columns
+    if len(columns) == 1:  # a list names each value once
+        said = (format_cell(r[0], plain_cell(columns[0], r[0], question)) for r in rows)
+        values = list(dict.fromkeys(said))
         more = len(values) > MAX_LISTED or result.truncated
         text = ", ".join(values[:MAX_LISTED])
     else:
         more = len(rows) > MAX_LISTED or result.truncated
         text = "; ".join(
             ", ".join(
-                f"{c}: {format_cell(v)}"
-                for c, v in zip(result.columns, r, strict=True)
+                f"{c}: {format_cell(v, plain_cell(c, v, question))}"
+                for c, v in zip(columns, r, strict=True)
                 if c != "_row"
             )
             for r in rows[:MAX_LISTED]

@@ -1,0 +1,207 @@
+"""Checks of a table's answer that need no model: does the result answer what was asked?
+
+A result can be read off correctly and still not answer the question: a comparison of two
+named values that lists every group, a "which … highest" that returns many rows, a count over
+rows the question did not name, a constant the question never said. ``problems`` says what is
+wrong with one (``[]``: nothing found), each as a line the model can act on when it writes the
+query again, and that the answer's warning shows when it is not given.
+
+No I/O: the question, the SQL, its result and the tables' catalog are given.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from crag_core.text.sql import ABBREVIATED, Span, named_values
+from crag_core.text.table_shapes import QueryResult, TableInfo
+
+_PAIR = re.compile(
+    r"(?:^|[:,]\s*|\bbetween\s+)(?P<a>[\w$][\w .'&$()-]{0,60}?)\s+or\s+"
+    r"(?P<b>[\w$][\w .'&$()-]{0,60}?)\s*\?*\s*$",
+    re.I,
+)
+"""A question that ends by naming two alternatives: "…: Adelie or Gentoo?"."""
+_ONE_OF = re.compile(
+    r"^\s*(?:which|who|what|in which|on which|at which)\b.*\b(?:highest|lowest|most|least|"
+    r"largest|smallest|biggest|greatest|fewest|best|worst|earliest|latest|maximum|minimum|"
+    r"second|third)\b",
+    re.I,
+)
+"""A question whose answer is one row: a superlative asked with which/who/what."""
+_ONE_NUMBER = re.compile(
+    r"^\s*(?:how many|how much|by how (?:much|many)|what (?:is|was|were|are) the "
+    r"(?:total|average|mean|sum|number|median|count|difference|ratio|change))\b",
+    re.I,
+)
+"""A question whose answer is one number."""
+_EACH = re.compile(r"\b(?:each|per|every|by (?:year|month|day|country|state|group))\b", re.I)
+_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w.]*\d)")
+_DATE_WORDS = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|"
+    r"th)?,?\s+\d{4}\b",
+    re.I,
+)
+_ORDINAL_WORDS = re.compile(r"\b\d+(?:st|nd|rd|th)\b", re.I)
+
+
+def alternatives(question: str) -> tuple[str, str] | None:
+    """The two values a question asks to choose between ("…: A or B?"), if it does."""
+    found = _PAIR.search(question.strip())
+    if not found:
+        return None
+    a, b = (found.group(k).strip(" .'") for k in ("a", "b"))
+    return (a, b) if a and b and a.lower() != b.lower() else None
+
+
+def _says(text: str, name: str) -> bool:
+    """Whether a result's text names ``name`` (its first word, in any case and number)."""
+    words = [w for w in re.findall(r"[\w$-]+", name.lower()) if len(w) > 1] or [name.lower()]
+    low = text.lower()
+    if re.search(rf"(?<![\w-]){re.escape(words[0])}s?(?![\w-])", low):
+        return True
+    short = ABBREVIATED.get(name.lower())
+    return bool(short and re.search(rf"(?<![\w-]){re.escape(short)}(?![\w-])", low))
+
+
+def _distinctive(pair: tuple[str, str]) -> tuple[str, str]:
+    """Each alternative by the words the other lacks: "Adelie penguins" is "Adelie"."""
+    a, b = (re.findall(r"[\w$-]+", x.lower()) for x in pair)
+    only_a = " ".join(w for w in a if w not in b) or pair[0]
+    only_b = " ".join(w for w in b if w not in a) or pair[1]
+    return only_a, only_b
+
+
+def _texts(result: QueryResult) -> list[str]:
+    """Each result row as text (its values, joined)."""
+    return [" ".join("" if v is None else str(v) for v in row) for row in result.rows]
+
+
+def _distinct_rows(result: QueryResult) -> int:
+    return len(
+        {
+            tuple(v for v, c in zip(r, result.columns, strict=True) if c != "_row")
+            for r in result.rows
+        }
+    )
+
+
+_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+_SCALED = re.compile(r"\s*(thousand|million|billion|trillion|percent|per cent|%)", re.I)
+
+
+def _numbers_said(question: str) -> list[tuple[str, str]]:
+    """The numbers a question states as constants, each with its scale word or "".
+
+    A scale word: "million", "percent"… Not a date's day, not an ordinal.
+    """
+    text = _DATE_WORDS.sub(" ", question)
+    text = _ORDINAL_WORDS.sub(" ", text)
+    said = []
+    for found in _NUMBER.finditer(text):
+        scale = _SCALED.match(text, found.end())
+        said.append((found.group(1), scale.group(1).lower() if scale else ""))
+    return said
+
+
+def _in_sql(number: str, sql: str, scale: str = "", fractions: bool = False) -> bool:
+    """Whether ``sql`` uses the number: as written (30 and 30.0) or times its scale word.
+
+    100 million as 100000000; with ``fractions`` (a column of shares from 0 to 1), a
+    percentage as a share (80 percent as 0.8).
+    """
+    value = float(number)
+    allowed = {value, value * _SCALES.get(scale, 1.0)}
+    if scale in ("percent", "per cent", "%") and fractions:
+        allowed.add(value / 100)
+    for found in re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])", sql):
+        if any(abs(float(found) - v) <= 1e-9 * max(abs(v), 1) for v in allowed):
+            return True
+    literals = re.findall(r"'((?:[^']|'')*)'", sql)  # in a text or date: '2007-01-01', '6+'
+    return any(re.search(rf"(?<![\d.]){re.escape(number)}(?![\d])", t) for t in literals)
+
+
+def problems(
+    question: str,
+    sql: str,
+    result: QueryResult,
+    tables: Sequence[TableInfo],
+    spans: Mapping[str, Mapping[str, Span]] | None = None,
+) -> list[str]:
+    """What is wrong with ``result`` as the answer to ``question`` (``[]``: nothing found).
+
+    - a choice between two named values ("…: A or B?") names exactly one of them;
+    - a "which/who … highest" (or a comparison) is one row;
+    - a "how many / what is the average …" is one row (unless it asks per group);
+    - every value of the tables' text columns the question names ("Asia", "Sunday") is in
+      the query, and every number it states ("more than 80") is a constant of it: a count or
+      a set over rows the question did not name is not its answer. A number with a scale
+      word is used times it ("100 million"); a percentage as a share (0.8 for 80 percent)
+      only when a number column the query reads holds shares (``spans``: at most 1).
+    """
+    found: list[str] = []
+    rows = _distinct_rows(result)
+    texts = _texts(result)
+    pair = alternatives(question)
+    if pair is not None:
+        said = [name for name in _distinctive(pair) if any(_says(t, name) for t in texts)]
+        if len(said) != 1 or rows > 1:
+            found.append(
+                f"the question asks which of {pair[0]!r} or {pair[1]!r}: return only that one "
+                f"(the result has {rows} rows naming {len(said)} of them)"
+            )
+    elif _ONE_OF.search(question) and rows > 1:
+        found.append(f"the question asks for one; the result has {rows} rows (use LIMIT 1)")
+    if _ONE_NUMBER.search(question) and not _EACH.search(question) and rows > 1:
+        found.append(f"the question asks for one number; the result has {rows} rows")
+    low_sql = sql.lower()
+    chosen = {w for name in pair or () for w in re.findall(r"[\w$-]+", name.lower())}
+    for table in tables:
+        if table.name.lower() not in low_sql:
+            continue
+        columns = {c.name.lower() for c in table.columns}
+        for column, values in named_values(question, table).items():
+            filters = [
+                v
+                for v in values
+                if v.lower() not in chosen
+                and v.lower() not in columns
+                and v.lower() not in table.label.lower()
+            ]
+            if filters and not any(_value_in(v, low_sql) for v in filters):
+                found.append(
+                    f"the question names {filters[0]!r} (a value of {column}) but the query "
+                    f"does not use it"
+                )
+    fractions = _reads_shares(low_sql, tables, spans or {})
+    for number, scale in _numbers_said(question):
+        if not _in_sql(number, sql, scale, fractions) and not _is_year_column(
+            number, tables, low_sql
+        ):
+            found.append(f"the question says {number} but the query does not")
+    return list(dict.fromkeys(found))
+
+
+def _reads_shares(
+    low_sql: str, tables: Sequence[TableInfo], spans: Mapping[str, Mapping[str, Span]]
+) -> bool:
+    """Whether the query reads a number column whose values lie within 0 to 1."""
+    for table in tables:
+        for name, (low, high) in spans.get(table.name, {}).items():
+            numbers = isinstance(low, (int, float)) and isinstance(high, (int, float))
+            if numbers and re.search(rf"\b{re.escape(name)}\b", low_sql):
+                if 0 <= float(low) and float(high) <= 1:  # type: ignore[arg-type]
+                    return True
+    return False
+
+
+def _value_in(value: str, low_sql: str) -> bool:
+    return value.lower().replace("'", "''") in low_sql or value.lower() in low_sql
+
+
+def _is_year_column(number: str, tables: Sequence[TableInfo], low_sql: str) -> bool:
+    """Whether ``number`` names a wide sheet's year column the query reads (``y_2007``)."""
+    return re.search(rf"\b\w*_{re.escape(number)}\b", low_sql) is not None and any(
+        c.original.strip() == number for t in tables for c in t.columns
+    )

@@ -1,0 +1,263 @@
+"""A table's answer checked like a text's: structural checks, rows named by any value, years,
+false premises only where nothing holds the value, and a confidence by the answer's kind."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from crag.run import run_question
+from crag_core.schema.context import Context
+from crag_core.text.sql import (
+    incidental,
+    match_tables,
+    missing_values,
+    misspelled,
+    named_values,
+    result_answer,
+    schema,
+    table_plan,
+)
+from crag_core.text.table_checks import alternatives, problems
+from crag_core.text.table_shapes import QueryResult
+from nodes import confidence as confidence_module
+from nodes.confidence import table_kind
+from tests.fakes import make_llm, make_table_store
+from tests.unit.test_table_questions import sql_responder
+
+STATES = ["Alabama", "Alaska", "Arizona", "Ohio", "Oregon", "Texas", "Utah", "Vermont"]
+CRIME: list[list[Any]] = [["State", "Year", "Murder rate", "Poverty"]] + [
+    [s, 2009, 1.5 + i, 10 + i] for i, s in enumerate(STATES * 4)
+][: len(STATES)]
+DISTRICTS: list[list[Any]] = [
+    ["district", "Coderre", "Joly", "winner"],
+    ["101-Bois-de-Liesse", 2481, 3024, "Joly"],
+    ["102-Cap-Saint-Jacques", 2525, 2675, "Joly"],
+    ["111-Mile-End", 1300, 900, "Coderre"],
+]
+TIPS: list[list[Any]] = [
+    ["total_bill", "tip", "day"],
+    [16.99, 1.01, "Sun"],
+    [10.34, 1.66, "Sat"],
+    [21.0, 3.5, "Thur"],
+]
+WIDE: list[list[Any]] = [
+    ["country", "1952", "1957", "1962"],
+    ["Italy", 65.9, 67.8, 69.2],
+    ["Spain", 64.9, 66.7, 69.7],
+]
+for extra in range(40):  # a many-valued key: more values than a schema lists
+    CRIME.append([f"Territory {extra}", 2009, 2.0, 12])
+
+
+@pytest.fixture
+def store(tmp_path):
+    return make_table_store(
+        tmp_path / "tables.sqlite3",
+        {
+            "crime.csv": CRIME,
+            "election.csv": DISTRICTS,
+            "tips.xlsx": TIPS,
+            "life.xlsx": WIDE,
+        },
+    )
+
+
+def result(columns: tuple[str, ...], *rows: tuple[Any, ...]) -> QueryResult:
+    return QueryResult(columns, tuple(rows), False, ())
+
+
+def test_two_named_values_are_read_off_the_question():
+    assert alternatives("Which had the higher GDP per capita in 2007: Italy or Spain?") == (
+        "Italy",
+        "Spain",
+    )
+    assert alternatives("Which species is larger: Adelie or Gentoo penguins?") == (
+        "Adelie",
+        "Gentoo penguins",
+    )
+    assert alternatives("How many votes did Joly get?") is None
+
+
+def test_a_choice_between_two_must_name_one_of_them(store):
+    q = "Who got more votes in Mile-End: Coderre or Joly?"
+    tables = store.catalog()
+    sql = "SELECT district FROM election WHERE district = '111-Mile-End'"
+    both = result(("winner", "votes"), ("Coderre", 1300), ("Joly", 900))
+    assert any("which of 'Coderre' or 'Joly'" in p for p in problems(q, sql, both, tables))
+    third = result(("district",), ("111-Mile-End",))
+    assert problems(q, sql, third, tables)  # names neither
+    one = result(("name",), ("Coderre",))
+    assert problems(q, sql, one, tables) == []
+    q2 = "Which species is larger: Adelie or Gentoo penguins?"
+    assert problems(q2, "SELECT 1", result(("species",), ("Gentoo",)), []) == []
+
+
+def test_a_superlative_is_one_row_and_a_count_one_number(store):
+    tables = store.catalog()
+    many = result(("state", "murder_rate"), ("Ohio", 4.5), ("Utah", 7.5))
+    q = "Which state had the highest murder rate in 2009?"
+    sql = "SELECT state, murder_rate FROM crime WHERE year = 2009 ORDER BY murder_rate DESC"
+    assert any("asks for one" in p for p in problems(q, sql, many, tables))
+    assert problems(q, sql + " LIMIT 1", result(("state",), ("Utah",)), tables) == []
+    count = "How many states had a poverty rate above 12 in 2009?"
+    sql = "SELECT state FROM crime WHERE poverty > 12 AND year = 2009"
+    assert any("one number" in p for p in problems(count, sql, many, tables))
+    per = "How many states had a poverty rate above 12 in each year?"
+    assert not any("one number" in p for p in problems(per, sql, many, tables))
+
+
+def test_every_value_and_number_the_question_names_is_in_the_query(store):
+    tables = store.catalog()
+    q = "What was the murder rate in Ohio in 2009?"
+    one = result(("murder_rate",), (4.5,))
+    assert problems(q, "SELECT murder_rate FROM crime WHERE year = 2009", one, tables) == [
+        "the question names 'Ohio' (a value of state) but the query does not use it"
+    ]
+    ok = "SELECT murder_rate FROM crime WHERE state = 'Ohio' AND year = 2009"
+    assert problems(q, ok, one, tables) == []
+    percent = "How many states had a poverty rate of more than 80 percent?"
+    wrong = "SELECT COUNT(*) FROM crime WHERE poverty > 0.80"
+    assert problems(percent, wrong, result(("n",), (51,)), tables) == [
+        "the question says 80 but the query does not"
+    ]
+    assert problems(percent, "SELECT COUNT(*) FROM crime WHERE poverty > 80.0", one, tables) == []
+    dated = "What was the tip on January 8, 2018?"  # a date's day and year are not constants
+    assert not any("says 8" in p for p in problems(dated, "SELECT tip FROM tips", one, tables))
+
+
+def test_a_row_is_named_by_any_value_of_a_many_valued_column(store):
+    catalog = store.catalog()
+    crime = next(t for t in catalog if t.name == "crime")
+    state = next(c for c in crime.columns if c.name == "state")
+    assert state.distinct == len(STATES) + 40 == len(state.values)  # all listed, not 25
+    use, reason = table_plan("What was the poverty in Ohio?", catalog)
+    assert use, reason
+    assert named_values("what was the poverty in territory 7", crime) == {"state": ("Territory 7",)}
+
+
+def test_a_value_is_named_without_its_number_or_by_its_full_day(store):
+    catalog = store.catalog()
+    election = next(t for t in catalog if t.name == "election")
+    tips = next(t for t in catalog if t.name == "tips")
+    assert named_values("how many votes did joly get in bois de liesse", election) == {
+        "district": ("101-Bois-de-Liesse",),
+        "winner": ("Joly",),
+    }
+    assert named_values("what was the average tip on sunday", tips) == {"day": ("Sun",)}
+    assert match_tables("What was the average tip on Thursday?", catalog)[0].table.name == "tips"
+    assert misspelled("SELECT AVG(tip) FROM tips WHERE day = 'Sunday'", catalog) == [
+        "day holds 'Sun', not 'Sunday'"
+    ]
+    sql = "SELECT joly FROM election WHERE district = 'Bois-de-Liesse'"
+    assert missing_values(sql, catalog, catalog) == []  # a part of a value: not a premise
+    assert misspelled(sql, catalog) == ["district holds '101-Bois-de-Liesse', not 'Bois-de-Liesse'"]
+
+
+def test_the_schema_shows_ranges_named_values_and_a_wide_sheet(store):
+    catalog = store.catalog()
+    crime = next(t for t in catalog if t.name == "crime")
+    life = next(t for t in catalog if t.name == "life")
+    sample = store.sample("crime")
+    text = schema(
+        [crime], [sample], "What was the poverty in Ohio?", {"crime": {"poverty": (10, 17)}}
+    )
+    assert "48 values, such as 'Ohio'" in text
+    assert "poverty INTEGER -- Poverty — from 10 to 17" in text
+    wide = schema([life], [store.sample("life")])
+    assert "a wide sheet: one column per year (1952 to 1962)" in wide
+
+
+def test_years_and_codes_are_never_grouped():
+    assert result_answer(result(("year",), (1913,))) == "1913"
+    asked = "In which year was the flow highest?"
+    assert result_answer(result(("max_flow_year",), (1913,)), asked) == "1913"
+    assert result_answer(result(("flow",), (1913,)), asked) == "1913"
+    assert result_answer(result(("flow",), (1913,))) == "1,913"
+    assert result_answer(result(("country", "pop"), ("Italy", 58147733)), asked) == (
+        "country: Italy, pop: 58,147,733"
+    )
+
+
+def test_tables_inside_pages_are_incidental(store):
+    (table,) = [t for t in store.catalog() if t.name == "tips"]
+    assert not incidental(table)
+    assert incidental(type(table)(*[table.name, "d", "guide.html", "", 3, table.columns]))
+
+
+def test_an_answer_that_fails_its_checks_is_written_again_then_left_for_the_text(
+    fake_services, store
+):
+    q = "Who got more votes in Mile-End: Coderre or Joly?"
+    both = "SELECT coderre, joly FROM election WHERE district = '111-Mile-End'"
+    llm = make_llm(sql_responder(both, both))
+    fake_services(llm=llm, tables=store)
+    out = run_question(q, Context(min_confidence=0.0))
+    retry = [c["text"] for c in llm.calls if c["prompt"] == "write_sql"][1]
+    assert "which of 'Coderre' or 'Joly'" in retry  # the check's finding, told to the model
+    assert out.path[3:6] == ["choose_tool", "query_table", "retrieve"]
+    (warning,) = [w for w in out.state["warnings"] if "No table answered" in w]
+    assert "coderre: 1,300, joly: 900" in warning and "did not pass its checks" in warning
+
+
+def test_a_year_no_row_holds_is_a_false_premise_named_by_its_table(fake_services, store):
+    sql = "SELECT murder_rate FROM crime WHERE state = 'Ohio' AND year = 1960"
+    fake_services(llm=make_llm(sql_responder(sql)), tables=store)
+    out = run_question("What was the murder rate in Ohio in 1960?", Context())
+    assert out.state["answer"] == "crime.csv has no Year 1960 (it has 2009 to 2009)."
+    assert out.state["answer_kind"] == "table:premise:1"
+
+
+def test_a_value_another_table_holds_is_no_false_premise(store):
+    catalog = store.catalog()
+    crime = [t for t in catalog if t.name == "crime"]
+    sql = "SELECT murder_rate FROM crime WHERE state = 'Italy'"
+    assert missing_values(sql, crime) != []  # the crime table alone has no Italy
+    assert missing_values(sql, crime, [*catalog, *_country_table(store)]) == []
+
+
+def _country_table(store):
+    return [t for t in store.catalog() if t.name == "life"]
+
+
+def test_a_table_answers_confidence_is_fitted_by_its_kind(tmp_path):
+    one = result(("n",), (3,))
+    many = result(("name",), ("a",), ("b",))
+    row = result(("name", "n"), ("a", 3))
+    assert table_kind(one, False, 1) == "table:value:1"
+    assert table_kind(many, False, 2) == "table:list:2"
+    assert table_kind(row, False, 1) == "table:row:1"
+    assert table_kind(one, True, 1) == "table:premise:1"
+    fit = tmp_path / "fit.json"
+    fit.write_text(
+        json.dumps(
+            {
+                "kinds": {
+                    "table": {"answers": 18, "right": 14},
+                    "table:value:1": {"answers": 12, "right": 12},
+                    "table:list:2": {"answers": 6, "right": 2},
+                }
+            }
+        )
+    )
+    confidence_module._fit.cache_clear()
+    share = 15 / 20
+    assert confidence_module.tool_confidence("table", fit) == round(share, 3)
+    assert confidence_module.tool_confidence("table:value:1", fit) == round(
+        (12 + 4 * share) / 16, 3
+    )
+    assert confidence_module.tool_confidence("table:list:2", fit) == round((2 + 4 * share) / 10, 3)
+    assert confidence_module.tool_confidence("table:row:1", fit) == round(share, 3)  # unseen kind
+
+
+def test_a_table_answer_under_min_confidence_is_left_for_the_text(
+    fake_services, store, monkeypatch
+):
+    sql = "SELECT murder_rate FROM crime WHERE state = 'Ohio' AND year = 2009"
+    fake_services(llm=make_llm(sql_responder(sql)), tables=store)
+    monkeypatch.setattr("nodes.query_table.tool_confidence", lambda kind: 0.2)
+    out = run_question("What was the murder rate in Ohio in 2009?", Context(min_confidence=0.4))
+    assert out.path[3:6] == ["choose_tool", "query_table", "retrieve"]
+    assert any("(confidence 0.20) did not pass" in w for w in out.state["warnings"])
