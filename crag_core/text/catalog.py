@@ -19,7 +19,7 @@ from crag_core.text.words import STOPWORDS
 
 COLLECTION_NOUNS = (
     r"documents?|files?|pdfs?|spreadsheets?|workbooks?|csvs?|notebooks?|presentations?|"
-    r"web ?pages?|ebooks?|epubs?"
+    r"(?:web|html) ?pages?|ebooks?|epubs?|changelogs?|licen[cs]es?|readmes?"
 )
 """Nouns that name what a collection holds (not "pages" or "notes": a book has those)."""
 _OF_THE_COLLECTION = re.compile(
@@ -42,6 +42,7 @@ TYPES: dict[str, tuple[str, ...]] = {
     "markdown": ("markdown",),
     "html": ("html",),
     "web page": ("html",),
+    "html page": ("html",),
     "webpage": ("html",),
     "presentation": ("pptx",),
     "slide": ("pptx",),
@@ -62,12 +63,33 @@ _LIST = re.compile(
     rf"(?:{COLLECTION_NOUNS})\b",
     re.I,
 )
+_WHICH_IS = re.compile(
+    rf"^\s*(?:which|what)\s+(?:is|was|are|were)\s+(?:my|our|the)\s+(?:[\w-]+\s+){{0,2}}"
+    rf"(?:{COLLECTION_NOUNS})\b",
+    re.I,
+)
+"""A list asked as "What is my newest file?", "Which are the oldest documents?"."""
+_NEWEST = re.compile(
+    r"\b(?:newest|latest|most recent(?:ly)?|last(?!\s+(?:week|month|year|\d+|few)\b))\b", re.I
+)
+_OLDEST = re.compile(r"\b(?:oldest|earliest|first|least recent(?:ly)?)\b", re.I)
+KINDS = {
+    "changelog": r"change ?log|changes|news|history|release[ _-]?notes",
+    "licence": r"licen[cs]e|copying|copyright",
+    "readme": r"read ?me",
+}
+"""Kinds of document told by their file's name, and the names they go by."""
+_KIND_WORDS = {
+    "changelog": r"change ?logs?|release notes",
+    "licence": r"licen[cs]es?",
+    "readme": r"read ?mes?",
+}
 _TOPIC = re.compile(
     r"\b(?:cover|covers|mention|mentions|discuss|discusses|describe|describes|talk about|"
     r"talks about|are about|is about|deal with|deals with)\s+(.+?)\s*[?.!]*$",
     re.I,
 )
-_INGESTED = re.compile(r"\b(?:ingested|added|uploaded|indexed|imported)\b", re.I)
+_INGESTED = re.compile(r"\b(?:ingested|added|uploaded|indexed|imported|add|upload|import)\b", re.I)
 _MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m} | {
     m.lower(): i for i, m in enumerate(calendar.month_abbr) if m
 }
@@ -90,6 +112,10 @@ class CatalogQuery:
     """What the documents must cover ("" : anything)."""
     said: tuple[str, ...] = ()
     """The filter in words, for the answer and the node's line."""
+    named: str = ""
+    """A kind of document told by its file's name (``KINDS``: changelog, licence, readme)."""
+    order: Literal["", "newest", "oldest"] = ""
+    """Only the most recently or the least recently dated document ("" : all of them)."""
 
     @property
     def where(self) -> str:
@@ -115,7 +141,7 @@ def catalog_query(question: str, today: dt.date) -> CatalogQuery | None:
     kind: Literal["count", "list"]
     if _COUNT.search(question):
         kind = "count"
-    elif _LIST.search(question):
+    elif _LIST.search(question) or _WHICH_IS.search(question):
         kind = "list"
     else:
         return None
@@ -123,6 +149,12 @@ def catalog_query(question: str, today: dt.date) -> CatalogQuery | None:
     types = _types(question)
     if not (types or _TOPIC.search(question) or _OF_THE_COLLECTION.search(question)):
         return None
+    named = next(
+        (k for k, words in _KIND_WORDS.items() if re.search(rf"\b(?:{words})\b", question, re.I)),
+        "",
+    )
+    if named:
+        said.append(f"that are {named}s")
     if types:
         said.append("of type " + ", ".join(sorted(types)))
     topic_match = _TOPIC.search(question)
@@ -136,7 +168,16 @@ def catalog_query(question: str, today: dt.date) -> CatalogQuery | None:
         said.append(f"{field_} {when}")
     if topic:
         said.append(f"about {topic!r}")
-    return CatalogQuery(kind, frozenset(types), field_, start, end, topic, tuple(said))
+    order: Literal["", "newest", "oldest"] = ""
+    if kind == "list" and _NEWEST.search(before_topic):
+        order = "newest"
+    elif kind == "list" and _OLDEST.search(before_topic):
+        order = "oldest"
+    if order:
+        said.append(f"the {order} by {field_} date")
+    return CatalogQuery(
+        kind, frozenset(types), field_, start, end, topic, tuple(said), named, order
+    )
 
 
 _SCOPE_PLURALS = (
@@ -263,11 +304,14 @@ def _period(text: str) -> tuple[dt.date, dt.date, str] | None:
 def select(query: CatalogQuery, documents: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """The documents (stored metadata: ``type``, ``modified``, ``ingested``…) the query keeps.
 
-    A document with no date of the asked kind is left out of a dated query.
+    A document with no date of the asked kind is left out of a dated query, or one asked for
+    the newest or oldest (which keeps that one, and any dated the same day).
     """
     kept = []
     for doc in documents:
         if query.types and doc.get("type") not in query.types:
+            continue
+        if query.named and not _is_named(query.named, doc):
             continue
         if query.start or query.end:
             stamp = doc.get(query.date_of)
@@ -277,7 +321,21 @@ def select(query: CatalogQuery, documents: Iterable[Mapping[str, Any]]) -> list[
             if (query.start and day < query.start) or (query.end and day >= query.end):
                 continue
         kept.append(doc)
+    if query.order:
+        dated = [d for d in kept if d.get(query.date_of) is not None]
+        if not dated:
+            return []
+        days = [dt.datetime.fromtimestamp(int(d[query.date_of])).date() for d in dated]
+        chosen = max(days) if query.order == "newest" else min(days)
+        return [d for d, day in zip(dated, days, strict=True) if day == chosen]
     return kept
+
+
+def _is_named(kind: str, doc: Mapping[str, Any]) -> bool:
+    """Whether a document's file name says it is of ``kind`` (``KINDS``)."""
+    name = str(doc.get("label") or doc.get("doc_id") or "").rsplit("/", 1)[-1]
+    stem = re.sub(r"\.\w+$", "", name.lower())
+    return re.fullmatch(rf"(?:{KINDS[kind]})(?:[ ._-].*)?", stem) is not None
 
 
 def named_by(topic: str, doc: Mapping[str, Any]) -> bool:

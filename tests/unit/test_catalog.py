@@ -191,3 +191,45 @@ def test_a_catalog_question_s_filter_in_the_where_language(question, where):
     assert query is not None and query.where == where
     if where:  # one the filter parser reads back
         assert parse_where(where)
+
+
+KINDS_DOCS: list[dict[str, Any]] = [
+    *DOCS,
+    {
+        "doc_id": "f",
+        "label": "pkg/CHANGELOG.md",
+        "type": "markdown",
+        "modified": stamp("2024-01-02"),
+    },
+    {"doc_id": "g", "label": "LICENSE.txt", "type": "text", "modified": stamp("2022-05-05")},
+    {
+        "doc_id": "h",
+        "label": "changes-in-policy.pdf",
+        "type": "pdf",
+        "modified": stamp("2024-02-02"),
+    },
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "kept"),
+    [
+        ("Which of my files are changelogs?", ["pkg/CHANGELOG.md", "changes-in-policy.pdf"]),
+        ("Which of my files are licences?", ["LICENSE.txt"]),
+        ("Which of my documents changed last?", ["budget.xlsx"]),
+        ("What is the newest file in my collection?", ["budget.xlsx"]),
+        ("Which is my oldest document?", ["LICENSE.txt"]),
+        ("Which PDF was modified first?", ["old.pdf"]),
+        ("Which PDFs were modified most recently?", ["report.pdf"]),
+        ("How many HTML pages do I have?", ["https://example.org/guide"]),
+    ],
+)
+def test_the_catalog_by_what_files_are_and_the_newest_or_oldest(question, kept):
+    query = catalog_query(question, TODAY)
+    assert query is not None
+    assert [d["label"] for d in select(query, KINDS_DOCS)] == kept
+
+
+def test_last_week_is_a_range_not_the_newest():
+    query = catalog_query("Which files were modified last week?", TODAY)
+    assert query is not None and query.order == "" and query.start is not None
