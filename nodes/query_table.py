@@ -124,14 +124,20 @@ def schema_of(store: TableStore, tables: list[TableInfo], question: str = "") ->
     return schema(tables, samples, question, {t.name: spans(store, t) for t in tables})
 
 
+SPAN_COLUMNS = 20
+"""Columns measured per query by ``spans`` (a query's text stays under the store's limit)."""
+
+
 def spans(store: TableStore, table: TableInfo) -> dict[str, Span]:
-    """Each number or date column's smallest and largest value (one query)."""
+    """Each number or date column's smallest and largest value."""
     measured = [c for c in table.columns if c.type != "TEXT"]
-    if not measured:
-        return {}
-    parts = ", ".join(f'MIN("{c.name}"), MAX("{c.name}")' for c in measured)
-    row = store.query(f'SELECT {parts} FROM "{table.name}"', max_rows=1).rows[0]
-    return {c.name: (row[2 * i], row[2 * i + 1]) for i, c in enumerate(measured)}
+    found: dict[str, Span] = {}
+    for start in range(0, len(measured), SPAN_COLUMNS):
+        some = measured[start : start + SPAN_COLUMNS]
+        parts = ", ".join(f'MIN("{c.name}"), MAX("{c.name}")' for c in some)
+        row = store.query(f'SELECT {parts} FROM "{table.name}"', max_rows=1).rows[0]
+        found |= {c.name: (row[2 * i], row[2 * i + 1]) for i, c in enumerate(some)}
+    return found
 
 
 def run_query(

@@ -51,6 +51,9 @@ MAX_ROWS = 50
 QUERY_BUDGET_S = 2.0
 """Seconds a query may run."""
 MAX_SQL_CHARS = 4_000
+SCHEMA_SQL_CHARS = 100_000
+"""The longest statement SQLite parses: a stored table's CREATE TABLE (200 columns of names
+up to 48 characters) is within it; a query is held to ``MAX_SQL_CHARS`` before it runs."""
 MAX_VALUE_BYTES = 100_000
 """The longest string or blob a query may build or read (``zeroblob(10**9)`` is refused; a
 spreadsheet's cell holds at most 32,767 characters)."""
@@ -227,7 +230,10 @@ class _Reader:
             raise TableQueryError(f"the table store cannot be read: {exc}") from exc
         conn.execute("PRAGMA query_only = ON")
         conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
-        conn.setlimit(sqlite3.SQLITE_LIMIT_SQL_LENGTH, MAX_SQL_CHARS)
+        # The query's own length is checked before it runs (``MAX_SQL_CHARS``); SQLite's limit
+        # also bounds the stored CREATE TABLE statements it parses, and a sheet of 200 long
+        # column names is longer than a query may be.
+        conn.setlimit(sqlite3.SQLITE_LIMIT_SQL_LENGTH, SCHEMA_SQL_CHARS)
         conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
         conn.setlimit(sqlite3.SQLITE_LIMIT_LIKE_PATTERN_LENGTH, MAX_PATTERN_BYTES)
         self.conn = conn

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from crag.run import run_question
+from crag_core.errors import TableQueryError
 from crag_core.schema.context import Context
 from crag_core.text.sql import (
     incidental,
@@ -24,6 +25,7 @@ from crag_core.text.table_checks import alternatives, problems
 from crag_core.text.table_shapes import QueryResult
 from nodes import confidence as confidence_module
 from nodes.confidence import table_kind
+from nodes.query_table import spans
 from tests.fakes import make_llm, make_table_store
 from tests.unit.test_table_questions import sql_responder
 
@@ -261,3 +263,14 @@ def test_a_table_answer_under_min_confidence_is_left_for_the_text(
     out = run_question("What was the murder rate in Ohio in 2009?", Context(min_confidence=0.4))
     assert out.path[3:6] == ["choose_tool", "query_table", "retrieve"]
     assert any("(confidence 0.20) did not pass" in w for w in out.state["warnings"])
+
+
+def test_a_sheet_of_200_long_column_names_is_read_and_measured(tmp_path):
+    header = ["name"] + [f"a rather long column name number {i}" for i in range(199)]
+    rows: list[list[Any]] = [header] + [["x", *range(199)] for _ in range(3)]
+    store = make_table_store(tmp_path / "t.sqlite3", {"wide.csv": rows})
+    (table,) = store.catalog()  # its CREATE TABLE is longer than a query may be
+    assert len(table.columns) == 200
+    assert len(spans(store, table)) == 199
+    with pytest.raises(TableQueryError, match="longer than 4000"):
+        store.query("SELECT 1 " + " " * 4000)
