@@ -327,10 +327,99 @@ def fit(records_path: Path, target: Path) -> dict[str, Any]:
     return made
 
 
+def denials(records: list[dict[str, Any]], questions: dict[str, dict[str, Any]]) -> int:
+    """Answers that deny what the collection holds: "has no…" where the premise holds."""
+    return sum(
+        1
+        for r in records
+        if questions[r["id"]]["gold_kind"] not in ("premise", "no-document")
+        and r["verdict"] == "wrong"
+        and DENIES.search(r["prediction"])
+    )
+
+
+def table_auc(records: list[dict[str, Any]]) -> tuple[float, int, int]:
+    """How well table answers' confidence ranks right above wrong, and how many of each."""
+    import numpy as np
+
+    from benchmarks.calibration.confidence import auc
+
+    judged = [
+        r
+        for r in records
+        if r.get("used") == "table"
+        and r["verdict"] != "unknown"
+        and r.get("confidence") is not None
+    ]
+    scores = np.array([float(r["confidence"]) for r in judged])
+    labels = np.array([r["verdict"] == "right" for r in judged], dtype=int)
+    return auc(scores, labels), int(labels.sum()), int(len(labels) - labels.sum())
+
+
+def compare_runs(runs: dict[str, Path], qset: QuestionSet) -> str:
+    """Right / IDK / wrong by type for each named run's pipelines, side by side.
+
+    ``runs``: a name for each run ("before", "after") and its out directory; every pipeline
+    record file there is a column (``<run> <pipeline>``), over the questions all of them
+    answered. Below: the table answers' confidence AUC, denials, cost.
+    """
+    questions = {r["id"]: r for r in read_records(qset.questions)}
+    columns: dict[str, list[dict[str, Any]]] = {}
+    for name, out in runs.items():
+        for path in sorted(out.glob("*.jsonl")):
+            columns[f"{name} {path.stem}"] = read_records(path)
+    common = set.intersection(*({r["id"] for r in rs} for rs in columns.values()))
+    columns = {k: [r for r in rs if r["id"] in common] for k, rs in columns.items()}
+    types = sorted({questions[i]["type"] for i in common})
+    rows = []
+    for kind in [*types, "all"]:
+        row: dict[str, Any] = {"type": kind}
+        for label, rs in columns.items():
+            mine = [r for r in rs if kind in ("all", questions[r["id"]]["type"])]
+            row["n"] = len(mine)
+            row[label] = counts(mine)
+        rows.append(row)
+    by_type = markdown_table(
+        rows, [("type", "type"), ("n", "questions"), *[(c, c) for c in columns]]
+    )
+    extra = []
+    for label, rs in columns.items():
+        area, right, wrong = table_auc(rs)
+        wrong_share = sum(r["verdict"] == "wrong" for r in rs) / max(len(rs), 1)
+        extra.append(
+            {
+                "run": label,
+                "wrong": f"{100 * wrong_share:.0f}%",
+                "auc": "-" if area != area else f"{area:.2f}",
+                "judged": f"{right} / {wrong}",
+                "denials": denials(rs, questions),
+                **cost(rs),
+            }
+        )
+    more = markdown_table(
+        extra,
+        [
+            ("run", "run"),
+            ("wrong", "questions wrong"),
+            ("auc", "table answers' confidence AUC"),
+            ("judged", "table answers right / wrong"),
+            ("denials", "denies what the collection holds"),
+            ("p50", "seconds p50"),
+            ("calls", "LLM calls / q"),
+            ("tokens", "prompt tokens / q"),
+        ],
+    )
+    said = 'right / "I don\'t know" / wrong (truthfulness)'
+    return f"{len(common)} questions, {said}:\n\n{by_type}\n\n{more}\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     """``build`` the questions, or ``run`` the pipelines on them."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=["build", "run", "fit"])
+    parser.add_argument("command", choices=["build", "run", "fit", "compare"])
+    parser.add_argument(
+        "--runs", default="", help="compare: name=out-dir pairs, comma-separated (before=…,after=…)"
+    )
     parser.add_argument(
         "--squad", type=Path, default=ROOT.parent / "shared" / "data" / "squad-v1.1-dev.json.gz"
     )
@@ -351,6 +440,10 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(fit(args.records, ROOT / "nodes" / "tool_confidence.json"), indent=2))
         return 0
     qset = SETS[args.set]
+    if args.command == "compare":
+        runs = dict(pair.split("=", 1) for pair in args.runs.split(",") if "=" in pair)
+        print(compare_runs({k: Path(v) for k, v in runs.items()}, qset))
+        return 0
     if args.command == "build":
         unseen = args.set == "unseen"
         made = unseen_questions.build() if unseen else tools_questions.build(args.squad)
