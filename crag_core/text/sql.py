@@ -47,6 +47,7 @@ ANALYTIC = re.compile(
 """Words that ask for a computation over rows, not a passage."""
 
 _WORD = re.compile(r"[a-z0-9]+")
+_LETTERS = re.compile(r"[a-z]{3,}")
 _DATED = re.compile(
     r"\b(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(?:\d{1,2},?\s+)?"
     r"\d{4}|\d{4}-\d{2}(?:-\d{2})?|(?:19|20)\d{2})\b",
@@ -93,9 +94,12 @@ def names_value(question: str, value: str) -> bool:
     """
     if len(value) < 3:
         return False
+    short = value.lower().rstrip(".")
+    letters = _LETTERS.findall(short)
+    if short not in ABBREVIATED.values() and not all(w in question for w in letters):
+        return False  # the fast way out: a word of the value is not in the question
     if _holds(question, value):
         return True
-    short = value.lower().rstrip(".")
     if short in ABBREVIATED.values():
         return any(
             re.search(rf"\b{full}\b", question)
