@@ -157,8 +157,16 @@ def match_tables(question: str, catalog: Sequence[TableInfo]) -> list[TableMatch
 
 
 def asked_tables(question: str, catalog: Sequence[TableInfo]) -> list[TableInfo]:
-    """The tables a question is asked of: those it names best, at most ``MAX_TABLES``."""
-    return [m.table for m in match_tables(question, catalog)[:MAX_TABLES]]
+    """The tables a question is asked of: those it names best, at most ``MAX_TABLES``.
+
+    A table the question names less than half as much as the best (a "year" column, where
+    the best is named by its columns and a value) is left out: the model joins what it sees.
+    """
+    matches = match_tables(question, catalog)
+    if not matches:
+        return []
+    best = matches[0].score
+    return [m.table for m in matches[:MAX_TABLES] if 2 * m.score >= best]
 
 
 def table_plan(question: str, catalog: Sequence[TableInfo]) -> tuple[bool, str]:
