@@ -40,8 +40,16 @@ NUMBER_WORDS = {w: n for n, w in enumerate(_UNITS)} | {w: 20 + 10 * i for i, w i
 """Number words and their values (compounds such as "twenty five" are read by ``fold_numbers``)."""
 
 
+SCALES = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
+"""Number words that multiply the number before them ("a hundred", "two thousand")."""
+
+
 def fold_numbers(words: list[str]) -> list[str]:
-    """Normalized ``words`` with spelled-out numbers as digits: "twenty five" -> "25"."""
+    """Normalized ``words`` with spelled-out numbers as digits.
+
+    "twenty five" -> "25"; "a hundred" -> "100"; "two thousand" -> "2000"; "3 million" ->
+    "3000000" (a scale after "a", "one" or a whole number multiplies it).
+    """
     out: list[str] = []
     i = 0
     while i < len(words):
@@ -50,6 +58,10 @@ def fold_numbers(words: list[str]) -> list[str]:
         if value is not None and value >= 20 and after is not None and 0 < after < 10:
             out.append(str(value + after))  # "twenty five": one number
             i += 2
+        elif words[i] in SCALES and out and (out[-1] == "a" or out[-1].isdigit()):
+            count = 1 if out[-1] == "a" else int(out[-1])
+            out[-1] = str(count * SCALES[words[i]])  # "a hundred", "two thousand"
+            i += 1
         else:
             out.append(words[i] if value is None else str(value))
             i += 1

@@ -120,7 +120,9 @@ def test_numbers_match_whether_written_in_digits_or_words():
     assert containing("seven times", docs) == [0]
     assert containing("25 years", docs) == [1]
     assert containing("20", docs) == []  # "twenty-five" is one number
-    assert fold_numbers("one hundred and twenty five".split()) == ["1", "hundred", "and", "25"]
+    assert fold_numbers("one hundred and twenty five".split()) == ["100", "and", "25"]
+    assert containing("100", [Document("Over a hundred species live there.")]) == [0]
+    assert containing("2000", [Document("Two thousand people came.")]) == [0]
 
 
 def test_an_uncited_answer_found_in_no_document_is_asked_once_then_has_no_sources():

@@ -67,6 +67,7 @@ OUTPUT_KEYS = {
     "plan_reason",
     "where",
     "sql",
+    "answer_kind",
     "parts",
     "standalone_question",
     "answer",
