@@ -15,6 +15,7 @@ from crag_core.errors import CragError, TableQueryError
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Source, Update
 from crag_core.text.sql import (
+    ANALYTIC,
     Span,
     asked_tables,
     did_you_mean,
@@ -28,6 +29,7 @@ from crag_core.text.sql import (
 from crag_core.text.sql_grammar import select_grammar
 from crag_core.text.table_checks import problems
 from crag_core.text.table_shapes import QueryResult, TableInfo
+from nodes.answers import NO_ANSWER
 from nodes.common import question_of, reports
 from nodes.confidence import table_kind, tool_confidence
 from nodes.prompting import render
@@ -61,8 +63,11 @@ def query_table(state: RAGState, runtime: Runtime[Context], services: Services) 
     (``crag_core.text.table_checks.problems``: one of two named values, one row for a
     superlative, one number for a count, every value and number the question names used). A
     query that fails, finds nothing, misspells a value or does not pass is written once more,
-    told why; if that fails too, the text is searched instead and the warning says why
-    (the table's answer that did not pass, and what was wrong with it).
+    told why. If that fails too, the warning says why (the table's answer that did not pass,
+    and what was wrong with it) and a look-up of a row searches the text instead; a
+    computation over a spreadsheet's rows ("how many", "average", "change from … to …":
+    ``crag_core.text.sql.ANALYTIC``) is "I don't know", for the text cannot compute it (a
+    search there costs ten model calls to find a few of the rows).
 
     A query that compares a column with a value no table of the collection holds answers
     that the table has no such value, and what it has (a false premise is said, not answered
@@ -112,6 +117,14 @@ def query_table(state: RAGState, runtime: Runtime[Context], services: Services) 
             rejected = f"{answer!r} ({reason})"
         feedback = f"-- This query failed: {sql}\n-- Why: {reason}\n-- Write a corrected query.\n"
     why = f"its answer {rejected} did not pass its checks" if rejected else reason
+    if ANALYTIC.search(question) and tables and not any(incidental(t) for t in tables):
+        said = "the text was not searched: it cannot compute over a table's rows"
+        return update | {
+            "sql": sql,
+            "answer": NO_ANSWER,
+            "confidence": None,
+            "warnings": [f"No table answered the question ({why}); {said}."],
+        }
     return update | {
         "sql": sql,
         "warnings": [f"No table answered the question ({why}); the text was searched."],

@@ -36,6 +36,11 @@ _ONE_NUMBER = re.compile(
     re.I,
 )
 """A question whose answer is one number."""
+_DIFFERENCE = re.compile(
+    r"\b(?:change[ds]?|difference|differ|how much (?:more|less|higher|lower|larger|smaller)|"
+    r"increase[ds]?|decrease[ds]?|grow|grew|fell|rose)\b",
+    re.I,
+)
 _EACH = re.compile(r"\b(?:each|per|every|by (?:year|month|day|country|state|group))\b", re.I)
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w.]*\d)")
 _DATE_WORDS = re.compile(
@@ -149,12 +154,20 @@ def problems(
         if len(said) != 1 or rows > 1:
             found.append(
                 f"the question asks which of {pair[0]!r} or {pair[1]!r}: return only that one "
-                f"(the result has {rows} rows naming {len(said)} of them)"
+                f"(the result has {rows} rows naming {len(said)} of them), e.g. SELECT CASE "
+                f"WHEN (SELECT … for {pair[0]!r}) > (SELECT … for {pair[1]!r}) THEN "
+                f"{pair[0]!r} ELSE {pair[1]!r} END"
             )
     elif _ONE_OF.search(question) and rows > 1:
-        found.append(f"the question asks for one; the result has {rows} rows (use LIMIT 1)")
+        found.append(f"the question asks for one; the result has {rows} rows (ORDER BY … LIMIT 1)")
     if _ONE_NUMBER.search(question) and not _EACH.search(question) and rows > 1:
-        found.append(f"the question asks for one number; the result has {rows} rows")
+        hint = (
+            ": compute it in one SELECT, (SELECT … WHERE <the second>) - (SELECT … WHERE "
+            "<the first>)"
+            if _DIFFERENCE.search(question)
+            else ""
+        )
+        found.append(f"the question asks for one number; the result has {rows} rows{hint}")
     low_sql = sql.lower()
     chosen = {w for name in pair or () for w in re.findall(r"[\w$-]+", name.lower())}
     for table in tables:

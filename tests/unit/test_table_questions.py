@@ -193,13 +193,23 @@ def test_a_failed_query_is_written_again_with_the_error(fake_services, store):
         ("SELECT units_sold FROM sales WHERE units_sold > 99999", "I do not know."),
     ],
 )
-def test_no_table_answer_falls_back_to_the_text(fake_services, store, replies):
+def test_no_table_answer_to_a_look_up_falls_back_to_the_text(fake_services, store, replies):
     fake_services(llm=make_llm(sql_responder(*replies)), tables=store)
-    result = run_question(QUESTION, Context(min_confidence=0.0))
+    result = run_question("What was the revenue of South in January?", Context(min_confidence=0))
     assert result.path[3:6] == ["choose_tool", "query_table", "retrieve"]
     assert "Broncos" in result.state["answer"]  # the text's answer
     assert any("No table answered" in w for w in result.state["warnings"])
     assert store.query("SELECT COUNT(*) FROM sales").rows == ((4,),)  # nothing was written
+
+
+def test_no_table_answer_to_a_computation_is_i_dont_know_without_the_text(fake_services, store):
+    replies = ("DELETE FROM sales", "SELECT nothing FROM nowhere")
+    fake_services(llm=make_llm(sql_responder(*replies)), tables=store)
+    result = run_question(QUESTION, Context(min_confidence=0.0))
+    assert result.path[3:6] == ["choose_tool", "query_table", "finalize"]
+    assert result.state["answer"] == "I don't know." and result.state["confidence"] is None
+    (warning,) = [w for w in result.state["warnings"] if "No table answered" in w]
+    assert "the text was not searched: it cannot compute over a table's rows" in warning
 
 
 def test_with_tools_off_every_question_searches_the_text(fake_services, store):
