@@ -27,7 +27,7 @@ from crag_core.text.sql import (
     schema,
 )
 from crag_core.text.sql_grammar import select_grammar
-from crag_core.text.table_checks import problems
+from crag_core.text.table_checks import alternatives, asks_one, problems
 from crag_core.text.table_shapes import QueryResult, TableInfo
 from nodes.answers import NO_ANSWER
 from nodes.common import question_of, reports
@@ -65,8 +65,8 @@ def query_table(state: RAGState, runtime: Runtime[Context], services: Services) 
     query that fails, finds nothing, misspells a value or does not pass is written once more,
     told why. If that fails too, the warning says why (the table's answer that did not pass,
     and what was wrong with it) and a look-up of a row searches the text instead; a
-    computation over a spreadsheet's rows ("how many", "average", "change from … to …":
-    ``crag_core.text.sql.ANALYTIC``) is "I don't know", for the text cannot compute it (a
+    computation over a spreadsheet's rows ("how many", "average", "change from … to …", "…:
+    A or B?": ``computes``) is "I don't know", for the text cannot compute it (a
     search there costs ten model calls to find a few of the rows).
 
     A query that compares a column with a value no table of the collection holds answers
@@ -117,7 +117,7 @@ def query_table(state: RAGState, runtime: Runtime[Context], services: Services) 
             rejected = f"{answer!r} ({reason})"
         feedback = f"-- This query failed: {sql}\n-- Why: {reason}\n-- Write a corrected query.\n"
     why = f"its answer {rejected} did not pass its checks" if rejected else reason
-    if ANALYTIC.search(question) and tables and not any(incidental(t) for t in tables):
+    if computes(question) and tables and not any(incidental(t) for t in tables):
         said = "the text was not searched: it cannot compute over a table's rows"
         return update | {
             "sql": sql,
@@ -129,6 +129,14 @@ def query_table(state: RAGState, runtime: Runtime[Context], services: Services) 
         "sql": sql,
         "warnings": [f"No table answered the question ({why}); the text was searched."],
     }
+
+
+def computes(question: str) -> bool:
+    """Whether a question asks a computation over rows, not a look-up of one.
+
+    A count, an extreme, an average, a change, or one of two named values ("…: A or B?").
+    """
+    return bool(ANALYTIC.search(question) or asks_one(question) or alternatives(question))
 
 
 def schema_of(store: TableStore, tables: list[TableInfo], question: str = "") -> str:

@@ -70,6 +70,11 @@ def _says(text: str, name: str) -> bool:
     return bool(short and re.search(rf"(?<![\w-]){re.escape(short)}(?![\w-])", low))
 
 
+def asks_one(question: str) -> bool:
+    """Whether a question asks for one row by an extreme ("which … highest")."""
+    return _ONE_OF.search(question) is not None
+
+
 def _distinctive(pair: tuple[str, str]) -> tuple[str, str]:
     """Each alternative by the words the other lacks: "Adelie penguins" is "Adelie"."""
     a, b = (re.findall(r"[\w$-]+", x.lower()) for x in pair)
@@ -158,7 +163,7 @@ def problems(
                 f"WHEN (SELECT … for {pair[0]!r}) > (SELECT … for {pair[1]!r}) THEN "
                 f"{pair[0]!r} ELSE {pair[1]!r} END"
             )
-    elif _ONE_OF.search(question) and rows > 1:
+    elif asks_one(question) and rows > 1:
         found.append(f"the question asks for one; the result has {rows} rows (ORDER BY … LIMIT 1)")
     if _ONE_NUMBER.search(question) and not _EACH.search(question) and rows > 1:
         hint = (

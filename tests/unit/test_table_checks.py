@@ -189,9 +189,7 @@ def test_tables_inside_pages_are_incidental(store):
     assert incidental(type(table)(*[table.name, "d", "guide.html", "", 3, table.columns]))
 
 
-def test_an_answer_that_fails_its_checks_is_written_again_then_left_for_the_text(
-    fake_services, store
-):
+def test_an_answer_that_fails_its_checks_is_written_again_then_not_given(fake_services, store):
     q = "Who got more votes in Mile-End: Coderre or Joly?"
     both = "SELECT coderre, joly FROM election WHERE district = '111-Mile-End'"
     llm = make_llm(sql_responder(both, both))
@@ -199,9 +197,21 @@ def test_an_answer_that_fails_its_checks_is_written_again_then_left_for_the_text
     out = run_question(q, Context(min_confidence=0.0))
     retry = [c["text"] for c in llm.calls if c["prompt"] == "write_sql"][1]
     assert "which of 'Coderre' or 'Joly'" in retry  # the check's finding, told to the model
-    assert out.path[3:6] == ["choose_tool", "query_table", "retrieve"]
+    assert "CASE WHEN" in retry
+    assert out.path[3:6] == ["choose_tool", "query_table", "finalize"]  # one of two: computed
+    assert out.state["answer"] == "I don't know."
     (warning,) = [w for w in out.state["warnings"] if "No table answered" in w]
     assert "coderre: 1,300, joly: 900" in warning and "did not pass its checks" in warning
+
+
+def test_a_look_up_whose_answer_fails_its_checks_searches_the_text(fake_services, store):
+    q = "What was the murder rate in Ohio in 2009?"
+    wrong = "SELECT murder_rate FROM crime WHERE year = 2009 LIMIT 1"  # Ohio left out
+    fake_services(llm=make_llm(sql_responder(wrong, wrong)), tables=store)
+    out = run_question(q, Context(min_confidence=0.0))
+    assert out.path[3:6] == ["choose_tool", "query_table", "retrieve"]
+    (warning,) = [w for w in out.state["warnings"] if "No table answered" in w]
+    assert "names 'Ohio'" in warning and "the text was searched" in warning
 
 
 def test_a_year_no_row_holds_is_a_false_premise_named_by_its_table(fake_services, store):
