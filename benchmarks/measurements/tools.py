@@ -310,6 +310,18 @@ def fit(records_path: Path, target: Path) -> dict[str, Any]:
     tested = [r["id"] for r in records if split.get(r["id"]) != "calibration"]
     if tested:
         raise SystemExit(f"{len(tested)} records are not of the calibration split: {tested[:3]}")
+    kinds = count_kinds(records)
+    made = {
+        "kinds": dict(sorted(kinds.items())),
+        "fitted_on": {"records": str(records_path), "questions": len(records)},
+        "table_auc_left_out": round(left_out_auc(records), 3),
+    }
+    target.write_text(json.dumps(made, indent=2) + "\n", encoding="utf-8")
+    return made
+
+
+def count_kinds(records: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Answers and right answers by tool and by finer kind (``answer_kind``)."""
     kinds: dict[str, dict[str, int]] = {}
     for r in records:
         kind = confidence_kind(r)
@@ -319,12 +331,28 @@ def fit(records_path: Path, target: Path) -> dict[str, Any]:
             counted = kinds.setdefault(counted_as, {"answers": 0, "right": 0})
             counted["answers"] += 1
             counted["right"] += r["verdict"] == "right"
-    made = {
-        "kinds": dict(sorted(kinds.items())),
-        "fitted_on": {"records": str(records_path), "questions": len(records)},
-    }
-    target.write_text(json.dumps(made, indent=2) + "\n", encoding="utf-8")
-    return made
+    return kinds
+
+
+def left_out_auc(records: list[dict[str, Any]]) -> float:
+    """The table answers' confidence AUC, each answer's confidence fitted without it."""
+    import tempfile
+
+    import numpy as np
+
+    from benchmarks.calibration.confidence import auc
+    from nodes.confidence import tool_confidence
+
+    judged = [r for r in records if confidence_kind(r) == "table" and r["verdict"] != "unknown"]
+    scores = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, r in enumerate(judged):
+            others = [o for j, o in enumerate(judged) if j != i]
+            path = Path(tmp) / f"{i}.json"
+            path.write_text(json.dumps({"kinds": count_kinds(others)}), encoding="utf-8")
+            scores.append(tool_confidence(r.get("answer_kind") or "table", path) or 0.0)
+    labels = np.array([r["verdict"] == "right" for r in judged], dtype=int)
+    return auc(np.array(scores), labels)
 
 
 def denials(records: list[dict[str, Any]], questions: dict[str, dict[str, Any]]) -> int:
