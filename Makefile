@@ -25,7 +25,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: bench-table-text bench-resource-attacks bench-cache-threshold bench-encoder bench-converters bench-keyword-sync bench-prompt-layout bench-whole-answers calibrate-confidence setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-system test-integration lint graph-diagram clean
+.PHONY: bench-tools-unseen bench-table-text bench-resource-attacks bench-cache-threshold bench-encoder bench-converters bench-keyword-sync bench-prompt-layout bench-whole-answers calibrate-confidence setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-system test-integration lint graph-diagram clean
 
 setup: $(STAMP) model
 
@@ -157,6 +157,13 @@ bench-multi-part: setup dev
 TOOLS_FLAGS ?=
 bench-tools: setup dev
 	$(BIN)/python -m benchmarks.measurements.tools run --out docs/benchmarks/tools $(TOOLS_FLAGS)
+
+# The never-tuned set (benchmarks/data/unseen: 131 questions over 13 public files nobody here
+# had used), naive and the graph in one interleaved run; UNSEEN_FLAGS="--per-template 1" for the
+# 66-question subset. Compare runs with `python -m benchmarks.measurements.tools compare`.
+UNSEEN_OUT ?= docs/benchmarks/unseen/$(shell git rev-parse --short HEAD)
+bench-tools-unseen: setup dev
+	$(BIN)/python -m benchmarks.measurements.tools run --set unseen --pipelines naive,crag --out $(UNSEEN_OUT) $(UNSEEN_FLAGS)
 
 # The SQL of the table questions: a plain schema prompt vs the shipped prompt, free and under
 # the grammar of real names (one query each; SQL_SPLIT=calibration to choose).
