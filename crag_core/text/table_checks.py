@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from crag_core.text.sql import ABBREVIATED, Span, named_values
+from crag_core.text.sql import ABBREVIATED, Span, named_values, names_column
 from crag_core.text.table_shapes import QueryResult, TableInfo
+from crag_core.text.words import STOPWORDS
 
 _PAIR = re.compile(
     r"(?:^|[:,]\s*|\bbetween\s+)(?P<a>[\w$][\w .'&$()-]{0,60}?)\s+or\s+"
@@ -144,7 +145,8 @@ def problems(
     - a choice between two named values ("…: A or B?") names exactly one of them;
     - a "which/who … highest" (or a comparison) is one row;
     - a "how many / what is the average …" is one row (unless it asks per group);
-    - every value of the tables' text columns the question names ("Asia", "Sunday") is in
+    - every column the question names is read, and every value of the tables' text columns
+      it names ("Asia", "Sunday") is in
       the query, and every number it states ("more than 80") is a constant of it: a count or
       a set over rows the question did not name is not its answer. A number with a scale
       word is used times it ("100 million"); a percentage as a share (0.8 for 80 percent)
@@ -174,7 +176,7 @@ def problems(
         )
         found.append(f"the question asks for one number; the result has {rows} rows{hint}")
     low_sql = sql.lower()
-    chosen = {w for name in pair or () for w in re.findall(r"[\w$-]+", name.lower())}
+    chosen = [name.lower() for name in pair or ()]
     for table in tables:
         if table.name.lower() not in low_sql:
             continue
@@ -183,7 +185,7 @@ def problems(
             filters = [
                 v
                 for v in values
-                if v.lower() not in chosen
+                if not any(v.lower() in c or c in v.lower() for c in chosen)
                 and v.lower() not in columns
                 and v.lower() not in table.label.lower()
             ]
@@ -192,6 +194,9 @@ def problems(
                     f"the question names {filters[0]!r} (a value of {column}) but the query "
                     f"does not use it"
                 )
+    for table in tables:
+        if table.name.lower() in low_sql:
+            found += _columns_left_out(question, low_sql, table)
     fractions = _reads_shares(low_sql, tables, spans or {})
     for number, scale in _numbers_said(question):
         if not _in_sql(number, sql, scale, fractions) and not _is_year_column(
@@ -199,6 +204,21 @@ def problems(
         ):
             found.append(f"the question says {number} but the query does not")
     return list(dict.fromkeys(found))
+
+
+def _columns_left_out(question: str, low_sql: str, table: TableInfo) -> list[str]:
+    """The columns of ``table`` the question names that the query does not read.
+
+    What "how many" counts is not one ("How many states…" counts rows: ``COUNT(*)``).
+    """
+    counted = re.sub(r"\bhow many\s+(?:of\s+the\s+)?[\w-]+", " ", question.lower())
+    q_words = [w for w in re.findall(r"[a-z0-9]+", counted) if w not in STOPWORDS]
+    named = [c for c in table.columns if names_column(q_words, c.original)]
+    return [
+        f"the question names the column {c.name} but the query does not read it"
+        for c in named
+        if not re.search(rf"\b{re.escape(c.name.lower())}\b", low_sql)
+    ]
 
 
 def _reads_shares(

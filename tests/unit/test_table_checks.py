@@ -92,7 +92,12 @@ def test_a_choice_between_two_must_name_one_of_them(store):
     third = result(("district",), ("111-Mile-End",))
     assert problems(q, sql, third, tables)  # names neither
     one = result(("name",), ("Coderre",))
-    assert problems(q, sql, one, tables) == []
+    chosen = "SELECT CASE WHEN coderre > joly THEN 'Coderre' ELSE 'Joly' END FROM election"
+    assert problems(q, chosen + " WHERE district = '111-Mile-End'", one, tables) == []
+    assert problems(q, sql, one, tables) == [  # it read neither count
+        "the question names the column coderre but the query does not read it",
+        "the question names the column joly but the query does not read it",
+    ]
     q2 = "Which species is larger: Adelie or Gentoo penguins?"
     assert problems(q2, "SELECT 1", result(("species",), ("Gentoo",)), []) == []
 
@@ -284,3 +289,13 @@ def test_a_sheet_of_200_long_column_names_is_read_and_measured(tmp_path):
     assert len(spans(store, table)) == 199
     with pytest.raises(TableQueryError, match="longer than 4000"):
         store.query("SELECT 1 " + " " * 4000)
+
+
+def test_every_column_the_question_names_is_read(store):
+    tables = store.catalog()
+    q = "What was the average poverty in 2009?"
+    one = result(("avg",), (12.0,))
+    assert problems(q, "SELECT AVG(murder_rate) FROM crime WHERE year = 2009", one, tables) == [
+        "the question names the column poverty but the query does not read it"
+    ]
+    assert problems(q, "SELECT AVG(poverty) FROM crime WHERE year = 2009", one, tables) == []
