@@ -212,15 +212,23 @@ def schema(
 
     Each column carries the file's own name as a comment; a text column its values when few,
     else how many it has, a few of them and the ones ``question`` names (spelled as the table
-    spells them: "101-Bois-de-Liesse", "Sun"); a number or date column its range (``spans``:
-    table, column, smallest and largest), so 0-1 and 0-100 read differently. A sheet with a
-    column per year says so.
+    spells them: "101-Bois-de-Liesse", "Sun"); a number or date column the question names
+    its range (``spans``: table, column, smallest and largest), so 0-1 and 0-100 read
+    differently (every column's range, on a sheet of 24, made the model read another). A
+    sheet with a column per year says so.
     """
     blocks = []
     for table, sample in zip(tables, samples, strict=True):
         lines = []
         named = named_values(question, table) if question else {}
         ranges = (spans or {}).get(table.name, {})
+        if question:  # the named columns' ranges: every one's made the model pick another
+            q_words = _words(question)
+            ranges = {
+                name: span
+                for name, span in ranges.items()
+                if any(c.name == name and names_column(q_words, c.original) for c in table.columns)
+            }
         for c in table.columns:
             note = c.original
             if c.values and c.distinct <= FEW_VALUES:
