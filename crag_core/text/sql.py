@@ -222,12 +222,12 @@ def schema(
         lines = []
         named = named_values(question, table) if question else {}
         ranges = (spans or {}).get(table.name, {})
-        if question:  # the named columns' ranges: every one's made the model pick another
+        if question:  # not every column's range: on a sheet of 24 the model read another
             q_words = _words(question)
             ranges = {
                 name: span
                 for name, span in ranges.items()
-                if any(c.name == name and names_column(q_words, c.original) for c in table.columns)
+                if any(c.name == name and _ranged(c, q_words) for c in table.columns)
             }
         for c in table.columns:
             note = c.original
@@ -262,6 +262,16 @@ def schema(
             + "\n*/"
         )
     return "\n\n".join(blocks)
+
+
+def _ranged(column: ColumnInfo, question_words: Sequence[str]) -> bool:
+    """Whether the schema shows a column's range.
+
+    A date's or a year's always (their form is what a query gets wrong: ``strftime`` on a
+    year), another's when the question names it.
+    """
+    when = column.type == "DATE" or "year" in column.name.split("_")
+    return when or names_column(question_words, column.original)
 
 
 def _plain(value: Cell) -> str:
