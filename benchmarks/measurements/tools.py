@@ -99,6 +99,9 @@ def judge(prediction: str, row: dict[str, Any]) -> str:
         return "right" if re.search(r"\bno document\b", prediction, re.I) else "wrong"
     if kind == "premise":  # what the question presumes is not in the collection: said so
         return "right" if DENIES.search(prediction) else "wrong"
+    if kind == "premise-or-none":  # "how many missing…" where none are: none, or not there
+        none = re.search(r"\b(?:none|no|zero|0)\b", prediction, re.I)
+        return "right" if none or DENIES.search(prediction) else "wrong"
     if kind == "summary":  # a summary that names what the document is about
         said = prediction.lower()
         return "right" if all(w in said for w in gold) else "wrong"
