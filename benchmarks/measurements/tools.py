@@ -189,6 +189,7 @@ def answerer(job: dict[str, Any]) -> Callable[[str], None]:
             "used": tool_of(result),
             "confidence": result.get("confidence"),
             "answer_kind": result.get("answer_kind", ""),
+            "warnings": result.get("warnings", []),
             "path": result["path"],
             "sql": [s.get("sql") for s in result["sources"] if s.get("sql")],
             **filter_match(row, result.get("where", ""), dt.date.today()),
