@@ -145,6 +145,7 @@ def problems(
     - a choice between two named values ("…: A or B?") names exactly one of them;
     - a "which/who … highest" (or a comparison) is one row;
     - a "how many / what is the average …" is one row (unless it asks per group);
+    - an average asked for is taken (``AVG``, not a ``SUM``);
     - every column the question names is read, and every value of the tables' text columns
       it names ("Asia", "Sunday") is in
       the query, and every number it states ("more than 80") is a constant of it: a count or
@@ -194,6 +195,7 @@ def problems(
                     f"the question names {filters[0]!r} (a value of {column}) but the query "
                     f"does not use it"
                 )
+    found += _aggregates_left_out(question, low_sql)
     for table in tables:
         if table.name.lower() in low_sql:
             found += _columns_left_out(question, low_sql, table)
@@ -204,6 +206,22 @@ def problems(
         ):
             found.append(f"the question says {number} but the query does not")
     return list(dict.fromkeys(found))
+
+
+_AVERAGE = re.compile(r"\b(?:average|mean)\b", re.I)
+
+
+def _aggregates_left_out(question: str, low_sql: str) -> list[str]:
+    """An average the question asks for that the query does not take.
+
+    A difference of averages written as a difference of sums, on the calibration split.
+    """
+    takes = "avg(" in low_sql.replace(" ", "") or re.search(
+        r"\b\w*(?:mean|average|avg)\w*\b", low_sql
+    )
+    if _AVERAGE.search(question) and not takes:  # a column of means ("Mean") is one too
+        return ["the question asks for an average but the query takes none (use AVG)"]
+    return []
 
 
 def _columns_left_out(question: str, low_sql: str, table: TableInfo) -> list[str]:

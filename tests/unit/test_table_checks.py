@@ -299,3 +299,19 @@ def test_every_column_the_question_names_is_read(store):
         "the question names the column poverty but the query does not read it"
     ]
     assert problems(q, "SELECT AVG(poverty) FROM crime WHERE year = 2009", one, tables) == []
+
+
+def test_an_average_asked_for_is_taken(store):
+    tables = store.catalog()
+    q = "By how much did the average murder rate of Ohio exceed that of Utah?"
+    one = result(("d",), (3.0,))
+    sums = (
+        "SELECT SUM(CASE WHEN state = 'Ohio' THEN murder_rate ELSE 0 END) - "
+        "SUM(CASE WHEN state = 'Utah' THEN murder_rate ELSE 0 END) FROM crime"
+    )
+    assert problems(q, sums, one, tables) == [
+        "the question asks for an average but the query takes none (use AVG)"
+    ]
+    avgs = sums.replace("SUM(", "AVG(")
+    assert problems(q, avgs, one, tables) == []
+    assert problems("What is the mean tip?", "SELECT mean FROM tips", one, []) == []
