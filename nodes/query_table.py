@@ -89,7 +89,7 @@ def query_table(state: RAGState, runtime: Runtime[Context], services: Services) 
         catalog = store.catalog()
         tables = asked_tables(question, catalog)
         ranges = {t.name: spans(store, t) for t in tables}
-        text = schema(tables, [store.sample(t.name) for t in tables], question, ranges)
+        text = schema_of(store, tables, question, ranges)
     except CragError as exc:
         return {"sql": "", "warnings": [f"The collection's tables could not be read: {exc}"]}
     grammar = select_grammar(tables) if takes_grammar(ctx.model) else ""
@@ -139,10 +139,19 @@ def computes(question: str) -> bool:
     return bool(ANALYTIC.search(question) or asks_one(question) or alternatives(question))
 
 
-def schema_of(store: TableStore, tables: list[TableInfo], question: str = "") -> str:
-    """The schema the model writes against: ``tables`` with a few rows and ranges each."""
-    samples = [store.sample(t.name) for t in tables]
-    return schema(tables, samples, question, {t.name: spans(store, t) for t in tables})
+def schema_of(
+    store: TableStore,
+    tables: list[TableInfo],
+    question: str = "",
+    ranges: dict[str, dict[str, Span]] | None = None,
+) -> str:
+    """The schema the model writes against: ``tables`` with a few rows and ranges each.
+
+    ``ranges``: the tables' ``spans``, when already measured.
+    """
+    if ranges is None:
+        ranges = {t.name: spans(store, t) for t in tables}
+    return schema(tables, [store.sample(t.name) for t in tables], question, ranges)
 
 
 SPAN_COLUMNS = 20
@@ -187,7 +196,7 @@ def run_query(
     if spelled:
         return result, "", False, "; ".join(spelled)
     read = [t for t in tables if t.name in result.tables]
-    premise = missing_values(sql, read, catalog) or absent_numbers(store, sql, read)
+    premise = missing_values(sql, read, catalog) or absent_numbers(store, sql, read, ranges)
     if premise and not any(incidental(t) for t in read):
         return result, " ".join(premise), True, ""
     answer = result_answer(result, question)
@@ -200,11 +209,16 @@ def run_query(
 _NUMBER_EQUALS = re.compile(r"\b(\w+)\s*=\s*(-?\d+(?:\.\d+)?)\b(?!\s*')")
 
 
-def absent_numbers(store: TableStore, sql: str, tables: list[TableInfo]) -> list[str]:
+def absent_numbers(
+    store: TableStore,
+    sql: str,
+    tables: list[TableInfo],
+    ranges: dict[str, dict[str, Span]] | None = None,
+) -> list[str]:
     """A query's ``column = number`` that no row of its table holds, as sentences.
 
     "year = 1960" where the years are 1952, 1957…: "gapminder.csv has no year 1960 (it has
-    1952 to 2007)."
+    1952 to 2007)." ``ranges``: the tables' ``spans``, when already measured.
     """
     missing = []
     for name, number in _NUMBER_EQUALS.findall(sql):
@@ -216,7 +230,8 @@ def absent_numbers(store: TableStore, sql: str, tables: list[TableInfo]) -> list
                 f'SELECT COUNT(*) FROM "{table.name}" WHERE "{column.name}" = {number}', max_rows=1
             ).rows[0][0]
             if held == 0:
-                low, high = spans(store, table).get(column.name, (None, None))
+                measured = (ranges or {}).get(table.name) or spans(store, table)
+                low, high = measured.get(column.name, (None, None))
                 missing.append(
                     f"{table.label} has no {column.original} {number} (it has {low} to {high})."
                 )

@@ -356,8 +356,7 @@ def missing_values(
         if c.values and c.distinct <= len(c.values)
     }
     missing = []
-    for name, value in _EQUALS.findall(sql):
-        value = value.replace("''", "'")
+    for name, value in equalities(sql):
         if "%" in value or "_" in value and "like" in sql.lower():
             continue
         found = listed.get(name.lower())

@@ -181,6 +181,7 @@ def problems(
     for table in tables:
         if table.name.lower() not in low_sql:
             continue
+        found += _columns_left_out(question, low_sql, table)
         columns = {c.name.lower() for c in table.columns}
         for column, values in named_values(question, table).items():
             filters = [
@@ -196,9 +197,6 @@ def problems(
                     f"does not use it"
                 )
     found += _aggregates_left_out(question, low_sql)
-    for table in tables:
-        if table.name.lower() in low_sql:
-            found += _columns_left_out(question, low_sql, table)
     fractions = _reads_shares(low_sql, tables, spans or {})
     for number, scale in _numbers_said(question):
         if not _in_sql(number, sql, scale, fractions) and not _is_year_column(
