@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -25,8 +27,10 @@ from langchain_core.documents import Document
 from crag_core.schema.state import RAGState
 from crag_core.text.answer_type import type_fits
 from crag_core.text.documents import containing
+from crag_core.text.sql import ANALYTIC, match_tables
 from crag_core.text.support import subject_overlap
-from crag_core.text.table_shapes import QueryResult
+from crag_core.text.table_checks import alternatives, asks_one
+from crag_core.text.table_shapes import QueryResult, TableInfo
 from nodes.answers import is_no_answer
 from nodes.common import answer_documents, question_of
 
@@ -87,7 +91,7 @@ def _fit(path: Path = FIT) -> dict[str, Any]:
     return dict(json.loads(path.read_text(encoding="utf-8")))
 
 
-def features(measured: dict[str, float | None], names: list[str]) -> list[float]:
+def features(measured: Mapping[str, float | None], names: list[str]) -> list[float]:
     """The model's inputs: each named signal, a missing one as its stated default.
 
     ``name`` reads the signal; ``name:missing`` is 1.0 when it was not measured (and the
@@ -133,15 +137,80 @@ def table_kind(result: QueryResult, premise: bool, attempt: int) -> str:
     return f"table:{shape}:{attempt}"
 
 
-def tool_confidence(kind: str, path: Path = TOOL_FIT) -> float | None:
+_AGGREGATE = re.compile(r"\b(?:count|sum|avg|min|max|total)\s*\(", re.I)
+_ORDER_LIMIT = re.compile(r"\border\s+by\b.*\blimit\b", re.I | re.S)
+_NUMBER = re.compile(r"^-?[\d,]*\.?\d+%?$")
+
+
+def table_signals(
+    question: str, sql: str, result: QueryResult, tables: list[TableInfo], answer: str, kind: str
+) -> dict[str, float]:
+    """What a table answer's query and result say about it, for its fitted confidence.
+
+    Its kind (``table_kind``: a retry, a false premise, one value, a row, a list); what the
+    question asks (a computation: a count, an extreme, an average, one of two); what the
+    query does (aggregates, orders and cuts, filters); how well the question names what
+    the query read: the columns and values it names in the tables read, and the columns read
+    that it names neither by their name nor by a value they hold (a column the model had to
+    guess: "fuel economy" read as ``mpg``); how many tables it could have been asked of.
+    """
+    low = sql.lower()
+    read = [t for t in tables if t.name in result.tables] or tables
+    matches = match_tables(question, read)
+    named = {c.lower() for m in matches for c in m.columns}
+    holding = {
+        c.name
+        for t in read
+        for c in t.columns
+        if any(v in c.values for m in matches for v in m.values)
+    }
+    used = [
+        c
+        for t in read
+        for c in t.columns
+        if re.search(rf'(?<![\w.])"?{re.escape(c.name)}"?(?![\w])', low)
+    ]
+    guessed = [c for c in used if c.original.lower() not in named and c.name not in holding]
+    _, shape, attempt = (kind.split(":") + ["", ""])[:3]
+    return {
+        "retry": float(attempt not in ("", "1")),
+        "premise": float(shape == "premise"),
+        "list": float(shape == "list"),
+        "row": float(shape == "row"),
+        "computes": float(
+            bool(ANALYTIC.search(question) or asks_one(question) or alternatives(question))
+        ),
+        "aggregate": float(bool(_AGGREGATE.search(sql))),
+        "order_limit": float(bool(_ORDER_LIMIT.search(sql))),
+        "where": float(" where " in f" {low} "),
+        "columns_named": float(len(named)),
+        "values_named": float(sum(len(m.values) for m in matches)),
+        "guessed": float(len(guessed)),
+        "tables": float(len(tables)),
+        "number": float(bool(_NUMBER.match(answer.strip()))),
+    }
+
+
+def tool_confidence(
+    kind: str, signals: dict[str, float] | None = None, path: Path = TOOL_FIT
+) -> float | None:
     """P(right) of a tool's answer of ``kind``, from its tool's answers when calibrated.
 
     ``kind``: ``table`` or ``catalog``, or a finer kind of one (``table:list:2``:
     ``table_kind``). The tool's share is (right + 1) / (answers + 2), which stays off 0 and 1
     on a few answers; a finer kind's is its own right answers plus ``PRIOR_ANSWERS`` answers
     at its tool's share, over its answers plus those. None for a tool never measured.
+
+    A table answer's ``signals`` (``table_signals``), where a model of them is fitted
+    (``table_model``: features, weights, intercept), give its P(right) by that model instead.
     """
-    kinds = _fit(path).get("kinds", {})
+    fitted = _fit(path)
+    model = fitted.get("table_model")
+    if model and signals is not None and kind.startswith("table"):
+        x = features(signals, model["features"])
+        z = model["intercept"] + sum(w * v for w, v in zip(model["weights"], x, strict=True))
+        return round(1 / (1 + math.exp(-z)), 3)
+    kinds = fitted.get("kinds", {})
     tool = kinds.get(kind.split(":")[0])
     if not tool:
         return None

@@ -13,7 +13,7 @@ from crag_core.clients.services import Services
 from crag_core.clients.table_store import TableStore
 from crag_core.errors import CragError, TableQueryError
 from crag_core.schema.context import Context, context_of
-from crag_core.schema.state import RAGState, Source, Update
+from crag_core.schema.state import RAGState, Source, Update, Withheld
 from crag_core.text.sql import (
     ANALYTIC,
     Span,
@@ -31,7 +31,7 @@ from crag_core.text.table_checks import alternatives, asks_one, problems
 from crag_core.text.table_shapes import QueryResult, TableInfo
 from nodes.answers import NO_ANSWER
 from nodes.common import question_of, reports
-from nodes.confidence import table_kind, tool_confidence
+from nodes.confidence import table_kind, table_signals, tool_confidence
 from nodes.prompting import render
 
 SQL_ATTEMPTS = 2
@@ -102,14 +102,16 @@ def query_table(state: RAGState, runtime: Runtime[Context], services: Services) 
         result, answer, premise, reason = run_query(store, sql, tables, catalog, question, ranges)
         if result and answer and not reason:
             kind = table_kind(result, premise, attempt)
-            confidence = tool_confidence(kind)
+            measured = table_signals(question, sql, result, tables, answer, kind)
+            confidence = tool_confidence(kind, measured)
+            update |= {"answer_kind": kind, "tool_signals": measured}
             if confidence is not None and confidence < ctx.min_confidence:
                 rejected = f"{answer!r} (confidence {confidence:.2f})"
+                update["withheld"] = Withheld(answer=answer, confidence=confidence)
                 break
             return update | {
                 "sql": sql,
                 "answer": answer,
-                "answer_kind": kind,
                 "sources": _sources(result, catalog, sql),
                 "confidence": confidence,
             }

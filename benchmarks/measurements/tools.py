@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import ROOT
-from benchmarks.measurements import tools_questions, unseen_questions
+from benchmarks.measurements import rtables_questions, tools_questions, unseen_questions
 from benchmarks.measurements.multi_part import ask, compare, cost
 from crag.eval.metrics import verdict
 from crag.eval.records import append_record, done_ids, read_records
@@ -73,6 +73,12 @@ SETS = {
         unseen_questions.QUESTIONS,
         unseen_questions.FILES,
         unseen_questions.MODIFIED,
+    ),
+    "rtables": QuestionSet(
+        "rtables-bench",
+        rtables_questions.QUESTIONS,
+        rtables_questions.FILES,
+        rtables_questions.MODIFIED,
     ),
 }
 
@@ -189,6 +195,9 @@ def answerer(job: dict[str, Any]) -> Callable[[str], None]:
             "used": tool_of(result),
             "confidence": result.get("confidence"),
             "answer_kind": result.get("answer_kind", ""),
+            "tool_signals": result.get("tool_signals", {}),
+            "withheld": result.get("withheld"),
+            "withheld_verdict": judge(result["withheld"], row) if result.get("withheld") else "",
             "warnings": result.get("warnings", []),
             "path": result["path"],
             "sql": [s.get("sql") for s in result["sources"] if s.get("sql")],
@@ -354,7 +363,7 @@ def left_out_auc(records: list[dict[str, Any]]) -> float:
             others = [o for j, o in enumerate(judged) if j != i]
             path = Path(tmp) / f"{i}.json"
             path.write_text(json.dumps({"kinds": count_kinds(others)}), encoding="utf-8")
-            scores.append(tool_confidence(r.get("answer_kind") or "table", path) or 0.0)
+            scores.append(tool_confidence(r.get("answer_kind") or "table", path=path) or 0.0)
     labels = np.array([r["verdict"] == "right" for r in judged], dtype=int)
     return auc(np.array(scores), labels)
 
@@ -477,8 +486,8 @@ def main(argv: list[str] | None = None) -> int:
         print(compare_runs({k: Path(v) for k, v in runs.items()}, qset))
         return 0
     if args.command == "build":
-        unseen = args.set == "unseen"
-        made = unseen_questions.build() if unseen else tools_questions.build(args.squad)
+        builders = {"unseen": unseen_questions.build, "rtables": rtables_questions.build}
+        made = builders[args.set]() if args.set in builders else tools_questions.build(args.squad)
         text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in made)
         qset.questions.write_text(text, encoding="utf-8")
         print(

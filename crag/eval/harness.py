@@ -142,6 +142,7 @@ def outcome(result: RunResult) -> dict[str, Any]:
         "prediction": prediction,
         "confidence": state.get("confidence"),
         "answer_kind": state.get("answer_kind", ""),
+        "tool_signals": state.get("tool_signals", {}),
         "withheld": withheld.get("answer"),
         "withheld_confidence": withheld.get("confidence"),
         "signals": signals(cast(RAGState, result.state), withheld.get("answer") or prediction),

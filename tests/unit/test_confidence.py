@@ -244,8 +244,8 @@ def test_a_tool_answer_carries_its_kinds_share_right_on_calibration(tmp_path):
     target = tmp_path / "tool_confidence.json"
     tools.fit(made, target)
     assert json.loads(target.read_text())["kinds"] == {"table": {"answers": 10, "right": 8}}
-    assert confidence_module.tool_confidence("table", target) == round(9 / 12, 3)
-    assert confidence_module.tool_confidence("catalog", target) is None  # never measured
+    assert confidence_module.tool_confidence("table", path=target) == round(9 / 12, 3)
+    assert confidence_module.tool_confidence("catalog", path=target) is None  # never measured
 
 
 def test_the_tool_fit_refuses_the_test_split(tmp_path):

@@ -68,6 +68,7 @@ OUTPUT_KEYS = {
     "where",
     "sql",
     "answer_kind",
+    "tool_signals",
     "parts",
     "standalone_question",
     "answer",

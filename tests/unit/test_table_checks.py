@@ -261,12 +261,16 @@ def test_a_table_answers_confidence_is_fitted_by_its_kind(tmp_path):
     )
     confidence_module._fit.cache_clear()
     share = 15 / 20
-    assert confidence_module.tool_confidence("table", fit) == round(share, 3)
-    assert confidence_module.tool_confidence("table:value:1", fit) == round(
+    assert confidence_module.tool_confidence("table", path=fit) == round(share, 3)
+    assert confidence_module.tool_confidence("table:value:1", path=fit) == round(
         (12 + 4 * share) / 16, 3
     )
-    assert confidence_module.tool_confidence("table:list:2", fit) == round((2 + 4 * share) / 10, 3)
-    assert confidence_module.tool_confidence("table:row:1", fit) == round(share, 3)  # unseen kind
+    assert confidence_module.tool_confidence("table:list:2", path=fit) == round(
+        (2 + 4 * share) / 10, 3
+    )
+    assert confidence_module.tool_confidence("table:row:1", path=fit) == round(
+        share, 3
+    )  # unseen kind
 
 
 def test_a_table_answer_under_min_confidence_is_left_for_the_text(
@@ -274,7 +278,7 @@ def test_a_table_answer_under_min_confidence_is_left_for_the_text(
 ):
     sql = "SELECT murder_rate FROM crime WHERE state = 'Ohio' AND year = 2009"
     fake_services(llm=make_llm(sql_responder(sql)), tables=store)
-    monkeypatch.setattr("nodes.query_table.tool_confidence", lambda kind: 0.2)
+    monkeypatch.setattr("nodes.query_table.tool_confidence", lambda kind, signals=None: 0.2)
     out = run_question("What was the murder rate in Ohio in 2009?", Context(min_confidence=0.4))
     assert out.path[3:6] == ["choose_tool", "query_table", "retrieve"]
     assert any("(confidence 0.20) did not pass" in w for w in out.state["warnings"])
