@@ -8,7 +8,7 @@ countries, Swiss provinces, occupations and mammals; daily readings with gaps (n
 reading on some days); professors' salaries by rank, discipline and sex; a monthly economic
 series with dates; a wide sheet of telephones by region and year. Column names are as R
 wrote them (``mpg``, ``UrbanPop``, ``Infant.Mortality``, ``yrs.since.phd``): a question says
-what a column means, not its name.
+what a column means and its name (``gross horsepower (hp)``).
 
 Every question is ``calibration``: the set is for fitting and choosing, never for reporting.
 """
@@ -167,8 +167,8 @@ def _named(t: Named, rng: random.Random) -> Iterable[dict[str, Any]]:
     def has(col: str) -> list[dict[str, Any]]:
         return [r for r in data if isinstance(r.get(col), float | int)]
 
-    def pick(n: int) -> list[tuple[str, str]]:
-        return rng.sample(sorted(t.measures.items()), n)
+    def pick(n: int) -> list[tuple[str, str]]:  # a column said by its meaning and its name
+        return [(c, f"{w} ({c})") for c, w in rng.sample(sorted(t.measures.items()), n)]
 
     for col, words in pick(PER_TEMPLATE):
         row = rng.choice(has(col))
@@ -377,7 +377,7 @@ def _salaries(rng: random.Random) -> Iterable[dict[str, Any]]:
     for years in rng.sample([10, 20, 30, 40], PER_TEMPLATE):
         yield q(
             "r-sal-above",
-            f"How many faculty members have more than {years} years of service?",
+            f"How many faculty members have more than {years} years of service (yrs.service)?",
             "table",
             "condition",
             "number",
@@ -402,7 +402,7 @@ def _economics(rng: random.Random) -> Iterable[dict[str, Any]]:
         d = dt.date.fromisoformat(str(row["date"]))
         yield q(
             "r-eco-look",
-            f"What was the personal savings rate in {d:%B %Y}?",
+            f"What was the personal savings rate (psavert) in {d:%B %Y}?",
             "table",
             "simple",
             "number",
@@ -412,7 +412,7 @@ def _economics(rng: random.Random) -> Iterable[dict[str, Any]]:
         rates = [r["psavert"] for r in data if str(r["date"]).startswith(str(year))]
         yield q(
             "r-eco-avg",
-            f"What was the average personal savings rate in {year}?",
+            f"What was the average personal savings rate (psavert) in {year}?",
             "table",
             "aggregation",
             "number",
@@ -424,7 +424,7 @@ def _economics(rng: random.Random) -> Iterable[dict[str, Any]]:
         word = "below" if below else "above"
         yield q(
             "r-eco-count",
-            f"In how many months was the personal savings rate {word} {x} percent?",
+            f"In how many months was the personal savings rate (psavert) {word} {x} percent?",
             "table",
             "condition",
             "number",
@@ -444,7 +444,7 @@ def _economics(rng: random.Random) -> Iterable[dict[str, Any]]:
             )
     yield q(
         "r-eco-premise",
-        "What was the personal savings rate in March 2019?",
+        "What was the personal savings rate (psavert) in March 2019?",
         "table",
         "false premise",
         "premise",

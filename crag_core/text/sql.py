@@ -47,6 +47,7 @@ ANALYTIC = re.compile(
 """Words that ask for a computation over rows, not a passage."""
 
 _WORD = re.compile(r"[a-z0-9]+")
+_ASKS_WHAT = re.compile(r"\s*(?:what|how\s+(?:much|many|high|large|long))\b", re.I)
 _LETTERS = re.compile(r"[a-z]{3,}")
 _DATED = re.compile(
     r"\b(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(?:\d{1,2},?\s+)?"
@@ -120,13 +121,17 @@ def named_values(question: str, table: TableInfo) -> dict[str, tuple[str, ...]]:
     return {name: values for name, values in found.items() if values}
 
 
-def _alike(a: str, b: str) -> bool:
-    """Two words alike: equal, or sharing their first five letters (or all of the shorter).
+def _alike(name: str, word: str) -> bool:
+    """A column name's word alike a question's: equal, or sharing their first five letters.
 
-    "temp" and "temperature", "max" and "maximum", "generated" and "generation".
+    Or all of the name's word, when it is the shorter (an abbreviation: "temp" for
+    "temperature", "max" for "maximum"); "generation" and "generated" share five. A question's
+    word shorter than the name's is not its abbreviation: "car" does not name ``carb``.
     """
-    shared = len(os.path.commonprefix([a, b]))
-    return a == b or shared >= min(len(a), len(b), 5) >= 3
+    shared = len(os.path.commonprefix([name, word]))
+    if len(name) > len(word):
+        return shared >= 5
+    return name == word or shared >= min(len(name), 5) >= 3
 
 
 def names_column(question_words: Sequence[str], column: str) -> bool:
@@ -192,6 +197,8 @@ def table_plan(question: str, catalog: Sequence[TableInfo]) -> tuple[bool, str]:
         return True, f"it names {named} of {where} and asks {cue.group(0).lower()!r}"
     if best.columns and (best.values or best.named):
         return True, f"it names {named} of {where} and a row of it"
+    if best.values and _ASKS_WHAT.match(question):  # "What is the gross horsepower of Hornet 4
+        return True, f"it names {named}, a row of {where}"  # Drive?" of a column ``hp``
     dates = [c for c in best.table.columns if c.type == "DATE" or "year" in c.name.split("_")]
     if best.columns and dates and _DATED.search(question):
         return True, f"it names {named} of {where} and a date of its rows"

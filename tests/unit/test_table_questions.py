@@ -14,6 +14,7 @@ from crag_core.text.sql import (
     format_cell,
     match_tables,
     missing_values,
+    names_column,
     result_answer,
     schema,
     table_plan,
@@ -58,6 +59,7 @@ def store(tmp_path):
         ("What was the capacity MW of the site opened in 2009?", True),  # a year: a row
         ("How many Februarys were recorded?", True),  # a value and a computation
         ("Was February cold?", False),  # a value alone
+        ("How large is Whitelee?", True),  # a row asked about: the model chooses the column
         ("How many rows does the sales table hold?", True),  # the table and a computation
     ],
 )
@@ -254,3 +256,9 @@ def test_the_embedded_model_writes_under_a_grammar_of_the_tables_asked_of(
     assert bool(grammar) is constrained
     if constrained:  # the sales table's names, not the wind farms'
         assert '"units_sold"' in grammar and '"sales"' in grammar and "capacity" not in grammar
+
+
+def test_a_question_word_shorter_than_a_columns_is_not_its_name():
+    assert names_column(["car"], "carb") is False  # "Which car…" does not name ``carb``
+    assert names_column(["maximum", "temperature"], "temp_max") is True  # abbreviations
+    assert names_column(["generated"], "generation") is True

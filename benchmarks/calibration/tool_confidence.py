@@ -1,0 +1,129 @@
+"""The table answers' confidence: a logistic model of their signals, chosen across sources.
+
+A table answer records what its query and result say about it (``tool_signals``:
+``nodes.confidence.table_signals``) and whether it was right. The model's inputs are chosen
+greedily by their **leave-one-source-out** AUC: every answer is scored by a model fitted
+without any answer from its table, so an input that only tells one table's questions apart
+(or that table's base rate) does not win. The kinds' shares (``nodes.confidence.
+tool_confidence`` without a model) are scored the same way, as the baseline.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from benchmarks.calibration.confidence import auc, fit, predict
+from nodes.confidence import features
+
+_FROM = re.compile(r'\b(?:from|join)\s+"?([\w.]+)"?', re.I)
+MAX_FEATURES = 5
+"""At most this many inputs: a few hundred answers, a few dozen wrong, fit no more."""
+MIN_GAIN = 0.005
+"""A further input is taken only when it lifts the left-out AUC by this much."""
+
+
+def verdict_of(record: dict[str, Any]) -> str:
+    """The table answer's verdict: the answer given, or the one held back under the gate."""
+    if record.get("withheld"):
+        return str(record.get("withheld_verdict") or "unknown")
+    return str(record["verdict"])
+
+
+def table_answers(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records answered (or held back) by a table, with their signals, right or wrong."""
+    return [
+        r
+        for r in records
+        if r.get("used") == "table" or r.get("withheld")
+        if r.get("tool_signals") and verdict_of(r) != "unknown"
+    ]
+
+
+def source_of(record: dict[str, Any]) -> str:
+    """The table a record's answer read (its query's first table)."""
+    for sql in record.get("sql") or []:
+        found = _FROM.search(sql)
+        if found:
+            return found.group(1).lower()
+    return "?"
+
+
+def labels(records: list[dict[str, Any]]) -> np.ndarray:
+    """1 for a right table answer, 0 for a wrong one."""
+    return np.array([verdict_of(r) == "right" for r in records], dtype=float)
+
+
+def left_out(
+    records: list[dict[str, Any]],
+    score: Callable[[list[dict[str, Any]], list[dict[str, Any]]], np.ndarray],
+) -> np.ndarray:
+    """Each record's score from ``score(fitted_on, scored)`` fitted without its source."""
+    sources = [source_of(r) for r in records]
+    out = np.zeros(len(records))
+    for source in sorted(set(sources)):
+        held = [i for i, s in enumerate(sources) if s == source]
+        rest = [r for r, s in zip(records, sources, strict=True) if s != source]
+        out[held] = score(rest, [records[i] for i in held])
+    return out
+
+
+def model_score(names: list[str]) -> Callable[[list[dict[str, Any]], list[dict[str, Any]]], Any]:
+    """A scorer: the logistic model of ``names`` fitted on one set of records, on another."""
+
+    def score(train: list[dict[str, Any]], scored: list[dict[str, Any]]) -> np.ndarray:
+        y = labels(train)
+        if y.min() == y.max():
+            return np.full(len(scored), y.mean())
+        weights, intercept = fit(_x(train, names), y)
+        return predict(_x(scored, names), weights, intercept)
+
+    return score
+
+
+def _x(records: list[dict[str, Any]], names: list[str]) -> np.ndarray:
+    return np.array([features(r["tool_signals"], names) for r in records], dtype=float)
+
+
+def select(records: list[dict[str, Any]]) -> tuple[list[str], float]:
+    """The inputs, added one at a time while the left-out AUC rises; that AUC."""
+    y = labels(records)
+    candidates = sorted({k for r in records for k in r["tool_signals"]})
+    chosen: list[str] = []
+    best = 0.5
+    while len(chosen) < MAX_FEATURES:
+        trials = {
+            name: auc(left_out(records, model_score([*chosen, name])), y)
+            for name in candidates
+            if name not in chosen
+        }
+        if not trials:
+            break
+        name, value = max(trials.items(), key=lambda kv: kv[1])
+        if value < best + MIN_GAIN:
+            break
+        chosen.append(name)
+        best = value
+    return chosen, best
+
+
+def table_model(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The model written to ``nodes/tool_confidence.json``: inputs, weights, intercept, AUC."""
+    answers = table_answers(records)
+    names, value = select(answers)
+    weights, intercept = fit(_x(answers, names), labels(answers)) if names else ([], 0.0)
+    return {
+        "features": names,
+        "weights": [round(float(w), 6) for w in weights],
+        "intercept": round(float(intercept), 6),
+        "auc_left_out_by_source": round(value, 3),
+        "answers": len(answers),
+        "wrong": int(len(answers) - labels(answers).sum()),
+        "sources": sorted({source_of(r) for r in answers}),
+    }
+
+
+__all__ = ["left_out", "select", "source_of", "table_answers", "table_model", "verdict_of"]
