@@ -114,7 +114,7 @@ def table_model(records: list[dict[str, Any]]) -> dict[str, Any]:
     """The model written to ``nodes/tool_confidence.json``: inputs, weights, intercept, AUC."""
     answers = table_answers(records)
     names, value = select(answers)
-    weights, intercept = fit(_x(answers, names), labels(answers)) if names else ([], 0.0)
+    weights, intercept = fit(_x(answers, names), labels(answers)) if names else (np.zeros(0), 0.0)
     return {
         "features": names,
         "weights": [round(float(w), 6) for w in weights],

@@ -19,8 +19,12 @@ graph with ``tools=False``: every question searches the text, as before the tool
 right within 1% (0.01 at least) of the gold; a name when the gold is in it; a set when every
 member is in it and no other value of its column is; a SQuAD answer by ``crag.eval.metrics``.
 
-``fit`` counts the shipped graph's table and catalog answers on a calibration run by kind
-(``confidence_kind``) into ``nodes/tool_confidence.json``, the confidence those answers carry.
+``fit`` counts the shipped graph's table and catalog answers on calibration runs by kind
+(``confidence_kind``) and fits the table answers' model of their signals
+(``benchmarks.calibration.tool_confidence``) into ``nodes/tool_confidence.json``, the
+confidence those answers carry. A third set, ``rtables`` (``benchmarks.measurements.
+rtables_questions``: ten more tables, every question ``calibration``), gives it wrong answers
+to learn from.
 
 """
 
@@ -311,23 +315,27 @@ def confidence_kind(record: dict[str, Any]) -> str:
     return record["used"] if record.get("used") in ("table", "catalog") else ""
 
 
-def fit(records_path: Path, target: Path) -> dict[str, Any]:
-    """Count the graph's tool answers on the calibration split by kind; write ``target``.
+def fit(records_paths: list[Path], target: Path) -> dict[str, Any]:
+    """Fit the tools' confidence on calibration runs; write ``target``.
 
-    Only calibration records count (a test question's record is refused: the test split
-    reports, it does not fit). An answer is right or not as ``judge`` said; "I don't know" is
-    no answer.
+    The table and catalog answers counted by kind, and the table answers' model of their
+    signals (``benchmarks.calibration.tool_confidence``), chosen and scored leave one source
+    (table) out, beside the kinds' counts scored the same way. Only calibration records
+    count (a test question's record is refused: the test split reports, it does not fit).
+    An answer is right or not as ``judge`` said; "I don't know" is no answer.
     """
-    split = {r["id"]: r["split"] for r in read_records(SETS["tools"].questions)}
-    records = read_records(records_path)
+    from benchmarks.calibration.tool_confidence import table_answers, table_model
+
+    split = {r["id"]: r["split"] for qset in SETS.values() for r in read_records(qset.questions)}
+    records = [r for path in records_paths for r in read_records(path)]
     tested = [r["id"] for r in records if split.get(r["id"]) != "calibration"]
     if tested:
         raise SystemExit(f"{len(tested)} records are not of the calibration split: {tested[:3]}")
-    kinds = count_kinds(records)
     made = {
-        "kinds": dict(sorted(kinds.items())),
-        "fitted_on": {"records": str(records_path), "questions": len(records)},
-        "table_auc_left_out": round(left_out_auc(records), 3),
+        "kinds": dict(sorted(count_kinds(records).items())),
+        "table_model": table_model(records),
+        "fitted_on": {"records": [str(p) for p in records_paths], "questions": len(records)},
+        "kinds_auc_left_out_by_source": round(kinds_left_out_auc(table_answers(records)), 3),
     }
     target.write_text(json.dumps(made, indent=2) + "\n", encoding="utf-8")
     return made
@@ -347,25 +355,22 @@ def count_kinds(records: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     return kinds
 
 
-def left_out_auc(records: list[dict[str, Any]]) -> float:
-    """The table answers' confidence AUC, each answer's confidence fitted without it."""
+def kinds_left_out_auc(answers: list[dict[str, Any]]) -> float:
+    """The table answers' AUC by their kinds' counts, each scored without its table's."""
     import tempfile
 
-    import numpy as np
-
     from benchmarks.calibration.confidence import auc
+    from benchmarks.calibration.tool_confidence import labels, left_out
     from nodes.confidence import tool_confidence
 
-    judged = [r for r in records if confidence_kind(r) == "table" and r["verdict"] != "unknown"]
-    scores = []
     with tempfile.TemporaryDirectory() as tmp:
-        for i, r in enumerate(judged):
-            others = [o for j, o in enumerate(judged) if j != i]
-            path = Path(tmp) / f"{i}.json"
-            path.write_text(json.dumps({"kinds": count_kinds(others)}), encoding="utf-8")
-            scores.append(tool_confidence(r.get("answer_kind") or "table", path=path) or 0.0)
-    labels = np.array([r["verdict"] == "right" for r in judged], dtype=int)
-    return auc(np.array(scores), labels)
+
+        def score(train: list[dict[str, Any]], scored: list[dict[str, Any]]) -> Any:
+            path = Path(tmp) / f"{len(list(Path(tmp).iterdir()))}.json"  # read once: cached
+            path.write_text(json.dumps({"kinds": count_kinds(train)}), encoding="utf-8")
+            return [tool_confidence(r.get("answer_kind") or "table", path=path) for r in scored]
+
+        return auc(left_out(answers, score), labels(answers))
 
 
 def denials(records: list[dict[str, Any]], questions: dict[str, dict[str, Any]]) -> int:
@@ -473,12 +478,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--pipelines", default=",".join(PIPELINES), help="some of " + ", ".join(PIPELINES)
     )
-    parser.add_argument("--records", type=Path, help="fit: the calibration run's crag.jsonl")
+    parser.add_argument(
+        "--records", default="", help="fit: calibration runs' crag.jsonl, comma-separated"
+    )
     args = parser.parse_args(argv)
     if args.command == "fit":
-        if args.records is None:
+        if not args.records:
             parser.error("fit needs --records")
-        print(json.dumps(fit(args.records, ROOT / "nodes" / "tool_confidence.json"), indent=2))
+        paths = [Path(p) for p in args.records.split(",")]
+        print(json.dumps(fit(paths, ROOT / "nodes" / "tool_confidence.json"), indent=2))
         return 0
     qset = SETS[args.set]
     if args.command == "compare":

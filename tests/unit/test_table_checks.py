@@ -319,3 +319,34 @@ def test_an_average_asked_for_is_taken(store):
     avgs = sums.replace("SUM(", "AVG(")
     assert problems(q, avgs, one, tables) == []
     assert problems("What is the mean tip?", "SELECT mean FROM tips", one, []) == []
+
+
+def test_a_table_answers_signals_say_what_the_question_named_and_the_query_did(store):
+    crime = next(t for t in store.catalog() if t.name == "crime")
+    sql = 'SELECT "murder_rate" FROM "crime" WHERE "state" = \'Ohio\''
+    answer = result(("murder_rate",), (4.5,))
+    answer = QueryResult(answer.columns, answer.rows, False, ("crime",))
+    named = confidence_module.table_signals(
+        "What was the murder rate in Ohio?", sql, answer, [crime], "4.5", "table:value:1"
+    )
+    assert named["columns_named"] == 1 and named["values_named"] == 1
+    assert named["guessed"] == 0 and named["where"] == 1 and named["number"] == 1
+    assert named["retry"] == 0 and named["computes"] == 0
+    guessed = confidence_module.table_signals(
+        "What was the figure for Ohio?", sql, answer, [crime], "4.5", "table:value:2"
+    )
+    assert guessed["guessed"] == 1 and guessed["columns_named"] == 0 and guessed["retry"] == 1
+
+
+def test_a_fitted_model_of_the_signals_gives_a_table_answers_confidence(tmp_path):
+    fit = tmp_path / "fit.json"
+    model = {"features": ["guessed", "retry"], "weights": [-2.0, -1.0], "intercept": 2.0}
+    fit.write_text(
+        json.dumps({"kinds": {"table": {"answers": 9, "right": 9}}, "table_model": model})
+    )
+    confidence_module._fit.cache_clear()
+    sure = confidence_module.tool_confidence("table:value:1", {"guessed": 0, "retry": 0}, fit)
+    unsure = confidence_module.tool_confidence("table:value:2", {"guessed": 1, "retry": 1}, fit)
+    assert sure == round(1 / (1 + 2.718281828459045**-2), 3)
+    assert unsure is not None and sure is not None and unsure < 0.5 < sure
+    assert confidence_module.tool_confidence("table:value:1", path=fit) == round(10 / 11, 3)

@@ -70,3 +70,27 @@ def test_a_filter_is_right_when_it_is_the_one_the_question_means():
     assert filter_match({}, "type=pdf", today) == {}  # a question with no labelled filter
     labelled = [q for q in read_records(QUESTIONS) if "where" in q]
     assert {q["tool"] for q in labelled} == {"catalog", "search"} and len(labelled) >= 40
+
+
+def test_the_table_confidence_takes_the_inputs_that_rank_answers_on_tables_left_out():
+    from benchmarks.calibration.tool_confidence import select, source_of, table_model
+
+    records = []
+    for t in range(4):  # four tables; on each, a guessed column is wrong twice in three
+        for i in range(12):
+            guessed = float(i % 3 == 0)
+            right = not guessed or i % 2 == 0
+            records.append(
+                {
+                    "used": "table",
+                    "verdict": "right" if right else "wrong",
+                    "sql": [f'SELECT x FROM "table{t}" WHERE y = {i}'],
+                    "tool_signals": {"guessed": guessed, "noise": float((i * 7 + t) % 5)},
+                }
+            )
+    assert source_of(records[0]) == "table0"
+    names, left_out_auc = select(records)
+    assert names[0] == "guessed" and left_out_auc > 0.7
+    model = table_model(records)
+    assert model["features"][0] == "guessed" and model["weights"][0] < 0
+    assert model["wrong"] == 8 and model["sources"] == ["table0", "table1", "table2", "table3"]
