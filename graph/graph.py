@@ -121,7 +121,8 @@ def step_limit(max_retries: int, citation_corrections: int = MAX_CITATION_CORREC
     """The recursion limit a run needs for all its passes.
 
     The longest run is ``max_retries + 1`` of the longest passes, the first starting with
-    contextualize_question, analyze_query and check_cache instead of rewrite_query and the
+    contextualize_question, analyze_query, check_cache and choose_tool instead of
+    rewrite_query (a table question's text fallback is one pass: ``_can_retry``) and the
     last ending in choose_answer and finalize instead of increment_retry; LangGraph also
     counts the step that takes the input.
 
@@ -129,7 +130,7 @@ def step_limit(max_retries: int, citation_corrections: int = MAX_CITATION_CORREC
     the backstop, and it must be set explicitly: a graph run inside another runnable inherits
     LangChain's default limit of 25, which a run with two retries can exceed.
     """
-    return 6 + steps_per_pass(citation_corrections) * (max_retries + 1) + DECOMPOSITION_STEPS
+    return 5 + steps_per_pass(citation_corrections) * (max_retries + 1) + DECOMPOSITION_STEPS
 
 
 DECOMPOSITION_STEPS = 4
@@ -230,6 +231,14 @@ def route_after_citations(
 
 
 def _can_retry(state: RAGState, runtime: Runtime[Context]) -> bool:
+    """Whether a pass may retry: retries left, and not a table question's text fallback.
+
+    A table question that no query answered has spent its retry on the SQL (written twice);
+    its search of the text is one pass, so the whole question stays within about three
+    passes' time (a retried text pass after two queries took 175 s on 2 cores).
+    """
+    if state.get("tool") == "table":
+        return False
     return state.get("retry_count", 0) < context_of(runtime).max_retries
 
 

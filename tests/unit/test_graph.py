@@ -172,6 +172,8 @@ def test_route_after_hallucination():
     assert route_after_hallucination({"grounded": "no", "retry_count": 1}, two) == "increment_retry"
     assert route_after_hallucination({"grounded": "no", "retry_count": 2}, two) == "choose_answer"
     assert route_after_hallucination({"grounded": "no"}, rt(max_retries=0)) == "choose_answer"
+    fallback = {"grounded": "no", "tool": "table"}  # a table question's text: one pass
+    assert route_after_hallucination(fallback, two) == "choose_answer"
 
 
 def test_route_after_relevance():
@@ -320,7 +322,7 @@ def longest_pass(prompt: str, text: str) -> Any:
 
 
 def longest_tables(tmp_path: Any) -> Any:
-    """Tables that make the first pass of the longest runs a table question that falls back."""
+    """Tables that make a question a table question that falls back to the text."""
     return make_table_store(
         tmp_path / "tables.sqlite3",
         {"team.csv": [["Team", "Won"], ["x", 1]], "louvre.csv": [["Portrait", "Wall"], ["y", 2]]},
@@ -332,7 +334,7 @@ def test_the_longest_run_fits_its_step_limit_even_inside_another_runnable(
     fake_services, max_retries, tmp_path
 ):
     # A runnable parent hands the graph LangChain's default recursion limit of 25.
-    fake_services(llm=make_llm(longest_pass), tables=longest_tables(tmp_path))
+    fake_services(llm=make_llm(longest_pass))
     ctx = Context(max_retries=max_retries, answer_threshold=0.5)
     result = RunnableLambda[str, RunResult](lambda q: run_question(q, ctx)).invoke(
         "Which team won?"
@@ -342,8 +344,15 @@ def test_the_longest_run_fits_its_step_limit_even_inside_another_runnable(
     assert len(result.path) == limit - 1 - DECOMPOSITION_STEPS
     assert result.path.count("validate_citations") == 2 * (max_retries + 1)
     assert result.path.count("web_search") == max_retries + 1
-    assert result.path[3:6] == ["choose_tool", "query_table", "retrieve"]
+    assert result.path[3:5] == ["choose_tool", "retrieve"]
     assert result.path[-1] == "finalize"
+
+
+def test_a_table_question_that_falls_back_searches_the_text_once(fake_services, tmp_path):
+    fake_services(llm=make_llm(longest_pass), tables=longest_tables(tmp_path))
+    result = run_question("Which team won?", Context(max_retries=2, answer_threshold=0.5))
+    assert result.path[3:6] == ["choose_tool", "query_table", "retrieve"]
+    assert result.path.count("web_search") == 1 and "increment_retry" not in result.path
 
 
 @pytest.mark.parametrize("max_retries", [0, 2])
@@ -357,7 +366,7 @@ def test_a_described_question_asked_whole_then_in_steps_fits_exactly(
             return "yes" if first_step else "no"
         return longest_pass(prompt, text)
 
-    fake_services(llm=make_llm(responder), tables=longest_tables(tmp_path))
+    fake_services(llm=make_llm(responder))
     ctx = Context(max_retries=max_retries, answer_threshold=0.5, min_confidence=0.0)
     question = "Who painted the portrait that hangs in the Louvre?"
     result = RunnableLambda[str, RunResult](lambda q: run_question(q, ctx)).invoke(question)
@@ -368,7 +377,7 @@ def test_a_described_question_asked_whole_then_in_steps_fits_exactly(
 
 
 def test_the_exported_graph_allows_the_longest_accepted_run():
-    assert graph.config and graph.config["recursion_limit"] == step_limit(10) == 197
+    assert graph.config and graph.config["recursion_limit"] == step_limit(10) == 196
 
 
 def test_relevance_failures_also_terminate(fake_services):
