@@ -43,7 +43,9 @@ _DIFFERENCE = re.compile(
     re.I,
 )
 _EACH = re.compile(r"\b(?:each|per|every|by (?:year|month|day|country|state|group))\b", re.I)
-_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w.]*\d)")
+_NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w.,]*\d)")
+_PER = re.compile(r"\bper\s+$", re.I)
+"""A unit before a number: "arrests per 100,000 residents" states no constant."""
 _DATE_WORDS = re.compile(
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|"
     r"th)?,?\s+\d{4}\b",
@@ -105,14 +107,17 @@ _SCALED = re.compile(r"\s*(thousand|million|billion|trillion|percent|per cent|%)
 def _numbers_said(question: str) -> list[tuple[str, str]]:
     """The numbers a question states as constants, each with its scale word or "".
 
-    A scale word: "million", "percent"… Not a date's day, not an ordinal.
+    A scale word: "million", "percent"… Not a date's day, not an ordinal, not a unit ("per
+    100,000 residents"); "1,500" is one number.
     """
     text = _DATE_WORDS.sub(" ", question)
     text = _ORDINAL_WORDS.sub(" ", text)
     said = []
     for found in _NUMBER.finditer(text):
+        if _PER.search(text, 0, found.start()):
+            continue
         scale = _SCALED.match(text, found.end())
-        said.append((found.group(1), scale.group(1).lower() if scale else ""))
+        said.append((found.group(1).replace(",", ""), scale.group(1).lower() if scale else ""))
     return said
 
 
@@ -162,9 +167,8 @@ def problems(
         if len(said) != 1 or rows > 1:
             found.append(
                 f"the question asks which of {pair[0]!r} or {pair[1]!r}: return only that one "
-                f"(the result has {rows} rows naming {len(said)} of them), e.g. SELECT CASE "
-                f"WHEN (SELECT … for {pair[0]!r}) > (SELECT … for {pair[1]!r}) THEN "
-                f"{pair[0]!r} ELSE {pair[1]!r} END"
+                f"(the result has {rows} rows naming {len(said)} of them), e.g. "
+                + _pair_idiom(question, pair, tables)
             )
     elif asks_one(question) and rows > 1:
         found.append(f"the question asks for one; the result has {rows} rows (ORDER BY … LIMIT 1)")
@@ -206,6 +210,24 @@ def problems(
     return list(dict.fromkeys(found))
 
 
+def _pair_idiom(question: str, pair: tuple[str, str], tables: Sequence[TableInfo]) -> str:
+    """A query that returns one of two named values: rows of a column, or two columns."""
+    a, b = pair
+    for table in tables:
+        columns = {c.original.lower() for c in table.columns}
+        if a.lower() in columns and b.lower() in columns:
+            break  # two columns (votes per candidate): compared in one row
+        for column, values in named_values(question, table).items():
+            held = [v for v in values if v.lower() in (a.lower(), b.lower())]
+            if len(held) == 2:
+                return (
+                    f"SELECT {column} FROM {table.name} WHERE {column} IN ({held[0]!r}, "
+                    f"{held[1]!r}) ORDER BY <the column compared> DESC LIMIT 1 (ASC for the "
+                    "lower)"
+                )
+    return f"SELECT CASE WHEN (SELECT … for {a!r}) > (SELECT … for {b!r}) THEN {a!r} ELSE {b!r} END"
+
+
 _AVERAGE = re.compile(r"\b(?:average|mean)\b", re.I)
 
 
@@ -225,9 +247,12 @@ def _aggregates_left_out(question: str, low_sql: str) -> list[str]:
 def _columns_left_out(question: str, low_sql: str, table: TableInfo) -> list[str]:
     """The columns of ``table`` the question names that the query does not read.
 
-    What "how many" counts is not one ("How many states…" counts rows: ``COUNT(*)``).
+    What "how many" counts is not one ("How many states…" counts rows: ``COUNT(*)``), nor
+    what "all" takes ("the average … across all states" is over every row).
     """
-    counted = re.sub(r"\bhow many\s+(?:of\s+the\s+)?[\w-]+", " ", question.lower())
+    counted = re.sub(
+        r"\b(?:how many\s+(?:of\s+the\s+)?|all\s+(?:the\s+)?)[\w-]+", " ", question.lower()
+    )
     q_words = [w for w in re.findall(r"[a-z0-9]+", counted) if w not in STOPWORDS]
     named = [c for c in table.columns if names_column(q_words, c.original)]
     return [

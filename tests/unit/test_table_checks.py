@@ -350,3 +350,30 @@ def test_a_fitted_model_of_the_signals_gives_a_table_answers_confidence(tmp_path
     assert sure == round(1 / (1 + 2.718281828459045**-2), 3)
     assert unsure is not None and sure is not None and unsure < 0.5 < sure
     assert confidence_module.tool_confidence("table:value:1", path=fit) == round(10 / 11, 3)
+
+
+def test_a_unit_and_a_whole_population_are_not_conditions_the_query_must_use(store):
+    crime = [t for t in store.catalog() if t.name == "crime"]
+    per = "How many states have a murder rate per 100,000 residents above 3?"
+    sql = "SELECT COUNT(*) FROM crime WHERE murder_rate > 3"
+    assert problems(per, sql, result(("n",), (5,)), crime) == []
+    thousands = "How many states have a poverty above 1,500?"
+    assert (
+        problems(
+            thousands, sql.replace("murder_rate > 3", "poverty > 1500"), result(("n",), (0,)), crime
+        )
+        == []
+    )
+    everyone = "What is the average murder rate across all states?"
+    assert (
+        problems(everyone, "SELECT AVG(murder_rate) FROM crime", result(("a",), (5.0,)), crime)
+        == []
+    )
+
+
+def test_a_choice_between_two_rows_is_told_the_query_that_picks_one(store):
+    crime = [t for t in store.catalog() if t.name == "crime"]
+    q = "Which has the higher murder rate: Ohio or Utah?"
+    both = result(("state",), ("Ohio",), ("Utah",))
+    found = problems(q, "SELECT state FROM crime WHERE state IN ('Ohio', 'Utah')", both, crime)
+    assert "WHERE state IN ('Ohio', 'Utah') ORDER BY" in found[0] and "LIMIT 1" in found[0]
