@@ -206,7 +206,7 @@ def tool_confidence(
     """
     fitted = _fit(path)
     model = fitted.get("table_model")
-    if model and signals is not None and kind.startswith("table"):
+    if model and model.get("features") and signals is not None and kind.startswith("table"):
         x = features(signals, model["features"])
         z = model["intercept"] + sum(w * v for w, v in zip(model["weights"], x, strict=True))
         return round(1 / (1 + math.exp(-z)), 3)

@@ -119,7 +119,7 @@ def table_model(records: list[dict[str, Any]]) -> dict[str, Any]:
         "features": names,
         "weights": [round(float(w), 6) for w in weights],
         "intercept": round(float(intercept), 6),
-        "auc_left_out_by_source": round(value, 3),
+        "auc_left_out_by_source": round(value, 3) if names else None,
         "answers": len(answers),
         "wrong": int(len(answers) - labels(answers).sum()),
         "sources": sorted({source_of(r) for r in answers}),

@@ -335,7 +335,7 @@ def fit(records_paths: list[Path], target: Path) -> dict[str, Any]:
         "kinds": dict(sorted(count_kinds(records).items())),
         "table_model": table_model(records),
         "fitted_on": {"records": [str(p) for p in records_paths], "questions": len(records)},
-        "kinds_auc_left_out_by_source": round(kinds_left_out_auc(table_answers(records)), 3),
+        "kinds_auc_left_out_by_source": _rounded(kinds_left_out_auc(table_answers(records))),
     }
     target.write_text(json.dumps(made, indent=2) + "\n", encoding="utf-8")
     return made
@@ -353,6 +353,11 @@ def count_kinds(records: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
             counted["answers"] += 1
             counted["right"] += r["verdict"] == "right"
     return kinds
+
+
+def _rounded(value: float) -> float | None:
+    """``value`` to three places; None for no value (an AUC with no wrong answer)."""
+    return None if value != value else round(value, 3)
 
 
 def kinds_left_out_auc(answers: list[dict[str, Any]]) -> float:

@@ -137,11 +137,12 @@ def _alike(name: str, word: str) -> bool:
 def names_column(question_words: Sequence[str], column: str) -> bool:
     """Whether a question names a column: every word of its name is alike a question word.
 
-    Words under three letters (units: "mm", "g") are left out unless the name has no other.
+    Words under three letters (units: "mm", "g") are left out unless the name has no other;
+    numbers are kept ("population under 15" names ``pop15``, not ``pop75``).
     """
     words = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", column)
     words = [w.lower() for w in words]
-    kept = [w for w in words if len(w) >= 3 and w not in STOPWORDS] or words[:1]
+    kept = [w for w in words if (len(w) >= 3 or w.isdigit()) and w not in STOPWORDS] or words[:1]
     return bool(kept) and all(any(_alike(w, q) for q in question_words) for w in kept)
 
 

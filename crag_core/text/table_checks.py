@@ -42,6 +42,12 @@ _DIFFERENCE = re.compile(
     r"increase[ds]?|decrease[ds]?|grow|grew|fell|rose)\b",
     re.I,
 )
+_RANK = re.compile(
+    r"\b(?:where does .+ rank|what (?:rank|position|place)|rank(?:s|ed)? .*\b(?:counting|from "
+    r"the))\b",
+    re.I,
+)
+"""A question whose answer is a rank: one number, counted."""
 _EACH = re.compile(r"\b(?:each|per|every|by (?:year|month|day|country|state|group))\b", re.I)
 _NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w.,]*\d)")
 _PER = re.compile(r"\bper\s+$", re.I)
@@ -172,6 +178,11 @@ def problems(
             )
     elif asks_one(question) and rows > 1:
         found.append(f"the question asks for one; the result has {rows} rows (ORDER BY … LIMIT 1)")
+    if _RANK.search(question) and not (rows == 1 and _is_number(result)):
+        found.append(
+            "the question asks for a rank: one number, e.g. SELECT COUNT(*) + 1 FROM <table> "
+            "WHERE <column> > (SELECT <column> FROM <table> WHERE <name column> = '<name>')"
+        )
     if _ONE_NUMBER.search(question) and not _EACH.search(question) and rows > 1:
         hint = (
             ": compute it in one SELECT, (SELECT … WHERE <the second>) - (SELECT … WHERE "
@@ -208,6 +219,12 @@ def problems(
         ):
             found.append(f"the question says {number} but the query does not")
     return list(dict.fromkeys(found))
+
+
+def _is_number(result: QueryResult) -> bool:
+    """Whether a result's first row is one number."""
+    values = [v for v, c in zip(result.rows[0], result.columns, strict=True) if c != "_row"]
+    return len(values) == 1 and isinstance(values[0], int | float)
 
 
 def _pair_idiom(question: str, pair: tuple[str, str], tables: Sequence[TableInfo]) -> str:
@@ -280,7 +297,18 @@ def _value_in(value: str, low_sql: str) -> bool:
 
 
 def _is_year_column(number: str, tables: Sequence[TableInfo], low_sql: str) -> bool:
-    """Whether ``number`` names a wide sheet's year column the query reads (``y_2007``)."""
-    return re.search(rf"\b\w*_{re.escape(number)}\b", low_sql) is not None and any(
+    """Whether ``number`` names a column the query reads.
+
+    A wide sheet's year (``y_2007``), or a number in a column's name ("the population over
+    75" of ``pop75``).
+    """
+    if re.search(rf"\b\w*_{re.escape(number)}\b", low_sql) is not None and any(
         c.original.strip() == number for t in tables for c in t.columns
+    ):
+        return True
+    return any(
+        re.search(rf"(?<!\d){re.escape(number)}(?!\d)", c.name)
+        and re.search(rf"\b{re.escape(c.name.lower())}\b", low_sql)
+        for t in tables
+        for c in t.columns
     )

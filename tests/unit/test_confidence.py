@@ -242,7 +242,7 @@ def test_a_tool_answer_carries_its_kinds_share_right_on_calibration(tmp_path):
     made = tmp_path / "crag.jsonl"
     made.write_text("".join(json.dumps(r) + "\n" for r in records))
     target = tmp_path / "tool_confidence.json"
-    tools.fit(made, target)
+    tools.fit([made], target)
     assert json.loads(target.read_text())["kinds"] == {"table": {"answers": 10, "right": 8}}
     assert confidence_module.tool_confidence("table", path=target) == round(9 / 12, 3)
     assert confidence_module.tool_confidence("catalog", path=target) is None  # never measured
@@ -253,4 +253,4 @@ def test_the_tool_fit_refuses_the_test_split(tmp_path):
     made = tmp_path / "crag.jsonl"
     made.write_text(json.dumps({"id": tested["id"], "used": "table", "verdict": "right"}) + "\n")
     with pytest.raises(SystemExit, match="not of the calibration split"):
-        tools.fit(made, tmp_path / "tool_confidence.json")
+        tools.fit([made], tmp_path / "tool_confidence.json")

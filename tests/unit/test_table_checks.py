@@ -17,6 +17,7 @@ from crag_core.text.sql import (
     missing_values,
     misspelled,
     named_values,
+    names_column,
     result_answer,
     schema,
     table_plan,
@@ -377,3 +378,19 @@ def test_a_choice_between_two_rows_is_told_the_query_that_picks_one(store):
     both = result(("state",), ("Ohio",), ("Utah",))
     found = problems(q, "SELECT state FROM crime WHERE state IN ('Ohio', 'Utah')", both, crime)
     assert "WHERE state IN ('Ohio', 'Utah') ORDER BY" in found[0] and "LIMIT 1" in found[0]
+
+
+def test_a_rank_is_one_number_and_a_number_in_a_column_name_is_no_condition(store):
+    crime = [t for t in store.catalog() if t.name == "crime"]
+    q = "Where does Ohio rank by murder rate, counting from the highest?"
+    named = problems(
+        q, "SELECT state FROM crime ORDER BY murder_rate DESC", result(("state",), ("Ohio",)), crime
+    )
+    assert any("asks for a rank" in p for p in named)
+    counted = (
+        "SELECT COUNT(*) + 1 FROM crime WHERE murder_rate > "
+        "(SELECT murder_rate FROM crime WHERE state = 'Ohio')"
+    )
+    assert problems(q, counted, result(("n",), (4,)), crime) == []
+    assert names_column(["population", "under", "15"], "pop15")
+    assert not names_column(["population", "under", "15"], "pop75")
