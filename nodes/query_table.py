@@ -20,11 +20,13 @@ from crag_core.text.sql import (
     asked_tables,
     did_you_mean,
     extract_sql,
+    held_by,
     incidental,
     missing_values,
     misspelled,
     result_answer,
     schema,
+    unasked_values,
 )
 from crag_core.text.sql_grammar import select_grammar
 from crag_core.text.table_checks import alternatives, asks_one, problems
@@ -198,12 +200,17 @@ def run_query(
     if spelled:
         return result, "", False, "; ".join(spelled)
     read = [t for t in tables if t.name in result.tables]
+    unasked = unasked_values(sql, read, question) if question else []
+    if unasked:
+        return result, "", False, "; ".join(unasked)
     premise = missing_values(sql, read, catalog) or absent_numbers(store, sql, read, ranges)
     if premise and not any(incidental(t) for t in read):
         return result, " ".join(premise), True, ""
     answer = result_answer(result, question)
     if not answer:
-        return result, "", False, "it returned no rows" + (f" ({premise[0]})" if premise else "")
+        held = held_by(sql, read or tables, ranges or {})
+        why = premise[0] if premise else held
+        return result, "", False, "it returned no rows" + (f" ({why})" if why else "")
     found = problems(question, sql, result, tables, ranges)
     return result, answer, False, "; ".join(found)
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from crag_core.text.table_shapes import Cell, ColumnInfo, QueryResult, TableInfo
+from crag_core.text.table_shapes import Cell, ColumnInfo, QueryResult, TableInfo, sql_name
 from crag_core.text.words import STOPWORDS
 
 MAX_TABLES = 3
@@ -249,7 +249,7 @@ def schema(
                 note += f" — from {_plain(low)} to {_plain(high)}"
             kind = "TEXT" if c.type == "DATE" else c.type
             date = " (ISO date text)" if c.type == "DATE" else ""
-            lines.append(f"  {c.name} {kind}, -- {note}{date}")
+            lines.append(f"  {sql_name(c.name)} {kind}, -- {note}{date}")
         lines[-1] = lines[-1].replace(",", "", 1)
         years = year_columns(table)
         if len(years) >= 3:
@@ -375,6 +375,74 @@ def missing_values(
             holds = ", ".join(column.values[:SHOWN_VALUES])
             missing.append(f"{table.label} has no {column.original} {value!r} (it has {holds}).")
     return list(dict.fromkeys(missing))
+
+
+def _said(value: str, question: str, column: str) -> bool:
+    """Whether the question says a value of ``column``: each of its words, in any number.
+
+    Its words that are no value's (stopwords, the column's own name: "all occupations") are
+    not counted; a value of none else is not said.
+    """
+    words = re.findall(r"[a-z0-9]+", question.lower())
+    own = {w.rstrip("s") for w in re.findall(r"[a-z0-9]+", column.lower())}
+    kept = [
+        w
+        for w in re.findall(r"[a-z0-9]+", value.lower())
+        if w not in STOPWORDS and w.rstrip("s") not in own
+    ]
+    return bool(kept) and all(any(w.rstrip("s") == q.rstrip("s") for q in words) for w in kept)
+
+
+def unasked_values(sql: str, tables: Sequence[TableInfo], question: str) -> list[str]:
+    """A query's compared values that the question does not say and the column does not hold.
+
+    "occupation = 'all'" for "the average … across all occupations": no false premise (the
+    question presumes no such occupation) but a query to write again, told what the column
+    holds. As feedback; [] when every compared value is held or said.
+    """
+    listed = {
+        c.name.lower(): c
+        for t in tables
+        for c in t.columns
+        if c.values and c.distinct <= len(c.values)
+    }
+    found = []
+    for name, value in equalities(sql):
+        column = listed.get(name.lower())
+        if column is None or "%" in value or _said(value, question, column.original):
+            continue
+        if value.lower() in {v.lower() for v in column.values} or near_value(value, column):
+            continue
+        holds = ", ".join(repr(v) for v in column.values[:SHOWN_VALUES])
+        found.append(
+            f"the query compares {column.name} with {value!r}, which the question does not "
+            f"say and the column does not hold (it has {holds})"
+        )
+    return found
+
+
+_COMPARED = re.compile(r"\b(\w+)\s*(?:=|==|!=|<>|<=|>=|<|>|\bLIKE\b|\bBETWEEN\b|\bIN\b)", re.I)
+
+
+def held_by(sql: str, tables: Sequence[TableInfo], spans: dict[str, dict[str, Span]]) -> str:
+    """What the columns a query compares hold, for a query that found no rows.
+
+    "month holds 5 to 9; date holds '1967-06-30' to '2015-04-30'" — a month named
+    "July" compared with a column of numbers, a day with month ends.
+    """
+    said = []
+    for name in dict.fromkeys(n.lower() for n in _COMPARED.findall(sql)):
+        for table in tables:
+            column = next((c for c in table.columns if c.name.lower() == name), None)
+            if column is None:
+                continue
+            if column.name in spans.get(table.name, {}):
+                low, high = spans[table.name][column.name]
+                said.append(f"{column.name} holds {low!r} to {high!r}")
+            elif column.values:
+                some = ", ".join(repr(v) for v in column.values[:SHOWN_VALUES])
+                said.append(f"{column.name} holds {some}")
+    return "; ".join(said)
 
 
 def misspelled(sql: str, tables: Sequence[TableInfo]) -> list[str]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 
-from crag_core.text.table_shapes import ALLOWED_FUNCTIONS, TableInfo
+from crag_core.text.table_shapes import ALLOWED_FUNCTIONS, RESERVED, TableInfo
 
 KEYWORDS = tuple(
     """
@@ -54,10 +54,11 @@ def _either(options: Iterable[str]) -> str:
 
 
 def _names(names: Sequence[str]) -> str:
-    """Each name bare, in double quotes or in backticks."""
+    """Each name bare (unless it is an SQL word: ``order``), in double quotes or in backticks."""
     forms = []
     for name in names:
-        forms += [_literal(name), _literal(f'"{name}"'), _literal(f"`{name}`")]
+        bare = [] if name.lower() in RESERVED else [_literal(name)]
+        forms += [*bare, _literal(f'"{name}"'), _literal(f"`{name}`")]
     return _either(forms)
 
 

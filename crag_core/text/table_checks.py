@@ -48,6 +48,10 @@ _RANK = re.compile(
     re.I,
 )
 """A question whose answer is a rank: one number, counted."""
+_MISSING = re.compile(
+    r"\b(?:missing|empty|blank|not recorded|no (?:reading|value|data|entry))\b", re.I
+)
+"""A question about cells with no value: NULL in the store."""
 _EACH = re.compile(r"\b(?:each|per|every|by (?:year|month|day|country|state|group))\b", re.I)
 _NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w.,]*\d)")
 _PER = re.compile(r"\bper\s+$", re.I)
@@ -178,6 +182,11 @@ def problems(
             )
     elif asks_one(question) and rows > 1:
         found.append(f"the question asks for one; the result has {rows} rows (ORDER BY … LIMIT 1)")
+    if _MISSING.search(question) and " null" not in sql.lower():
+        found.append(
+            "the question asks about missing values: an empty cell is NULL, e.g. WHERE <column> "
+            "IS NULL"
+        )
     if _RANK.search(question) and not (rows == 1 and _is_number(result)):
         found.append(
             "the question asks for a rank: one number, e.g. SELECT COUNT(*) + 1 FROM <table> "

@@ -21,6 +21,23 @@ ALLOWED_FUNCTIONS = frozenset(
 )
 """The SQL functions a query may call (no ``load_extension``, ``zeroblob``, ``randomblob``…)."""
 
+RESERVED = frozenset(
+    """
+    add all alter and as asc between by case cast check collate column commit constraint create
+    cross current default delete desc distinct drop else end escape except exists filter for
+    foreign from full glob group having if in index inner insert intersect into is isnull join
+    key left like limit match natural not notnull null of offset on or order outer over
+    partition primary range references regexp right rows select set table then to union unique
+    update using values when where window with
+    """.split()
+)
+"""SQL words a column may be named but a query cannot write bare (``msleep``'s ``order``)."""
+
+
+def sql_name(name: str) -> str:
+    """A column's name as a query writes it: quoted when it is an SQL word (``"order"``)."""
+    return f'"{name}"' if name.lower() in RESERVED else name
+
 
 @dataclass(frozen=True)
 class Column:

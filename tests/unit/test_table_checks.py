@@ -12,6 +12,7 @@ from crag.run import run_question
 from crag_core.errors import TableQueryError
 from crag_core.schema.context import Context
 from crag_core.text.sql import (
+    held_by,
     incidental,
     match_tables,
     missing_values,
@@ -21,9 +22,10 @@ from crag_core.text.sql import (
     result_answer,
     schema,
     table_plan,
+    unasked_values,
 )
 from crag_core.text.table_checks import alternatives, problems
-from crag_core.text.table_shapes import QueryResult
+from crag_core.text.table_shapes import QueryResult, sql_name
 from nodes import confidence as confidence_module
 from nodes.confidence import table_kind
 from nodes.query_table import spans
@@ -394,3 +396,44 @@ def test_a_rank_is_one_number_and_a_number_in_a_column_name_is_no_condition(stor
     assert problems(q, counted, result(("n",), (4,)), crime) == []
     assert names_column(["population", "under", "15"], "pop15")
     assert not names_column(["population", "under", "15"], "pop75")
+
+
+def test_a_value_the_question_does_not_say_is_no_false_premise(store):
+    crime = [t for t in store.catalog() if t.name == "crime"]
+    everyone = "What is the average murder rate across all states?"
+    invented = "SELECT AVG(murder_rate) FROM crime WHERE state = 'all'"
+    (told,) = unasked_values(invented, crime, everyone)
+    assert "compares state with 'all'" in told and "'Alabama'" in told
+    named = "What was the murder rate in Puerto Rico?"
+    assert (
+        unasked_values("SELECT murder_rate FROM crime WHERE state = 'Puerto Rico'", crime, named)
+        == []
+    )
+
+
+def test_a_query_that_finds_nothing_is_told_what_its_columns_hold(store):
+    crime = [t for t in store.catalog() if t.name == "crime"]
+    ranges = {"crime": spans(store, crime[0])}
+    held = held_by("SELECT poverty FROM crime WHERE year = 1999 AND state = 'Ohio'", crime, ranges)
+    assert "year holds 2009 to 2009" in held and "state holds 'Alabama'" in held
+
+
+def test_missing_values_are_asked_of_null_and_sql_words_are_quoted(store):
+    crime = [t for t in store.catalog() if t.name == "crime"]
+    q = "How many states have a missing poverty rate?"
+    empty = problems(
+        q, "SELECT COUNT(*) FROM crime WHERE poverty = ''", result(("n",), (0,)), crime
+    )
+    assert any("IS NULL" in p for p in empty)
+    assert (
+        problems(q, "SELECT COUNT(*) FROM crime WHERE poverty IS NULL", result(("n",), (0,)), crime)
+        == []
+    )
+    assert sql_name("order") == '"order"' and sql_name("species") == "species"
+
+
+def test_a_column_named_by_an_sql_word_is_written_quoted_under_the_grammar():
+    from crag_core.text.sql_grammar import _names
+
+    assert _names(["order"]) == '"\\"order\\"" | "`order`"'
+    assert _names(["genus"]).startswith('"genus" | ')
