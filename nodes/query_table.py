@@ -121,6 +121,8 @@ def query_table(state: RAGState, runtime: Runtime[Context], services: Services) 
             rejected = f"{answer!r} ({reason})"
         feedback = f"-- This query failed: {sql}\n-- Why: {reason}\n-- Write a corrected query.\n"
     why = f"its answer {rejected} did not pass its checks" if rejected else reason
+    if sql:
+        why += f"; its last query: {sql}"
     if computes(question) and tables and not any(incidental(t) for t in tables):
         said = "the text was not searched: it cannot compute over a table's rows"
         return update | {
