@@ -29,7 +29,7 @@ from crag_core.text.sql import (
     unasked_values,
 )
 from crag_core.text.sql_grammar import select_grammar
-from crag_core.text.table_checks import alternatives, asks_one, problems
+from crag_core.text.table_checks import alternatives, asks_one, idiom, problems
 from crag_core.text.table_shapes import QueryResult, TableInfo
 from nodes.answers import NO_ANSWER
 from nodes.common import question_of, reports
@@ -119,7 +119,11 @@ def query_table(state: RAGState, runtime: Runtime[Context], services: Services) 
             }
         if answer:
             rejected = f"{answer!r} ({reason})"
-        feedback = f"-- This query failed: {sql}\n-- Why: {reason}\n-- Write a corrected query.\n"
+        shape = idiom(question, tables)
+        example = f"-- A query of this kind: {shape}\n" if shape and "e.g." not in reason else ""
+        feedback = (
+            f"-- This query failed: {sql}\n-- Why: {reason}\n{example}-- Write a corrected query.\n"
+        )
     why = f"its answer {rejected} did not pass its checks" if rejected else reason
     if sql:
         why += f"; its last query: {sql}"

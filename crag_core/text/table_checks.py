@@ -188,10 +188,7 @@ def problems(
             "IS NULL"
         )
     if _RANK.search(question) and not (rows == 1 and _is_number(result)):
-        found.append(
-            "the question asks for a rank: one number, e.g. SELECT COUNT(*) + 1 FROM <table> "
-            "WHERE <column> > (SELECT <column> FROM <table> WHERE <name column> = '<name>')"
-        )
+        found.append(f"the question asks for a rank: one number, e.g. {_RANK_IDIOM}")
     if _ONE_NUMBER.search(question) and not _EACH.search(question) and rows > 1:
         hint = (
             ": compute it in one SELECT, (SELECT … WHERE <the second>) - (SELECT … WHERE "
@@ -228,6 +225,31 @@ def problems(
         ):
             found.append(f"the question says {number} but the query does not")
     return list(dict.fromkeys(found))
+
+
+def idiom(question: str, tables: Sequence[TableInfo]) -> str:
+    """The shape of query a question of a kind needs ("" for a plain one), for a retry.
+
+    One of two named values, a rank, a difference between two named rows: the kinds whose
+    first query is most often malformed (``hp - hp FROM … - hp FROM …``).
+    """
+    pair = alternatives(question)
+    if pair is not None:
+        return _pair_idiom(question, pair, tables)
+    if _RANK.search(question):
+        return _RANK_IDIOM
+    if _DIFFERENCE.search(question):
+        return (
+            "SELECT (SELECT <column> FROM <table> WHERE <name column> = '<first>') - "
+            "(SELECT <column> FROM <table> WHERE <name column> = '<second>')"
+        )
+    return ""
+
+
+_RANK_IDIOM = (
+    "SELECT COUNT(*) + 1 FROM <table> WHERE <column> > (SELECT <column> FROM <table> WHERE "
+    "<name column> = '<name>')"
+)
 
 
 def _is_number(result: QueryResult) -> bool:

@@ -437,3 +437,18 @@ def test_a_column_named_by_an_sql_word_is_written_quoted_under_the_grammar():
 
     assert _names(["order"]) == '"\\"order\\"" | "`order`"'
     assert _names(["genus"]).startswith('"genus" | ')
+
+
+def test_a_malformed_query_is_written_again_with_the_shape_its_kind_needs(fake_services, store):
+    q = "How much higher is the murder rate of Ohio than that of Utah?"
+    broken = "SELECT murder_rate - murder_rate FROM crime WHERE state = 'Ohio' - murder_rate FROM"
+    right = (
+        "SELECT (SELECT murder_rate FROM crime WHERE state = 'Ohio') - "
+        "(SELECT murder_rate FROM crime WHERE state = 'Utah')"
+    )
+    llm = make_llm(sql_responder(broken, right))
+    fake_services(llm=llm, tables=store)
+    out = run_question(q, Context(min_confidence=0.0))
+    retry = [c["text"] for c in llm.calls if c["prompt"] == "write_sql"][1]
+    assert "syntax error" in retry and "A query of this kind: SELECT (SELECT" in retry
+    assert out.state["answer"] == "-3"  # Ohio 4.5, Utah 7.5 in CRIME
