@@ -143,8 +143,14 @@ _NUMBER = re.compile(r"^-?[\d,]*\.?\d+%?$")
 
 
 def table_signals(
-    question: str, sql: str, result: QueryResult, tables: list[TableInfo], answer: str, kind: str
-) -> dict[str, float]:
+    question: str,
+    sql: str,
+    result: QueryResult,
+    tables: list[TableInfo],
+    answer: str,
+    kind: str,
+    judged: float | None = None,
+) -> dict[str, float | None]:
     """What a table answer's query and result say about it, for its fitted confidence.
 
     Its kind (``table_kind``: a retry, a false premise, one value, a row, a list); what the
@@ -152,7 +158,9 @@ def table_signals(
     query does (aggregates, orders and cuts, filters); how well the question names what
     the query read: the columns and values it names in the tables read, and the columns read
     that it names neither by their name nor by a value they hold (a column the model had to
-    guess: "fuel economy" read as ``mpg``); how many tables it could have been asked of.
+    guess: "fuel economy" read as ``mpg``); how many tables it could have been asked of; and
+    ``judged``, the model's P(yes) that the result answers the question (``check_sql``; None:
+    not asked).
     """
     low = sql.lower()
     read = [t for t in tables if t.name in result.tables] or tables
@@ -188,11 +196,12 @@ def table_signals(
         "guessed": float(len(guessed)),
         "tables": float(len(tables)),
         "number": float(bool(_NUMBER.match(answer.strip()))),
+        "judged": judged,
     }
 
 
 def tool_confidence(
-    kind: str, signals: dict[str, float] | None = None, path: Path = TOOL_FIT
+    kind: str, signals: Mapping[str, float | None] | None = None, path: Path = TOOL_FIT
 ) -> float | None:
     """P(right) of a tool's answer of ``kind``, from its tool's answers when calibrated.
 

@@ -373,7 +373,11 @@ def kinds_left_out_auc(answers: list[dict[str, Any]]) -> float:
         def score(train: list[dict[str, Any]], scored: list[dict[str, Any]]) -> Any:
             path = Path(tmp) / f"{len(list(Path(tmp).iterdir()))}.json"  # read once: cached
             path.write_text(json.dumps({"kinds": count_kinds(train)}), encoding="utf-8")
-            return [tool_confidence(r.get("answer_kind") or "table", path=path) for r in scored]
+            share = tool_confidence("table", path=path) or 0.0  # each kind against its fold's
+            return [
+                (tool_confidence(r.get("answer_kind") or "table", path=path) or 0.0) - share
+                for r in scored
+            ]
 
         return auc(left_out(answers, score), labels(answers))
 

@@ -200,7 +200,7 @@ class OutputState(TypedDict, total=False):
     answer_kind: Annotated[str, PER_TURN]
     """For a table's answer, the kind its confidence is counted by (``table:value:1``: one
     value, from the first query; ``nodes.confidence.table_kind``); "" for any other."""
-    tool_signals: Annotated[dict[str, float], PER_TURN]
+    tool_signals: Annotated[dict[str, float | None], PER_TURN]
     """For a table's answer, what its query and result say about it, its confidence's inputs
     (``nodes.confidence.table_signals``); empty for any other."""
     parts: Annotated[list[Part], PER_TURN, operator.add]

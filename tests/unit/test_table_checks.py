@@ -452,3 +452,19 @@ def test_a_malformed_query_is_written_again_with_the_shape_its_kind_needs(fake_s
     retry = [c["text"] for c in llm.calls if c["prompt"] == "write_sql"][1]
     assert "syntax error" in retry and "A query of this kind: SELECT (SELECT" in retry
     assert out.state["answer"] == "-3"  # Ohio 4.5, Utah 7.5 in CRIME
+
+
+def test_a_table_answer_is_judged_in_one_call_that_reuses_the_sql_prompts_opening(
+    fake_services, store
+):
+    q = "What was the murder rate in Ohio?"
+    llm = make_llm(sql_responder("SELECT murder_rate FROM crime WHERE state = 'Ohio'"))
+    fake_services(llm=llm, tables=store)
+    out = run_question(q, Context(min_confidence=0.0))
+    (wrote,) = [c["text"] for c in llm.calls if c["prompt"] == "write_sql"]
+    (judged,) = [c["text"] for c in llm.calls if c["prompt"] == "check_sql"]
+    opening = wrote[: wrote.index("-- Question:")] + f"-- Question: {q}\n"
+    assert judged.startswith(opening)  # the model server's prompt cache holds it already
+    assert "murder_rate: 4.5" in judged
+    assert out.state["tool_signals"]["judged"] == 1.0  # the fake model says yes for sure
+    assert out.state["prompt_versions"]["check_sql"] == "v1"
