@@ -25,7 +25,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: bench-tools-unseen bench-table-text bench-resource-attacks bench-cache-threshold bench-encoder bench-converters bench-keyword-sync bench-prompt-layout bench-whole-answers calibrate-confidence setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-system test-integration lint graph-diagram clean
+.PHONY: calibrate-tools bench-tools-unseen bench-table-text bench-resource-attacks bench-cache-threshold bench-encoder bench-converters bench-keyword-sync bench-prompt-layout bench-whole-answers calibrate-confidence setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-system test-integration lint graph-diagram clean
 
 setup: $(STAMP) model
 
@@ -164,6 +164,16 @@ bench-tools: setup dev
 UNSEEN_OUT ?= docs/benchmarks/unseen/$(shell git rev-parse --short HEAD)
 bench-tools-unseen: setup dev
 	$(BIN)/python -m benchmarks.measurements.tools run --set unseen --pipelines naive,crag --out $(UNSEEN_OUT) $(UNSEEN_FLAGS)
+
+# The tools' confidence (nodes/tool_confidence.json): the graph on the table and catalog
+# questions of the tools set's calibration split and on the table calibration set
+# (benchmarks/data/rtables), then the fit of the table answers' model, chosen leaving one table
+# out (~35 min).
+TOOLS_CAL_OUT ?= docs/benchmarks/tools/cal-$(shell git rev-parse --short HEAD)
+calibrate-tools: setup dev
+	$(BIN)/python -m benchmarks.measurements.tools run --split calibration --tool table,catalog --pipelines crag --out $(TOOLS_CAL_OUT)/tools
+	$(BIN)/python -m benchmarks.measurements.tools run --set rtables --split calibration --pipelines crag --out $(TOOLS_CAL_OUT)/rtables
+	$(BIN)/python -m benchmarks.measurements.tools fit --records $(TOOLS_CAL_OUT)/tools/crag.jsonl,$(TOOLS_CAL_OUT)/rtables/crag.jsonl
 
 # The SQL of the table questions: a plain schema prompt vs the shipped prompt, free and under
 # the grammar of real names (one query each; SQL_SPLIT=calibration to choose).

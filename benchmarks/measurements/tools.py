@@ -483,6 +483,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", default="test", choices=["test", "calibration"])
     parser.add_argument("--per-template", type=int, default=0, help="0: every question")
     parser.add_argument("--templates", default="", help="only these (comma-separated)")
+    parser.add_argument("--tool", default="", help="only questions for these tools (table,…)")
     parser.add_argument("--data", type=Path, default=Path("out/tools-data"), help="its store")
     parser.add_argument(
         "--pipelines", default=",".join(PIPELINES), help="some of " + ", ".join(PIPELINES)
@@ -515,6 +516,8 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [r for r in read_records(qset.questions) if r["split"] == args.split]
     if args.templates:
         chosen = [r for r in chosen if r["template"] in args.templates.split(",")]
+    if args.tool:
+        chosen = [r for r in chosen if r["tool"] in args.tool.split(",")]
     if args.per_template:
         taken: Counter[str] = Counter()
         kept = []
