@@ -236,14 +236,32 @@ def idiom(question: str, tables: Sequence[TableInfo]) -> str:
     pair = alternatives(question)
     if pair is not None:
         return _pair_idiom(question, pair, tables)
+    table, column, values = _named_rows(question, tables)
     if _RANK.search(question):
+        if values:
+            return (
+                f"SELECT COUNT(*) + 1 FROM {table} WHERE <column> > (SELECT <column> FROM "
+                f"{table} WHERE {column} = {values[0]!r})"
+            )
         return _RANK_IDIOM
     if _DIFFERENCE.search(question):
+        first, second = (values + ["<second>"])[:2] if values else ["<first>", "<second>"]
+        table, column = table or "<table>", column or "<name column>"
         return (
-            "SELECT (SELECT <column> FROM <table> WHERE <name column> = '<first>') - "
-            "(SELECT <column> FROM <table> WHERE <name column> = '<second>')"
+            f"SELECT (SELECT <column> FROM {table} WHERE {column} = {first!r}) - "
+            f"(SELECT <column> FROM {table} WHERE {column} = {second!r})"
         )
     return ""
+
+
+def _named_rows(question: str, tables: Sequence[TableInfo]) -> tuple[str, str, list[str]]:
+    """The table, its column and the values of it that the question names, in its order."""
+    low = question.lower()
+    for table in tables:
+        for column, values in named_values(question, table).items():
+            ordered = sorted(values, key=lambda v: low.find(v.lower()) % (len(low) + 1))
+            return table.name, column, ordered
+    return "", "", []
 
 
 _RANK_IDIOM = (
