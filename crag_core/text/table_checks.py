@@ -182,6 +182,12 @@ def problems(
             )
     elif asks_one(question) and rows > 1:
         found.append(f"the question asks for one; the result has {rows} rows (ORDER BY … LIMIT 1)")
+    scaled = _scaled_by_unit(question, sql)
+    if scaled:
+        found.append(
+            f"the question's {scaled!r} is the unit the column is in: read the column as it is, "
+            "without scaling it"
+        )
     if _MISSING.search(question) and " null" not in sql.lower():
         found.append(
             "the question asks about missing values: an empty cell is NULL, e.g. WHERE <column> "
@@ -268,6 +274,25 @@ _RANK_IDIOM = (
     "SELECT COUNT(*) + 1 FROM <table> WHERE <column> > (SELECT <column> FROM <table> WHERE "
     "<name column> = '<name>')"
 )
+
+
+_UNIT = re.compile(
+    r"\bper\s+(\d{1,3}(?:,\d{3})+|\d+)|\bhow many (thousand|million|billion)\b|"
+    r"\bin (thousand|million|billion)s\b",
+    re.I,
+)
+"""A unit the question states: "per 100,000 residents", "how many thousand telephones"."""
+
+
+def _scaled_by_unit(question: str, sql: str) -> str:
+    """The unit a query scales by, though it is what the column is in ("" when none)."""
+    for found in _UNIT.finditer(question):
+        said = found.group(0)
+        number = found.group(1) or str(int(_SCALES[(found.group(2) or found.group(3)).lower()]))
+        value = number.replace(",", "")
+        if re.search(rf"[*/]\s*{value}(?:\.0+)?\b|\b{value}(?:\.0+)?\s*[*/]", sql):
+            return said
+    return ""
 
 
 def _is_number(result: QueryResult) -> bool:

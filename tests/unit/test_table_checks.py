@@ -471,3 +471,13 @@ def test_a_table_answer_is_judged_in_one_call_that_reuses_the_sql_prompts_openin
     assert "murder_rate: 4.5" in judged
     assert out.state["tool_signals"]["judged"] == 1.0  # the fake model says yes for sure
     assert out.state["prompt_versions"]["check_sql"] == "v1"
+
+
+def test_a_unit_the_question_states_is_not_scaled_by(store):
+    crime = [t for t in store.catalog() if t.name == "crime"]
+    q = "What is the murder rate per 100,000 residents of Ohio?"
+    scaled = "SELECT murder_rate * 100000 FROM crime WHERE state = 'Ohio'"
+    found = problems(q, scaled, result(("m",), (450000.0,)), crime)
+    assert any("'per 100,000' is the unit" in p for p in found)
+    plain = "SELECT murder_rate FROM crime WHERE state = 'Ohio'"
+    assert problems(q, plain, result(("m",), (4.5,)), crime) == []
