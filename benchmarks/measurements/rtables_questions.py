@@ -19,13 +19,12 @@ import csv
 import datetime as dt
 import random
 import statistics
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from benchmarks import DATA
-from benchmarks.measurements.tools_questions import q
+from benchmarks.measurements.tools_questions import numbered, q
 
 RTABLES = DATA / "rtables"
 QUESTIONS = RTABLES / "questions.jsonl"
@@ -519,13 +518,7 @@ def build() -> list[dict[str, Any]]:
         *_economics(rng),
         *_phones(rng),
     ]
-    seen: Counter[str] = Counter()
-    out = []
-    for row in made:
-        seen[row["template"]] += 1
-        n = seen[row["template"]]
-        out.append(row | {"id": f"{row['template']}-{n:02d}", "split": "calibration"})
-    return out
+    return numbered(made, "calibration")
 
 
 __all__ = ["FILES", "MODIFIED", "QUESTIONS", "build"]

@@ -469,6 +469,16 @@ def q(
     }
 
 
+def numbered(made: list[dict[str, Any]], split: str) -> list[dict[str, Any]]:
+    """Each question with its id (its template and its number in it) and ``split``."""
+    seen: Counter[str] = Counter()
+    out = []
+    for row in made:
+        seen[row["template"]] += 1
+        out.append(row | {"id": f"{row['template']}-{seen[row['template']]:02d}", "split": split})
+    return out
+
+
 def build(squad: Path) -> list[dict[str, Any]]:
     """Every question, with an id and a split (each template 40/60, a fixed seed)."""
     rng = random.Random(SEED)

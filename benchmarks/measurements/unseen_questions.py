@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import DATA
-from benchmarks.measurements.tools_questions import q
+from benchmarks.measurements.tools_questions import numbered, q
 
 UNSEEN = DATA / "unseen"
 QUESTIONS = UNSEEN / "questions.jsonl"
@@ -788,12 +788,7 @@ def build() -> list[dict[str, Any]]:
         *_prose(rng),
         *_collection(),
     ]
-    seen: Counter[str] = Counter()
-    out = []
-    for row in made:
-        seen[row["template"]] += 1
-        out.append(row | {"id": f"{row['template']}-{seen[row['template']]:02d}", "split": "test"})
-    return out
+    return numbered(made, "test")
 
 
 def files() -> dict[str, Path]:
