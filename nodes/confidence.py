@@ -149,7 +149,6 @@ def table_signals(
     tables: list[TableInfo],
     answer: str,
     kind: str,
-    judged: float | None = None,
 ) -> dict[str, float | None]:
     """What a table answer's query and result say about it, for its fitted confidence.
 
@@ -158,9 +157,7 @@ def table_signals(
     query does (aggregates, orders and cuts, filters); how well the question names what
     the query read: the columns and values it names in the tables read, and the columns read
     that it names neither by their name nor by a value they hold (a column the model had to
-    guess: "fuel economy" read as ``mpg``); how many tables it could have been asked of; and
-    ``judged``, the model's P(yes) that the result answers the question (``check_sql``; None:
-    not asked).
+    guess: "fuel economy" read as ``mpg``); how many tables it could have been asked of.
     """
     low = sql.lower()
     read = [t for t in tables if t.name in result.tables] or tables
@@ -196,7 +193,6 @@ def table_signals(
         "guessed": float(len(guessed)),
         "tables": float(len(tables)),
         "number": float(bool(_NUMBER.match(answer.strip()))),
-        "judged": judged,
     }
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from crag_core.clients.llm import complete, takes_grammar, yes_probability
+from crag_core.clients.llm import complete, takes_grammar
 from crag_core.clients.services import Services
 from crag_core.clients.table_store import TableStore
 from crag_core.errors import CragError, TableQueryError
@@ -104,9 +104,7 @@ def query_table(state: RAGState, runtime: Runtime[Context], services: Services) 
         result, answer, premise, reason = run_query(store, sql, tables, catalog, question, ranges)
         if result and answer and not reason:
             kind = table_kind(result, premise, attempt)
-            judged, versions = judge(state, ctx, services, text, question, sql, result, answer)
-            update["prompt_versions"] |= versions
-            measured = table_signals(question, sql, result, tables, answer, kind, judged)
+            measured = table_signals(question, sql, result, tables, answer, kind)
             confidence = tool_confidence(kind, measured)
             update |= {"answer_kind": kind, "tool_signals": measured}
             if confidence is not None and confidence < ctx.min_confidence:
@@ -141,29 +139,6 @@ def query_table(state: RAGState, runtime: Runtime[Context], services: Services) 
         "sql": sql,
         "warnings": [f"No table answered the question ({why}); the text was searched."],
     }
-
-
-def judge(
-    state: RAGState,
-    ctx: Context,
-    services: Services,
-    text: str,
-    question: str,
-    sql: str,
-    result: QueryResult,
-    answer: str,
-) -> tuple[float | None, dict[str, str]]:
-    """The model's P(yes) that ``result`` answers ``question`` (``check_sql``), and its version.
-
-    One short call: the prompt opens as ``write_sql``'s did (the schema and the question), so
-    the model server reads only the query and its result. A confidence input, not a gate of
-    its own. None when the reply is neither yes nor no.
-    """
-    shown = ", ".join(c for c in result.columns if c != "_row") + ": " + answer
-    prompt, recorded = render(
-        state, ctx, "check_sql", schema=text, question=question, sql=sql, result=shown
-    )
-    return yes_probability(services.llm, prompt), recorded.get("prompt_versions", {})
 
 
 def computes(question: str) -> bool:

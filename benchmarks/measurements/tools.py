@@ -315,13 +315,19 @@ def confidence_kind(record: dict[str, Any]) -> str:
     return record["used"] if record.get("used") in ("table", "catalog") else ""
 
 
+MODEL_GAIN = 0.02
+"""The left-out AUC by which the signals' model must beat the kinds' counts to be used."""
+
+
 def fit(records_paths: list[Path], target: Path) -> dict[str, Any]:
     """Fit the tools' confidence on calibration runs; write ``target``.
 
     The table and catalog answers counted by kind, and the table answers' model of their
     signals (``benchmarks.calibration.tool_confidence``), chosen and scored leave one source
-    (table) out, beside the kinds' counts scored the same way. Only calibration records
-    count (a test question's record is refused: the test split reports, it does not fit).
+    (table) out, beside the kinds' counts scored the same way; the model is used only when it
+    ranks by ``MODEL_GAIN`` better (else it is written as ``table_model_not_used``). Only
+    calibration records count (a test question's record is refused: the test split reports,
+    it does not fit).
     An answer is right or not as ``judge`` said; "I don't know" is no answer.
     """
     from benchmarks.calibration.tool_confidence import table_answers, table_model
@@ -331,11 +337,15 @@ def fit(records_paths: list[Path], target: Path) -> dict[str, Any]:
     tested = [r["id"] for r in records if split.get(r["id"]) != "calibration"]
     if tested:
         raise SystemExit(f"{len(tested)} records are not of the calibration split: {tested[:3]}")
+    model = table_model(records)
+    kinds_auc = _rounded(kinds_left_out_auc(table_answers(records)))
+    model_auc = model["auc_left_out_by_source"]
+    better = model_auc is not None and (kinds_auc is None or model_auc >= kinds_auc + MODEL_GAIN)
     made = {
         "kinds": dict(sorted(count_kinds(records).items())),
-        "table_model": table_model(records),
+        "table_model" if better else "table_model_not_used": model,
         "fitted_on": {"records": [str(p) for p in records_paths], "questions": len(records)},
-        "kinds_auc_left_out_by_source": _rounded(kinds_left_out_auc(table_answers(records))),
+        "kinds_auc_left_out_by_source": kinds_auc,
     }
     target.write_text(json.dumps(made, indent=2) + "\n", encoding="utf-8")
     return made

@@ -457,22 +457,6 @@ def test_a_malformed_query_is_written_again_with_the_shape_its_kind_needs(fake_s
     assert out.state["answer"] == "-3"  # Ohio 4.5, Utah 7.5 in CRIME
 
 
-def test_a_table_answer_is_judged_in_one_call_that_reuses_the_sql_prompts_opening(
-    fake_services, store
-):
-    q = "What was the murder rate in Ohio?"
-    llm = make_llm(sql_responder("SELECT murder_rate FROM crime WHERE state = 'Ohio'"))
-    fake_services(llm=llm, tables=store)
-    out = run_question(q, Context(min_confidence=0.0))
-    (wrote,) = [c["text"] for c in llm.calls if c["prompt"] == "write_sql"]
-    (judged,) = [c["text"] for c in llm.calls if c["prompt"] == "check_sql"]
-    opening = wrote[: wrote.index("-- Question:")] + f"-- Question: {q}\n"
-    assert judged.startswith(opening)  # the model server's prompt cache holds it already
-    assert "murder_rate: 4.5" in judged
-    assert out.state["tool_signals"]["judged"] == 1.0  # the fake model says yes for sure
-    assert out.state["prompt_versions"]["check_sql"] == "v1"
-
-
 def test_a_unit_the_question_states_is_not_scaled_by(store):
     crime = [t for t in store.catalog() if t.name == "crime"]
     q = "What is the murder rate per 100,000 residents of Ohio?"
