@@ -228,7 +228,8 @@ def report(out: Path, pipelines: tuple[str, ...] = PIPELINES) -> str:
     records = {p: read_records(f) if f.exists() else [] for p, f in files.items()}
     common = set.intersection(*({r["id"] for r in rs} for rs in records.values()))
     records = {p: [r for r in rs if r["id"] in common] for p, rs in records.items()}
-    types = sorted({r["type"] for r in records["crag"]})
+    shipped = "crag" if "crag" in pipelines else pipelines[-1]  # whose routing is shown
+    types = sorted({r["type"] for r in records[shipped]})
     rows_ = []
     for kind in [*types, "all"]:
         row: dict[str, Any] = {"type": kind}
@@ -243,10 +244,10 @@ def report(out: Path, pipelines: tuple[str, ...] = PIPELINES) -> str:
     tools = ("table", "catalog", "search")
     routing = []
     for label in tools:
-        mine = [r for r in records["crag"] if r["tool"] == label]
+        mine = [r for r in records[shipped] if r["tool"] == label]
         used = Counter(r["used"] for r in mine)
         routing.append({"label": label, "n": len(mine), **{t: used[t] for t in tools}})
-    crag = records["crag"]
+    crag = records[shipped]
     right_route = sum(r["tool"] == r["used"] for r in crag)
     confusion = markdown_table(
         routing,
