@@ -27,9 +27,9 @@ from langchain_core.documents import Document
 from crag_core.schema.state import RAGState
 from crag_core.text.answer_type import type_fits
 from crag_core.text.documents import containing
-from crag_core.text.sql import ANALYTIC, match_tables
+from crag_core.text.sql import match_tables
 from crag_core.text.support import subject_overlap
-from crag_core.text.table_checks import alternatives, asks_one
+from crag_core.text.table_checks import computes
 from crag_core.text.table_shapes import QueryResult, TableInfo
 from nodes.answers import is_no_answer
 from nodes.common import answer_documents, question_of
@@ -109,9 +109,13 @@ def confidence(state: RAGState, answer: str) -> float | None:
     """P(right) of ``answer`` by the fitted model, rounded; None for "I don't know"."""
     if is_no_answer(answer):
         return None
-    fit = _fit()
-    x = features(signals(state, answer), fit["features"])
-    z = fit["intercept"] + sum(w * v for w, v in zip(fit["weights"], x, strict=True))
+    return logistic(_fit(), signals(state, answer))
+
+
+def logistic(model: Mapping[str, Any], measured: Mapping[str, float | None]) -> float:
+    """P(right) by a fitted logistic model (features, weights, intercept), rounded."""
+    x = features(measured, model["features"])
+    z = model["intercept"] + sum(w * v for w, v in zip(model["weights"], x, strict=True))
     return round(1 / (1 + math.exp(-z)), 3)
 
 
@@ -182,9 +186,7 @@ def table_signals(
         "premise": float(shape == "premise"),
         "list": float(shape == "list"),
         "row": float(shape == "row"),
-        "computes": float(
-            bool(ANALYTIC.search(question) or asks_one(question) or alternatives(question))
-        ),
+        "computes": float(computes(question)),
         "aggregate": float(bool(_AGGREGATE.search(sql))),
         "order_limit": float(bool(_ORDER_LIMIT.search(sql))),
         "where": float(" where " in f" {low} "),
@@ -212,10 +214,12 @@ def tool_confidence(
     fitted = _fit(path)
     model = fitted.get("table_model")
     if model and model.get("features") and signals is not None and kind.startswith("table"):
-        x = features(signals, model["features"])
-        z = model["intercept"] + sum(w * v for w, v in zip(model["weights"], x, strict=True))
-        return round(1 / (1 + math.exp(-z)), 3)
-    kinds = fitted.get("kinds", {})
+        return logistic(model, signals)
+    return kind_share(fitted.get("kinds", {}), kind)
+
+
+def kind_share(kinds: Mapping[str, Mapping[str, int]], kind: str) -> float | None:
+    """P(right) of an answer of ``kind`` from answers counted by kind (``tool_confidence``)."""
     tool = kinds.get(kind.split(":")[0])
     if not tool:
         return None

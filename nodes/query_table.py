@@ -15,7 +15,6 @@ from crag_core.errors import CragError, TableQueryError
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Source, Update, Withheld
 from crag_core.text.sql import (
-    ANALYTIC,
     Span,
     asked_tables,
     did_you_mean,
@@ -29,7 +28,7 @@ from crag_core.text.sql import (
     unasked_values,
 )
 from crag_core.text.sql_grammar import select_grammar
-from crag_core.text.table_checks import alternatives, asks_one, idiom, problems
+from crag_core.text.table_checks import computes, idiom, problems
 from crag_core.text.table_shapes import QueryResult, TableInfo
 from nodes.answers import NO_ANSWER
 from nodes.common import question_of, reports
@@ -139,14 +138,6 @@ def query_table(state: RAGState, runtime: Runtime[Context], services: Services) 
         "sql": sql,
         "warnings": [f"No table answered the question ({why}); the text was searched."],
     }
-
-
-def computes(question: str) -> bool:
-    """Whether a question asks a computation over rows, not a look-up of one.
-
-    A count, an extreme, an average, a change, or one of two named values ("…: A or B?").
-    """
-    return bool(ANALYTIC.search(question) or asks_one(question) or alternatives(question))
 
 
 def schema_of(

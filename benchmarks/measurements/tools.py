@@ -373,24 +373,20 @@ def _rounded(value: float) -> float | None:
 
 def kinds_left_out_auc(answers: list[dict[str, Any]]) -> float:
     """The table answers' AUC by their kinds' counts, each scored without its table's."""
-    import tempfile
+    import numpy as np
 
     from benchmarks.calibration.confidence import auc
     from benchmarks.calibration.tool_confidence import labels, left_out
-    from nodes.confidence import tool_confidence
+    from nodes.confidence import kind_share
 
-    with tempfile.TemporaryDirectory() as tmp:
+    def score(train: list[dict[str, Any]], scored: list[dict[str, Any]]) -> np.ndarray:
+        kinds = count_kinds(train)
+        share = kind_share(kinds, "table") or 0.0  # each kind against its fold's
+        return np.array(
+            [(kind_share(kinds, r.get("answer_kind") or "table") or 0.0) - share for r in scored]
+        )
 
-        def score(train: list[dict[str, Any]], scored: list[dict[str, Any]]) -> Any:
-            path = Path(tmp) / f"{len(list(Path(tmp).iterdir()))}.json"  # read once: cached
-            path.write_text(json.dumps({"kinds": count_kinds(train)}), encoding="utf-8")
-            share = tool_confidence("table", path=path) or 0.0  # each kind against its fold's
-            return [
-                (tool_confidence(r.get("answer_kind") or "table", path=path) or 0.0) - share
-                for r in scored
-            ]
-
-        return auc(left_out(answers, score), labels(answers))
+    return auc(left_out(answers, score), labels(answers))
 
 
 def denials(records: list[dict[str, Any]], questions: dict[str, dict[str, Any]]) -> int:

@@ -344,6 +344,16 @@ def incidental(table: TableInfo) -> bool:
     return PurePosixPath(table.label).suffix.lower() not in SPREADSHEETS
 
 
+def _listed(tables: Sequence[TableInfo]) -> dict[str, tuple[TableInfo, ColumnInfo]]:
+    """The columns whose every value the catalog lists, by lower-case name, with their table."""
+    return {
+        c.name.lower(): (t, c)
+        for t in tables
+        for c in t.columns
+        if c.values and c.distinct <= len(c.values)
+    }
+
+
 def missing_values(
     sql: str, tables: Sequence[TableInfo], catalog: Sequence[TableInfo] = ()
 ) -> list[str]:
@@ -357,12 +367,7 @@ def missing_values(
     one that another table of the ``catalog`` holds (the question was about that table).
     """
     elsewhere = {v.lower() for t in catalog for c in t.columns for v in c.values}
-    listed = {
-        c.name.lower(): (t, c)
-        for t in tables
-        for c in t.columns
-        if c.values and c.distinct <= len(c.values)
-    }
+    listed = _listed(tables)
     missing = []
     for name, value in equalities(sql):
         if "%" in value or "_" in value and "like" in sql.lower():
@@ -383,12 +388,10 @@ def _said(value: str, question: str, column: str) -> bool:
     Its words that are no value's (stopwords, the column's own name: "all occupations") are
     not counted; a value of none else is not said.
     """
-    words = re.findall(r"[a-z0-9]+", question.lower())
-    own = {w.rstrip("s") for w in re.findall(r"[a-z0-9]+", column.lower())}
+    words = _WORD.findall(question.lower())
+    own = {w.rstrip("s") for w in _WORD.findall(column.lower())}
     kept = [
-        w
-        for w in re.findall(r"[a-z0-9]+", value.lower())
-        if w not in STOPWORDS and w.rstrip("s") not in own
+        w for w in _WORD.findall(value.lower()) if w not in STOPWORDS and w.rstrip("s") not in own
     ]
     return bool(kept) and all(any(w.rstrip("s") == q.rstrip("s") for q in words) for w in kept)
 
@@ -400,15 +403,10 @@ def unasked_values(sql: str, tables: Sequence[TableInfo], question: str) -> list
     question presumes no such occupation) but a query to write again, told what the column
     holds. As feedback; [] when every compared value is held or said.
     """
-    listed = {
-        c.name.lower(): c
-        for t in tables
-        for c in t.columns
-        if c.values and c.distinct <= len(c.values)
-    }
+    listed = _listed(tables)
     found = []
     for name, value in equalities(sql):
-        column = listed.get(name.lower())
+        _, column = listed.get(name.lower(), (None, None))
         if column is None or "%" in value or _said(value, question, column.original):
             continue
         if value.lower() in {v.lower() for v in column.values} or near_value(value, column):

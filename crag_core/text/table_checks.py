@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from crag_core.text.sql import ABBREVIATED, Span, named_values, names_column
+from crag_core.text.sql import ABBREVIATED, ANALYTIC, Span, named_values, names_column
 from crag_core.text.table_shapes import QueryResult, TableInfo
 from crag_core.text.words import STOPWORDS
 
@@ -71,6 +71,14 @@ def alternatives(question: str) -> tuple[str, str] | None:
         return None
     a, b = (found.group(k).strip(" .'") for k in ("a", "b"))
     return (a, b) if a and b and a.lower() != b.lower() else None
+
+
+def computes(question: str) -> bool:
+    """Whether a question asks a computation over rows, not a look-up of one.
+
+    A count, an extreme, an average, a change, or one of two named values ("…: A or B?").
+    """
+    return bool(ANALYTIC.search(question) or asks_one(question) or alternatives(question))
 
 
 def _says(text: str, name: str) -> bool:
@@ -194,7 +202,7 @@ def problems(
             "IS NULL"
         )
     if _RANK.search(question) and not (rows == 1 and _is_number(result)):
-        found.append(f"the question asks for a rank: one number, e.g. {_RANK_IDIOM}")
+        found.append(f"the question asks for a rank: one number, e.g. {_rank_idiom()}")
     if _ONE_NUMBER.search(question) and not _EACH.search(question) and rows > 1:
         hint = (
             ": compute it in one SELECT, (SELECT … WHERE <the second>) - (SELECT … WHERE "
@@ -243,16 +251,11 @@ def idiom(question: str, tables: Sequence[TableInfo]) -> str:
     if pair is not None:
         return _pair_idiom(question, pair, tables)
     table, column, values = _named_rows(question, tables)
+    table, column = table or "<table>", column or "<name column>"
     if _RANK.search(question):
-        if values:
-            return (
-                f"SELECT COUNT(*) + 1 FROM {table} WHERE <column> > (SELECT <column> FROM "
-                f"{table} WHERE {column} = {values[0]!r})"
-            )
-        return _RANK_IDIOM
+        return _rank_idiom(table, column, repr(values[0]) if values else "'<name>'")
     if _DIFFERENCE.search(question):
         first, second = (values + ["<second>"])[:2] if values else ["<first>", "<second>"]
-        table, column = table or "<table>", column or "<name column>"
         return (
             f"SELECT (SELECT <column> FROM {table} WHERE {column} = {first!r}) - "
             f"(SELECT <column> FROM {table} WHERE {column} = {second!r})"
@@ -270,10 +273,14 @@ def _named_rows(question: str, tables: Sequence[TableInfo]) -> tuple[str, str, l
     return "", "", []
 
 
-_RANK_IDIOM = (
-    "SELECT COUNT(*) + 1 FROM <table> WHERE <column> > (SELECT <column> FROM <table> WHERE "
-    "<name column> = '<name>')"
-)
+def _rank_idiom(
+    table: str = "<table>", column: str = "<name column>", name: str = "'<name>'"
+) -> str:
+    """The query of a rank: the rows above the named one, plus one."""
+    return (
+        f"SELECT COUNT(*) + 1 FROM {table} WHERE <column> > (SELECT <column> FROM {table} WHERE "
+        f"{column} = {name})"
+    )
 
 
 _UNIT = re.compile(
