@@ -15,7 +15,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from crag_core.text.table_shapes import Cell, ColumnInfo, QueryResult, TableInfo, sql_name
+from crag_core.text.table_shapes import (
+    Cell,
+    ColumnInfo,
+    QueryResult,
+    TableInfo,
+    sql_name,
+    sql_text,
+)
 from crag_core.text.words import STOPWORDS
 
 MAX_TABLES = 3
@@ -240,10 +247,10 @@ def schema(
         for c in table.columns:
             note = c.original
             if c.values and c.distinct <= FEW_VALUES:
-                note += " — values: " + ", ".join(repr(v) for v in c.values[:SHOWN_VALUES])
+                note += " — values: " + ", ".join(sql_text(v) for v in c.values[:SHOWN_VALUES])
             elif c.values or c.distinct > FEW_VALUES and c.type == "TEXT":
                 some = list(dict.fromkeys([*named.get(c.name, ()), *c.values[:3]]))
-                note += f" — {c.distinct:,} values, such as " + ", ".join(repr(v) for v in some)
+                note += f" — {c.distinct:,} values, such as " + ", ".join(sql_text(v) for v in some)
             if c.name in ranges and c.type != "TEXT":
                 low, high = ranges[c.name]
                 note += f" — from {_plain(low)} to {_plain(high)}"
@@ -411,9 +418,9 @@ def unasked_values(sql: str, tables: Sequence[TableInfo], question: str) -> list
             continue
         if value.lower() in {v.lower() for v in column.values} or near_value(value, column):
             continue
-        holds = ", ".join(repr(v) for v in column.values[:SHOWN_VALUES])
+        holds = ", ".join(sql_text(v) for v in column.values[:SHOWN_VALUES])
         found.append(
-            f"the query compares {column.name} with {value!r}, which the question does not "
+            f"the query compares {column.name} with {sql_text(value)}, which the question does not "
             f"say and the column does not hold (it has {holds})"
         )
     return found
@@ -436,9 +443,9 @@ def held_by(sql: str, tables: Sequence[TableInfo], spans: dict[str, dict[str, Sp
                 continue
             if column.name in spans.get(table.name, {}):
                 low, high = spans[table.name][column.name]
-                said.append(f"{column.name} holds {low!r} to {high!r}")
+                said.append(f"{column.name} holds {sql_text(low)} to {sql_text(high)}")
             elif column.values:
-                some = ", ".join(repr(v) for v in column.values[:SHOWN_VALUES])
+                some = ", ".join(sql_text(v) for v in column.values[:SHOWN_VALUES])
                 said.append(f"{column.name} holds {some}")
     return "; ".join(said)
 
@@ -453,7 +460,7 @@ def misspelled(sql: str, tables: Sequence[TableInfo]) -> list[str]:
             continue
         near = near_value(value, column)
         if near:
-            said.append(f"{name} holds {near!r}, not {value!r}")
+            said.append(f"{name} holds {sql_text(near)}, not {sql_text(value)}")
     return said
 
 

@@ -10,7 +10,8 @@ writes one for the tables a question is asked of. The reply must start with ``SE
   and at most one digit, so that no made-up name can pass as a qualifier;
 - an SQL keyword or one of the functions the table store allows (lower, upper or title case);
 - a name made up after ``AS`` (an alias, or a type in ``CAST(x AS REAL)``);
-- a string ('…', '' inside), a number, an operator or a bracket.
+- a string ('…', '' inside; no backslash before a quote, which SQL does not read as one), a
+  number, an operator or a bracket.
 
 It is a vocabulary, not SQLite's syntax: the words can still be put together wrongly (the
 database says so, and the model is asked once more), but a name that is no table or column
@@ -76,7 +77,7 @@ def select_grammar(tables: Sequence[TableInfo]) -> str:
         "made-up": "[a-zA-Z_] [a-zA-Z0-9_]*",
         "name": f'(qualifier ".")? ({_names(columns)}) | {tables_}',
         "qualifier": f"{tables_} | [a-zA-Z] [0-9]?",
-        "string": '"\'" ([^\'] | "\'\'")* "\'"',
+        "string": '"\'" ([^\'\\\\] | "\\\\" [^\'] | "\'\'")* "\'"',
         "number": '[0-9]+ ("." [0-9]+)?',
         "symbol": _either(_literal(s) for s in ("(", ")", ",", *OPERATORS)),
         "sp": "[ \\t\\n]*",

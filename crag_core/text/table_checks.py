@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from crag_core.text.sql import ABBREVIATED, ANALYTIC, Span, named_values, names_column
-from crag_core.text.table_shapes import QueryResult, TableInfo
+from crag_core.text.table_shapes import QueryResult, TableInfo, sql_text
 from crag_core.text.words import STOPWORDS
 
 _PAIR = re.compile(
@@ -228,8 +228,8 @@ def problems(
             ]
             if filters and not any(_value_in(v, low_sql) for v in filters):
                 found.append(
-                    f"the question names {filters[0]!r} (a value of {column}) but the query "
-                    f"does not use it"
+                    f"the question names {sql_text(filters[0])} (a value of {column}) but the "
+                    "query does not use it"
                 )
     found += _aggregates_left_out(question, low_sql)
     fractions = _reads_shares(low_sql, tables, spans or {})
@@ -253,12 +253,12 @@ def idiom(question: str, tables: Sequence[TableInfo]) -> str:
     table, column, values = _named_rows(question, tables)
     table, column = table or "<table>", column or "<name column>"
     if _RANK.search(question):
-        return _rank_idiom(table, column, repr(values[0]) if values else "'<name>'")
+        return _rank_idiom(table, column, sql_text(values[0]) if values else "'<name>'")
     if _DIFFERENCE.search(question):
         first, second = (values + ["<second>"])[:2] if values else ["<first>", "<second>"]
         return (
-            f"SELECT (SELECT <column> FROM {table} WHERE {column} = {first!r}) - "
-            f"(SELECT <column> FROM {table} WHERE {column} = {second!r})"
+            f"SELECT (SELECT <column> FROM {table} WHERE {column} = {sql_text(first)}) - "
+            f"(SELECT <column> FROM {table} WHERE {column} = {sql_text(second)})"
         )
     return ""
 
@@ -318,12 +318,13 @@ def _pair_idiom(question: str, pair: tuple[str, str], tables: Sequence[TableInfo
         for column, values in named_values(question, table).items():
             held = [v for v in values if v.lower() in (a.lower(), b.lower())]
             if len(held) == 2:
+                first, second = sql_text(held[0]), sql_text(held[1])
                 return (
-                    f"SELECT {column} FROM {table.name} WHERE {column} IN ({held[0]!r}, "
-                    f"{held[1]!r}) ORDER BY <the column compared> DESC LIMIT 1 (ASC for the "
-                    "lower)"
+                    f"SELECT {column} FROM {table.name} WHERE {column} IN ({first}, {second}) "
+                    "ORDER BY <the column compared> DESC LIMIT 1 (ASC for the lower)"
                 )
-    return f"SELECT CASE WHEN (SELECT … for {a!r}) > (SELECT … for {b!r}) THEN {a!r} ELSE {b!r} END"
+    a_, b_ = sql_text(a), sql_text(b)
+    return f"SELECT CASE WHEN (SELECT … for {a_}) > (SELECT … for {b_}) THEN {a_} ELSE {b_} END"
 
 
 _AVERAGE = re.compile(r"\b(?:average|mean)\b", re.I)

@@ -39,6 +39,17 @@ def sql_name(name: str) -> str:
     return f'"{name}"' if name.lower() in RESERVED else name
 
 
+def sql_text(value: object) -> str:
+    r"""A value as a query writes it: a string in single quotes, a quote inside doubled.
+
+    ``'Cote d''Ivoire'``: shown as Python writes it (``"Cote d'Ivoire"``), the model wrote
+    ``'Cote d\'Ivoire'``, which no SQL reads.
+    """
+    if not isinstance(value, str):
+        return repr(value)
+    return "'" + value.replace("'", "''") + "'"
+
+
 @dataclass(frozen=True)
 class Column:
     """A column as read from a file: its safe name, the file's name for it, and its type.

@@ -78,6 +78,7 @@ def allowed():
         "SELECT\n  species\nFROM penguins\nWHERE body_mass_g IS NOT NULL",
         "SELECT DISTINCT species FROM penguins WHERE species LIKE 'A%'",
         "SELECT strftime('%Y', '2012-01-01')",
+        "SELECT species FROM penguins WHERE island = 'C:\\data\\dream'",
     ],
 )
 def test_sql_over_the_real_names_is_allowed(allowed, sql):
@@ -99,6 +100,9 @@ def test_sql_over_the_real_names_is_allowed(allowed, sql):
         "SELECT species FROM penguins p",  # an alias without AS is a made-up name
         "SELECT species FROM penguins ORDER BY avg_mass.species",  # no made-up qualifier
         "SELECT species FROM penguins ORDER BY avg_massDESCLIMIT1._row",
+        # a quote escaped as Python writes it: SQL ends the string there (the model wrote
+        # this for "Cote d'Ivoire" and then ran on for hundreds of tokens)
+        "SELECT species FROM penguins WHERE island = 'Cote d\\'Ivoire'",
     ],
 )
 def test_anything_else_cannot_be_written(allowed, sql):

@@ -87,6 +87,15 @@ def test_the_schema_shows_names_types_originals_values_and_rows(store):
     assert "2 example rows of 4:\n_row, region, month, units_sold, revenue\n2, North" in text
 
 
+def test_the_schema_writes_values_as_sql_does(tmp_path):
+    """A quote inside a value is doubled, as the query must write it (not ``"Cote d'Ivoire"``)."""
+    rows: list[list[Any]] = [["Country", "Year"], ["Cote d'Ivoire", 2007], ["Ghana", 2007]]
+    store = make_table_store(tmp_path / "t.sqlite3", {"life.csv": rows})
+    (table,) = store.catalog()
+    text = schema([table], [store.sample(table.name, 1)])
+    assert "values: 'Cote d''Ivoire', 'Ghana'" in text
+
+
 @pytest.mark.parametrize(
     ("reply", "sql"),
     [
@@ -195,13 +204,27 @@ def test_a_failed_query_is_written_again_with_the_error(fake_services, store):
         ("SELECT units_sold FROM sales WHERE units_sold > 99999", "I do not know."),
     ],
 )
-def test_no_table_answer_to_a_look_up_falls_back_to_the_text(fake_services, store, replies):
+def test_no_answer_from_a_table_inside_a_page_falls_back_to_its_text(
+    fake_services, tmp_path, replies
+):
+    store = make_table_store(tmp_path / "tables.sqlite3", {"docs/sales.html": SALES})
     fake_services(llm=make_llm(sql_responder(*replies)), tables=store)
     result = run_question("What was the revenue of South in January?", Context(min_confidence=0))
     assert result.path[3:6] == ["choose_tool", "query_table", "retrieve"]
     assert "Broncos" in result.state["answer"]  # the text's answer
     assert any("No table answered" in w for w in result.state["warnings"])
     assert store.query("SELECT COUNT(*) FROM sales").rows == ((4,),)  # nothing was written
+
+
+def test_no_table_answer_to_a_spreadsheet_look_up_is_i_dont_know(fake_services, store):
+    """A spreadsheet's text is its rows again: searching it costs calls and answers nothing."""
+    replies = ("SELECT units_sold FROM sales WHERE units_sold > 99999", "I do not know.")
+    fake_services(llm=make_llm(sql_responder(*replies)), tables=store)
+    result = run_question("What was the revenue of South in January?", Context(min_confidence=0))
+    assert result.path[3:6] == ["choose_tool", "query_table", "finalize"]
+    assert result.state["answer"] == "I don't know."
+    (warning,) = [w for w in result.state["warnings"] if "No table answered" in w]
+    assert "the text was not searched: it holds the spreadsheet's rows" in warning
 
 
 def test_no_table_answer_to_a_computation_is_i_dont_know_without_the_text(fake_services, store):
