@@ -322,10 +322,13 @@ def longest_pass(prompt: str, text: str) -> Any:
 
 
 def longest_tables(tmp_path: Any) -> Any:
-    """Tables that make a question a table question that falls back to the text."""
+    """Tables inside pages that make a question a table question that falls back to the text."""
     return make_table_store(
         tmp_path / "tables.sqlite3",
-        {"team.csv": [["Team", "Won"], ["x", 1]], "louvre.csv": [["Portrait", "Wall"], ["y", 2]]},
+        {
+            "team.html": [["Team", "Won"], ["x", 1]],
+            "louvre.html": [["Portrait", "Wall"], ["y", 2]],
+        },
     )
 
 

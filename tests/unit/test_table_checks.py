@@ -212,14 +212,15 @@ def test_an_answer_that_fails_its_checks_is_written_again_then_not_given(fake_se
     assert "coderre: 1,300, joly: 900" in warning and "did not pass its checks" in warning
 
 
-def test_a_look_up_whose_answer_fails_its_checks_searches_the_text(fake_services, store):
+def test_a_look_up_whose_answer_fails_its_checks_is_not_given(fake_services, store):
     q = "What was the murder rate in Ohio in 2009?"
     wrong = "SELECT murder_rate FROM crime WHERE year = 2009 LIMIT 1"  # Ohio left out
     fake_services(llm=make_llm(sql_responder(wrong, wrong)), tables=store)
     out = run_question(q, Context(min_confidence=0.0))
-    assert out.path[3:6] == ["choose_tool", "query_table", "retrieve"]
+    assert out.path[3:6] == ["choose_tool", "query_table", "finalize"]  # a spreadsheet's rows
+    assert out.state["answer"] == "I don't know."
     (warning,) = [w for w in out.state["warnings"] if "No table answered" in w]
-    assert "names 'Ohio'" in warning and "the text was searched" in warning
+    assert "names 'Ohio'" in warning and "the text was not searched" in warning
 
 
 def test_a_year_no_row_holds_is_a_false_premise_named_by_its_table(fake_services, store):
@@ -276,15 +277,15 @@ def test_a_table_answers_confidence_is_fitted_by_its_kind(tmp_path):
     )  # unseen kind
 
 
-def test_a_table_answer_under_min_confidence_is_left_for_the_text(
-    fake_services, store, monkeypatch
-):
+def test_a_table_answer_under_min_confidence_is_not_given(fake_services, store, monkeypatch):
     sql = "SELECT murder_rate FROM crime WHERE state = 'Ohio' AND year = 2009"
     fake_services(llm=make_llm(sql_responder(sql)), tables=store)
     monkeypatch.setattr("nodes.query_table.tool_confidence", lambda kind, signals=None: 0.2)
     out = run_question("What was the murder rate in Ohio in 2009?", Context(min_confidence=0.4))
-    assert out.path[3:6] == ["choose_tool", "query_table", "retrieve"]
-    assert any("(confidence 0.20) did not pass" in w for w in out.state["warnings"])
+    assert out.path[3:6] == ["choose_tool", "query_table", "finalize"]  # a spreadsheet's rows
+    assert out.state["answer"] == "I don't know."
+    assert any("(confidence 0.20, under 0.40) is not given" in w for w in out.state["warnings"])
+    assert out.state["withheld"]["confidence"] == 0.2
 
 
 def test_a_sheet_of_200_long_column_names_is_read_and_measured(tmp_path):
