@@ -24,7 +24,9 @@ member is in it and no other value of its column is; a SQuAD answer by ``crag.ev
 (``benchmarks.calibration.tool_confidence``) into ``nodes/tool_confidence.json``, the
 confidence those answers carry. A third set, ``rtables`` (``benchmarks.measurements.
 rtables_questions``: ten more tables, every question ``calibration``), gives it wrong answers
-to learn from.
+to learn from. A fourth, ``rdocs`` (``benchmarks.measurements.rdocs_questions``: documentation
+pages with incidental tables, every question ``calibration``), is for choosing how the tools
+treat a page's tables: run it with ``crag-text`` and ``crag``.
 
 """
 
@@ -44,7 +46,12 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import ROOT
-from benchmarks.measurements import rtables_questions, tools_questions, unseen_questions
+from benchmarks.measurements import (
+    rdocs_questions,
+    rtables_questions,
+    tools_questions,
+    unseen_questions,
+)
 from benchmarks.measurements.multi_part import ask, compare, cost
 from crag.eval.metrics import verdict
 from crag.eval.records import append_record, done_ids, read_records
@@ -83,6 +90,12 @@ SETS = {
         rtables_questions.QUESTIONS,
         rtables_questions.FILES,
         rtables_questions.MODIFIED,
+    ),
+    "rdocs": QuestionSet(
+        "rdocs-bench",
+        rdocs_questions.QUESTIONS,
+        rdocs_questions.FILES,
+        rdocs_questions.MODIFIED,
     ),
 }
 
@@ -511,7 +524,11 @@ def main(argv: list[str] | None = None) -> int:
         print(compare_runs({k: Path(v) for k, v in runs.items()}, qset))
         return 0
     if args.command == "build":
-        builders = {"unseen": unseen_questions.build, "rtables": rtables_questions.build}
+        builders = {
+            "unseen": unseen_questions.build,
+            "rtables": rtables_questions.build,
+            "rdocs": rdocs_questions.build,
+        }
         made = builders[args.set]() if args.set in builders else tools_questions.build(args.squad)
         text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in made)
         qset.questions.write_text(text, encoding="utf-8")
