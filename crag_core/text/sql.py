@@ -161,8 +161,8 @@ def match_tables(question: str, catalog: Sequence[TableInfo]) -> list[TableMatch
     for table in catalog:
         columns = tuple(c.original for c in table.columns if names_column(q_words, c.original))
         values = tuple(v for c in table.columns for v in c.values if names_value(q, v))
-        stem = PurePosixPath(table.label).stem
-        named = any(_holds(q, n) for n in (stem, table.sheet) if n)
+        stem = PurePosixPath(table.label).stem  # a page's name is not its table's
+        named = not incidental(table) and any(_holds(q, n) for n in (stem, table.sheet) if n)
         match = TableMatch(table, columns, values, named)
         if match.score:
             matches.append(match)
@@ -191,6 +191,12 @@ def table_plan(question: str, catalog: Sequence[TableInfo]) -> tuple[bool, str]:
     when it names a listed value or the table and asks for a computation ("How many days of
     rain…?", where "rain" is a value of ``weather``; "How many penguins…?" of
     ``penguins.csv``).
+
+    A table inside a page (``incidental``: an HTML page's table of variables or parameters)
+    takes only a computation over a column it names: naming the page is not naming its table,
+    and a row it lists is in the page's text too. On documentation pages (the ``rdocs``
+    calibration set) the rules had sent "How many observations does the faithful data set
+    have?" to ``COUNT(*)`` over the page's table of variables: 20 of 20 such answers wrong.
     """
     if not catalog:
         return False, "the collection has no tables"
@@ -201,6 +207,10 @@ def table_plan(question: str, catalog: Sequence[TableInfo]) -> tuple[bool, str]:
     where = best.table.label + (f", sheet {best.table.sheet}" if best.table.sheet else "")
     cue = ANALYTIC.search(question)
     named = ", ".join(repr(c) for c in (best.columns or best.values)[:3]) or "the table"
+    if incidental(best.table):
+        if cue and best.columns:
+            return True, f"it names {named} of {where} and asks {cue.group(0).lower()!r}"
+        return False, f"it names {named} of a table inside {best.table.label}: its text is searched"
     if cue:
         return True, f"it names {named} of {where} and asks {cue.group(0).lower()!r}"
     if best.columns and (best.values or best.named):

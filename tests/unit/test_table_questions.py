@@ -68,6 +68,29 @@ def test_a_question_goes_to_the_tables_when_it_names_a_column_and_rows(store, qu
     assert use is table, reason
 
 
+PARAMETERS: list[list[Any]] = [
+    ["Name", "Default", "Meaning"],
+    ["timeout", 30, "Seconds to wait"],
+    ["retries", 2, "Attempts after a failure"],
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "table"),
+    [
+        ("How many settings does the guide describe?", False),  # the page named, not its table
+        ("What is the default of timeout?", False),  # a row it lists: its text lists it too
+        ("What does the retries setting of the guide mean?", False),
+        ("Which name has the highest default?", True),  # a computation over named columns
+        ("What is the average default?", True),
+    ],
+)
+def test_a_table_inside_a_page_takes_only_computations_over_its_columns(tmp_path, question, table):
+    store = make_table_store(tmp_path / "t.sqlite3", {"docs/guide.html": PARAMETERS})
+    use, reason = table_plan(question, store.catalog())
+    assert use is table, reason
+
+
 def test_no_tables_no_sql():
     assert table_plan("How many units sold?", []) == (False, "the collection has no tables")
     assert table_plan("Who painted it?", [])[0] is False
@@ -209,7 +232,8 @@ def test_no_answer_from_a_table_inside_a_page_falls_back_to_its_text(
 ):
     store = make_table_store(tmp_path / "tables.sqlite3", {"docs/sales.html": SALES})
     fake_services(llm=make_llm(sql_responder(*replies)), tables=store)
-    result = run_question("What was the revenue of South in January?", Context(min_confidence=0))
+    q = "What was the total revenue of South in January?"  # a computation over a column
+    result = run_question(q, Context(min_confidence=0))
     assert result.path[3:6] == ["choose_tool", "query_table", "retrieve"]
     assert "Broncos" in result.state["answer"]  # the text's answer
     assert any("No table answered" in w for w in result.state["warnings"])
