@@ -169,6 +169,8 @@ def problems(
     - a "which/who … highest" (or a comparison) is one row;
     - a "how many / what is the average …" is one row (unless it asks per group);
     - an average asked for is taken (``AVG``, not a ``SUM``);
+    - a rank counts the rows above the named one; "how much higher" subtracts; a look-up of
+      named rows reads the column as held, with no arithmetic (``_computed_look_up``);
     - every column the question names is read, and every value of the tables' text columns
       it names ("Asia", "Sunday") is in
       the query, and every number it states ("more than 80") is a constant of it: a count or
@@ -203,6 +205,16 @@ def problems(
         )
     if _RANK.search(question) and not (rows == 1 and _is_number(result)):
         found.append(f"the question asks for a rank: one number, e.g. {_rank_idiom()}")
+    elif _RANK.search(question) and not re.search(r"[<>]", _unquoted(sql)):
+        found.append(
+            "a rank counts the rows above the named one (a comparison with < or >, not =), "
+            f"e.g. {_rank_idiom()}"
+        )
+    if _HOW_MUCH_MORE.search(question) and "-" not in _unquoted(sql):
+        found.append("the question asks how much more or less: subtract one value from the other")
+    computed = _computed_look_up(question, sql, tables)
+    if computed:
+        found.append(computed)
     if _ONE_NUMBER.search(question) and not _EACH.search(question) and rows > 1:
         hint = (
             ": compute it in one SELECT, (SELECT … WHERE <the second>) - (SELECT … WHERE "
@@ -239,6 +251,46 @@ def problems(
         ):
             found.append(f"the question says {number} but the query does not")
     return list(dict.fromkeys(found))
+
+
+_HOW_MUCH_MORE = re.compile(
+    r"\b(?:difference between|how much (?:more|less|higher|lower|larger|smaller|greater))\b",
+    re.I,
+)
+"""A difference asked for: a subtraction ("how much higher is A's X than B's?")."""
+_ARITHMETIC = re.compile(r"[*/+-]|\b(?:sum|avg|count|total)\s*\(", re.I)
+_LOOK_UP_WORDS = frozenset({"percentage", "per"})
+"""Words of ``ANALYTIC`` that name what a column holds ("the percentage of Catholics")."""
+
+
+def _unquoted(sql: str) -> str:
+    """A query without its strings ('2015-04-30' holds no subtraction)."""
+    return re.sub(r"'(?:[^']|'')*'", "''", sql)
+
+
+def _computed_look_up(question: str, sql: str, tables: Sequence[TableInfo]) -> str:
+    """Why a look-up of named rows is not computed ("" when the query reads it as held).
+
+    "What is the percentage of Catholics (Catholic) of Oron?" asks for a cell: the column holds
+    the percentage. Queries that multiplied it by 100 or divided it by its sum answered 100 and
+    0 for 2.4 and 3.17 (R tables calibration set). A question that asks for a computation
+    (a count, an average, a ratio, a rank, one of two) is not a look-up.
+    """
+    cues = {m.group(0).lower() for m in ANALYTIC.finditer(question)} - _LOOK_UP_WORDS
+    ratio = re.search(r"\b(?:ratio|divided|times|share|proportion|fraction)\b", question, re.I)
+    if cues or ratio or _RANK.search(question) or _HOW_MUCH_MORE.search(question):
+        return ""
+    if asks_one(question) or alternatives(question) or _DIFFERENCE.search(question):
+        return ""
+    table, _, values = _named_rows(question, tables)
+    selected = re.match(r"\s*select\s+(.*?)\s+from\s", _unquoted(sql), re.I | re.S)
+    read = re.sub(r"\(\s*\*\s*\)|^\s*(?:\w+\.)?\*\s*$", "", selected.group(1)) if selected else ""
+    if not values or not _ARITHMETIC.search(read):
+        return ""
+    return (
+        f"the question asks for a value of {sql_text(values[0])} as {table} holds it: select the "
+        "column itself, with no arithmetic or aggregate"
+    )
 
 
 def idiom(question: str, tables: Sequence[TableInfo]) -> str:

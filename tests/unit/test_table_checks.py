@@ -466,3 +466,37 @@ def test_a_unit_the_question_states_is_not_scaled_by(store):
     assert any("'per 100,000' is the unit" in p for p in found)
     plain = "SELECT murder_rate FROM crime WHERE state = 'Ohio'"
     assert problems(q, plain, result(("m",), (4.5,)), crime) == []
+
+
+def test_a_rank_compares_a_difference_subtracts_and_a_look_up_is_read_as_held(store):
+    """Three shapes the R tables' wrong answers had, each a query to write again.
+
+    A date's dashes are no subtraction.
+    """
+    crime = [t for t in store.catalog() if t.name == "crime"]
+    rank = "Where does Ohio rank by murder rate, counting from the highest?"
+    equal = (
+        "SELECT COUNT(*) + 1 FROM crime WHERE murder_rate = "
+        "(SELECT MAX(murder_rate) FROM crime WHERE state = 'Ohio')"
+    )
+    assert any("rows above" in p for p in problems(rank, equal, result(("n",), (2,)), crime))
+    more = "How much higher is the poverty of Utah than of Ohio?"
+    ratio = (
+        "SELECT (SELECT poverty FROM crime WHERE state = 'Utah') * 100 / "
+        "(SELECT poverty FROM crime WHERE state = 'Ohio')"
+    )
+    assert any("subtract" in p for p in problems(more, ratio, result(("r",), (130.0,)), crime))
+    minus = ratio.replace("* 100 /", "-")
+    assert problems(more, minus, result(("d",), (3.0,)), crime) == []
+    dated = "SELECT poverty FROM crime WHERE state = 'Utah' AND year = '2009-01-01'"
+    assert any("subtract" in p for p in problems(more, dated, result(("p",), (16,)), crime))
+    look = "What is the poverty percentage of Utah?"
+    share = "SELECT poverty * 100 / SUM(poverty) FROM crime WHERE state = 'Utah'"
+    assert any("no arithmetic" in p for p in problems(look, share, result(("p",), (100,)), crime))
+    held = "SELECT poverty FROM crime WHERE state = 'Utah'"
+    assert problems(look, held, result(("poverty",), (16,)), crime) == []
+    star = "SELECT * FROM crime WHERE state = 'Utah'"
+    assert not any("no arithmetic" in p for p in problems(look, star, result(("p",), (16,)), crime))
+    average = "What is the average poverty of Utah and Ohio?"  # a computation, asked
+    mean = "SELECT AVG(poverty) FROM crime WHERE state IN ('Utah', 'Ohio')"
+    assert problems(average, mean, result(("a",), (14.5,)), crime) == []
