@@ -37,9 +37,6 @@ from nodes.prompting import render
 
 SQL_ATTEMPTS = 2
 """Queries written per question: the first, and one retry told the database's error."""
-SAMPLED = 0.7
-"""The temperature of a passing query's second draw: a model sure of its query writes one
-that answers the same (``agrees``, a signal of the answer's confidence)."""
 RESULT_ROWS = 1_000
 """Rows read of a result: a list the model wrote without DISTINCT is named each value once
 from all of them (the answer lists at most ``crag_core.text.sql.MAX_LISTED``)."""
@@ -79,10 +76,6 @@ def query_table(state: RAGState, runtime: Runtime[Context], services: Services) 
     "0") — from a spreadsheet only: a table inside a page (an HTML page's table of
     statistics) is incidental to its text, which is searched instead.
 
-    A query that passes is drawn once more from the same prompt at a temperature
-    (``SAMPLED``; the prompt cache serves the prompt, so it costs only the query's tokens);
-    whether that draw answers the same is recorded (``agrees``) for the confidence's fit.
-
     The answer's confidence is the share of right table answers of its kind (one value, a
     row, a list, a false premise; first query or retry) on the tools benchmark's calibration
     split (``nodes.confidence.tool_confidence``); one under ``min_confidence`` is not given
@@ -111,10 +104,7 @@ def query_table(state: RAGState, runtime: Runtime[Context], services: Services) 
         result, answer, premise, reason = run_query(store, sql, tables, catalog, question, ranges)
         if result and answer and not reason:
             kind = table_kind(result, premise, attempt)
-            again = extract_sql(complete(services.llm, prompt, grammar=grammar, sampled=SAMPLED))
-            second = run_query(store, again, tables, catalog, question, ranges)
             measured = table_signals(question, sql, result, tables, answer, kind)
-            measured["agrees"] = float(second[1] == answer and not second[3])
             confidence = tool_confidence(kind, measured)
             update |= {"answer_kind": kind, "tool_signals": measured}
             if confidence is not None and confidence < ctx.min_confidence:

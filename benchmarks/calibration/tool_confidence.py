@@ -29,12 +29,10 @@ SIGNS = {
     "tables": -1,
     "columns_named": 1,
     "values_named": 1,
-    "agrees": 1,
 }
 """The inputs a model may take, each with the direction it is expected to move P(right): a
 retried query, a column the question did not name, a computation, a false premise, a list,
-more tables to choose from, lower; more of the question named, a second draw of the query
-that answers the same, higher. An input whose fitted
+more tables to choose from, lower; more of the question named, higher. An input whose fitted
 weight goes the other way fits its data by chance (on the calibration set's ten tables, more
 tables asked of looked safer) and is not taken."""
 MAX_FEATURES = 5

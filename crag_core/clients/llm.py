@@ -32,8 +32,6 @@ from prompts import RenderedPrompt
 log = logging.getLogger(__name__)
 TOP_LOGPROBS = 10
 """Alternatives asked for the verdict token: enough to see "yes", "Yes", "no", "No"."""
-SEED = 7
-"""The seed of a sampled call (``complete(sampled=…)``): the same prompt, the same reply."""
 _warned_no_logprobs = False
 
 
@@ -211,25 +209,17 @@ def takes_grammar(model: str) -> bool:
 
 
 def complete(
-    llm: BaseChatModel,
-    prompt: RenderedPrompt,
-    *,
-    streamed: bool = False,
-    grammar: str = "",
-    sampled: float | None = None,
+    llm: BaseChatModel, prompt: RenderedPrompt, *, streamed: bool = False, grammar: str = ""
 ) -> str:
     """Run ``prompt`` and return the reply's text, stripped.
 
     ``streamed``: the reply is generated token by token when the caller streams (LangGraph's
     ``messages`` mode); otherwise it is asked for in one response. ``grammar``: a GBNF grammar
-    the reply must follow (llama.cpp servers only: see ``takes_grammar``). ``sampled``: a
-    temperature for this call instead of the model's (with a fixed seed, so a run repeats).
+    the reply must follow (llama.cpp servers only: see ``takes_grammar``).
     """
     options: dict[str, Any] = {} if streamed else {"stream": False}
     if grammar:
         options["extra_body"] = {"grammar": grammar}
-    if sampled is not None:
-        options |= {"temperature": sampled, "seed": SEED}
     model = llm.bind(**options) if options else llm
     reply = model.invoke(prompt.messages, config=_call_config(prompt, streamed))
     return _text(reply).strip()
