@@ -126,9 +126,10 @@ def query_table(state: RAGState, runtime: Runtime[Context], services: Services) 
         feedback = (
             f"-- This query failed: {sql}\n-- Why: {reason}\n{example}-- Write a corrected query.\n"
         )
-    why = f"its answer {rejected} did not pass its checks" if rejected else reason
     if "withheld" in update:
         why = f"its answer {rejected} is not given"
+    else:
+        why = f"its answer {rejected} did not pass its checks" if rejected else reason
     if sql:
         why += f"; its last query: {sql}"
     if tables and not any(incidental(t) for t in tables):

@@ -62,6 +62,8 @@ _DATE_WORDS = re.compile(
     re.I,
 )
 _ORDINAL_WORDS = re.compile(r"\b\d+(?:st|nd|rd|th)\b", re.I)
+_STRING = re.compile(r"'((?:[^']|'')*)'")
+"""A string of a query, '' inside."""
 
 
 def alternatives(question: str) -> tuple[str, str] | None:
@@ -152,7 +154,7 @@ def _in_sql(number: str, sql: str, scale: str = "", fractions: bool = False) -> 
     for found in re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])", sql):
         if any(abs(float(found) - v) <= 1e-9 * max(abs(v), 1) for v in allowed):
             return True
-    literals = re.findall(r"'((?:[^']|'')*)'", sql)  # in a text or date: '2007-01-01', '6+'
+    literals = _STRING.findall(sql)  # in a text or date: '2007-01-01', '6+'
     return any(re.search(rf"(?<![\d.]){re.escape(number)}(?![\d])", t) for t in literals)
 
 
@@ -203,16 +205,18 @@ def problems(
             "the question asks about missing values: an empty cell is NULL, e.g. WHERE <column> "
             "IS NULL"
         )
-    if _RANK.search(question) and not (rows == 1 and _is_number(result)):
-        found.append(f"the question asks for a rank: one number, e.g. {_rank_idiom()}")
-    elif _RANK.search(question) and not re.search(r"[<>]", _unquoted(sql)):
-        found.append(
-            "a rank counts the rows above the named one (a comparison with < or >, not =), "
-            f"e.g. {_rank_idiom()}"
-        )
-    if _HOW_MUCH_MORE.search(question) and "-" not in _unquoted(sql):
+    bare = _STRING.sub("''", sql)  # no strings: '2015-04-30' holds no subtraction
+    if _RANK.search(question):
+        if not (rows == 1 and _is_number(result)):
+            found.append(f"the question asks for a rank: one number, e.g. {_rank_idiom()}")
+        elif not re.search(r"[<>]", bare):
+            found.append(
+                "a rank counts the rows above the named one (a comparison with < or >, not =), "
+                f"e.g. {_rank_idiom()}"
+            )
+    if _HOW_MUCH_MORE.search(question) and "-" not in bare:
         found.append("the question asks how much more or less: subtract one value from the other")
-    computed = _computed_look_up(question, sql, tables)
+    computed = _computed_look_up(question, bare, tables)
     if computed:
         found.append(computed)
     if _ONE_NUMBER.search(question) and not _EACH.search(question) and rows > 1:
@@ -263,13 +267,10 @@ _LOOK_UP_WORDS = frozenset({"percentage", "per"})
 """Words of ``ANALYTIC`` that name what a column holds ("the percentage of Catholics")."""
 
 
-def _unquoted(sql: str) -> str:
-    """A query without its strings ('2015-04-30' holds no subtraction)."""
-    return re.sub(r"'(?:[^']|'')*'", "''", sql)
-
-
-def _computed_look_up(question: str, sql: str, tables: Sequence[TableInfo]) -> str:
+def _computed_look_up(question: str, bare: str, tables: Sequence[TableInfo]) -> str:
     """Why a look-up of named rows is not computed ("" when the query reads it as held).
+
+    ``bare``: the query with its strings emptied.
 
     "What is the percentage of Catholics (Catholic) of Oron?" asks for a cell: the column holds
     the percentage. Queries that multiplied it by 100 or divided it by its sum answered 100 and
@@ -283,7 +284,7 @@ def _computed_look_up(question: str, sql: str, tables: Sequence[TableInfo]) -> s
     if asks_one(question) or alternatives(question) or _DIFFERENCE.search(question):
         return ""
     table, _, values = _named_rows(question, tables)
-    selected = re.match(r"\s*select\s+(.*?)\s+from\s", _unquoted(sql), re.I | re.S)
+    selected = re.match(r"\s*select\s+(.*?)\s+from\s", bare, re.I | re.S)
     read = re.sub(r"\(\s*\*\s*\)|^\s*(?:\w+\.)?\*\s*$", "", selected.group(1)) if selected else ""
     if not values or not _ARITHMETIC.search(read):
         return ""
