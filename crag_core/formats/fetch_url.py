@@ -36,6 +36,7 @@ CONTENT_TYPES = {
     "text/markdown": "markdown",
     "text/x-markdown": "markdown",
     "application/pdf": "pdf",
+    **dict.fromkeys(("image/png", "image/jpeg", "image/tiff", "image/webp", "image/bmp"), "image"),
     "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
     "application/vnd.openxmlformats-officedocument.presentationml.presentation": "pptx",
     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "xlsx",

@@ -47,8 +47,10 @@ from crag_core.formats.extract import (
     Extracted,
     Section,
     Unextractable,
+    configured_ocr,
     extract_data,
 )
+from crag_core.formats.ocr import OcrEngine
 from crag_core.text.table_shapes import table_from_json, table_json
 
 MAX_READ_MEMORY = 256 * 1024 * 1024
@@ -68,6 +70,8 @@ PRELOAD = (
     "docx",
     "openpyxl",
     "pypdf",
+    "pypdfium2",
+    "PIL.Image",
     "markitdown.converters",
     "docutils.core",
 )
@@ -88,17 +92,20 @@ START_S = 60.0
 log = logging.getLogger(__name__)
 
 
-def read_bounded(data: bytes, kind: str, name: str) -> Extracted:
-    """``extract_data(data, kind, name)`` within ``MAX_READ_MEMORY`` and ``MAX_READ_SECONDS``.
+def read_bounded(data: bytes, kind: str, name: str, ocr: OcrEngine | None = None) -> Extracted:
+    """``extract_data(data, kind, name, ocr)`` within ``MAX_READ_MEMORY`` and ``MAX_READ_SECONDS``.
 
     Raises what the reader raises (``Unextractable``, ``Damaged``), and ``Damaged`` for a
-    file that went past the ceiling or the deadline, or whose reader crashed.
+    file that went past the ceiling or the deadline, or whose reader crashed. ``ocr``
+    (default: the settings') is decided here, where the settings are, and sent to the child.
     """
     server = None if kind in IN_PROCESS else _reader_server()
+    ocr = ocr or (configured_ocr() if kind not in IN_PROCESS else None)
     if server is None:
-        return extract_data(data, kind, name)
+        return extract_data(data, kind, name, ocr)
     limits = {"memory": MAX_READ_MEMORY, "seconds": MAX_READ_SECONDS}
-    header = json.dumps({"kind": kind, "name": name, **limits}).encode() + b"\n"
+    about = {"kind": kind, "name": name, "ocr": ocr.to_json() if ocr else None}
+    header = json.dumps({**about, **limits}).encode() + b"\n"
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
         conn.settimeout(MAX_READ_SECONDS + 10)  # the child's alarm ends it first
         try:
@@ -139,16 +146,19 @@ def _answer(reply: dict[str, Any]) -> Extracted:
     return Extracted(
         title=str(reply["title"]),
         file_type=str(reply["file_type"]),
-        sections=[Section(str(s["text"]), s["page"], str(s["heading"])) for s in reply["sections"]],
+        sections=[
+            Section(str(s["text"]), s["page"], str(s["heading"]), bool(s.get("ocr")))
+            for s in reply["sections"]
+        ],
         tables=tuple(table_from_json(t) for t in reply["tables"]),
     )
 
 
-def _reply(data: bytes, kind: str, name: str, memory: int) -> bytes:
+def _reply(data: bytes, kind: str, name: str, memory: int, ocr: OcrEngine) -> bytes:
     """What a child sends back for a file: its text and tables, or why not, as JSON."""
     over = over_memory(memory)
     try:
-        extracted = extract_data(data, kind, name)
+        extracted = extract_data(data, kind, name, ocr)
     except Damaged as exc:  # a reader's MemoryError (SystemError from C code) is its cause
         ran_out = isinstance(exc.__cause__, MemoryError | SystemError)
         return _refusal(over if ran_out else str(exc), damaged=True)
@@ -156,7 +166,10 @@ def _reply(data: bytes, kind: str, name: str, memory: int) -> bytes:
         return _refusal(str(exc), damaged=False)
     except MemoryError:
         return _refusal(over, damaged=True)
-    sections = [{"text": s.text, "page": s.page, "heading": s.heading} for s in extracted.sections]
+    sections = [
+        {"text": s.text, "page": s.page, "heading": s.heading, "ocr": s.ocr}
+        for s in extracted.sections
+    ]
     return json.dumps(
         {
             "title": extracted.title,
@@ -244,7 +257,7 @@ class _Child(socketserver.StreamRequestHandler):
     """One file, in a child forked for it: capped, read, answered, gone."""
 
     def handle(self) -> None:
-        header = json.loads(self.rfile.readline(4096))
+        header = json.loads(self.rfile.readline(16384))
         memory, seconds = int(header["memory"]), float(header["seconds"])
         signal.alarm(math.ceil(seconds))
         grown = _address_space() + memory
@@ -253,7 +266,8 @@ class _Child(socketserver.StreamRequestHandler):
         if len(data) > MAX_FILE_BYTES:
             self.wfile.write(_refusal(f"larger than {MAX_FILE_BYTES >> 20} MiB", damaged=False))
             return
-        self.wfile.write(_reply(data, str(header["kind"]), str(header["name"]), memory))
+        ocr = OcrEngine.from_json(header.get("ocr"))
+        self.wfile.write(_reply(data, str(header["kind"]), str(header["name"]), memory, ocr))
 
 
 class _Server(socketserver.ForkingMixIn, socketserver.UnixStreamServer):

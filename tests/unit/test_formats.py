@@ -101,14 +101,14 @@ def test_a_folder_ingest_reports_every_skipped_file_and_counts_it(hash_kb, tmp_p
     make_encrypted_pdf(folder / "locked.pdf")
     make_scanned_pdf(folder / "scan.pdf")
     (folder / "notes.md").write_text("# Notes\n\nSome notes.")
-    (folder / "photo.png").write_bytes(b"\x89PNG")
+    (folder / "photo.heic").write_bytes(b"\x00\x00\x00 ftypheic")
     result = CliRunner().invoke(app, ["ingest", str(folder), "--collection", "folder"])
     assert result.exit_code == 0, result.output  # skipped inside a folder is not a failure
     assert "3 added" in result.output and "3 skipped" in result.output
     for name, reason in [
         ("locked.pdf", "encrypted"),
         ("scan.pdf", "without a text layer"),
-        ("photo.png", "unsupported file type"),
+        ("photo.heic", "unsupported file type"),
     ]:
         line = next(line for line in result.output.splitlines() if name in line)
         assert "skipped" in line and reason in line

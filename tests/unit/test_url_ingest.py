@@ -25,7 +25,7 @@ ROUTES: dict[str, tuple[int, dict[str, str], bytes]] = {
     "/moved": (302, {"Location": "/page.html"}, b""),
     "/loop": (302, {"Location": "/loop"}, b""),
     "/notes.md": (200, {"Content-Type": "application/octet-stream"}, b"# Notes\n\nKept notes."),
-    "/photo.png": (200, {"Content-Type": "image/png"}, b"\x89PNG\r\n"),
+    "/clip.mp4": (200, {"Content-Type": "video/mp4"}, b"\x00\x00\x00 ftypmp42"),
     "/huge.html": (200, {"Content-Type": "text/html", "Content-Length": str(64 << 20)}, b""),
     "/gone.html": (404, {"Content-Type": "text/html"}, b"<p>not here</p>"),
 }
@@ -114,8 +114,8 @@ def test_redirects_are_followed_within_a_bound(site):
 
 def test_the_type_is_checked_and_an_unlabelled_file_goes_by_its_suffix(site):
     assert fetch(f"{site}/notes.md").kind == "markdown"
-    with pytest.raises(Unextractable, match="unsupported content type 'image/png'"):
-        fetch(f"{site}/photo.png")
+    with pytest.raises(Unextractable, match="unsupported content type 'video/mp4'"):
+        fetch(f"{site}/clip.mp4")
 
 
 def test_size_is_capped_by_the_declared_length_and_while_reading(site):
@@ -158,10 +158,10 @@ def test_a_request_s_pages_share_its_deadline(site):
 
 def test_the_cli_reports_a_bad_url_and_writes_nothing(hash_kb, site):
     result = CliRunner().invoke(
-        app, ["ingest", f"{site}/gone.html", f"{site}/photo.png", "--collection", "web"]
+        app, ["ingest", f"{site}/gone.html", f"{site}/clip.mp4", "--collection", "web"]
     )
     assert result.exit_code == 1
-    assert "answered 404" in result.output and "image/png" in result.output
+    assert "answered 404" in result.output and "video/mp4" in result.output
     assert "0 added" in result.output
     with pytest.raises(Unextractable, match="no host"):
         fetch("https:///page.html")
