@@ -25,7 +25,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: ocr ocr-required calibrate-tools bench-tools-unseen bench-table-text bench-resource-attacks bench-cache-threshold bench-encoder bench-converters bench-keyword-sync bench-prompt-layout bench-whole-answers calibrate-confidence setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-system test-integration lint graph-diagram clean
+.PHONY: ocr ocr-required calibrate-tools bench-tools-unseen bench-table-text bench-resource-attacks bench-cache-threshold bench-encoder bench-converters bench-keyword-sync bench-prompt-layout bench-whole-answers calibrate-confidence setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction bench-ocr bench-ocr-answers eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-system test-integration lint graph-diagram clean
 
 setup: $(STAMP) model ocr
 
@@ -242,6 +242,21 @@ bench-startup: setup dev
 # Which library extracts PDF, HTML and Word text (quality, structure, speed) on files it makes.
 bench-extraction: $(DEV_STAMP)
 	$(BIN)/python -m benchmarks.measurements.extraction --out docs/benchmarks
+
+# OCR of scanned pages (no LLM): word accuracy, character error rate and seconds per page of
+# crag's Tesseract (and RapidOCR when installed beside), clean and scanned, 300 and 150 dpi.
+bench-ocr: $(DEV_STAMP) ocr-required
+	$(BIN)/python -m benchmarks.measurements.ocr --out docs/benchmarks
+
+# Answers from scanned copies of SQuAD paragraphs against the text (naive and crag, one run each
+# copy, the same sampled questions): right / "I don't know" / wrong per copy and pipeline.
+OCR_QA_OUT ?= out/ocr-answers
+OCR_QA_LIMIT ?= 40
+bench-ocr-answers: setup $(DEV_STAMP) ocr-required
+	$(BIN)/python -m benchmarks.measurements.ocr_answers make --out $(OCR_QA_OUT)
+	for copy in text scan; do $(BIN)/crag eval --dataset $(OCR_QA_OUT)/$$copy.json.gz \
+		--pipeline naive,crag --limit $(OCR_QA_LIMIT) --seed 0 --out $(OCR_QA_OUT)/$$copy || exit 1; done
+	$(BIN)/python -m benchmarks.measurements.ocr_answers report --out $(OCR_QA_OUT)
 
 # The answer cache's similarity threshold on SQuAD question pairs (no LLM).
 bench-cache-threshold: setup dev

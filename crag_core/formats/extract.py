@@ -69,10 +69,10 @@ MAX_CELLS = 2_000_000
 last cell counts every cell of it; a missing row counts one), never as the sheet declares."""
 MAX_PAGES = 2_000
 """The most pages a PDF may have."""
-MAX_OCR_PAGES = 100
-"""The most pages of one file read by OCR (a scanned PDF's pages, a TIFF's frames): about a
-minute of OCR here."""
-OCR_SECONDS = 90.0
+MAX_OCR_PAGES = 60
+"""The most pages of one file read by OCR (a scanned PDF's pages, a TIFF's frames): about 90 s
+of OCR here."""
+OCR_SECONDS = 100.0
 """The most the OCR of one file's pages may take together (within the reader's deadline)."""
 MIN_TEXT_LAYER_CHARS = 20
 """A PDF page whose text layer has fewer characters (not counting spaces) is read by OCR."""

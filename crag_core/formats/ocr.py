@@ -44,7 +44,7 @@ SMALL_IMAGE_SIDE = 1_600
 """An image whose longer side is shorter is read at twice its size (a screenshot's text is too
 small for Tesseract at its own size)."""
 PAGE_SECONDS = 30
-"""The most one page's OCR may take (about half a second for a 300 dpi page here)."""
+"""The most one page's OCR may take (about 0.7 s for a 300 dpi page here)."""
 MIN_WORD_CONFIDENCE = 30.0
 """Words Tesseract is less sure of (0-100) are left out: on a photo or a drawing they are
 noise read as letters."""
@@ -128,11 +128,18 @@ def read_image(image: Image, engine: OcrEngine, seconds: float = PAGE_SECONDS) -
     page = _prepared(image)
     pixels = BytesIO()
     page.save(pixels, format="PPM")  # uncompressed: nothing spent encoding what is read once
-    limit = max(1, int(min(seconds, PAGE_SECONDS)))
+    tsv = _tesseract(pixels.getvalue(), engine, min(seconds, PAGE_SECONDS))
+    return paragraphs(tsv, page.width, page.height)
+
+
+def _tesseract(pixels: bytes, engine: OcrEngine, seconds: float) -> str:
+    """Tesseract's TSV of the page ``pixels`` (PPM), within ``seconds``."""
+    limit = max(1, int(seconds))
+    command = [engine.program, "stdin", "stdout", "-l", LANGUAGE, "--psm", "3"]
     try:
         done = subprocess.run(
-            [engine.program, "stdin", "stdout", "-l", LANGUAGE, "--psm", "3", "tsv"],
-            input=pixels.getvalue(),
+            [*command, "tsv"],
+            input=pixels,
             capture_output=True,
             timeout=limit + 1,
             env=_environment(engine),
@@ -146,7 +153,7 @@ def read_image(image: Image, engine: OcrEngine, seconds: float = PAGE_SECONDS) -
     if done.returncode != 0:
         said = [x for x in done.stderr.decode(errors="replace").splitlines() if x.strip()]
         raise OcrFailed(f"tesseract failed ({said[-1][:120] if said else done.returncode})")
-    return paragraphs(done.stdout.decode("utf-8", errors="replace"), page.width, page.height)
+    return done.stdout.decode("utf-8", errors="replace")
 
 
 def _prepared(image: Image) -> Image:

@@ -37,10 +37,10 @@ EXPECTED = {
     "rst: 400,000 paragraphs": OVER_MEMORY,  # docutils' own tree: the ceiling stops it
     "pdf: a stream that unpacks to 200 MiB": "LimitReachedError",
     "pdf: 2,001 pages": "2,001 pages, more than 2,000",
-    "pdf: a 2,000-page scan": "OCR reads at most 100 pages",
+    "pdf: a 2,000-page scan": "OCR reads at most 60 pages",
     "png: 100 bytes declaring 100,000 x 100,000 pixels": "pixels, more than 40 million",
     "png: 20,000 x 20,000 pixels in 76 KB": "pixels, more than 40 million",
-    "tiff: 5,000 pages": "5,000 pages, more than OCR reads (100)",
+    "tiff: 5,000 pages": "5,000 pages, more than OCR reads (60)",
 }
 
 
