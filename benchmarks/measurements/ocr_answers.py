@@ -106,12 +106,20 @@ def make(paragraphs: int, out: Path) -> None:
         {"title": a["title"], "paragraphs": [{**a["paragraphs"][0], "context": text}]}
         for a, text in zip(chosen, read, strict=True)
     ]
-    for name, data in (("text", chosen), ("scan", scan)):
+    for name, data in (("text", _by_title(chosen)), ("scan", _by_title(scan))):
         with gzip.open(out / f"{name}.json.gz", "wt", encoding="utf-8") as f:
             json.dump({"version": "1.1", "data": data}, f)
     (out / "scan-stats.json").write_text(json.dumps(stats, indent=2) + "\n")
     questions = sum(len(a["paragraphs"][0]["qas"]) for a in chosen)
     print(f"{paragraphs} paragraphs, {questions} questions; OCR: {stats}")
+
+
+def _by_title(chosen: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The chosen paragraphs as SQuAD articles: one per title, its paragraphs in order."""
+    articles: dict[str, list[dict[str, Any]]] = {}
+    for article in chosen:
+        articles.setdefault(article["title"], []).extend(article["paragraphs"])
+    return [{"title": title, "paragraphs": paragraphs} for title, paragraphs in articles.items()]
 
 
 def report(out: Path) -> None:

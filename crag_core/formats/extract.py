@@ -74,6 +74,8 @@ MAX_OCR_PAGES = 60
 of OCR here."""
 OCR_SECONDS = 100.0
 """The most the OCR of one file's pages may take together (within the reader's deadline)."""
+PDF_TABLE_SECONDS = 20.0
+"""The most looking for a PDF's tables may take (about 8 ms a page of text here)."""
 MIN_TEXT_LAYER_CHARS = 20
 """A PDF page whose text layer has fewer characters (not counting spaces) is read by OCR."""
 MAX_IMAGE_PIXELS = 40_000_000
@@ -399,7 +401,41 @@ def _pdf(data: bytes, name: str, ocr: OcrEngine) -> Extracted:
             f"PDF without a text layer, and OCR found no text on its {len(pages):,} "
             + ("page" if len(pages) == 1 else "pages")
         )
-    return Extracted(title or name, "pdf", [sections[i] for i in sorted(sections)])
+    text_pages = [i for i in sorted(sections) if not sections[i].ocr]
+    tables = document_tables(name, _pdf_tables(data, text_pages))
+    return Extracted(title or name, "pdf", [sections[i] for i in sorted(sections)], tables)
+
+
+def _pdf_tables(data: bytes, pages: list[int]) -> list[tuple[str, list[list[str]]]]:
+    """The ruled tables on the PDF's text ``pages`` (pdfplumber), each with its place.
+
+    A place is "page 3 table 1". Looked for within ``PDF_TABLE_SECONDS`` (the pages after it
+    keep their text, without tables); a table is its cells as read, a line break in a cell a
+    space.
+    """
+    import pdfplumber
+
+    found: list[tuple[str, list[list[str]]]] = []
+    reached = 0  # the page the last table found ends on
+    started = time.monotonic()
+    with pdfplumber.open(BytesIO(data)) as document:
+        for number in pages:
+            if time.monotonic() - started > PDF_TABLE_SECONDS:
+                break
+            page = document.pages[number - 1]
+            for n, table in enumerate(page.find_tables(), start=1):
+                rows = [[" ".join((c or "").split()) for c in row] for row in table.extract()]
+                if n == 1 and found and reached == number - 1 and _same_header(found[-1][1], rows):
+                    found[-1][1].extend(rows[1:])  # over a page break, under its header again
+                else:
+                    found.append((f"page {number} table {n}", rows))
+                reached = number
+            page.close()
+    return found
+
+
+def _same_header(before: list[list[str]], rows: list[list[str]]) -> bool:
+    return bool(before and rows and rows[0] == before[0] and any(rows[0]))
 
 
 def _has_text(text: str) -> bool:

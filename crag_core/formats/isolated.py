@@ -71,6 +71,7 @@ PRELOAD = (
     "openpyxl",
     "pypdf",
     "pypdfium2",
+    "pdfplumber",
     "PIL.Image",
     "markitdown.converters",
     "docutils.core",

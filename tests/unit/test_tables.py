@@ -209,3 +209,66 @@ def test_tables_with_a_header_row_in_pages_and_documents(tmp_path):
     document.save(str(tmp_path / "people.docx"))
     (word,) = extract(tmp_path / "people.docx").tables
     assert (word.name, word.sheet, word.rows) == ("people_table_1", "table 1", (("Ada", 36),))
+
+
+GAUGES = [
+    ["station", "river", "level (m)", "measured"],
+    *[
+        [f"Station {i}", ["Velna", "Orsk"][i % 2], f"{1 + i * 0.5:.2f}", f"2024-04-{i + 1:02d}"]
+        for i in range(8)
+    ],
+]
+
+
+def test_a_pdfs_ruled_tables_are_tables_with_their_page(tmp_path):
+    from benchmarks.fixtures.sample_files import make_table_pdf
+
+    plants = [["site", "MW"], ["Whitelee", "539"], ["Clyde", "350"]]
+    make_table_pdf(tmp_path / "report.pdf", [GAUGES, plants], before="Gauges of the basin.")
+    extracted = extract(tmp_path / "report.pdf")
+    assert [(t.name, t.sheet) for t in extracted.tables] == [
+        ("report_page_1_table_1", "page 1 table 1"),
+        ("report_page_2_table_1", "page 2 table 1"),
+    ]
+    gauges = extracted.tables[0]
+    assert [(c.original, c.type) for c in gauges.columns] == [
+        ("station", "TEXT"),
+        ("river", "TEXT"),
+        ("level (m)", "REAL"),
+        ("measured", "DATE"),
+    ]
+    assert gauges.rows[3] == ("Station 3", "Orsk", 2.5, "2024-04-04")
+    assert len(gauges.rows) == 8 and extracted.tables[1].rows[0] == ("Whitelee", 539)
+    assert "Gauges of the basin." in extracted.sections[0].text  # the page keeps its text
+
+
+def test_a_pdf_table_is_queried_cited_by_page_and_goes_with_its_file(kb, tmp_path):
+    from benchmarks.fixtures.sample_files import make_table_pdf
+
+    make_table_pdf(tmp_path / "gauges.pdf", [GAUGES])
+    ingest(kb, [str(tmp_path / "gauges.pdf")])
+    (table,) = kb.tables.catalog()
+    assert (table.label, table.sheet) == ("gauges.pdf", "page 1 table 1")
+    top = kb.tables.query(f"SELECT station FROM {table.name} ORDER BY level_m DESC LIMIT 1")
+    assert top.rows == (("Station 7",),)
+    (tmp_path / "gauges.pdf").unlink()
+    ingest(kb, [str(tmp_path)], sync=True)
+    assert kb.tables.catalog() == []
+
+
+def test_a_borderless_table_in_a_pdf_stays_text(tmp_path):
+    from benchmarks.fixtures.sample_files import make_table_pdf
+
+    make_table_pdf(tmp_path / "plain.pdf", [GAUGES], ruled=False)
+    extracted = extract(tmp_path / "plain.pdf")
+    assert extracted.tables == () and "Station 7" in extracted.sections[0].text
+
+
+def test_a_pdf_table_over_several_pages_is_one_table(tmp_path):
+    from benchmarks.fixtures.sample_files import make_table_pdf
+
+    rows = [["day", "reading"], *[[f"2024-01-{1 + i % 28:02d}", str(i)] for i in range(150)]]
+    make_table_pdf(tmp_path / "log.pdf", [rows])
+    (table,) = extract(tmp_path / "log.pdf").tables
+    assert len(extract(tmp_path / "log.pdf").sections) > 2  # it does run over pages
+    assert [r[1] for r in table.rows] == list(range(150))  # every row once, the headers not
