@@ -47,6 +47,7 @@ from typing import Any
 
 from benchmarks import ROOT
 from benchmarks.measurements import (
+    pdf_tables,
     rdocs_questions,
     rtables_questions,
     tools_questions,
@@ -90,6 +91,12 @@ SETS = {
         rtables_questions.QUESTIONS,
         rtables_questions.FILES,
         rtables_questions.MODIFIED,
+    ),
+    "rtables-pdf": QuestionSet(  # the same tables, each typeset in a PDF as a ruled table
+        "rtables-pdf-bench",
+        rtables_questions.QUESTIONS,
+        {f"{Path(n).stem}.pdf": p for n, p in rtables_questions.FILES.items()},
+        {f"{Path(n).stem}.pdf": m for n, m in rtables_questions.MODIFIED.items()},
     ),
     "rdocs": QuestionSet(
         "rdocs-bench",
@@ -180,7 +187,10 @@ def prepare_collection(data_dir: Path, qset: QuestionSet = SETS["tools"]) -> Non
     if not folder.exists():
         folder.mkdir(parents=True)
         for name, path in qset.files.items():
-            shutil.copyfile(path, folder / name)
+            if Path(name).suffix == path.suffix:
+                shutil.copyfile(path, folder / name)
+            else:  # a table typeset in a PDF
+                pdf_tables.typeset(pdf_tables.source_rows(path), True, folder / name)
             stamp = dt.datetime.fromisoformat(qset.modified[name] + "T12:00:00").timestamp()
             os.utime(folder / name, (stamp, stamp))
     report = ingest(knowledge_base(qset.collection), [str(folder)])
