@@ -48,6 +48,7 @@ from crag_core.formats.extract import (
 from crag_core.formats.fetch_url import fetch
 from crag_core.formats.isolated import read_bounded
 from crag_core.formats.outbound import Outbound
+from crag_core.text.regions import box_text, region
 from crag_core.text.sources import (
     READ_AGAIN,
     Origin,
@@ -154,7 +155,11 @@ def split_text(text: str) -> list[str]:
 
 
 def chunk(extracted: Extracted) -> list[tuple[str, dict[str, str | int]]]:
-    """The file's chunks, each with where it sits: its PDF page or its heading path."""
+    """The file's chunks, each with where it sits: its PDF page or its heading path.
+
+    A chunk of a PDF page or an image also records its region on the page (``box``:
+    "left,top,right,bottom" as fractions of the page), where its reader gave the lines' places.
+    """
     chunks: list[tuple[str, dict[str, str | int]]] = []
     for section in extracted.sections:
         where: dict[str, str | int] = {}
@@ -164,7 +169,9 @@ def chunk(extracted: Extracted) -> list[tuple[str, dict[str, str | int]]]:
             where["heading"] = section.heading
         if section.ocr:
             where["ocr"] = 1
-        chunks += [(piece, where) for piece in split_text(section.text)]
+        for piece in split_text(section.text):
+            box = region(piece, section.lines) if section.lines else None
+            chunks.append((piece, where | {"box": box_text(box)} if box else where))
     return chunks
 
 

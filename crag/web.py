@@ -41,10 +41,16 @@ from crag.gate import Gate
 from crag_core.clients.knowledge_base import KnowledgeBase, valid_collection_name
 from crag_core.clients.settings import data_dir
 from crag_core.errors import ConfigError, CragError
-from crag_core.formats.extract import MAX_FILE_BYTES, Unextractable, pdf_page_png
+from crag_core.formats.extract import (
+    MAX_FILE_BYTES,
+    Unextractable,
+    image_page_png,
+    pdf_page_png,
+)
 from crag_core.formats.fetch_url import url_problem
 from crag_core.schema.context import Context
 from crag_core.text.documents import doc_location
+from crag_core.text.regions import parse_box
 from crag_core.text.sources import is_url, origin_of, public_source
 from graph import factory
 
@@ -198,6 +204,7 @@ def show_chunk(request: Request, kb: KnowledgeBase) -> Response:
             "title": meta.get("title", ""),
             "type": meta.get("type", ""),
             "page": meta.get("page"),
+            "box": list(box) if (box := parse_box(meta.get("box"))) else None,
             "location": doc_location(chunk),
         }
     )
@@ -205,21 +212,27 @@ def show_chunk(request: Request, kb: KnowledgeBase) -> Response:
 
 @existing_collection
 def chunk_page(request: Request, kb: KnowledgeBase) -> Response:
-    """``GET /crag/collections/{collection}/chunks/{chunk_id}/page.png``: its PDF page, drawn.
+    """``GET /crag/collections/{collection}/chunks/{chunk_id}/page.png``: its page, drawn.
 
-    Drawn here from the PDF the chunk came from (pdfium; nothing leaves the server); 404 with
-    the reason when the chunk is not from a PDF page or its file is gone.
+    Drawn here from the PDF or the image the chunk came from (pdfium, Pillow; nothing leaves
+    the server); 404 with the reason when the chunk is not from a PDF page or an image, or its
+    file is gone.
     """
     chunk_id = request.path_params["chunk_id"]
     chunk = kb.chunk(chunk_id)
     meta = chunk.metadata if chunk is not None else {}
     source = Path(str(meta.get("source", "")))
-    if meta.get("type") != "pdf" or meta.get("page") is None:
-        return _error(f"{chunk_id!r} is not a chunk of a PDF page.", 404)
+    pdf = meta.get("type") == "pdf" and meta.get("page") is not None
+    if not pdf and meta.get("type") != "image":
+        return _error(f"{chunk_id!r} is not a chunk of a PDF page or an image.", 404)
     if origin_of(meta) not in ("file", "upload") or not source.is_file():
-        return _error(f"The PDF {public_source(meta)} is no longer there.", 404)
+        return _error(f"The file {public_source(meta)} is no longer there.", 404)
     try:
-        png = pdf_page_png(source, int(meta["page"]))
+        if pdf:
+            png = pdf_page_png(source, int(meta["page"]))
+        else:
+            page = meta.get("page")
+            png = image_page_png(source, int(page) if page is not None else None)
     except Unextractable as exc:
         return _error(str(exc), 404)
     return Response(png, media_type="image/png", headers={"Cache-Control": "private, max-age=300"})

@@ -9,6 +9,7 @@ from langchain_core.documents import Document
 
 from crag_core.schema.state import Attempt, RAGState, Source, Verdict
 from crag_core.text.documents import doc_id, doc_location, doc_source
+from crag_core.text.regions import parse_box
 from crag_core.text.support import quote
 from crag_core.text.words import normalize
 from nodes.common import answer_documents, question_of
@@ -24,6 +25,8 @@ def sources_of(docs: list[Document], answer: str = "", question: str = "") -> li
         source = Source(id=doc_id(d), source=doc_source(d))
         if location := doc_location(d):
             source["location"] = location
+        if box := parse_box(d.metadata.get("box")):
+            source["box"] = list(box)
         if answer and (sentence := quote(d.page_content, answer, question)):
             source["quote"] = sentence
         sources.append(source)

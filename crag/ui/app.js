@@ -174,7 +174,7 @@ async function preview(source, turn) {
   $("preview-title").textContent = source.id;
   $("preview-source").textContent = source.source + (source.location ? ` — ${source.location}` : "");
   $("preview-text").textContent = "Loading…";
-  $("preview-page").hidden = true;
+  $("preview-figure").hidden = true;
   $("preview").showModal();
   if (source.sql) {  // an answer read from a table: the query that read it
     $("preview-text").textContent = `SQL: ${source.sql}`;
@@ -195,13 +195,30 @@ async function preview(source, turn) {
     return;
   }
   showQuoted($("preview-text"), text, source.quote);
-  // A PDF page is shown as it looks, drawn by the server from the file.
-  if (about.type === "pdf" && about.page != null && !source.id.startsWith("web:")) {
+  // A PDF page or an image is shown as it looks, drawn by the server from the file, with
+  // the region of the cited text marked where the reader knew it.
+  const drawn = (about.type === "pdf" && about.page != null) || about.type === "image";
+  if (drawn && !source.id.startsWith("web:")) {
     const image = $("preview-page");
-    image.alt = `Page ${about.page} of ${source.source}`;
+    image.alt = about.page != null ? `Page ${about.page} of ${source.source}` : source.source;
     image.src = api.pageImage(turn.collection, id);
-    image.hidden = false;
+    markRegion($("preview-mark"), source.box || about.box);
+    $("preview-figure").hidden = false;
   }
+}
+
+// A box [left, top, right, bottom] (fractions of the page; or stored as "l,t,r,b") drawn
+// over the page's image.
+function markRegion(mark, box) {
+  const values = typeof box === "string" ? box.split(",").map(Number) : box;
+  const ok = Array.isArray(values) && values.length === 4 && values.every((v) => v >= 0 && v <= 1);
+  mark.hidden = !ok;
+  if (!ok) return;
+  const [left, top, right, bottom] = values;
+  Object.assign(mark.style, {
+    left: `${left * 100}%`, top: `${top * 100}%`,
+    width: `${(right - left) * 100}%`, height: `${(bottom - top) * 100}%`,
+  });
 }
 
 // The chunk's text with the sentence the answer stands on marked (spacing may differ).

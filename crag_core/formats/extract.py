@@ -51,6 +51,7 @@ from crag_core.formats.table_rows import (
     pipe_tables,
     table_from_rows,
 )
+from crag_core.text.regions import Line
 from crag_core.text.table_shapes import Table
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
@@ -76,6 +77,8 @@ OCR_SECONDS = 100.0
 """The most the OCR of one file's pages may take together (within the reader's deadline)."""
 PDF_TABLE_SECONDS = 20.0
 """The most looking for a PDF's tables may take (about 8 ms a page of text here)."""
+MAX_PAGE_LINES = 2_000
+"""The most text runs of one PDF page given a place (a page of tiny print has a few hundred)."""
 MIN_TEXT_LAYER_CHARS = 20
 """A PDF page whose text layer has fewer characters (not counting spaces) is read by OCR."""
 MAX_IMAGE_PIXELS = 40_000_000
@@ -168,6 +171,8 @@ class Section:
     """The headings above the text, outermost first, joined by " > "."""
     ocr: bool = False
     """Read off the page's image by OCR (a scanned page, an image file), not from its text."""
+    lines: tuple[Line, ...] = ()
+    """The page's lines and where each is on it (PDF pages and images), for ``region``."""
 
 
 @dataclass(frozen=True)
@@ -390,7 +395,9 @@ def _pdf(data: bytes, name: str, ocr: OcrEngine) -> Extracted:
         title = str(reader.metadata.title or "").strip() if reader.metadata else ""
     except (PdfReadError, ValueError, KeyError) as exc:
         raise Unextractable(f"unreadable PDF: {exc}") from exc
-    sections = {i: Section(t, page=i) for i, t in enumerate(pages, start=1) if _has_text(t)}
+    texts = [i for i, t in enumerate(pages, start=1) if _has_text(t)]
+    placed = _pdf_lines(data, texts)
+    sections = {i: Section(pages[i - 1], page=i, lines=placed.get(i, ())) for i in texts}
     scanned = [i for i in range(1, len(pages) + 1) if i not in sections]
     if scanned and ocr.program:
         sections |= _ocr_pages(data, scanned, ocr, budget)
@@ -438,6 +445,37 @@ def _same_header(before: list[list[str]], rows: list[list[str]]) -> bool:
     return bool(before and rows and rows[0] == before[0] and any(rows[0]))
 
 
+def _pdf_lines(data: bytes, pages: list[int]) -> dict[int, tuple[Line, ...]]:
+    """The text runs (about a line each) of the PDF's ``pages`` with their boxes (pdfium)."""
+    import pypdfium2 as pdfium
+
+    placed: dict[int, tuple[Line, ...]] = {}
+    document = pdfium.PdfDocument(data)
+    try:
+        for number in pages:
+            page = document[number - 1]
+            width, height = page.get_size()
+            text = page.get_textpage()
+            lines = []
+            for i in range(min(text.count_rects(), MAX_PAGE_LINES)):
+                left, bottom, right, top = text.get_rect(i)
+                box = (left / width, 1 - top / height, right / width, 1 - bottom / height)
+                lines.append((text.get_text_bounded(left, bottom, right, top), _clamped(box)))
+            placed[number] = tuple(lines)
+    finally:
+        document.close()
+    return placed
+
+
+def _clamped(box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+    return (
+        min(1.0, max(0.0, box[0])),
+        min(1.0, max(0.0, box[1])),
+        min(1.0, max(0.0, box[2])),
+        min(1.0, max(0.0, box[3])),
+    )
+
+
 def _has_text(text: str) -> bool:
     return len("".join(text.split())) >= MIN_TEXT_LAYER_CHARS
 
@@ -468,20 +506,27 @@ def _ocr_pages(
             width, height = page.get_size()
             scale = min(OCR_DPI / 72, (OCR_PIXELS / max(1.0, width * height)) ** 0.5)
             image = page.render(scale=scale, grayscale=True).to_pil()
-            text = _ocr_text(image, ocr, left, f"page {number}")
-            if text:
-                read[number] = Section(budget.take(text), page=number, ocr=True)
+            section = _ocr_section(image, ocr, left, f"page {number}", number, budget)
+            if section is not None:
+                read[number] = section
         return read
     finally:
         document.close()
 
 
-def _ocr_text(image: Any, ocr: OcrEngine, seconds: float, where: str) -> str:
+def _ocr_section(
+    image: Any, ocr: OcrEngine, seconds: float, where: str, page: int | None, budget: TextBudget
+) -> Section | None:
+    """The section OCR reads on ``image`` (its paragraphs, its lines' boxes); ``None``: no text."""
     try:
         blocks = read_image(image, ocr, seconds)
     except OcrFailed as exc:
         raise Damaged(f"{where}: {exc}") from exc
-    return "\n\n".join(b.text for b in blocks)
+    text = "\n\n".join(b.text for b in blocks)
+    if not text:
+        return None
+    lines = tuple(line for b in blocks for line in b.lines)
+    return Section(budget.take(text), page=page, ocr=True, lines=lines)
 
 
 def _image(data: bytes, name: str, ocr: OcrEngine) -> Extracted:
@@ -526,10 +571,10 @@ def _image(data: bytes, name: str, ocr: OcrEngine) -> Extracted:
         image.draft(
             "L", (width // 2, height // 2) if width * height > OCR_PIXELS else (width, height)
         )
-        text = _ocr_text(image, ocr, left, f"page {frame + 1}" if frames > 1 else "the image")
-        if text:
-            page = frame + 1 if frames > 1 else None
-            sections.append(Section(budget.take(text), page=page, ocr=True))
+        where = f"page {frame + 1}" if frames > 1 else "the image"
+        section = _ocr_section(image, ocr, left, where, frame + 1 if frames > 1 else None, budget)
+        if section is not None:
+            sections.append(section)
     if not sections:
         raise Unextractable("an image in which OCR found no text")
     return Extracted(name, "image", sections)
@@ -561,6 +606,30 @@ def pdf_page_png(path: Path, page: int, width: int = 900) -> bytes:
         return out.getvalue()
     finally:
         document.close()
+
+
+PREVIEW_PIXELS = 12_000_000
+"""The largest image file shown as its page (decoded in the server's process)."""
+
+
+def image_page_png(path: Path, page: int | None, width: int = 900) -> bytes:
+    """The image file at ``path`` (page ``page`` of a TIFF) as a PNG ``width`` pixels wide."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(path) as image:
+            if page is not None:
+                image.seek(page - 1)
+            if image.width * image.height > PREVIEW_PIXELS:
+                raise Unextractable("the image is too large to show")
+            image.draft("RGB", (width, width * image.height // max(1, image.width)))
+            shown = image.convert("RGB")
+            shown.thumbnail((width, 10 * width))
+            out = BytesIO()
+            shown.save(out, format="PNG", optimize=True)
+            return out.getvalue()
+    except (UnidentifiedImageError, OSError, EOFError, ValueError) as exc:
+        raise Unextractable(f"cannot open the image: {exc}") from exc
 
 
 def _html(data: bytes, name: str) -> Extracted:

@@ -148,7 +148,13 @@ def _answer(reply: dict[str, Any]) -> Extracted:
         title=str(reply["title"]),
         file_type=str(reply["file_type"]),
         sections=[
-            Section(str(s["text"]), s["page"], str(s["heading"]), bool(s.get("ocr")))
+            Section(
+                str(s["text"]),
+                s["page"],
+                str(s["heading"]),
+                bool(s.get("ocr")),
+                tuple((str(t), (b[0], b[1], b[2], b[3])) for t, b in s.get("lines") or ()),
+            )
             for s in reply["sections"]
         ],
         tables=tuple(table_from_json(t) for t in reply["tables"]),
@@ -168,7 +174,7 @@ def _reply(data: bytes, kind: str, name: str, memory: int, ocr: OcrEngine) -> by
     except MemoryError:
         return _refusal(over, damaged=True)
     sections = [
-        {"text": s.text, "page": s.page, "heading": s.heading, "ocr": s.ocr}
+        {"text": s.text, "page": s.page, "heading": s.heading, "ocr": s.ocr, "lines": s.lines}
         for s in extracted.sections
     ]
     return json.dumps(

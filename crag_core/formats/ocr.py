@@ -32,6 +32,8 @@ from io import BytesIO
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from crag_core.text.regions import Box, Line, union
+
 if TYPE_CHECKING:
     from PIL.Image import Image
 
@@ -110,13 +112,19 @@ def ocr_engine(enabled: bool = True, program: Path | None = None) -> OcrEngine:
 
 @dataclass(frozen=True)
 class Block:
-    """A paragraph read off a page, and where it is.
+    """A paragraph read off a page, and its lines with where each is on the page."""
 
-    ``box`` is (left, top, right, bottom) as fractions of the page's width and height.
-    """
+    lines: tuple[Line, ...]
 
-    text: str
-    box: tuple[float, float, float, float]
+    @property
+    def text(self) -> str:
+        """The paragraph's lines, one a line."""
+        return "\n".join(text for text, _ in self.lines)
+
+    @property
+    def box(self) -> Box:
+        """The box around the paragraph (fractions of the page's width and height)."""
+        return union([box for _, box in self.lines])
 
 
 class OcrFailed(Exception):
@@ -197,28 +205,26 @@ def _environment(engine: OcrEngine) -> dict[str, str]:
 def paragraphs(tsv: str, width: int, height: int) -> list[Block]:
     """Tesseract's TSV (a row per word, numbered by block, paragraph and line) as paragraphs.
 
-    A paragraph's lines are joined by newlines, its words by spaces; words under
-    ``MIN_WORD_CONFIDENCE`` are left out, and a paragraph left with no word is dropped.
+    A line's words are joined by spaces; words under ``MIN_WORD_CONFIDENCE`` are left out, and
+    a line (a paragraph) left with no word is dropped. Tesseract writes them in reading order.
     """
-    lines: dict[tuple[int, int], dict[int, list[str]]] = {}
-    boxes: dict[tuple[int, int], list[int]] = {}
+    words: dict[tuple[int, int], dict[int, list[tuple[str, Box]]]] = {}
     for row in _rows(tsv):
         word = row["text"].strip()
         if row["level"] != "5" or not word or float(row["conf"]) < MIN_WORD_CONFIDENCE:
             continue
-        key = (int(row["block_num"]), int(row["par_num"]))
-        lines.setdefault(key, {}).setdefault(int(row["line_num"]), []).append(word)
-        left, top = int(row["left"]), int(row["top"])
-        right, bottom = left + int(row["width"]), top + int(row["height"])
-        box = boxes.setdefault(key, [left, top, right, bottom])
-        box[:] = [min(box[0], left), min(box[1], top), max(box[2], right), max(box[3], bottom)]
+        left, top = int(row["left"]) / width, int(row["top"]) / height
+        box = (left, top, left + int(row["width"]) / width, top + int(row["height"]) / height)
+        paragraph = words.setdefault((int(row["block_num"]), int(row["par_num"])), {})
+        paragraph.setdefault(int(row["line_num"]), []).append((word, box))
     return [
         Block(
-            "\n".join(" ".join(words) for _, words in sorted(lines[key].items())),
-            (boxes[key][0] / width, boxes[key][1] / height)
-            + (boxes[key][2] / width, boxes[key][3] / height),
+            tuple(
+                (" ".join(w for w, _ in line), union([b for _, b in line]))
+                for _, line in sorted(paragraph.items())
+            )
         )
-        for key in lines  # Tesseract writes them in reading order
+        for paragraph in words.values()
     ]
 
 

@@ -83,6 +83,9 @@ class Source(TypedDict):
     """The sentence of the document the answer stands on (``crag_core.text.support.quote``)."""
     sql: NotRequired[str]
     """For an answer read from a table: the query that read it."""
+    box: NotRequired[list[float]]
+    """Where on its page the chunk is: [left, top, right, bottom] as fractions of the page
+    (a PDF page or an image, ``crag_core.text.regions``)."""
 
 
 class Attempt(TypedDict):

@@ -130,7 +130,7 @@ def test_documents_are_added_asked_cited_and_removed_on_the_page(
 ):
     (tmp_path / "broncos.md").write_text(f"# Season\n\n## Final\n\n{ANSWER} They won 24–10.\n")
     (tmp_path / "levels.csv").write_text("gauge,level\nVelna bridge,4.2 m\n")
-    (tmp_path / "photo.png").write_bytes(b"\x89PNG\r\n")
+    (tmp_path / "clip.mp4").write_bytes(b"\x00\x00\x00 ftypmp42")
     with offline_page() as view:
         page = view.page
         page.on("dialog", lambda d: d.accept("notes") if d.type == "prompt" else d.accept())
@@ -146,13 +146,13 @@ def test_documents_are_added_asked_cited_and_removed_on_the_page(
         )
         assert page.input_value("#field-collection") == "notes"  # runs ask it now
 
-        files = [tmp_path / n for n in ("broncos.md", "levels.csv", "photo.png")]
+        files = [tmp_path / n for n in ("broncos.md", "levels.csv", "clip.mp4")]
         page.set_input_files("#files", [str(f) for f in files])  # several at once
-        page.wait_for_selector("#uploads [data-file='photo.png'][data-status]")
+        page.wait_for_selector("#uploads [data-file='clip.mp4'][data-status]")
         assert page.get_attribute("#uploads [data-file='broncos.md']", "data-status") == "added"
         assert page.get_attribute("#uploads [data-file='levels.csv']", "data-status") == "added"
-        refused = page.inner_text("#uploads [data-file='photo.png'] .result")
-        assert "unsupported file type '.png'" in refused
+        refused = page.inner_text("#uploads [data-file='clip.mp4'] .result")
+        assert "unsupported file type '.mp4'" in refused
         page.wait_for_selector("#doc-list li:nth-child(2)")
         listed = page.inner_text("#doc-list")
         assert "Season" in listed and "markdown" in listed and "csv" in listed

@@ -98,13 +98,13 @@ def test_bad_items_are_reported_and_the_rest_is_ingested(kb, tmp_path):
 
 def test_folder_walk_ignores_other_types_and_symlinked_dirs(kb, tmp_path):
     (tmp_path / "a.md").write_text("A text.")
-    (tmp_path / "image.png").write_bytes(b"\x89PNG")
+    (tmp_path / "clip.mp4").write_bytes(b"\x00\x00\x00 ftyp")
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "b.txt").write_text("B text.")
     (tmp_path / "sub" / "up").symlink_to(tmp_path, target_is_directory=True)
     report = ingest(kb, [str(tmp_path)])
     assert sorted(Path(p).name for p in report.added) == ["a.md", "b.txt"] and not report.failed
-    assert dict(report.skipped)[str(tmp_path / "image.png")].startswith("unsupported file type")
+    assert dict(report.skipped)[str(tmp_path / "clip.mp4")].startswith("unsupported file type")
 
 
 def test_invalid_collection_name_is_refused(tmp_path):

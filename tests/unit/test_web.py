@@ -90,8 +90,10 @@ def test_files_are_uploaded_listed_replaced_and_removed(hash_kb, data_dir):
 
 def test_a_file_crag_cannot_read_is_refused_and_not_kept(hash_kb, data_dir, monkeypatch):
     hash_kb("papers")
+    clip = client.put("/crag/collections/papers/files/clip.mp4", content=b"\x00\x00\x00 ftyp")
+    assert clip.status_code == 422 and "unsupported file type '.mp4'" in clip.json()["detail"]
     png = client.put("/crag/collections/papers/files/photo.png", content=b"\x89PNG")
-    assert png.status_code == 422 and "unsupported file type '.png'" in png.json()["detail"]
+    assert png.status_code == 422 and "unreadable image" in png.json()["reason"]
     broken = client.put("/crag/collections/papers/files/deck.pptx", content=b"PK\x03\x04 no")
     assert broken.status_code == 422 and broken.json()["status"] == "skipped"
     assert "unreadable" in broken.json()["reason"]
@@ -145,6 +147,21 @@ def test_resync_reads_changed_files_and_drops_vanished_ones(hash_kb, tmp_path):
     assert [d["title"] for d in hash_kb("mykb").documents()] == ["A"]
 
 
+def test_an_image_chunk_is_shown_as_its_page_with_the_region_of_its_text(hash_kb, tmp_path):
+    from benchmarks.fixtures.sample_files import make_page_image
+
+    make_page_image(tmp_path / "receipt.png")
+    hash_kb("mykb")
+    ingest(tmp_path, "mykb")
+    (doc,) = hash_kb("mykb").documents()
+    chunk = client.get(f"/crag/collections/mykb/chunks/{doc['doc_id']}__c0000").json()
+    assert chunk["type"] == "image" and chunk["page"] is None
+    left, top, right, bottom = chunk["box"]  # the first lines of the page, its top left
+    assert 0 < left < 0.1 and 0 < top < 0.1 and 0.5 < right < 1 and top < bottom < 0.5
+    image = client.get(f"/crag/collections/mykb/chunks/{doc['doc_id']}__c0000/page.png")
+    assert image.status_code == 200 and image.content.startswith(b"\x89PNG")
+
+
 def test_urls_are_added_through_the_page_route(hash_kb):
     reply = client.post("/crag/collections/mykb/sources", json={"urls": ["/etc/passwd"]})
     assert reply.status_code == 400 and "http(s)" in reply.json()["detail"]
@@ -161,6 +178,7 @@ def test_a_pdf_chunk_is_shown_as_its_page_drawn_by_the_server(hash_kb, tmp_path)
     second = f"{pdf['doc_id']}__c0001"
     chunk = client.get(f"/crag/collections/mykb/chunks/{second}").json()
     assert chunk["page"] == 2 and chunk["type"] == "pdf" and chunk["location"] == "page 2"
+    assert chunk["box"][1] < 0.1 < chunk["box"][3]  # its text begins at the top of the page
     image = client.get(f"/crag/collections/mykb/chunks/{second}/page.png")
     assert image.status_code == 200 and image.headers["content-type"] == "image/png"
     assert image.content.startswith(b"\x89PNG")
