@@ -184,6 +184,48 @@ def test_documents_are_added_asked_cited_and_removed_on_the_page(
     assert sorted(p.name for p in kept.iterdir()) == ["levels.csv"]  # the removed upload went
 
 
+def test_a_cited_scan_opens_as_its_page_with_the_cited_region_marked(
+    server: Server, scripted_llm: str, tmp_path: Path
+):
+    from benchmarks.fixtures.sample_files import make_text_image
+
+    filler = "The season's schedule, the stadium and the weather are described below. " * 4
+    make_text_image(tmp_path / "final.png", [f"{ANSWER} They beat the Panthers 24-10.", filler])
+    with offline_page() as view:
+        page = view.page
+        page.on("dialog", lambda d: d.accept("scans") if d.type == "prompt" else d.accept())
+        page.goto(f"{server.url}/ui/")
+        page.wait_for_function("() => window.cragPage.readyMs !== null")
+        page.click("#new-collection")
+        page.wait_for_function("() => document.querySelector('#collection').value === 'scans'")
+        page.set_input_files("#files", [str(tmp_path / "final.png")])
+        page.wait_for_selector("#uploads [data-file='final.png'][data-status]", timeout=60_000)
+        assert page.get_attribute("#uploads [data-file='final.png']", "data-status") == "added"
+        page.click("#settings summary")
+        page.fill("#field-model", "openai-compatible:scripted")
+        page.fill("#field-base_url", scripted_llm)
+        page.uncheck("#field-answer_cache")
+        page.click("#settings summary")
+        ask(page, FIRST, 1)
+        page.click(".turn .sources button")  # cited: the photographed page
+        page.wait_for_selector("#preview[open]")
+        assert page.inner_text("#preview-source").endswith("final.png")
+        page.wait_for_function(
+            "() => { const i = document.querySelector('#preview-page'); "
+            "return i.complete && i.naturalWidth > 0; }"
+        )
+        assert page.is_visible("#preview-mark")
+        image = page.locator("#preview-page").bounding_box()
+        mark = page.locator("#preview-mark").bounding_box()
+        assert image and mark
+        # the chunk's lines: inside the page, from its top-left margin, not the whole page
+        assert image["x"] <= mark["x"] < image["x"] + 0.2 * image["width"]
+        assert image["y"] <= mark["y"] < image["y"] + 0.2 * image["height"]
+        assert mark["x"] + mark["width"] <= image["x"] + image["width"] + 2
+        assert mark["height"] < 0.5 * image["height"]
+        assert view.outside == [] and view.errors == []
+
+
 def test_a_question_in_parts_streams_each_parts_steps_and_tokens(server: Server, scripted_llm: str):
     with offline_page() as view:
         page = view.page
