@@ -25,7 +25,7 @@ import hashlib
 import os
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -227,10 +227,13 @@ def prepare(
     stored: dict[str, str],
     outbound: Outbound | None = None,
     deadline: float | None = None,
+    already_read: Mapping[str, Extracted] | None = None,
 ) -> NewDocument | None:
     """The document to write for a file or URL (``None``: stored and unchanged); ``SkipFile``.
 
-    The bytes are read once; an unchanged file (same hash as stored) is not extracted again.
+    The bytes are read once; an unchanged file (same hash as stored) is not extracted again,
+    nor one whose text ``already_read`` holds (by the SHA-256 of its bytes: an upload read
+    before it took its place, a scan not read by OCR twice).
     A URL is fetched within ``outbound`` when given (a fetch for an API caller) and by
     ``deadline`` (``time.monotonic()``) when given. The file is read within one memory
     ceiling and one deadline (``crag_core.formats.isolated``).
@@ -248,7 +251,9 @@ def prepare(
         doc_id = document_id(where if isinstance(source, str) else source)
         if stored.get(doc_id) == content_hash:
             return None
-        extracted = read_bounded(data, kind, _name(source))
+        extracted = (already_read or {}).get(content_hash) or read_bounded(
+            data, kind, _name(source)
+        )
     except Damaged as exc:
         raise SkipFile(str(exc), damaged=True) from exc
     except Unextractable as exc:
@@ -282,6 +287,7 @@ def ingest(
     outbound: Outbound | None = None,
     origin: Origin = "file",
     deadline: float | None = None,
+    already_read: Mapping[str, Extracted] | None = None,
 ) -> IngestReport:
     """Ingest every supported file under ``paths``.
 
@@ -303,7 +309,8 @@ def ingest(
         folders = [Path(p).expanduser().resolve() for p in paths if Path(p).is_dir()]
         with kb.write_lock():
             removed = remove_sources(kb, folders, only_missing=True)
-    report = ingest_found(kb, list(discover(paths, origin)), on_progress, outbound, deadline)
+    found = list(discover(paths, origin))
+    report = ingest_found(kb, found, on_progress, outbound, deadline, already_read)
     report.removed = removed
     return report
 
@@ -314,6 +321,7 @@ def ingest_found(
     on_progress: Callable[[float, int, str], None] | None = None,
     outbound: Outbound | None = None,
     deadline: float | None = None,
+    already_read: Mapping[str, Extracted] | None = None,
 ) -> IngestReport:
     """Ingest ``items`` (``discover``'s, or a sync's stored sources); see ``ingest``.
 
@@ -351,7 +359,7 @@ def ingest_found(
             if found.reason:
                 raise SkipFile(found.reason)
             new = _id_of(source) not in seen
-            doc = prepare(found, stored, outbound, deadline) if new else None
+            doc = prepare(found, stored, outbound, deadline, already_read) if new else None
         except SkipFile as exc:
             failed = not found.in_folder or exc.damaged
             (report.failed if failed else report.skipped).append((str(shown), str(exc)))
@@ -559,7 +567,7 @@ def add_upload(kb: KnowledgeBase, incoming: Path, final: Path) -> dict[str, Any]
     result: dict[str, Any] = {"name": final.name, "doc_id": document_id(final), "chunks": 0}
     try:
         kind, data = read_file(incoming)
-        read_bounded(data, kind, final.stem)
+        extracted = read_bounded(data, kind, final.stem)
     except Unextractable as exc:
         incoming.unlink(missing_ok=True)
         return result | {"status": "skipped", "reason": str(exc)}
@@ -569,7 +577,8 @@ def add_upload(kb: KnowledgeBase, incoming: Path, final: Path) -> dict[str, Any]
         os.replace(final, previous)
     os.replace(incoming, final)
     try:
-        report = ingest(kb, [str(final)], origin="upload")
+        read = {hashlib.sha256(data).hexdigest(): extracted}  # not read (by OCR) a second time
+        report = ingest(kb, [str(final)], origin="upload", already_read=read)
     except BaseException:
         _put_back(final, previous, had)
         raise

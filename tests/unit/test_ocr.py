@@ -214,3 +214,23 @@ def test_an_image_is_checked_before_it_is_decoded():
     with pytest.raises(Damaged, match="8,000 x 6,000 pixels, more than 40 million"):
         read_bounded(big.getvalue(), "image", "big", ocr.OcrEngine(program="/bin/false"))
     assert time.monotonic() - started < 5
+
+
+def test_an_uploaded_scan_is_read_by_ocr_once(engine, tmp_path, monkeypatch):
+    import crag.ingest as ingestion
+
+    reads = []
+    real = ingestion.read_bounded
+
+    def counted(data, kind, name, ocr=None):
+        reads.append(name)
+        return real(data, kind, name, ocr)
+
+    monkeypatch.setattr(ingestion, "read_bounded", counted)
+    uploads = tmp_path / "uploads"
+    uploads.mkdir()
+    make_scan_pdf(uploads / ".incoming-letter.pdf")
+    kb = KnowledgeBase(tmp_path / "chroma", "uploads", HashEmbeddings())
+    result = ingestion.add_upload(kb, uploads / ".incoming-letter.pdf", uploads / "letter.pdf")
+    assert result["status"] == "added" and result["chunks"] >= 1
+    assert reads == ["letter"]  # checked before it took its place, and not read again
