@@ -267,7 +267,7 @@ OCR_QA_OUT ?= out/ocr-answers
 OCR_QA_LIMIT ?= 40
 bench-ocr-answers: setup $(DEV_STAMP) ocr-required
 	$(BIN)/python -m benchmarks.measurements.ocr_answers make --out $(OCR_QA_OUT)
-	for copy in text scan; do $(BIN)/crag eval --dataset $(OCR_QA_OUT)/$$copy.json.gz \
+	for copy in text layer scan; do $(BIN)/crag eval --dataset $(OCR_QA_OUT)/$$copy.json.gz \
 		--pipeline naive,crag --limit $(OCR_QA_LIMIT) --seed 0 --out $(OCR_QA_OUT)/$$copy || exit 1; done
 	$(BIN)/python -m benchmarks.measurements.ocr_answers report --out $(OCR_QA_OUT)
 

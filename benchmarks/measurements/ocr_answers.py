@@ -1,14 +1,15 @@
 """Answers from scanned copies against answers from the text (naive RAG and crag, one run each).
 
 ``make``: a seeded sample of SQuAD dev paragraphs (CC BY-SA 4.0; ones whose text prints in the
-PDF core fonts), with every question on them, written twice in SQuAD's format: the **text
-copy** (the paragraphs as they are) and the **scanned copy** (each paragraph typeset as a page,
+PDF core fonts), with every question on them, written three times in SQuAD's format: the
+**text** (the paragraphs as they are), the **layer** (each paragraph typeset as a page under its
+title, as pypdf reads the text PDF: its lines) and the **scanned copy** (the same page,
 drawn at 300 dpi as a scanner would — turned 1.5 degrees, grainy, JPEG — gathered into
 image-only PDFs and read back by crag's reader, ``read_bounded``, so by OCR). ``crag eval``
 then runs both pipelines on the same sampled questions over each copy; ``report`` reads the
-four runs and prints right / "I don't know" / wrong per copy and pipeline.
+runs and prints right / "I don't know" / wrong per copy and pipeline.
 
-    make bench-ocr-answers        # make, the two evals, report
+    make bench-ocr-answers        # make, the three evals, report
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ from crag.eval.records import read_records
 from crag.eval.tables import markdown_table
 
 SQUAD = Path(__file__).resolve().parents[3] / "shared/data/squad-v1.1-dev.json.gz"
+COPIES = ("text", "layer", "scan")
+"""The paragraphs as SQuAD has them, as a text PDF's layer reads them (pypdf: its lines, the
+title above), and as OCR reads the scanned page."""
 PAGES_PER_FILE = 20
 """Pages of one scanned PDF (a file's OCR is bounded: ``MAX_OCR_PAGES``, ``OCR_SECONDS``)."""
 
@@ -64,20 +68,26 @@ def _prints(text: str) -> bool:
     return True
 
 
-def scanned(chosen: list[dict[str, Any]], folder: Path) -> tuple[list[str], dict[str, Any]]:
-    """Each chosen paragraph read back by OCR from a scanned page, and how well and how fast."""
+def scanned(
+    chosen: list[dict[str, Any]], folder: Path
+) -> tuple[list[str], list[str], dict[str, Any]]:
+    """Each chosen paragraph as its page's text layer reads and as OCR reads its scan.
+
+    Also how well and how fast OCR read.
+    """
     import time
 
     from crag_core.formats.isolated import read_bounded
 
     pages = [(a["title"].replace("_", " "), a["paragraphs"][0]["context"]) for a in chosen]
     read: list[str] = []
+    layers: list[str] = []
     started = time.perf_counter()
     for first in range(0, len(pages), PAGES_PER_FILE):
         images = []
         for i, (title, text) in enumerate(pages[first : first + PAGES_PER_FILE]):
             path = folder / f"page-{first + i}.pdf"
-            typeset(title, text, 1, path)
+            layers.append(typeset(title, text, 1, path))
             images.append(draw(path, 300, scanned=True))
         scan = BytesIO()
         images[0].save(
@@ -88,12 +98,16 @@ def scanned(chosen: list[dict[str, Any]], folder: Path) -> tuple[list[str], dict
         read += [by_page.get(n, "") for n in range(1, len(images) + 1)]
     took = time.perf_counter() - started
     accuracy = [word_accuracy(f"{t}\n{x}", r) for (t, x), r in zip(pages, read, strict=True)]
-    return read, {
-        "pages": len(pages),
-        "seconds": round(took, 1),
-        "word_accuracy": round(sum(accuracy) / len(accuracy), 4),
-        "pages_without_text": sum(not r.strip() for r in read),
-    }
+    return (
+        layers,
+        read,
+        {
+            "pages": len(pages),
+            "seconds": round(took, 1),
+            "word_accuracy": round(sum(accuracy) / len(accuracy), 4),
+            "pages_without_text": sum(not r.strip() for r in read),
+        },
+    )
 
 
 def make(paragraphs: int, out: Path) -> None:
@@ -101,12 +115,16 @@ def make(paragraphs: int, out: Path) -> None:
     chosen = choose(paragraphs)
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as folder:
-        read, stats = scanned(chosen, Path(folder))
-    scan = [
-        {"title": a["title"], "paragraphs": [{**a["paragraphs"][0], "context": text}]}
-        for a, text in zip(chosen, read, strict=True)
-    ]
-    for name, data in (("text", _by_title(chosen)), ("scan", _by_title(scan))):
+        layers, read, stats = scanned(chosen, Path(folder))
+    layer, scan = (
+        [
+            {"title": a["title"], "paragraphs": [{**a["paragraphs"][0], "context": text}]}
+            for a, text in zip(chosen, texts, strict=True)
+        ]
+        for texts in (layers, read)
+    )
+    for name, data in (("text", chosen), ("layer", layer), ("scan", scan)):
+        data = _by_title(data)
         with gzip.open(out / f"{name}.json.gz", "wt", encoding="utf-8") as f:
             json.dump({"version": "1.1", "data": data}, f)
     (out / "scan-stats.json").write_text(json.dumps(stats, indent=2) + "\n")
@@ -126,8 +144,9 @@ def report(out: Path) -> None:
     """The four runs under ``out`` (copy x pipeline) on their common questions, as a table."""
     runs = {
         (copy, pipeline): read_records(out / copy / pipeline / "predictions.jsonl")
-        for copy in ("text", "scan")
+        for copy in COPIES
         for pipeline in ("naive", "crag")
+        if (out / copy / pipeline / "predictions.jsonl").exists()
     }
     common = set.intersection(*({r["id"] for r in records} for records in runs.values()))
     rows = []
