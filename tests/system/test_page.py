@@ -38,6 +38,15 @@ def doc_ids(page: Any) -> list[str]:
     return ids
 
 
+def use_scripted_model(page: Any, url: str) -> None:
+    """Runs from the page use the scripted model at ``url``, with no answer cache."""
+    page.click("#settings summary")
+    page.fill("#field-model", "openai-compatible:scripted")
+    page.fill("#field-base_url", url)
+    page.uncheck("#field-answer_cache")
+    page.click("#settings summary")
+
+
 def ask(page: Any, question: str, turns: int) -> None:
     page.fill("#question", question)
     page.press("#question", "Enter")  # by keyboard
@@ -51,12 +60,9 @@ def test_ask_watch_cite_and_continue_a_thread(server: Server, scripted_llm: str,
         page.wait_for_function("() => window.cragPage.readyMs !== null")
         ready_ms = page.evaluate("window.cragPage.readyMs")
 
-        # The settings form is built from the context schema: choose the scripted model there.
-        page.click("#settings summary")
-        page.fill("#field-model", "openai-compatible:scripted")
-        page.fill("#field-base_url", scripted_llm)
-        page.uncheck("#field-answer_cache")  # an earlier test may have cached this question
-        page.click("#settings summary")
+        # The settings form is built from the context schema: choose the scripted model there
+        # (with no answer cache: an earlier test may have cached this question).
+        use_scripted_model(page, scripted_llm)
 
         ask(page, FIRST, 1)
         assert steps_of(page, 1) == KB_PATH  # every node event, in order
@@ -157,11 +163,7 @@ def test_documents_are_added_asked_cited_and_removed_on_the_page(
         listed = page.inner_text("#doc-list")
         assert "Season" in listed and "markdown" in listed and "csv" in listed
 
-        page.click("#settings summary")
-        page.fill("#field-model", "openai-compatible:scripted")
-        page.fill("#field-base_url", scripted_llm)
-        page.uncheck("#field-answer_cache")
-        page.click("#settings summary")
+        use_scripted_model(page, scripted_llm)
         ask(page, FIRST, 1)
         assert page.inner_text(".turn .answer") == ANSWER
         page.click(".turn .sources button")  # cited: the uploaded file
@@ -201,11 +203,7 @@ def test_a_cited_scan_opens_as_its_page_with_the_cited_region_marked(
         page.set_input_files("#files", [str(tmp_path / "final.png")])
         page.wait_for_selector("#uploads [data-file='final.png'][data-status]", timeout=60_000)
         assert page.get_attribute("#uploads [data-file='final.png']", "data-status") == "added"
-        page.click("#settings summary")
-        page.fill("#field-model", "openai-compatible:scripted")
-        page.fill("#field-base_url", scripted_llm)
-        page.uncheck("#field-answer_cache")
-        page.click("#settings summary")
+        use_scripted_model(page, scripted_llm)
         ask(page, FIRST, 1)
         page.click(".turn .sources button")  # cited: the photographed page
         page.wait_for_selector("#preview[open]")
@@ -231,11 +229,7 @@ def test_a_question_in_parts_streams_each_parts_steps_and_tokens(server: Server,
         page = view.page
         page.goto(f"{server.url}/ui/")
         page.wait_for_function("() => window.cragPage.readyMs !== null")
-        page.click("#settings summary")
-        page.fill("#field-model", "openai-compatible:scripted")
-        page.fill("#field-base_url", scripted_llm)
-        page.uncheck("#field-answer_cache")
-        page.click("#settings summary")
+        use_scripted_model(page, scripted_llm)
         ask(page, "Which team won Super Bowl 50, and what was the final score?", 1)
         steps = steps_of(page, 1)
         assert {"part 1/generate", "part 2/generate", "part 1/retrieve"} <= set(steps)
