@@ -220,13 +220,12 @@ def test_an_uploaded_scan_is_read_by_ocr_once(engine, tmp_path, monkeypatch):
     import crag.ingest as ingestion
 
     reads = []
-    real = ingestion.read_bounded
 
     def counted(data, kind, name, ocr=None):
         reads.append(name)
-        return real(data, kind, name, ocr)
+        return read_bounded(data, kind, name, ocr)
 
-    monkeypatch.setattr(ingestion, "read_bounded", counted)
+    monkeypatch.setattr("crag.ingest.read_bounded", counted)
     uploads = tmp_path / "uploads"
     uploads.mkdir()
     make_scan_pdf(uploads / ".incoming-letter.pdf")
