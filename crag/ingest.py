@@ -170,7 +170,7 @@ def chunk(extracted: Extracted) -> list[tuple[str, dict[str, str | int]]]:
         if section.ocr:
             where["ocr"] = 1
         for piece in split_text(section.text):
-            box = region(piece, section.lines) if section.lines else None
+            box = region(piece, section.lines)
             chunks.append((piece, where | {"box": box_text(box)} if box else where))
     return chunks
 

@@ -395,12 +395,18 @@ def _pdf(data: bytes, name: str, ocr: OcrEngine) -> Extracted:
         title = str(reader.metadata.title or "").strip() if reader.metadata else ""
     except (PdfReadError, ValueError, KeyError) as exc:
         raise Unextractable(f"unreadable PDF: {exc}") from exc
+    import pypdfium2 as pdfium
+
     texts = [i for i, t in enumerate(pages, start=1) if _has_text(t)]
-    placed = _pdf_lines(data, texts)
-    sections = {i: Section(pages[i - 1], page=i, lines=placed.get(i, ())) for i in texts}
-    scanned = [i for i in range(1, len(pages) + 1) if i not in sections]
-    if scanned and ocr.program:
-        sections |= _ocr_pages(data, scanned, ocr, budget)
+    scanned = [i for i in range(1, len(pages) + 1) if i not in texts]
+    document = pdfium.PdfDocument(data)  # its lines' places, and its scans drawn for OCR
+    try:
+        placed = _pdf_lines(document, texts)
+        sections = {i: Section(pages[i - 1], page=i, lines=placed[i]) for i in texts}
+        if scanned and ocr.program:
+            sections |= _ocr_pages(document, scanned, ocr, budget)
+    finally:
+        document.close()
     if not sections:
         if not ocr.program:
             raise Unextractable(f"PDF without a text layer (scanned?); {ocr.why_not}")
@@ -445,35 +451,25 @@ def _same_header(before: list[list[str]], rows: list[list[str]]) -> bool:
     return bool(before and rows and rows[0] == before[0] and any(rows[0]))
 
 
-def _pdf_lines(data: bytes, pages: list[int]) -> dict[int, tuple[Line, ...]]:
-    """The text runs (about a line each) of the PDF's ``pages`` with their boxes (pdfium)."""
-    import pypdfium2 as pdfium
-
+def _pdf_lines(document: Any, pages: list[int]) -> dict[int, tuple[Line, ...]]:
+    """The text runs (about a line each) of the pdfium ``document``'s ``pages``, placed."""
     placed: dict[int, tuple[Line, ...]] = {}
-    document = pdfium.PdfDocument(data)
-    try:
-        for number in pages:
-            page = document[number - 1]
-            width, height = page.get_size()
-            text = page.get_textpage()
-            lines = []
-            for i in range(min(text.count_rects(), MAX_PAGE_LINES)):
-                left, bottom, right, top = text.get_rect(i)
-                box = (left / width, 1 - top / height, right / width, 1 - bottom / height)
-                lines.append((text.get_text_bounded(left, bottom, right, top), _clamped(box)))
-            placed[number] = tuple(lines)
-    finally:
-        document.close()
+    for number in pages:
+        page = document[number - 1]
+        width, height = page.get_size()
+        text = page.get_textpage()
+        lines = []
+        for i in range(min(text.count_rects(), MAX_PAGE_LINES)):
+            left, bottom, right, top = text.get_rect(i)
+            box = (left / width, 1 - top / height, right / width, 1 - bottom / height)
+            lines.append((text.get_text_bounded(left, bottom, right, top), _clamped(box)))
+        placed[number] = tuple(lines)
     return placed
 
 
 def _clamped(box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
-    return (
-        min(1.0, max(0.0, box[0])),
-        min(1.0, max(0.0, box[1])),
-        min(1.0, max(0.0, box[2])),
-        min(1.0, max(0.0, box[3])),
-    )
+    left, top, right, bottom = (min(1.0, max(0.0, v)) for v in box)
+    return (left, top, right, bottom)
 
 
 def _has_text(text: str) -> bool:
@@ -481,37 +477,37 @@ def _has_text(text: str) -> bool:
 
 
 def _ocr_pages(
-    data: bytes, pages: list[int], ocr: OcrEngine, budget: TextBudget
+    document: Any, pages: list[int], ocr: OcrEngine, budget: TextBudget
 ) -> dict[int, Section]:
-    """The 1-based ``pages`` of the PDF ``data`` drawn at ``OCR_DPI`` and read by OCR."""
-    import pypdfium2 as pdfium
-
+    """The 1-based ``pages`` of the pdfium ``document`` drawn at ``OCR_DPI`` and read by OCR."""
     if len(pages) > MAX_OCR_PAGES:
         raise Damaged(
             f"{len(pages):,} of its pages have no text layer; OCR reads at most {MAX_OCR_PAGES} "
             "pages of a file (split it)"
         )
     started = time.monotonic()
-    document = pdfium.PdfDocument(data)
-    try:
-        read: dict[int, Section] = {}
-        for done, number in enumerate(pages):
-            left = OCR_SECONDS - (time.monotonic() - started)
-            if left <= 0:
-                raise Damaged(
-                    f"OCR of its {len(pages):,} scanned pages takes more than {OCR_SECONDS:.0f} s "
-                    f"({done} read; split the file)"
-                )
-            page = document[number - 1]
-            width, height = page.get_size()
-            scale = min(OCR_DPI / 72, (OCR_PIXELS / max(1.0, width * height)) ** 0.5)
-            image = page.render(scale=scale, grayscale=True).to_pil()
-            section = _ocr_section(image, ocr, left, f"page {number}", number, budget)
-            if section is not None:
-                read[number] = section
-        return read
-    finally:
-        document.close()
+    read: dict[int, Section] = {}
+    for done, number in enumerate(pages):
+        left = _ocr_time_left(started, len(pages), done)
+        page = document[number - 1]
+        width, height = page.get_size()
+        scale = min(OCR_DPI / 72, (OCR_PIXELS / max(1.0, width * height)) ** 0.5)
+        image = page.render(scale=scale, grayscale=True).to_pil()
+        section = _ocr_section(image, ocr, left, f"page {number}", number, budget)
+        if section is not None:
+            read[number] = section
+    return read
+
+
+def _ocr_time_left(started: float, pages: int, done: int) -> float:
+    """The seconds left of ``OCR_SECONDS`` for a file's OCR; ``Damaged`` when none are."""
+    left = OCR_SECONDS - (time.monotonic() - started)
+    if left <= 0:
+        raise Damaged(
+            f"OCR of its {pages:,} pages takes more than {OCR_SECONDS:.0f} s "
+            f"({done} read; split the file)"
+        )
+    return left
 
 
 def _ocr_section(
@@ -565,9 +561,7 @@ def _image(data: bytes, name: str, ocr: OcrEngine) -> Extracted:
                 f"it declares {width:,} x {height:,} pixels, more than "
                 f"{MAX_IMAGE_PIXELS // 1_000_000} million"
             )
-        left = OCR_SECONDS - (time.monotonic() - started)
-        if left <= 0:
-            raise Damaged(f"OCR of its {frames} pages takes more than {OCR_SECONDS:.0f} s")
+        left = _ocr_time_left(started, frames, frame)
         image.draft(
             "L", (width // 2, height // 2) if width * height > OCR_PIXELS else (width, height)
         )

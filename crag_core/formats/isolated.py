@@ -43,6 +43,7 @@ from typing import Any
 
 from crag_core.formats.extract import (
     MAX_FILE_BYTES,
+    PAGE_IMAGE_READERS,
     Damaged,
     Extracted,
     Section,
@@ -101,7 +102,7 @@ def read_bounded(data: bytes, kind: str, name: str, ocr: OcrEngine | None = None
     (default: the settings') is decided here, where the settings are, and sent to the child.
     """
     server = None if kind in IN_PROCESS else _reader_server()
-    ocr = ocr or (configured_ocr() if kind not in IN_PROCESS else None)
+    ocr = ocr or (configured_ocr() if kind in PAGE_IMAGE_READERS else None)
     if server is None:
         return extract_data(data, kind, name, ocr)
     limits = {"memory": MAX_READ_MEMORY, "seconds": MAX_READ_SECONDS}

@@ -97,8 +97,7 @@ def ocr_engine(enabled: bool = True, program: Path | None = None) -> OcrEngine:
     if (unpacked / "usr/bin/tesseract").is_file():
         return OcrEngine(
             program=str(unpacked / "usr/bin/tesseract"),
-            libraries=":".join(str(p.parent) for p in unpacked.glob("usr/lib/*/libtesseract.so*"))
-            or "",
+            libraries=":".join(str(p.parent) for p in unpacked.glob("usr/lib/*/libtesseract.so*")),
             tessdata=str(next(unpacked.glob("usr/share/tesseract-ocr/*/tessdata"), "")),
         )
     found = shutil.which("tesseract")
@@ -143,10 +142,9 @@ def read_image(image: Image, engine: OcrEngine, seconds: float = PAGE_SECONDS) -
 def _tesseract(pixels: bytes, engine: OcrEngine, seconds: float) -> str:
     """Tesseract's TSV of the page ``pixels`` (PPM), within ``seconds``."""
     limit = max(1, int(seconds))
-    command = [engine.program, "stdin", "stdout", "-l", LANGUAGE, "--psm", "3"]
     try:
         done = subprocess.run(
-            [*command, "tsv"],
+            [engine.program, "stdin", "stdout", "-l", LANGUAGE, "--psm", "3", "tsv"],
             input=pixels,
             capture_output=True,
             timeout=limit + 1,
