@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import write_results
+from benchmarks.fixtures.sample_files import drawn_pages
 from crag.eval.tables import markdown_table
 from crag_core.formats import ocr
 
@@ -79,14 +80,9 @@ def _latin(text: str) -> str:
 def draw(path: Path, dpi: int, scanned: bool) -> Any:
     """The PDF's page as a grey image at ``dpi``; ``scanned``: turned, grainy, as JPEG."""
     import numpy as np
-    import pypdfium2 as pdfium
     from PIL import Image
 
-    document = pdfium.PdfDocument(str(path))
-    try:
-        image = document[0].render(scale=dpi / 72, grayscale=True).to_pil().convert("L")
-    finally:
-        document.close()
+    image = drawn_pages(path, dpi)[0]
     if not scanned:
         return image
     image = image.rotate(1.5, resample=Image.Resampling.BICUBIC, expand=True, fillcolor=255)

@@ -26,6 +26,7 @@ from typing import Any
 from benchmarks.measurements.ocr import SEED, draw, typeset, word_accuracy
 from crag.eval.metrics import verdicts
 from crag.eval.records import read_records
+from crag.eval.report import VERDICT_COLUMNS
 from crag.eval.tables import markdown_table
 
 SQUAD = Path(__file__).resolve().parents[3] / "shared/data/squad-v1.1-dev.json.gz"
@@ -39,10 +40,7 @@ COLUMNS = [
     ("copy", "copy"),
     ("pipeline", "pipeline"),
     ("questions", "questions"),
-    ("right", "right"),
-    ("unknown", '"I don\'t know"'),
-    ("wrong", "wrong"),
-    ("truthfulness", "truthfulness %"),
+    *VERDICT_COLUMNS,
     ("f1", "F1"),
 ]
 

@@ -7,7 +7,6 @@ scanner's 150 dpi, so what OCR reads is counted against what the page says.
 from __future__ import annotations
 
 import io
-import re
 import stat
 import time
 from pathlib import Path
@@ -22,6 +21,7 @@ from benchmarks.fixtures.sample_files import (
     make_scan_pdf,
     page_images,
 )
+from benchmarks.measurements.ocr import word_accuracy
 from crag.cli import app
 from crag.ingest import ingest
 from crag_core.clients.knowledge_base import KnowledgeBase
@@ -40,12 +40,7 @@ def engine():
 
 def recall(sentences, text):
     """The share of the sentences' words found, in order, in ``text``."""
-    import difflib
-
-    said = re.findall(r"\w+", " ".join(sentences).lower())
-    read = re.findall(r"\w+", text.lower())
-    matcher = difflib.SequenceMatcher(None, said, read, autojunk=False)
-    return sum(b.size for b in matcher.get_matching_blocks()) / len(said)
+    return word_accuracy(" ".join(sentences), text)
 
 
 def test_a_scanned_pdf_is_read_page_by_page_and_marked_as_ocr(engine, tmp_path):
