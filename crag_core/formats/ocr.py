@@ -12,6 +12,13 @@ dropped whole lines there and need OpenCV (about 150 MB). ``make setup`` unpacks
 ``tesseract-ocr`` into the venv; ``CRAG_TESSERACT`` names another; ``CRAG_OCR=false`` turns
 OCR off.
 
+Tesseract's page layout analysis sometimes takes a run of lines for no text (on grainy,
+turned scans: the title and first line of one page in four, ``benchmarks/measurements/ocr.py``).
+So the ink left unread by a reading that found text gets a second look: the words read are
+whitened, the ink left that looks like lines of text is cut into bands, and each band is read
+as one block of text (``--psm 6``); what it reads goes in its place in the reading order. At
+most ``MAX_SECOND_LOOKS`` a page, within the page's time.
+
 Every call is bounded: the pixels read (``OCR_PIXELS``), the seconds of one page
 (``PAGE_SECONDS``, as a wall-clock timeout and as the program's CPU limit, so a page ends even
 if its reader is gone), one thread per page (OpenMP's threads cost more than they gave on
@@ -26,6 +33,7 @@ import resource
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from io import BytesIO
@@ -50,6 +58,19 @@ PAGE_SECONDS = 30
 MIN_WORD_CONFIDENCE = 30.0
 """Words Tesseract is less sure of (0-100) are left out: on a photo or a drawing they are
 noise read as letters."""
+MAX_SECOND_LOOKS = 4
+"""Bands of unread ink read again on one page at most (the largest first)."""
+MIN_BAND_SHARE = 0.004
+"""A band of unread ink thinner than this share of the page's height is not read (a rule, a
+speck; a line of 9 pt text at 300 dpi is about 0.01)."""
+TEXT_INK = (0.02, 0.35)
+"""The share of a band's pixels that is ink when it is text (a photo, a drawing or noise has
+more; a band outside it is not read again)."""
+MAX_BAND_SHARE = 0.25
+"""A band larger than this share of the page is not read again (not lines a layout missed)."""
+MIN_LOOK_CONFIDENCE = 60.0
+"""A second look's words are kept only when Tesseract is this sure of them on average (a
+figure read as text is not)."""
 LANGUAGE = "eng"
 """Tesseract's language model (Debian's ``tesseract-ocr-eng``)."""
 
@@ -132,19 +153,168 @@ class OcrFailed(Exception):
 
 def read_image(image: Image, engine: OcrEngine, seconds: float = PAGE_SECONDS) -> list[Block]:
     """The paragraphs Tesseract reads on ``image``, in reading order (``OcrFailed``)."""
+    deadline = time.monotonic() + min(seconds, PAGE_SECONDS)
     page = _prepared(image)
+    tsv = _tesseract(_ppm(page), engine, seconds=min(seconds, PAGE_SECONDS))
+    blocks = paragraphs(tsv, *page.size)
+    missed = unread_bands(page, _word_boxes(tsv, *page.size)) if blocks else []
+    for band in missed[:MAX_SECOND_LOOKS]:
+        left = deadline - time.monotonic()
+        if left < 1:
+            break
+        crop = band.crop()
+        tsv = _tesseract(_ppm(crop), engine, seconds=left, layout="6")
+        found = [b for b in paragraphs(tsv, *crop.size, MIN_LOOK_CONFIDENCE) if _has_words(b)]
+        blocks = _in_place(blocks, [band.placed(b, page.size) for b in found])
+    return blocks
+
+
+def _ppm(image: Image) -> bytes:
     pixels = BytesIO()
-    page.save(pixels, format="PPM")  # uncompressed: nothing spent encoding what is read once
-    tsv = _tesseract(pixels.getvalue(), engine, min(seconds, PAGE_SECONDS))
-    return paragraphs(tsv, page.width, page.height)
+    image.save(pixels, format="PPM")  # uncompressed: nothing spent encoding what is read once
+    return pixels.getvalue()
 
 
-def _tesseract(pixels: bytes, engine: OcrEngine, seconds: float) -> str:
-    """Tesseract's TSV of the page ``pixels`` (PPM), within ``seconds``."""
+@dataclass(frozen=True)
+class Band:
+    """A rectangle of a page's unread ink (pixels), and the page with what was read whitened."""
+
+    left: int
+    top: int
+    right: int
+    bottom: int
+    masked: Image
+
+    def crop(self) -> Image:
+        """The band cut from the masked page (read text is not read twice)."""
+        return self.masked.crop((self.left, self.top, self.right, self.bottom))
+
+    def placed(self, block: Block, size: tuple[int, int]) -> Block:
+        """``block`` read on the band, its boxes as fractions of the whole page."""
+        width, height = self.right - self.left, self.bottom - self.top
+        page_w, page_h = size
+
+        def moved(box: Box) -> Box:
+            x, y = self.left / page_w, self.top / page_h
+            sx, sy = width / page_w, height / page_h
+            return (x + box[0] * sx, y + box[1] * sy, x + box[2] * sx, y + box[3] * sy)
+
+        return Block(tuple((text, moved(box)) for text, box in block.lines))
+
+
+def unread_bands(page: Image, read: list[Box]) -> list[Band]:
+    """The bands of ``page``'s ink no box of ``read`` covers, the largest first.
+
+    Ink is what Otsu's threshold calls dark; the read words' boxes (a little larger: a word's,
+    not its line's, which on a turned page covers a neighbour's ends) are whitened; rows left
+    with ink are grouped into bands (a gap under a line's height joins them) and each band cut
+    at wide gaps between its columns. A band is kept when it looks like lines of text: its
+    share of ink within ``TEXT_INK``, its size within ``MAX_BAND_SHARE`` of the page.
+    """
+    from PIL import Image as PILImage
+    from PIL import ImageDraw
+
+    grey = page.convert("L")
+    width, height = grey.size
+    level = _otsu(grey.histogram())
+    masked = grey.point(lambda v: v if v < level else 255)  # paper white, ink as it is
+    pad = max(2, height // 300)
+    pen = ImageDraw.Draw(masked)
+    for left, top, right, bottom in read:
+        pen.rectangle(
+            (left * width - pad, top * height - pad, right * width + pad, bottom * height + pad),
+            fill=255,
+        )
+    ink = masked.point(lambda v: 255 if v < level else 0)  # what is left unread, white
+    min_band = max(4, int(MIN_BAND_SHARE * height))
+    rows = _counts(ink)
+    bands = []
+    for top, bottom in _runs([n >= max(4, width // 400) for n in rows], gap=2 * min_band):
+        if bottom - top < min_band:
+            continue
+        columns = _counts(ink.crop((0, top, width, bottom)).transpose(PILImage.Transpose.ROTATE_90))
+        for left, right in _runs([n > 0 for n in reversed(columns)], gap=width // 30):
+            area = (bottom - top) * (right - left)
+            share = ink.crop((left, top, right, bottom)).histogram()[255] / area
+            if not TEXT_INK[0] <= share <= TEXT_INK[1] or area > MAX_BAND_SHARE * width * height:
+                continue
+            box = (max(0, left - pad * 4), max(0, top - pad * 4))
+            far = (min(width, right + pad * 4), min(height, bottom + pad * 4))
+            bands.append(Band(*box, *far, masked=masked))
+    return sorted(bands, key=lambda b: -(b.right - b.left) * (b.bottom - b.top))
+
+
+def _counts(ink: Image) -> list[int]:
+    """The white pixels of each row of a black-and-white image."""
+    width, height = ink.size
+    return [ink.crop((0, y, width, y + 1)).histogram()[255] for y in range(height)]
+
+
+def _otsu(histogram: list[int]) -> int:
+    """Otsu's threshold of a grey image's histogram (the level that best splits ink from paper)."""
+    total = sum(histogram)
+    total_mean = sum(level * n for level, n in enumerate(histogram))
+    best, threshold = -1.0, 128
+    weight = mean = 0.0
+    for level, n in enumerate(histogram[:-1]):
+        weight += n
+        mean += level * n
+        behind = total - weight
+        if weight and behind:
+            between = (total_mean * weight - mean * total) ** 2 / (weight * behind)
+            if between > best:
+                best, threshold = between, level + 1
+    return threshold
+
+
+def _runs(flags: list[bool], gap: int) -> list[tuple[int, int]]:
+    """The runs of true ``flags`` as (start, end), runs less than ``gap`` apart joined."""
+    runs: list[tuple[int, int]] = []
+    start = None
+    for i, flag in enumerate([*flags, False]):
+        if flag and start is None:
+            start = i
+        elif not flag and start is not None:
+            if runs and start - runs[-1][1] < gap:
+                runs[-1] = (runs[-1][0], i)
+            else:
+                runs.append((start, i))
+            start = None
+    return runs
+
+
+def _has_words(block: Block) -> bool:
+    return any(
+        sum(ch.isalnum() for ch in word) >= 2 for text, _ in block.lines for word in text.split()
+    )
+
+
+def _in_place(blocks: list[Block], found: list[Block]) -> list[Block]:
+    """``blocks`` with each of ``found`` before the first block below it in its column."""
+    for new in found:
+        left, top, right, _ = new.box
+        at = next(
+            (
+                i
+                for i, old in enumerate(blocks)
+                if old.box[1] > top and old.box[0] < right and old.box[2] > left
+            ),
+            len(blocks),
+        )
+        blocks = [*blocks[:at], new, *blocks[at:]]
+    return blocks
+
+
+def _tesseract(pixels: bytes, engine: OcrEngine, seconds: float, layout: str = "3") -> str:
+    """Tesseract's TSV of the page ``pixels`` (PPM), within ``seconds``.
+
+    ``layout`` is Tesseract's page segmentation mode: 3 finds the page's blocks and columns,
+    6 reads the image as one block of text.
+    """
     limit = max(1, int(seconds))
     try:
         done = subprocess.run(
-            [engine.program, "stdin", "stdout", "-l", LANGUAGE, "--psm", "3", "tsv"],
+            [engine.program, "stdin", "stdout", "-l", LANGUAGE, "--psm", layout, "tsv"],
             input=pixels,
             capture_output=True,
             timeout=limit + 1,
@@ -200,21 +370,27 @@ def _environment(engine: OcrEngine) -> dict[str, str]:
     return env
 
 
-def paragraphs(tsv: str, width: int, height: int) -> list[Block]:
+def paragraphs(
+    tsv: str, width: int, height: int, min_confidence: float = MIN_WORD_CONFIDENCE
+) -> list[Block]:
     """Tesseract's TSV (a row per word, numbered by block, paragraph and line) as paragraphs.
 
     A line's words are joined by spaces; words under ``MIN_WORD_CONFIDENCE`` are left out, and
     a line (a paragraph) left with no word is dropped. Tesseract writes them in reading order.
+    ``min_confidence`` above that keeps a paragraph only when its words are that sure on average.
     """
     words: dict[tuple[int, int], dict[int, list[tuple[str, Box]]]] = {}
+    sure: dict[tuple[int, int], list[float]] = {}
     for row in _rows(tsv):
         word = row["text"].strip()
         if row["level"] != "5" or not word or float(row["conf"]) < MIN_WORD_CONFIDENCE:
             continue
         left, top = int(row["left"]) / width, int(row["top"]) / height
         box = (left, top, left + int(row["width"]) / width, top + int(row["height"]) / height)
-        paragraph = words.setdefault((int(row["block_num"]), int(row["par_num"])), {})
+        key = (int(row["block_num"]), int(row["par_num"]))
+        paragraph = words.setdefault(key, {})
         paragraph.setdefault(int(row["line_num"]), []).append((word, box))
+        sure.setdefault(key, []).append(float(row["conf"]))
     return [
         Block(
             tuple(
@@ -222,7 +398,22 @@ def paragraphs(tsv: str, width: int, height: int) -> list[Block]:
                 for _, line in sorted(paragraph.items())
             )
         )
-        for paragraph in words.values()
+        for key, paragraph in words.items()
+        if sum(sure[key]) >= min_confidence * len(sure[key])
+    ]
+
+
+def _word_boxes(tsv: str, width: int, height: int) -> list[Box]:
+    """The box of every word Tesseract read (however unsure), as fractions of the page."""
+    return [
+        (
+            int(row["left"]) / width,
+            int(row["top"]) / height,
+            (int(row["left"]) + int(row["width"])) / width,
+            (int(row["top"]) + int(row["height"])) / height,
+        )
+        for row in _rows(tsv)
+        if row["level"] == "5" and row["text"].strip()
     ]
 
 

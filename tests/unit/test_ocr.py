@@ -228,3 +228,73 @@ def test_an_uploaded_scan_is_read_by_ocr_once(engine, tmp_path, monkeypatch):
     result = ingestion.add_upload(kb, uploads / ".incoming-letter.pdf", uploads / "letter.pdf")
     assert result["status"] == "added" and result["chunks"] >= 1
     assert reads == ["letter"]  # checked before it took its place, and not read again
+
+
+NEWCASTLE = (  # SQuAD v1.1 dev (CC BY-SA 4.0): a page whose first lines Tesseract's layout misses
+    "There are several museums and galleries in Newcastle, including the Centre for Life with its "
+    "Science Village; the Discovery Museum a museum highlighting life on Tyneside, including "
+    "Tyneside's shipbuilding heritage, and inventions which changed the world; the Great North "
+    "Museum; in 2009 the Newcastle on Tyne Museum of Antiquities merged with the Great North "
+    "Museum (Hancock Museum); Seven Stories a museum dedicated to children's books, the Side "
+    "Gallery historical and contemporary photography from around the world and Northern England "
+    "and the Newburn Hall Motor Museum."
+)
+
+
+@pytest.fixture(scope="module")
+def grainy_scan(tmp_path_factory):
+    """The page above as a scanner gives it: turned 1.5 degrees, grainy, JPEG."""
+    from benchmarks.measurements.ocr import draw, typeset
+
+    pdf = tmp_path_factory.mktemp("scan") / "newcastle.pdf"
+    typeset("Newcastle upon Tyne", NEWCASTLE, 1, pdf)
+    return draw(pdf, 300, scanned=True)
+
+
+def test_lines_the_layout_misses_are_read_on_a_second_look(engine, grainy_scan, monkeypatch):
+    reference = f"Newcastle upon Tyne\n{NEWCASTLE}"
+    blocks = ocr.read_image(grainy_scan, engine)
+    text = "\n".join(b.text for b in blocks)
+    assert word_accuracy(reference, text) >= 0.97, text
+    assert text.startswith("Newcastle upon Tyne\nThere are several museums")  # in its place
+    monkeypatch.setattr(ocr, "MAX_SECOND_LOOKS", 0)  # what the first reading alone misses
+    first = "\n".join(b.text for b in ocr.read_image(grainy_scan, engine))
+    assert "There are several" not in first and word_accuracy(reference, first) < 0.9
+
+
+def test_unread_ink_is_cut_into_bands_by_rows_and_columns():
+    from PIL import ImageDraw
+
+    page = Image.new("L", (1000, 1000), 255)
+    pen = ImageDraw.Draw(page)
+    for left, top, right in [(100, 100, 900), (100, 200, 400), (600, 200, 900)]:
+        for x in range(left, right, 5):  # a read line, then two columns' unread lines
+            pen.line((x, top, x, top + 30), fill=0, width=1)
+    pen.line((100, 500, 900, 500), fill=0, width=2)  # a rule: too thin to be text
+    pen.point((50, 900), fill=0)  # a speck
+    pen.rectangle((100, 700, 400, 760), fill=0)  # a dark figure: too much ink to be text
+    bands = ocr.unread_bands(page, [(0.1, 0.1, 0.9, 0.13)])
+    assert sorted((b.left, b.top, b.right, b.bottom) for b in bands) == [
+        (88, 188, 408, 243),
+        (588, 188, 908, 243),
+    ]
+    assert bands[0].crop().getextrema() == (0, 255)  # the unread ink, on white
+    assert ocr.unread_bands(page, [(0.1, 0.1, 0.9, 0.13), (0.1, 0.2, 0.9, 0.23)]) == []
+
+
+def test_a_second_look_goes_before_the_first_block_below_it_in_its_column():
+    def block(text, box):
+        return ocr.Block(((text, box),))
+
+    read = [block("left top", (0.1, 0.3, 0.45, 0.35)), block("right", (0.55, 0.2, 0.9, 0.25))]
+    found = [block("title", (0.1, 0.1, 0.9, 0.15)), block("left end", (0.1, 0.8, 0.45, 0.85))]
+    placed = ocr._in_place(read, found)
+    assert [b.text for b in placed] == ["title", "left top", "right", "left end"]
+
+
+def test_a_second_look_keeps_to_the_page_deadline(tmp_path, grainy_scan):
+    calls = tmp_path / "calls"
+    slow = _program(tmp_path, f"echo call >> {calls}; cat > /dev/null; sleep 2; printf 'level\\n'")
+    started = time.monotonic()
+    assert ocr.read_image(grainy_scan, slow, seconds=2.5) == []
+    assert time.monotonic() - started < 4 and calls.read_text().count("call") == 1
