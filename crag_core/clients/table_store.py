@@ -3,7 +3,8 @@
 One file per collection (``<store>/tables/<collection>.sqlite3``) holds every table crag read
 from the collection's documents (a CSV file, each sheet of a workbook), each as an SQL table
 with typed columns and ``_row`` (the row's number in its file), and a catalog:
-``crag_tables`` (table, document, label, sheet, rows) and ``crag_columns`` (safe name, the
+``crag_tables`` (table, document, label, sheet, rows, whether the table is its document's
+whole content) and ``crag_columns`` (safe name, the
 file's own name, type, and the values of a column that holds few). A document's tables are
 replaced or removed in one transaction, so a write cut short leaves the old tables or the new
 ones, never both or half.
@@ -36,7 +37,7 @@ from crag_core.text.table_shapes import ALLOWED_FUNCTIONS, ColumnInfo, QueryResu
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS crag_tables (
     name TEXT PRIMARY KEY, doc_id TEXT NOT NULL, label TEXT NOT NULL, sheet TEXT NOT NULL,
-    row_count INTEGER NOT NULL, position INTEGER NOT NULL
+    row_count INTEGER NOT NULL, position INTEGER NOT NULL, whole INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS crag_tables_doc ON crag_tables (doc_id);
 CREATE TABLE IF NOT EXISTS crag_columns (
@@ -85,6 +86,7 @@ class TableStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
             conn.executescript(SCHEMA)
+            _add_whole(conn)
         except (OSError, sqlite3.Error) as exc:
             raise KnowledgeBaseError(f"Cannot open the table store at {self.path}: {exc}") from exc
         return conn
@@ -128,8 +130,9 @@ class TableStore:
         if not self.path.exists():
             return []
         with self._reader() as conn:
+            whole = "whole" if "whole" in _catalog_columns(conn) else "0"
             tables = conn.execute(
-                "SELECT name, doc_id, label, sheet, row_count FROM crag_tables "
+                f"SELECT name, doc_id, label, sheet, row_count, {whole} FROM crag_tables "
                 "ORDER BY label, position"
             ).fetchall()
             columns: dict[str, list[ColumnInfo]] = {}
@@ -141,8 +144,8 @@ class TableStore:
                     ColumnInfo(row[1], row[2], row[3], row[4], tuple(json.loads(row[5])))
                 )
         return [
-            TableInfo(name, doc_id, label, sheet, rows, tuple(columns.get(name, [])))
-            for name, doc_id, label, sheet, rows in tables
+            TableInfo(name, doc_id, label, sheet, rows, tuple(columns.get(name, [])), bool(whole))
+            for name, doc_id, label, sheet, rows, whole in tables
         ]
 
     def table_names(self) -> set[str]:
@@ -244,6 +247,21 @@ class _Reader:
             self.conn.close()
 
 
+def _add_whole(conn: sqlite3.Connection) -> None:
+    """Give a store written before ``whole`` its column (its tables: not whole, as they were)."""
+    if "whole" in _catalog_columns(conn):
+        return
+    try:
+        conn.execute("ALTER TABLE crag_tables ADD COLUMN whole INTEGER NOT NULL DEFAULT 0")
+    except sqlite3.OperationalError as exc:  # another writer added it first
+        if "duplicate column" not in str(exc):
+            raise
+
+
+def _catalog_columns(conn: sqlite3.Connection) -> set[str]:
+    return {str(row[1]) for row in conn.execute("PRAGMA table_info(crag_tables)")}
+
+
 def _names(conn: sqlite3.Connection) -> set[str]:
     return {str(name) for (name,) in conn.execute("SELECT name FROM crag_tables")}
 
@@ -286,8 +304,9 @@ def _create(
         [(n, *row) for n, row in zip(table.row_numbers, table.rows, strict=True)],
     )
     conn.execute(
-        "INSERT INTO crag_tables VALUES (?, ?, ?, ?, ?, ?)",
-        (name, doc_id, label, table.sheet, len(table.rows), position),
+        "INSERT INTO crag_tables (name, doc_id, label, sheet, row_count, position, whole) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (name, doc_id, label, table.sheet, len(table.rows), position, int(table.whole)),
     )
     for i, column in enumerate(columns):
         distinct = conn.execute(f'SELECT COUNT(DISTINCT "{column.name}") FROM "{name}"').fetchone()[

@@ -356,9 +356,10 @@ def near_value(value: str, column: ColumnInfo) -> str:
 def incidental(table: TableInfo) -> bool:
     """Whether a table is incidental to a text: inside a page, a document or a PDF.
 
-    A spreadsheet's tables (a CSV file, a workbook's sheets) are the document itself.
+    A spreadsheet's tables (a CSV file, a workbook's sheets) are the document itself, and so
+    are the tables of a PDF or page whose text is mostly its tables (``TableInfo.whole``).
     """
-    return PurePosixPath(table.label).suffix.lower() not in SPREADSHEETS
+    return not table.whole and PurePosixPath(table.label).suffix.lower() not in SPREADSHEETS
 
 
 def _listed(tables: Sequence[TableInfo]) -> dict[str, tuple[TableInfo, ColumnInfo]]:

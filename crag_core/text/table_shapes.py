@@ -68,7 +68,8 @@ class Table:
 
     ``name`` comes from the file's name and the sheet's; ``rows[i]`` is the file's row
     ``row_numbers[i]`` (1-based, the header row counted), so an answer can cite the rows it
-    used.
+    used. ``whole``: the table is what its document holds (a PDF or a page whose text is
+    mostly its tables), as a spreadsheet's sheet is; else it is incidental to a text.
     """
 
     name: str
@@ -76,6 +77,7 @@ class Table:
     columns: tuple[Column, ...]
     rows: tuple[tuple[Cell, ...], ...]
     row_numbers: tuple[int, ...]
+    whole: bool = False
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,8 @@ class TableInfo:
     sheet: str
     rows: int
     columns: tuple[ColumnInfo, ...]
+    whole: bool = False
+    """The table is what its document holds (``Table.whole``)."""
 
 
 @dataclass(frozen=True)
@@ -121,6 +125,7 @@ def table_json(table: Table) -> str:
             "columns": columns,
             "rows": table.rows,
             "row_numbers": table.row_numbers,
+            "whole": table.whole,
         },
         ensure_ascii=False,
     )
@@ -135,4 +140,5 @@ def table_from_json(text: str) -> Table:
         columns=tuple(Column(*map(str, c)) for c in data["columns"]),
         rows=tuple(tuple(row) for row in data["rows"]),
         row_numbers=tuple(int(n) for n in data["row_numbers"]),
+        whole=bool(data.get("whole", False)),
     )

@@ -309,3 +309,17 @@ def test_a_question_word_shorter_than_a_columns_is_not_its_name():
     assert names_column(["car"], "carb") is False  # "Which car…" does not name ``carb``
     assert names_column(["maximum", "temperature"], "temp_max") is True  # abbreviations
     assert names_column(["generated"], "generation") is True
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["What is the default of timeout?", "What does the retries setting of the guide mean?"],
+)
+def test_a_table_that_is_its_whole_document_takes_look_ups_too(tmp_path, question):
+    from dataclasses import replace
+
+    store = make_table_store(tmp_path / "t.sqlite3", {"docs/guide.html": PARAMETERS})
+    (table,) = store.catalog()
+    use, reason = table_plan(question, [replace(table, whole=True)])
+    assert use, reason
+    assert not table_plan(question, [table])[0]  # the same table inside a text: its text

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 from typing import cast
 
 import pytest
 
 from crag.ingest import ingest
 from crag_core.clients.knowledge_base import KnowledgeBase
-from crag_core.clients.table_store import TableStore
+from crag_core.clients.table_store import SCHEMA, TableStore
 from crag_core.errors import TableQueryError
 from crag_core.formats.extract import extract
 from crag_core.formats.table_rows import csv_table, safe_name, table_from_rows
@@ -272,3 +273,45 @@ def test_a_pdf_table_over_several_pages_is_one_table(tmp_path):
     (table,) = extract(tmp_path / "log.pdf").tables
     assert len(extract(tmp_path / "log.pdf").sections) > 2  # it does run over pages
     assert [r[1] for r in table.rows] == list(range(150))  # every row once, the headers not
+
+
+def test_a_pdf_that_is_mostly_its_table_is_queried_as_a_spreadsheet_is(kb, tmp_path):
+    from benchmarks.fixtures.sample_files import make_table_pdf
+
+    make_table_pdf(tmp_path / "gauges.pdf", [GAUGES], before="River gauges, April 2024.")
+    report = "The basin's rivers were measured daily through the spring floods. " * 40
+    make_table_pdf(tmp_path / "report.pdf", [GAUGES], before=report)
+    assert [t.whole for t in extract(tmp_path / "gauges.pdf").tables] == [True]
+    assert [t.whole for t in extract(tmp_path / "report.pdf").tables] == [False]
+    ingest(kb, [str(tmp_path / "gauges.pdf"), str(tmp_path / "report.pdf")])
+    whole = {t.label: t.whole for t in kb.tables.catalog()}
+    assert whole == {"gauges.pdf": True, "report.pdf": False}
+
+
+def test_a_table_store_written_before_whole_tables_reads_and_takes_them(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as conn:  # the catalog as stores wrote it before
+        conn.executescript(
+            "CREATE TABLE crag_tables (name TEXT PRIMARY KEY, doc_id TEXT NOT NULL, "
+            "label TEXT NOT NULL, sheet TEXT NOT NULL, row_count INTEGER NOT NULL, "
+            "position INTEGER NOT NULL);"
+            + SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS crag_columns") :]
+        )
+    old = TableStore(path)
+    assert old.catalog() == []
+    table = table_from_rows("gauges", "page 1 table 1", GAUGES)
+    assert table is not None
+    old.replace_document("g", "gauges.pdf", [replace(table, whole=True)])
+    ((label, whole),) = [(t.label, t.whole) for t in TableStore(path).catalog()]
+    assert (label, whole) == ("gauges.pdf", True)
+
+
+def test_a_whole_table_keeps_its_mark_through_a_shared_stores_json():
+    from crag_core.text.table_shapes import table_from_json, table_json
+
+    table = table_from_rows("gauges", "page 1 table 1", GAUGES)
+    assert table is not None
+    for mark in (True, False):
+        assert table_from_json(table_json(replace(table, whole=mark))).whole is mark
