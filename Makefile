@@ -25,7 +25,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: ocr ocr-required calibrate-tools bench-tools-unseen bench-table-text bench-resource-attacks bench-cache-threshold bench-encoder bench-converters bench-keyword-sync bench-prompt-layout bench-whole-answers calibrate-confidence setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction bench-ocr bench-ocr-answers bench-pdf-tables bench-pdf-table-answers eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-system test-integration lint graph-diagram clean
+.PHONY: ocr ocr-required calibrate-tools bench-tools-unseen bench-table-text bench-resource-attacks bench-cache-threshold bench-encoder bench-converters bench-keyword-sync bench-prompt-layout bench-whole-answers calibrate-confidence setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction bench-ocr bench-ocr-second-look bench-ocr-answers bench-pdf-tables bench-pdf-table-answers eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-system test-integration lint graph-diagram clean
 
 setup: $(STAMP) model ocr
 
@@ -247,6 +247,10 @@ bench-extraction: $(DEV_STAMP)
 # crag's Tesseract (and RapidOCR when installed beside), clean and scanned, 300 and 150 dpi.
 bench-ocr: $(DEV_STAMP) ocr-required
 	$(BIN)/python -m benchmarks.measurements.ocr --out docs/benchmarks
+
+# OCR's second look at the ink its layout reading left (a SQuAD calibration sample, no LLM).
+bench-ocr-second-look: $(DEV_STAMP) ocr-required
+	$(BIN)/python -m benchmarks.measurements.ocr_second_look --out docs/benchmarks
 
 # Tables typeset in PDFs (no LLM): tables, rows, columns and cells read back, ruled and without rules.
 bench-pdf-tables: $(DEV_STAMP)

@@ -193,7 +193,11 @@ def run(pages: int) -> dict[str, Any]:
     sizes = {"tesseract (crag)": _unpacked_mib()}
     if "rapidocr" in engines:
         sizes["rapidocr"] = installed_mib(
-            "rapidocr-onnxruntime", "opencv-python-headless", "shapely", "pyclipper"
+            "rapidocr-onnxruntime",
+            "opencv-python-headless",
+            "opencv-python",
+            "shapely",
+            "pyclipper",
         )
     return {"pages": pages, "rows": rows, "end_to_end": end_to_end, "install_mib": sizes}
 

@@ -165,7 +165,7 @@ def read_image(image: Image, engine: OcrEngine, seconds: float = PAGE_SECONDS) -
         crop = band.crop()
         tsv = _tesseract(_ppm(crop), engine, seconds=left, layout="6")
         found = [b for b in paragraphs(tsv, *crop.size, MIN_LOOK_CONFIDENCE) if _has_words(b)]
-        blocks = _in_place(blocks, [band.placed(b, page.size) for b in found])
+        blocks = _in_place(blocks, [band.placed(b) for b in found])
     return blocks
 
 
@@ -189,14 +189,13 @@ class Band:
         """The band cut from the masked page (read text is not read twice)."""
         return self.masked.crop((self.left, self.top, self.right, self.bottom))
 
-    def placed(self, block: Block, size: tuple[int, int]) -> Block:
+    def placed(self, block: Block) -> Block:
         """``block`` read on the band, its boxes as fractions of the whole page."""
-        width, height = self.right - self.left, self.bottom - self.top
-        page_w, page_h = size
+        page_w, page_h = self.masked.size
+        x, y = self.left / page_w, self.top / page_h
+        sx, sy = (self.right - self.left) / page_w, (self.bottom - self.top) / page_h
 
         def moved(box: Box) -> Box:
-            x, y = self.left / page_w, self.top / page_h
-            sx, sy = width / page_w, height / page_h
             return (x + box[0] * sx, y + box[1] * sy, x + box[2] * sx, y + box[3] * sy)
 
         return Block(tuple((text, moved(box)) for text, box in block.lines))

@@ -257,6 +257,8 @@ def test_lines_the_layout_misses_are_read_on_a_second_look(engine, grainy_scan, 
     text = "\n".join(b.text for b in blocks)
     assert word_accuracy(reference, text) >= 0.97, text
     assert text.startswith("Newcastle upon Tyne\nThere are several museums")  # in its place
+    left, top, _, bottom = blocks[0].box  # placed where it is on the page: top left
+    assert left < 0.1 and top < 0.1 and bottom < 0.15, blocks[0].box
     monkeypatch.setattr(ocr, "MAX_SECOND_LOOKS", 0)  # what the first reading alone misses
     first = "\n".join(b.text for b in ocr.read_image(grainy_scan, engine))
     assert "There are several" not in first and word_accuracy(reference, first) < 0.9
