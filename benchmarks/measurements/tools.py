@@ -73,6 +73,12 @@ class QuestionSet:
     modified: dict[str, str]
 
 
+def _as_pdf(name: str) -> str:
+    """A table file's name as its PDF copy's (``x.csv`` -> ``x.pdf``); a text keeps its name."""
+    path = Path(name)
+    return f"{path.stem}.pdf" if path.suffix in (".csv", ".xlsx") else name
+
+
 SETS = {
     "tools": QuestionSet(
         "tools-bench",
@@ -95,8 +101,14 @@ SETS = {
     "rtables-pdf": QuestionSet(  # the same tables, each typeset in a PDF as a ruled table
         "rtables-pdf-bench",
         rtables_questions.QUESTIONS,
-        {f"{Path(n).stem}.pdf": p for n, p in rtables_questions.FILES.items()},
-        {f"{Path(n).stem}.pdf": m for n, m in rtables_questions.MODIFIED.items()},
+        {_as_pdf(n): p for n, p in rtables_questions.FILES.items()},
+        {_as_pdf(n): m for n, m in rtables_questions.MODIFIED.items()},
+    ),
+    "tools-pdf": QuestionSet(  # the tools set's tables, each typeset in a PDF as a ruled table
+        "tools-pdf-bench",
+        tools_questions.QUESTIONS,
+        {_as_pdf(n): p for n, p in tools_questions.FILES.items()},
+        {_as_pdf(n): m for n, m in tools_questions.MODIFIED.items()},
     ),
     "rdocs": QuestionSet(
         "rdocs-bench",
