@@ -48,7 +48,7 @@ from crag_core.formats.extract import (
 from crag_core.formats.fetch_url import fetch
 from crag_core.formats.isolated import read_bounded
 from crag_core.formats.outbound import Outbound
-from crag_core.text.regions import box_text, region
+from crag_core.text.regions import box_text, chunk_lines, lines_text, union
 from crag_core.text.sources import (
     READ_AGAIN,
     Origin,
@@ -158,7 +158,8 @@ def chunk(extracted: Extracted) -> list[tuple[str, dict[str, str | int]]]:
     """The file's chunks, each with where it sits: its PDF page or its heading path.
 
     A chunk of a PDF page or an image also records its region on the page (``box``:
-    "left,top,right,bottom" as fractions of the page), where its reader gave the lines' places.
+    "left,top,right,bottom" as fractions of the page) and its lines' (``lines``), where its
+    reader gave the lines' places.
     """
     chunks: list[tuple[str, dict[str, str | int]]] = []
     for section in extracted.sections:
@@ -170,8 +171,10 @@ def chunk(extracted: Extracted) -> list[tuple[str, dict[str, str | int]]]:
         if section.ocr:
             where["ocr"] = 1
         for piece in split_text(section.text):
-            box = region(piece, section.lines)
-            chunks.append((piece, where | {"box": box_text(box)} if box else where))
+            placed = chunk_lines(piece, section.lines) if section.lines else []
+            box = union([b for _, b in placed]) if placed else None
+            place = {"box": box_text(box), "lines": lines_text(placed)} if box else {}
+            chunks.append((piece, where | place))
     return chunks
 
 

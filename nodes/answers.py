@@ -9,7 +9,7 @@ from langchain_core.documents import Document
 
 from crag_core.schema.state import Attempt, RAGState, Source, Verdict
 from crag_core.text.documents import doc_id, doc_location, doc_source
-from crag_core.text.regions import parse_box
+from crag_core.text.regions import parse_box, quote_region
 from crag_core.text.support import quote
 from crag_core.text.words import normalize
 from nodes.common import answer_documents, question_of
@@ -19,7 +19,11 @@ NO_ANSWER = "I don't know."
 
 
 def sources_of(docs: list[Document], answer: str = "", question: str = "") -> list[Source]:
-    """Sources (id and origin) of ``docs``; with an answer, each with the sentence it stands on."""
+    """Sources (id and origin) of ``docs``; with an answer, each with the sentence it stands on.
+
+    A source on a page carries its region (``box``): the lines of that sentence where the
+    chunk keeps its lines' places, else the chunk's.
+    """
     sources = []
     for d in docs:
         source = Source(id=doc_id(d), source=doc_source(d))
@@ -29,6 +33,8 @@ def sources_of(docs: list[Document], answer: str = "", question: str = "") -> li
             source["box"] = list(box)
         if answer and (sentence := quote(d.page_content, answer, question)):
             source["quote"] = sentence
+            if on := quote_region(d.page_content, d.metadata.get("lines"), sentence):
+                source["box"] = list(on)  # the sentence's lines, not the whole chunk
         sources.append(source)
     return sources
 

@@ -5,10 +5,15 @@ bottom) as fractions of the page's width and height, top-left origin): Tesseract
 page or an image, pdfium's text runs for a PDF's text layer. ``region`` finds a chunk's first
 and last words among the page's lines (in order) and returns the box around the lines from one
 to the other; it is stored with the chunk as ``box`` ("l,t,r,b") and drawn on the page's image.
+
+A chunk also keeps where each of its lines starts and sits (``chunk_lines``, stored as
+``lines``), so the sentence an answer stands on is marked, not the whole chunk
+(``quote_region``).
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 
 Box = tuple[float, float, float, float]
@@ -32,6 +37,17 @@ def union(boxes: list[Box]) -> Box:
 
 def region(text: str, lines: tuple[Line, ...] | list[Line]) -> Box | None:
     """The box around the page's lines that ``text`` was cut from (``None``: not found)."""
+    spans = chunk_lines(text, lines)
+    return union([box for _, box in spans]) if spans else None
+
+
+def chunk_lines(text: str, lines: tuple[Line, ...] | list[Line]) -> list[tuple[int, Box]]:
+    """Each page line ``text`` spans, as (the chunk's word that line starts at, its box).
+
+    The chunk's words are aligned with the page's from its first words to its last (a text
+    layer and its placed runs may differ in a word: the rest still align); [] when the chunk
+    is not found on the page.
+    """
     words: list[str] = []
     owner: list[int] = []
     for n, (said, _box) in enumerate(lines):
@@ -39,17 +55,50 @@ def region(text: str, lines: tuple[Line, ...] | list[Line]) -> Box | None:
         words += found
         owner += [n] * len(found)
     wanted = _WORD.findall(text.lower())
-    if not wanted or not words:
+    k = min(EDGE_WORDS, len(wanted))
+    start = _find(words, wanted[:k], 0) if wanted and words else None
+    end = _find(words, wanted[-k:], start) if start is not None else None
+    if start is None or end is None:
+        return []
+    page = words[start : end + k]
+    matcher = difflib.SequenceMatcher(None, wanted, page, autojunk=False)
+    starts: dict[int, int] = {}
+    for block in matcher.get_matching_blocks():
+        for i in range(block.size):
+            starts.setdefault(owner[start + block.b + i], block.a + i)
+    return [(first, lines[n][1]) for n, first in sorted(starts.items())]
+
+
+def lines_text(spans: list[tuple[int, Box]]) -> str:
+    """``chunk_lines`` as stored with a chunk: "word:l,t,r,b" joined by ";"."""
+    return ";".join(f"{first}:{box_text(box)}" for first, box in spans)
+
+
+def quote_region(text: str, stored: object, quote: str) -> Box | None:
+    """The box around the lines of chunk ``text`` that ``quote`` (a sentence of it) is on.
+
+    ``stored``: the chunk's ``lines`` (``lines_text``); ``None`` when either is missing.
+    """
+    spans = []
+    for part in str(stored or "").split(";"):
+        first, _, box = part.partition(":")
+        if first.isdigit() and (parsed := parse_box(box)):
+            spans.append((int(first), parsed))
+    said, wanted = _WORD.findall(text.lower()), _WORD.findall(quote.lower())
+    if not spans or not wanted:
         return None
     k = min(EDGE_WORDS, len(wanted))
-    start = _find(words, wanted[:k], 0)
-    if start is None:
+    start = _find(said, wanted[:k], 0)
+    end = _find(said, wanted[-k:], start) if start is not None else None
+    if start is None or end is None:
         return None
-    end = _find(words, wanted[-k:], start)
-    if end is None:
-        return None
-    first, last = owner[start], owner[end + k - 1]
-    return union([box for _, box in lines[first : last + 1]])
+    last = end + k - 1
+    on = [
+        box
+        for n, (first, box) in enumerate(spans)
+        if first <= last and (n + 1 == len(spans) or spans[n + 1][0] > start)
+    ]
+    return union(on) if on else None
 
 
 def _find(words: list[str], run: list[str], start: int) -> int | None:

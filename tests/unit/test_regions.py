@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from crag_core.text.regions import box_text, parse_box, region
+from crag_core.text.regions import (
+    box_text,
+    chunk_lines,
+    lines_text,
+    parse_box,
+    quote_region,
+    region,
+)
 
 LINES = (
     ("Flood warnings for the Velna", (0.1, 0.10, 0.8, 0.12)),
@@ -52,3 +59,51 @@ def test_an_answers_source_carries_its_chunks_region():
     with_box, without = sources_of([doc, plain])
     assert with_box["box"] == [0.1, 0.2, 0.9, 0.3] and with_box["location"] == "page 1"
     assert "box" not in without
+
+
+def test_a_chunk_keeps_where_each_of_its_lines_starts_and_sits():
+    chunk = "basin were issued on Monday. The gauge at Orsk read 4.2 m"
+    spans = chunk_lines(chunk, LINES)
+    assert spans == [(0, LINES[1][1]), (5, LINES[2][1])]  # "basin" is word 0, "The" word 5
+    assert chunk_lines("Rain warnings for the Tamra", LINES) == []
+
+
+def test_a_word_the_text_layer_spells_otherwise_does_not_lose_the_lines_after_it():
+    layer = "basin were issued on Mon- day. The gauge at Orsk read 4.2 m"  # a split word
+    assert [first for first, _ in chunk_lines(layer, LINES)] == [0, 6]
+
+
+def test_the_quoted_sentence_is_marked_not_the_whole_chunk():
+    chunk = "Flood warnings for the Velna basin were issued on Monday. The gauge at Orsk read 4.2 m"
+    stored = lines_text(chunk_lines(chunk, LINES))
+    assert quote_region(chunk, stored, "The gauge at Orsk read 4.2 m") == LINES[2][1]
+    on_two = quote_region(
+        chunk, stored, "Flood warnings for the Velna basin were issued on Monday."
+    )
+    assert on_two == (0.1, 0.10, 0.8, 0.15)
+    assert quote_region(chunk, stored, "Rain fell in Tamra all week.") is None
+    assert quote_region(chunk, None, "The gauge at Orsk read 4.2 m") is None  # no places kept
+    assert quote_region(chunk, "3:garbage;x:0.1,0.1,0.2,0.2", "The gauge at Orsk read") is None
+
+
+def test_an_answers_source_on_a_page_marks_the_sentence_it_stands_on():
+    from langchain_core.documents import Document
+
+    from nodes.answers import sources_of
+
+    text = "Flood warnings for the Velna basin were issued on Monday. The gauge at Orsk read 4.2 m"
+    doc = Document(
+        text,
+        metadata={
+            "id": "scan__c0000",
+            "source": "/docs/scan.pdf",
+            "page": 1,
+            "box": box_text(region(text, LINES) or (0, 0, 1, 1)),
+            "lines": lines_text(chunk_lines(text, LINES)),
+        },
+    )
+    (source,) = sources_of([doc], "4.2 m", "What did the gauge at Orsk read?")
+    assert source["quote"] == "The gauge at Orsk read 4.2 m"
+    assert source["box"] == list(LINES[2][1])
+    (unanswered,) = sources_of([doc])
+    assert unanswered["box"] == [0.1, 0.10, 0.8, 0.18]  # no answer: the chunk's region
