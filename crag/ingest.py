@@ -172,8 +172,10 @@ def chunk(extracted: Extracted) -> list[tuple[str, dict[str, str | int]]]:
             where["ocr"] = 1
         for piece in split_text(section.text):
             placed = chunk_lines(piece, section.lines) if section.lines else []
-            box = union([b for _, b in placed]) if placed else None
-            place = {"box": box_text(box), "lines": lines_text(placed)} if box else {}
+            place: dict[str, str | int] = {}
+            if placed:
+                box = union([b for _, b in placed])
+                place = {"box": box_text(box), "lines": lines_text(placed)}
             chunks.append((piece, where | place))
     return chunks
 
