@@ -449,8 +449,7 @@ def _pdf_tables(data: bytes, pages: list[int]) -> list[tuple[str, list[list[str]
     """The ruled tables on the PDF's text ``pages`` (pdfplumber), each with its place.
 
     A place is "page 3 table 1". Looked for within ``PDF_TABLE_SECONDS`` (the pages after it
-    keep their text, without tables); a table is its cells as read, a line break in a cell a
-    space.
+    keep their text, without tables); a table is its cells as read (``pdf_cell``).
     """
     import pdfplumber
 
@@ -463,7 +462,7 @@ def _pdf_tables(data: bytes, pages: list[int]) -> list[tuple[str, list[list[str]
                 break
             page = document.pages[number - 1]
             for n, table in enumerate(page.find_tables(), start=1):
-                rows = [[" ".join((c or "").split()) for c in row] for row in table.extract()]
+                rows = [[pdf_cell(c or "") for c in row] for row in table.extract()]
                 if n == 1 and found and reached == number - 1 and _same_header(found[-1][1], rows):
                     found[-1][1].extend(rows[1:])  # over a page break, under its header again
                 else:
@@ -471,6 +470,22 @@ def _pdf_tables(data: bytes, pages: list[int]) -> list[tuple[str, list[list[str]
                 reached = number
             page.close()
     return found
+
+
+def pdf_cell(text: str) -> str:
+    """A PDF table cell's text: its lines joined by a space, but not at a hyphen.
+
+    A narrow column wraps a date or a hyphenated word at its hyphen ("2010-08" / "-01",
+    "well-" / "known"): those lines are joined as they were written.
+    """
+    joined = ""
+    for line in text.split("\n"):
+        line = " ".join(line.split())
+        if not line:
+            continue
+        glued = not joined or joined.endswith("-") or line.startswith("-")
+        joined += line if glued else f" {line}"
+    return joined
 
 
 def _same_header(before: list[list[str]], rows: list[list[str]]) -> bool:

@@ -315,3 +315,19 @@ def test_a_whole_table_keeps_its_mark_through_a_shared_stores_json():
     assert table is not None
     for mark in (True, False):
         assert table_from_json(table_json(replace(table, whole=mark))).whole is mark
+
+
+@pytest.mark.parametrize(
+    ("read", "cell"),
+    [
+        ("2010-08\n-01", "2010-08-01"),  # a date wrapped in a narrow column
+        ("well-\nknown", "well-known"),
+        ("New\nYork", "New York"),
+        ("  Station   3 ", "Station 3"),
+        ("", ""),
+    ],
+)
+def test_a_pdf_cells_lines_are_joined_as_written(read, cell):
+    from crag_core.formats.extract import pdf_cell
+
+    assert pdf_cell(read) == cell
