@@ -17,11 +17,11 @@ import json
 import random
 import tempfile
 import time
-from io import BytesIO
 from pathlib import Path
 from typing import Any
 
 from benchmarks import write_results
+from benchmarks.fixtures.sample_files import drawn_pages
 from benchmarks.measurements import ocr_answers
 from benchmarks.measurements.ocr import draw, typeset, word_accuracy
 from crag.eval.tables import markdown_table
@@ -56,16 +56,9 @@ def calibration_sample(pages: int) -> list[tuple[str, str]]:
 
 def _drawn(pdf: Path, scanned: bool) -> Any:
     """The page as crag draws a scanned PDF's page (the image put in a PDF, drawn back)."""
-    import pypdfium2 as pdfium
-
-    image = draw(pdf, 300, scanned)
-    out = BytesIO()
-    image.save(out, format="PDF", resolution=300.0)
-    document = pdfium.PdfDocument(out.getvalue())
-    try:
-        return document[0].render(scale=ocr.OCR_DPI / 72, grayscale=True).to_pil()
-    finally:
-        document.close()
+    scan = pdf.with_suffix(".scan.pdf")
+    draw(pdf, 300, scanned).save(scan, format="PDF", resolution=300.0)
+    return drawn_pages(scan, ocr.OCR_DPI)[0]
 
 
 def run(pages: int) -> list[dict[str, Any]]:

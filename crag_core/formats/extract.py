@@ -266,9 +266,9 @@ def with_whole_tables(extracted: Extracted) -> Extracted:
     """
     if not extracted.tables or all(t.whole for t in extracted.tables):
         return extracted
-    text = sum(len("".join(s.text.split())) for s in extracted.sections)
+    text = sum(_printed(s.text) for s in extracted.sections)
     cells = sum(
-        len("".join(str(v).split()))
+        _printed(str(v))
         for table in extracted.tables
         for v in (*(c.original for c in table.columns), *(v for row in table.rows for v in row))
         if v is not None
@@ -514,7 +514,12 @@ def _clamped(box: tuple[float, float, float, float]) -> tuple[float, float, floa
 
 
 def _has_text(text: str) -> bool:
-    return len("".join(text.split())) >= MIN_TEXT_LAYER_CHARS
+    return _printed(text) >= MIN_TEXT_LAYER_CHARS
+
+
+def _printed(text: str) -> int:
+    """The characters of ``text`` that are not spaces."""
+    return len("".join(text.split()))
 
 
 def _ocr_pages(

@@ -153,9 +153,10 @@ class OcrFailed(Exception):
 
 def read_image(image: Image, engine: OcrEngine, seconds: float = PAGE_SECONDS) -> list[Block]:
     """The paragraphs Tesseract reads on ``image``, in reading order (``OcrFailed``)."""
-    deadline = time.monotonic() + min(seconds, PAGE_SECONDS)
+    seconds = min(seconds, PAGE_SECONDS)
+    deadline = time.monotonic() + seconds
     page = _prepared(image)
-    tsv = _tesseract(_ppm(page), engine, seconds=min(seconds, PAGE_SECONDS))
+    tsv = _tesseract(_ppm(page), engine, seconds=seconds)
     blocks = paragraphs(tsv, *page.size)
     missed = unread_bands(page, _word_boxes(tsv, *page.size)) if blocks else []
     for band in missed[:MAX_SECOND_LOOKS]:
@@ -384,8 +385,7 @@ def paragraphs(
         word = row["text"].strip()
         if row["level"] != "5" or not word or float(row["conf"]) < MIN_WORD_CONFIDENCE:
             continue
-        left, top = int(row["left"]) / width, int(row["top"]) / height
-        box = (left, top, left + int(row["width"]) / width, top + int(row["height"]) / height)
+        box = _word_box(row, width, height)
         key = (int(row["block_num"]), int(row["par_num"]))
         paragraph = words.setdefault(key, {})
         paragraph.setdefault(int(row["line_num"]), []).append((word, box))
@@ -405,15 +405,16 @@ def paragraphs(
 def _word_boxes(tsv: str, width: int, height: int) -> list[Box]:
     """The box of every word Tesseract read (however unsure), as fractions of the page."""
     return [
-        (
-            int(row["left"]) / width,
-            int(row["top"]) / height,
-            (int(row["left"]) + int(row["width"])) / width,
-            (int(row["top"]) + int(row["height"])) / height,
-        )
+        _word_box(row, width, height)
         for row in _rows(tsv)
         if row["level"] == "5" and row["text"].strip()
     ]
+
+
+def _word_box(row: dict[str, str], width: int, height: int) -> Box:
+    """A TSV row's box as fractions of the page's ``width`` and ``height``."""
+    left, top = int(row["left"]) / width, int(row["top"]) / height
+    return (left, top, left + int(row["width"]) / width, top + int(row["height"]) / height)
 
 
 def _rows(tsv: str) -> Iterable[dict[str, str]]:

@@ -55,12 +55,11 @@ def chunk_lines(text: str, lines: tuple[Line, ...] | list[Line]) -> list[tuple[i
         words += found
         owner += [n] * len(found)
     wanted = _WORD.findall(text.lower())
-    k = min(EDGE_WORDS, len(wanted))
-    start = _find(words, wanted[:k], 0) if wanted and words else None
-    end = _find(words, wanted[-k:], start) if start is not None else None
-    if start is None or end is None:
+    found_at = _edges(words, wanted)
+    if found_at is None:
         return []
-    page = words[start : end + k]
+    start, end = found_at
+    page = words[start:end]
     matcher = difflib.SequenceMatcher(None, wanted, page, autojunk=False)
     starts: dict[int, int] = {}
     for block in matcher.get_matching_blocks():
@@ -84,21 +83,29 @@ def quote_region(text: str, stored: object, quote: str) -> Box | None:
         first, _, box = part.partition(":")
         if first.isdigit() and (parsed := parse_box(box)):
             spans.append((int(first), parsed))
-    said, wanted = _WORD.findall(text.lower()), _WORD.findall(quote.lower())
-    if not spans or not wanted:
+    found_at = _edges(_WORD.findall(text.lower()), _WORD.findall(quote.lower()))
+    if not spans or found_at is None:
         return None
-    k = min(EDGE_WORDS, len(wanted))
-    start = _find(said, wanted[:k], 0)
-    end = _find(said, wanted[-k:], start) if start is not None else None
-    if start is None or end is None:
-        return None
-    last = end + k - 1
+    start, last = found_at[0], found_at[1] - 1
     on = [
         box
         for n, (first, box) in enumerate(spans)
         if first <= last and (n + 1 == len(spans) or spans[n + 1][0] > start)
     ]
     return union(on) if on else None
+
+
+def _edges(words: list[str], wanted: list[str]) -> tuple[int, int] | None:
+    """Where ``wanted`` runs in ``words``: (start, end), ``None`` when it is not there.
+
+    Found by its first and last ``EDGE_WORDS`` words, in that order.
+    """
+    if not wanted or not words:
+        return None
+    k = min(EDGE_WORDS, len(wanted))
+    start = _find(words, wanted[:k], 0)
+    end = _find(words, wanted[-k:], start) if start is not None else None
+    return None if start is None or end is None else (start, end + k)
 
 
 def _find(words: list[str], run: list[str], start: int) -> int | None:
