@@ -11,7 +11,7 @@ from crag_core.errors import CragError
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Update
 from crag_core.text.catalog import catalog_query, question_scope
-from crag_core.text.sql import table_plan
+from crag_core.text.sql import table_plan, text_names
 from crag_core.text.whole_document import asks_about_a_document, document_request
 from nodes.common import question_of, reports
 
@@ -28,7 +28,8 @@ def choose_tool(state: RAGState, runtime: Runtime[Context], services: Services) 
 
     ``table`` when it names a column of a table and asks for a computation over rows or names
     a row of it. Decided by rules on the tables' catalog (``crag_core.text.sql.table_plan``),
-    no model call: a question that names no column is never sent to SQL. A catalog that
+    no model call: a question that names no column is never sent to SQL, nor one about a text
+    it names (``crag_core.text.sql.text_names``) by that text's words. A catalog that
     cannot be read sends the question to text search with a warning.
 
     A search limited by the question to some documents ("according to the PDFs", "in the
@@ -70,5 +71,6 @@ def _choose(question: str, services: Services) -> Update:
             "plan_reason": "the tables could not be read",
             "warnings": [f"The collection's tables could not be read: {exc}"],
         }
-    use, reason = table_plan(question, catalog)
+    texts = text_names(question, services.documents(), catalog) if services.documents else []
+    use, reason = table_plan(question, catalog, texts)
     return {"tool": "table" if use else "search", "plan_reason": reason}

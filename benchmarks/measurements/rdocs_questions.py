@@ -6,7 +6,13 @@ pages of R's ``datasets`` package documentation (``benchmarks/data/rdocs``, see 
 each with a table of the data set's variables inside its prose, and no spreadsheet beside
 them. The questions, by code from each page: how many observations and how many variables
 the data set has (said in the prose: "A data frame with 32 observations on 11 variables"),
-what one variable measures and which variable gives a measure (both in the page's table).
+what one variable measures and which variable gives a measure (both in the page's table), and
+the size again of a data set named only by its page's title (``d-hop``: "How many observations
+does the data set on Vapor Pressure of Mercury as a Function of Temperature have?" — find the
+page by what it is about, then read its size). Asked of these pages beside the R tables (the
+``rmixed`` set of ``benchmarks.measurements.tools``), a title's words name the tables'
+columns and values by accident ("temperature", "state", "1973"): the question is still the
+page's.
 
 Every question is ``calibration``: the set is for choosing how the tools treat a page's
 tables, never for reporting.
@@ -39,6 +45,7 @@ class Page:
     """What a documentation page says: its data set, its size, its variables' meanings."""
 
     name: str
+    title: str
     observations: int
     variables: int
     meanings: dict[str, str]
@@ -61,7 +68,9 @@ def read_page(path: Path) -> Page | None:
             if len(cells) >= 3 and cells[1] and _words(cells[-1]):
                 meanings[cells[1]] = cells[-1]
     name = str(head.get("summary", "")).removeprefix("page for ")
-    return Page(name, int(size.group(1)), int(size.group(2)), meanings)
+    heading = soup.find("h2")
+    title = " ".join(heading.get_text(" ").split()) if heading else name
+    return Page(name, title, int(size.group(1)), int(size.group(2)), meanings)
 
 
 def _clean(meaning: str) -> str:
@@ -94,6 +103,15 @@ def _page(page: Page, rng: random.Random) -> Iterable[dict[str, Any]]:
         "simple",
         "number",
         page.variables,
+    )
+    on = "the data set on " + re.sub(r"^(?:The|An?) ", lambda m: m.group(0).lower(), page.title)
+    yield q(
+        "d-hop",
+        f"How many observations does {on} have?",
+        "search",
+        "multi-hop",
+        "number",
+        page.observations,
     )
     if len(page.meanings) < 2:
         return

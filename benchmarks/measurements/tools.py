@@ -26,7 +26,9 @@ confidence those answers carry. A third set, ``rtables`` (``benchmarks.measureme
 rtables_questions``: ten more tables, every question ``calibration``), gives it wrong answers
 to learn from. A fourth, ``rdocs`` (``benchmarks.measurements.rdocs_questions``: documentation
 pages with incidental tables, every question ``calibration``), is for choosing how the tools
-treat a page's tables: run it with ``crag-text`` and ``crag``.
+treat a page's tables: run it with ``crag-text`` and ``crag``; ``rmixed`` asks its questions
+with the R tables beside the pages (a page's question whose words name a spreadsheet's column
+or value by accident).
 
 """
 
@@ -115,6 +117,12 @@ SETS = {
         rdocs_questions.QUESTIONS,
         rdocs_questions.FILES,
         rdocs_questions.MODIFIED,
+    ),
+    "rmixed": QuestionSet(  # the documentation pages' questions, the R tables beside them
+        "rmixed-bench",
+        rdocs_questions.QUESTIONS,
+        rdocs_questions.FILES | rtables_questions.FILES,
+        rdocs_questions.MODIFIED | rtables_questions.MODIFIED,
     ),
 }
 
@@ -550,6 +558,7 @@ def main(argv: list[str] | None = None) -> int:
             "unseen": unseen_questions.build,
             "rtables": rtables_questions.build,
             "rdocs": rdocs_questions.build,
+            "rmixed": rdocs_questions.build,
         }
         made = builders[args.set]() if args.set in builders else tools_questions.build(args.squad)
         text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in made)

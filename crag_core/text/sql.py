@@ -11,9 +11,10 @@ from __future__ import annotations
 import difflib
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import Any
 
 from crag_core.text.table_shapes import (
     Cell,
@@ -56,6 +57,14 @@ ANALYTIC = re.compile(
 _WORD = re.compile(r"[a-z0-9]+")
 _ASKS_WHAT = re.compile(r"\s*(?:what|how\s+(?:much|many|high|large|long))\b", re.I)
 _LETTERS = re.compile(r"[a-z]{3,}")
+_MEANING = re.compile(
+    r"\bwhat (?:does|do|did) .+? (?:measure|mean|represent|stand for|denote|indicate|record)s?\b"
+    r"|\bwhich (?:variable|column|field|attribute|feature)s? (?:of .+? )?(?:gives?|measures?|"
+    r"records?|holds?|represents?|contains?|stands? for|is|are)\b",
+    re.I,
+)
+"""A question about what a column means: its documentation's, never its cells' to answer."""
+_DOCUMENT_NOUN = r"(?:data\s*sets?|data|page|document|file|report|description|article|paper)"
 _DATED = re.compile(
     r"\b(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(?:\d{1,2},?\s+)?"
     r"\d{4}|\d{4}-\d{2}(?:-\d{2})?|(?:19|20)\d{2})\b",
@@ -182,7 +191,39 @@ def asked_tables(question: str, catalog: Sequence[TableInfo]) -> list[TableInfo]
     return [m.table for m in matches[:MAX_TABLES] if 2 * m.score >= best]
 
 
-def table_plan(question: str, catalog: Sequence[TableInfo]) -> tuple[bool, str]:
+def text_names(
+    question: str, documents: Iterable[Mapping[str, Any]], catalog: Sequence[TableInfo]
+) -> list[str]:
+    """The names by which ``question`` names a text of the collection (not a table's file).
+
+    A text is named by its title, when every word of it is in the question (two words or
+    more, common and one-letter words such as an "R:" prefix left out), or by its file name
+    with its suffix or before a word for a document ("the faithful data set",
+    "faithful.html", "the iris page").
+    """
+    q = " ".join(_WORD.findall(question.lower()))
+    asked = set(_words(q))
+    tables = {t.label for t in catalog if not incidental(t)}
+    names = []
+    for doc in documents:
+        label = str(doc.get("label") or "")
+        if not label or label in tables:
+            continue
+        title = [w for w in _words(str(doc.get("title") or "")) if len(w) > 1]
+        if len(set(title)) >= 2 and set(title) <= asked:
+            names.append(" ".join(title))
+        stem = " ".join(_words(PurePosixPath(label).stem))
+        suffix = PurePosixPath(label).suffix.lstrip(".").lower()
+        if len(stem) >= 3 and re.search(
+            rf"\b{re.escape(stem)}\W+(?:{re.escape(suffix)}|{_DOCUMENT_NOUN})\b", q
+        ):
+            names.append(stem)
+    return sorted(set(names), key=len, reverse=True)
+
+
+def table_plan(
+    question: str, catalog: Sequence[TableInfo], texts: Sequence[str] = ()
+) -> tuple[bool, str]:
     """Whether ``question`` is for the tables (and why, in a few words).
 
     For the tables when it names a column of one and either asks for a computation over rows
@@ -197,13 +238,28 @@ def table_plan(question: str, catalog: Sequence[TableInfo]) -> tuple[bool, str]:
     and a row it lists is in the page's text too. On documentation pages (the ``rdocs``
     calibration set) the rules had sent "How many observations does the faithful data set
     have?" to ``COUNT(*)`` over the page's table of variables: 20 of 20 such answers wrong.
+
+    A question asks about a text when it names one (``texts``: ``text_names``), and then
+    the words that name it name no table's column, value or file: "How many observations
+    does the data set on Violent Crime Rates by US State have?" is the page's, though
+    "state" is a column of ``usarrests.csv``; "the swiss data set" is the page ``swiss.html``
+    when ``swiss.csv`` is named only by that word. What a column means ("What does the
+    variable hp measure?", "Which variable gives…") is its documentation's to say: no
+    table's cells answer it (a row's may be: "What does the retries setting mean?").
     """
     if not catalog:
         return False, "the collection has no tables"
+    named = {w for name in texts for w in name.split()}
+    rest = " ".join(w for w in _WORD.findall(question.lower()) if w not in named)
+    if texts:
+        use, reason = table_plan(rest, catalog)
+        return (use, reason) if use else (False, f"it asks about the text {texts[0]!r}")
     matches = match_tables(question, catalog)
     if not matches:
         return False, "it names no table, column or value of the collection's"
     best = matches[0]
+    if _MEANING.search(question) and not best.values:  # a row's meaning may be in its cells
+        return False, "it asks what a column means: its documentation is searched"
     where = best.table.label + (f", sheet {best.table.sheet}" if best.table.sheet else "")
     cue = ANALYTIC.search(question)
     named = ", ".join(repr(c) for c in (best.columns or best.values)[:3]) or "the table"

@@ -18,6 +18,7 @@ from crag_core.text.sql import (
     result_answer,
     schema,
     table_plan,
+    text_names,
 )
 from crag_core.text.table_shapes import QueryResult
 from nodes.confidence import tool_confidence
@@ -89,6 +90,56 @@ def test_a_table_inside_a_page_takes_only_computations_over_its_columns(tmp_path
     store = make_table_store(tmp_path / "t.sqlite3", {"docs/guide.html": PARAMETERS})
     use, reason = table_plan(question, store.catalog())
     assert use is table, reason
+
+
+DOCUMENTS = [
+    {"label": "docs/sales.csv", "title": "sales"},
+    {"label": "docs/regions.html", "title": "R: Sales Regions of the North and South"},
+    {"label": "docs/plants.md", "title": "Wind farms of Scotland"},
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "names", "table"),
+    [
+        # the words that name a text name no table's column or value: its text is searched
+        (
+            "How many regions does the page on Sales Regions of the North and South list?",
+            ["sales regions north south"],
+            False,
+        ),
+        ("How many units sold does the regions page give for North?", ["regions"], True),
+        (
+            "How many pages does the report on wind farms of Scotland have?",
+            ["wind farms scotland"],
+            False,
+        ),
+        ("What is the total revenue of the regions in the plants.md file?", ["plants"], True),
+        ("How many units sold were recorded in the North region?", [], True),
+        ("How many rows does the sales table hold?", [], True),  # a table's file: not a text
+        ("How many regions are there?", [], True),  # "regions" alone does not name the page
+    ],
+)
+def test_a_question_about_a_text_goes_to_its_text(store, question, names, table):
+    catalog = store.catalog()
+    assert text_names(question, DOCUMENTS, catalog) == names
+    use, reason = table_plan(question, catalog, names)
+    assert use is table, reason
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What does the column Units Sold measure?",
+        "What does Revenue ($) of the sales table mean?",
+        "Which column of the sales table gives the revenue?",
+        "Which variable records the units sold?",
+    ],
+)
+def test_what_a_column_means_is_not_in_its_cells(store, question):
+    use, reason = table_plan(question, store.catalog())
+    assert use is False
+    assert "means" in reason
 
 
 def test_no_tables_no_sql():
