@@ -249,8 +249,8 @@ def table_plan(
     """
     if not catalog:
         return False, "the collection has no tables"
-    named = {w for name in texts for w in name.split()}
-    rest = " ".join(w for w in _WORD.findall(question.lower()) if w not in named)
+    naming = {w for name in texts for w in name.split()}
+    rest = " ".join(w for w in _WORD.findall(question.lower()) if w not in naming)
     if texts:
         use, reason = table_plan(rest, catalog)
         return (use, reason) if use else (False, f"it asks about the text {texts[0]!r}")
