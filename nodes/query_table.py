@@ -28,7 +28,7 @@ from crag_core.text.sql import (
     unasked_values,
 )
 from crag_core.text.sql_grammar import select_grammar
-from crag_core.text.table_checks import computes, idiom, problems
+from crag_core.text.table_checks import computes, idiom, misread_years, problems
 from crag_core.text.table_shapes import QueryResult, TableInfo
 from nodes.answers import NO_ANSWER
 from nodes.common import question_of, reports
@@ -210,6 +210,9 @@ def run_query(
     unasked = unasked_values(sql, read, question) if question else []
     if unasked:
         return result, "", False, "; ".join(unasked)
+    misread = misread_years(question, sql, read, ranges or {})
+    if misread:
+        return result, "", False, "; ".join(misread)
     premise = missing_values(sql, read, catalog) or absent_numbers(store, sql, read, ranges)
     if premise and not any(incidental(t) for t in read):
         return result, " ".join(premise), True, ""

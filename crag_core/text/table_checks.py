@@ -14,7 +14,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from crag_core.text.sql import ABBREVIATED, ANALYTIC, Span, named_values, names_column
+from crag_core.text.sql import (
+    ABBREVIATED,
+    ANALYTIC,
+    Span,
+    equalities,
+    named_values,
+    names_column,
+    names_value,
+)
 from crag_core.text.table_shapes import QueryResult, TableInfo, sql_text
 from crag_core.text.words import STOPWORDS
 
@@ -32,7 +40,7 @@ _ONE_OF = re.compile(
 )
 """A question whose answer is one row: a superlative asked with which/who/what."""
 _ONE_NUMBER = re.compile(
-    r"^\s*(?:how many|how much|by how (?:much|many)|what (?:is|was|were|are) the "
+    r"\b(?:how many|how much|by how (?:much|many)|what (?:is|was|were|are) the "
     r"(?:total|average|mean|sum|number|median|count|difference|ratio|change))\b",
     re.I,
 )
@@ -248,6 +256,18 @@ def problems(
                     "query does not use it"
                 )
     found += _aggregates_left_out(question, low_sql)
+    found += _unsaid_filters(question, sql, tables)
+    found += _mistyped(sql, tables, spans or {})
+    if _SELF_SUBTRACTION.search(bare):
+        found.append(
+            "the query subtracts a column from itself (always 0): read the two rows' values "
+            "in two subqueries, e.g. (SELECT … WHERE <the second>) - (SELECT … WHERE <the first>)"
+        )
+    if asks_one(question) and not _RATIO.search(question) and _ORDER_COMPUTED.search(bare):
+        found.append(
+            "the question asks for the row with the highest or lowest value of a column: "
+            "ORDER BY the column itself, with no arithmetic"
+        )
     fractions = _reads_shares(low_sql, tables, spans or {})
     for number, scale in _numbers_said(question):
         if not _in_sql(number, sql, scale, fractions) and not _is_year_column(
@@ -255,6 +275,113 @@ def problems(
         ):
             found.append(f"the question says {number} but the query does not")
     return list(dict.fromkeys(found))
+
+
+_SELF_SUBTRACTION = re.compile(
+    r"(?<![\w.])((?:cast\(\s*)?[a-z_]\w*(?:\s+as\s+\w+\s*\))?)\s*-\s*\1(?![\w(])", re.I
+)
+"""``x - x`` or ``CAST(x AS REAL) - CAST(x AS REAL)``: a difference that is always 0."""
+_ORDER_COMPUTED = re.compile(r"\border\s+by\s+[^;]*?\w\s*[*/]\s*\w", re.I)
+_RATIO = re.compile(
+    r"\b(?:ratio|divided|times|share|proportion|fraction|relative|per (?!\d)[a-z]+)\b", re.I
+)
+"""A question that asks for a quotient ("per capita", "the ratio of"; "per 100,000" is a unit)."""
+_YES_NO = frozenset({"yes", "no", "y", "n", "true", "false", "t", "f", "0", "1"})
+
+
+def _unsaid_filters(question: str, sql: str, tables: Sequence[TableInfo]) -> list[str]:
+    """A query's ``column = 'value'`` that keeps rows the question does not name.
+
+    "How many occupations have a prestige score above 37?" counted with ``type = 'bc'``: the
+    value is one the column holds (so no false premise and no misspelling), but the question
+    never says it, and the count is over fewer rows than it asks about (R tables calibration
+    set). A yes/no value ("smoker = 'Yes'" for "smokers") is how a question's word is held.
+    """
+    low = " ".join(re.findall(r"[a-z0-9]+", question.lower()))
+    columns = {c.name.lower(): c for t in tables for c in t.columns if c.type == "TEXT"}
+    found = []
+    for name, value in equalities(sql):
+        column = columns.get(name.lower())
+        if column is None or value.lower() in _YES_NO or "%" in value:
+            continue
+        if value.lower() not in {v.lower() for v in column.values}:
+            continue  # not a listed value: the false premise and spelling checks see it
+        if names_value(low, value) or value.lower() in low:
+            continue
+        found.append(
+            f"the query keeps only rows where {column.name} = {sql_text(value)}, which the "
+            "question does not say: leave that condition out"
+        )
+    return found
+
+
+_TEXT_COMPARED = re.compile(
+    r"\b(\w+)\s*(?:=|==|!=|<>|<=|>=|<|>)\s*'((?:[^']|'')*)'|"
+    r"\b(?:strftime|date|datetime|julianday)\s*\([^()]*?\b(\w+)\s*\)",
+    re.I,
+)
+
+
+def _mistyped(
+    sql: str, tables: Sequence[TableInfo], spans: Mapping[str, Mapping[str, Span]]
+) -> list[str]:
+    """A number column compared with a text ("month = '1973-06'") or read as a date.
+
+    Such a comparison holds for no row, and the count it gives (0) reads as an answer: on the
+    R tables calibration set, "On how many days in June 1973 is the ozone reading missing?"
+    was answered 0 twice this way (``month`` holds 5 to 9).
+    """
+    numeric = {
+        c.name.lower(): (t.name, c)
+        for t in tables
+        for c in t.columns
+        if c.type in ("INTEGER", "REAL")
+    }
+    found = []
+    for name, text, dated in _TEXT_COMPARED.findall(sql):
+        key = (name or dated).lower()
+        if key not in numeric or (name and re.fullmatch(r"-?\d+(?:\.\d+)?", text.strip())):
+            continue
+        table, column = numeric[key]
+        low, high = spans.get(table, {}).get(column.name, (None, None))
+        holds = f" ({low} to {high})" if low is not None else ""
+        found.append(
+            f"{column.name} holds numbers{holds}, not dates or text: compare it with a number"
+        )
+    return list(dict.fromkeys(found))
+
+
+_YEAR_EQUALS = re.compile(r"\b(\w+)\s*=\s*((?:1[5-9]|20)\d\d)\b(?!\s*')")
+
+
+def misread_years(
+    question: str, sql: str, tables: Sequence[TableInfo], spans: Mapping[str, Mapping[str, Span]]
+) -> list[str]:
+    """A year the question says, compared with a number column that holds no years.
+
+    "On how many days in June 1973…" counted with ``day = 1973``: no row has it, and that is
+    no false premise ("airquality.csv has no Day 1973") but a year put in the wrong column
+    (R tables calibration set, twice). As feedback for the query written again.
+    """
+    found = []
+    for name, year in _YEAR_EQUALS.findall(sql):
+        if not re.search(rf"\b{year}\b", question):
+            continue
+        for table in tables:
+            column = next((c for c in table.columns if c.name == name.lower()), None)
+            low, high = spans.get(table.name, {}).get(name.lower(), (None, None))
+            if (
+                column is None
+                or not isinstance(low, int | float)
+                or not isinstance(high, int | float)
+            ):
+                continue
+            if not low <= int(year) <= high and high < 1000:
+                found.append(
+                    f"{year} is a year, and {column.name} holds {low} to {high}: the table has no "
+                    "year column, so leave the year out or use the column that holds dates"
+                )
+    return found
 
 
 _HOW_MUCH_MORE = re.compile(

@@ -24,7 +24,7 @@ from crag_core.text.sql import (
     table_plan,
     unasked_values,
 )
-from crag_core.text.table_checks import alternatives, problems
+from crag_core.text.table_checks import alternatives, misread_years, problems
 from crag_core.text.table_shapes import QueryResult, sql_name
 from nodes import confidence as confidence_module
 from nodes.confidence import table_kind
@@ -500,3 +500,48 @@ def test_a_rank_compares_a_difference_subtracts_and_a_look_up_is_read_as_held(st
     average = "What is the average poverty of Utah and Ohio?"  # a computation, asked
     mean = "SELECT AVG(poverty) FROM crime WHERE state IN ('Utah', 'Ohio')"
     assert problems(average, mean, result(("a",), (14.5,)), crime) == []
+
+
+def test_an_unsaid_filter_a_number_read_as_text_a_self_difference_a_computed_order(store):
+    """Four shapes of the R tables' wrong answers that passed every other check, each a query
+    to write again: a count over rows the question did not name (``type = 'bc'``), a number
+    column compared with a date, a column minus itself, a superlative ordered by a quotient."""
+    tables = store.catalog()
+    tips = [t for t in tables if t.name == "tips"]
+    crime = [t for t in tables if t.name == "crime"]
+    above = "How many bills had a tip above 2?"
+    unsaid = "SELECT COUNT(*) FROM tips WHERE tip > 2 AND day = 'Sun'"
+    assert any("does not say" in p for p in problems(above, unsaid, result(("n",), (1,)), tips))
+    said = "How many bills on Sunday had a tip above 2?"  # "Sun" is how the table holds it
+    assert problems(said, unsaid, result(("n",), (1,)), tips) == []
+    ranges = {"crime": spans(store, crime[0])}
+    dated = "How many states had a poverty above 12 in June 2009?"
+    for sql in (
+        "SELECT COUNT(*) FROM crime WHERE poverty > 12 AND year = '2009-06'",
+        "SELECT COUNT(*) FROM crime WHERE poverty > 12 AND strftime('%Y-%m', year) = '2009-06'",
+    ):
+        found = problems(dated, sql, result(("n",), (0,)), crime, ranges)
+        assert any("year holds numbers (2009 to 2009)" in p for p in found), found
+    change = "By how much did the poverty change from Alabama to Ohio?"
+    itself = "SELECT CAST(poverty AS REAL) - CAST(poverty AS REAL) FROM crime"
+    assert any("from itself" in p for p in problems(change, itself, result(("d",), (0,)), crime))
+    two = (
+        "SELECT (SELECT poverty FROM crime WHERE state = 'Ohio') - "
+        "(SELECT poverty FROM crime WHERE state = 'Alabama')"
+    )
+    assert problems(change, two, result(("d",), (3,)), crime) == []
+    lowest = "Which state has the lowest murder rate per 100,000 residents?"
+    quotient = "SELECT state FROM crime ORDER BY murder_rate / poverty LIMIT 1"
+    found = problems(lowest, quotient, result(("state",), ("Utah",)), crime)
+    assert any("ORDER BY the column itself" in p for p in found)
+    per = "Which state has the lowest murder rate per poverty point?"  # a quotient, asked
+    assert not any("ORDER BY" in p for p in problems(per, quotient, result(("s",), ("U",)), crime))
+
+
+def test_a_year_put_in_a_column_of_small_numbers_is_no_false_premise(store):
+    (tips,) = [t for t in store.catalog() if t.name == "tips"]
+    question = "On how many Sundays in 2019 was the total bill above 10?"
+    sql = "SELECT COUNT(*) FROM tips WHERE total_bill > 10 AND day = 'Sun' AND tip = 2019"
+    found = misread_years(question, sql, [tips], {"tips": spans(store, tips)})
+    assert found and "2019 is a year, and tip holds 1.01 to 3.5" in found[0]
+    assert misread_years(question, sql.replace("2019", "3.5"), [tips], {}) == []
