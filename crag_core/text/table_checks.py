@@ -257,6 +257,7 @@ def problems(
                 )
     found += _aggregates_left_out(question, low_sql)
     found += _unsaid_filters(question, sql, tables)
+    found += _every_value(question, result, tables)
     found += _mistyped(sql, tables, spans or {})
     if _SELF_SUBTRACTION.search(bare):
         found.append(
@@ -313,6 +314,37 @@ def _unsaid_filters(question: str, sql: str, tables: Sequence[TableInfo]) -> lis
             "question does not say: leave that condition out"
         )
     return found
+
+
+_CONDITION = re.compile(
+    r"\b(?:with|where|whose|that|which (?:had|have|has)|more than|less than|fewer than|above|"
+    r"below|over|under|at least|at most|majority|exceed\w*|between)\b",
+    re.I,
+)
+_WHOLE_LIST = re.compile(r"\b(?:all|every|each|list (?:the|all))\b", re.I)
+
+
+def _every_value(question: str, result: QueryResult, tables: Sequence[TableInfo]) -> list[str]:
+    """A set the question limits by a condition that lists every value of its column.
+
+    "Which districts did Joly win with a majority?" answered with every district: the
+    query's condition kept every row. Three values or more, and the question states a
+    condition and does not ask for all of them.
+    """
+    rows = _distinct_rows(result)
+    if rows < 3 or len(result.columns) != 1 or result.truncated:
+        return []
+    if not _CONDITION.search(question) or _WHOLE_LIST.search(question):
+        return []
+    name = result.columns[0].lower()
+    for table in tables:
+        for column in table.columns:
+            if column.name.lower() == name and column.type == "TEXT" and column.distinct == rows:
+                return [
+                    f"the result lists every {column.name} of {table.name} ({rows}): apply the "
+                    "question's condition in WHERE"
+                ]
+    return []
 
 
 _TEXT_COMPARED = re.compile(

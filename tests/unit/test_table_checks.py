@@ -545,3 +545,18 @@ def test_a_year_put_in_a_column_of_small_numbers_is_no_false_premise(store):
     found = misread_years(question, sql, [tips], {"tips": spans(store, tips)})
     assert found and "2019 is a year, and tip holds 1.01 to 3.5" in found[0]
     assert misread_years(question, sql.replace("2019", "3.5"), [tips], {}) == []
+
+
+def test_a_set_limited_by_a_condition_does_not_list_every_value(store):
+    (election,) = [t for t in store.catalog() if t.name == "election"]
+    every = result(
+        ("district",), ("101-Bois-de-Liesse",), ("102-Cap-Saint-Jacques",), ("111-Mile-End",)
+    )
+    question = "Which districts did Joly win with more than 2600 votes?"
+    sql = "SELECT district FROM election WHERE joly > 2600"
+    found = problems(question, sql + " OR 1", every, [election])
+    assert any("lists every district of election (3)" in p for p in found), found
+    two = result(("district",), ("101-Bois-de-Liesse",), ("102-Cap-Saint-Jacques",))
+    assert not any("every" in p for p in problems(question, sql, two, [election]))
+    listed = "List all the districts with a winner."  # all of them, asked
+    assert not any("every" in p for p in problems(listed, sql, every, [election]))
