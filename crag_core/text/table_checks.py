@@ -271,8 +271,10 @@ def problems(
         )
     fractions = _reads_shares(low_sql, tables, spans or {})
     for number, scale in _numbers_said(question):
-        if not _in_sql(number, sql, scale, fractions) and not _is_year_column(
-            number, tables, low_sql
+        if (
+            not _in_sql(number, sql, scale, fractions)
+            and not _is_year_column(number, tables, low_sql)
+            and not _year_none_holds(number, tables, spans or {})
         ):
             found.append(f"the question says {number} but the query does not")
     return list(dict.fromkeys(found))
@@ -588,6 +590,32 @@ def _reads_shares(
 
 def _value_in(value: str, low_sql: str) -> bool:
     return value.lower().replace("'", "''") in low_sql or value.lower() in low_sql
+
+
+def _year_none_holds(
+    number: str, tables: Sequence[TableInfo], spans: Mapping[str, Mapping[str, Span]]
+) -> bool:
+    """Whether ``number`` is a year that no column of the tables can hold.
+
+    "On how many days in June 1973…" of a table of months and days with no year or date
+    column: the year says which table, not which rows (the R tables' ``airquality``). Only
+    when every number column's range is known and none reaches it.
+    """
+    if not re.fullmatch(r"(?:1[5-9]|20)\d\d", number):
+        return False
+    year = int(number)
+    for table in tables:
+        measured = spans.get(table.name)
+        for column in table.columns:
+            if column.type == "DATE" or "year" in column.name.lower():
+                return False
+            if column.type in ("INTEGER", "REAL"):
+                low, high = (measured or {}).get(column.name, (None, None))
+                if not isinstance(low, int | float) or not isinstance(high, int | float):
+                    return False
+                if low <= year <= high:
+                    return False
+    return bool(tables)
 
 
 def _is_year_column(number: str, tables: Sequence[TableInfo], low_sql: str) -> bool:

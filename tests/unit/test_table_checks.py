@@ -560,3 +560,16 @@ def test_a_set_limited_by_a_condition_does_not_list_every_value(store):
     assert not any("every" in p for p in problems(question, sql, two, [election]))
     listed = "List all the districts with a winner."  # all of them, asked
     assert not any("every" in p for p in problems(listed, sql, every, [election]))
+
+
+def test_a_year_no_column_can_hold_need_not_be_in_the_query(store):
+    (tips,) = [t for t in store.catalog() if t.name == "tips"]
+    question = "On how many Sundays in 2019 was the total bill above 10?"
+    sql = "SELECT COUNT(*) FROM tips WHERE total_bill > 10 AND day = 'Sun'"
+    ranges = {"tips": spans(store, tips)}
+    assert problems(question, sql, result(("n",), (1,)), [tips], ranges) == []
+    (crime,) = [t for t in store.catalog() if t.name == "crime"]  # it has a Year column
+    asked = "How many states had a poverty above 12 in 2009?"
+    plain = "SELECT COUNT(*) FROM crime WHERE poverty > 12"
+    found = problems(asked, plain, result(("n",), (3,)), [crime], {"crime": spans(store, crime)})
+    assert any("says 2009" in p for p in found)
