@@ -12,11 +12,20 @@ from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Source, Update
 from crag_core.text.whole_document import document_request, joined, parts
+from crag_core.text.words import normalize
+from nodes.answers import NO_ANSWER
 from nodes.common import question_of, reports
 from nodes.prompting import render
 
 MAX_PARTS = 6
 """Parts of a long document read at most (one call each, then one to join them)."""
+DECLINED = "The document does not say."
+"""What ``read_document``'s prompt has the model reply when the document says nothing of it."""
+
+
+def declines(reading: str) -> bool:
+    """Whether a reading is the prompt's "the document does not say" (or empty)."""
+    return not reading.strip() or normalize(reading).startswith(normalize(DECLINED))
 
 
 def describe(update: Mapping[str, Any]) -> str:
@@ -32,7 +41,9 @@ def read_document(state: RAGState, runtime: Runtime[Context], services: Services
     Its chunks are joined back in order (overlaps once). A document that fits
     ``context_tokens`` is read in one call; a longer one in parts that each fit (at most
     ``MAX_PARTS``, one call each), whose answers one more call joins (map-reduce). The answer
-    cites the document and says how much of it was read; it carries no confidence.
+    cites the document and says how much of it was read; it carries no confidence. A part
+    the model says nothing of (``DECLINED``) is left out, and when every part is, the answer
+    is "I don't know", with a warning that the document was read and does not say.
     """
     ctx = context_of(runtime)
     question = question_of(state)
@@ -49,7 +60,8 @@ def read_document(state: RAGState, runtime: Runtime[Context], services: Services
         prompt, recorded = render(state, ctx, "read_document", document=piece, question=question)
         update["prompt_versions"] |= recorded.get("prompt_versions", {})
         readings.append(complete(services.llm, prompt))
-    answer = readings[0] if readings else ""
+    readings = [r for r in readings if not declines(r)]
+    answer = readings[0] if readings else NO_ANSWER
     if len(readings) > 1:
         notes = "\n\n".join(f"Part {i}: {r}" for i, r in enumerate(readings, start=1))
         prompt, recorded = render(state, ctx, "combine_readings", readings=notes, question=question)
@@ -68,6 +80,8 @@ def read_document(state: RAGState, runtime: Runtime[Context], services: Services
         if len(read) == len(pieces)
         else [f"Only the first {len(read)} of {len(pieces)} parts of {source['source']} were read."]
     )
+    if not readings:
+        warnings.append(f"{source['source']} was read ({where}) and does not say.")
     return update | {
         "answer": answer,
         "sources": [source],

@@ -93,3 +93,25 @@ def test_a_long_document_is_read_in_bounded_parts_and_joined(fake_services):
     assert result.state["answer"].startswith("joined: part about")
     assert "the first 6 of its" in result.state["sources"][0]["location"]
     assert any("Only the first 6" in w for w in result.state["warnings"])
+
+
+def test_a_document_that_does_not_say_is_i_dont_know_and_its_silent_parts_left_out(
+    fake_services,
+):
+    def silent(prompt: str, text: str) -> Any:
+        if prompt == "read_document":
+            return "Baran wrote it." if "chunk 3 " in text else "The document does not say."
+        return happy_responder(prompt, text)
+
+    services = install(fake_services, ["chunk one.", "chunk two."])
+    object.__setattr__(services, "llm", make_llm(silent))
+    result = run_question("Summarise packet switching", Context())
+    assert result.state["answer"] == "I don't know."
+    assert any(
+        "was read (the whole document) and does not say" in w for w in result.state["warnings"]
+    )
+    services = install(fake_services, [f"chunk {i} " + "y" * 900 for i in range(12)])
+    object.__setattr__(services, "llm", make_llm(silent))
+    result = run_question("Summarise packet switching", Context(context_tokens=1000))
+    assert result.state["answer"] == "Baran wrote it."  # the one part that says, uncombined
+    assert "combine_readings" not in [c["prompt"] for c in services.llm.calls]
