@@ -309,8 +309,10 @@ def _unsaid_filters(question: str, sql: str, tables: Sequence[TableInfo]) -> lis
             continue
         if value.lower() not in {v.lower() for v in column.values}:
             continue  # not a listed value: the false premise and spelling checks see it
-        if names_value(low, value) or value.lower() in low:
-            continue
+        if names_value(low, value) or re.search(
+            rf"(?<!\w){re.escape(value.lower())}", question.lower()
+        ):
+            continue  # said as the table holds it, signs and all ("strength 6+")
         found.append(
             f"the query keeps only rows where {column.name} = {sql_text(value)}, which the "
             "question does not say: leave that condition out"

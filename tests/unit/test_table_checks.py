@@ -573,3 +573,18 @@ def test_a_year_no_column_can_hold_need_not_be_in_the_query(store):
     plain = "SELECT COUNT(*) FROM crime WHERE poverty > 12"
     found = problems(asked, plain, result(("n",), (3,)), [crime], {"crime": spans(store, crime)})
     assert any("says 2009" in p for p in found)
+
+
+def test_a_value_said_with_its_signs_is_said(tmp_path):
+    wind: list[list[Any]] = [
+        ["direction", "strength", "frequency"],
+        ["N", "6+", 0.4],
+        ["E", "0-1", 0.5],
+        ["S", "6+", 0.1],
+    ]
+    tables = make_table_store(tmp_path / "w.sqlite3", {"wind.csv": wind}).catalog()
+    question = "Which direction has the highest frequency of wind at strength 6+?"
+    sql = "SELECT direction FROM wind WHERE strength = '6+' ORDER BY frequency DESC LIMIT 1"
+    assert problems(question, sql, result(("direction",), ("N",)), tables) == []
+    other = "Which direction has the highest frequency of wind?"
+    assert any("does not say" in p for p in problems(other, sql, result(("d",), ("N",)), tables))
