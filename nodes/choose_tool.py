@@ -39,7 +39,7 @@ def choose_tool(state: RAGState, runtime: Runtime[Context], services: Services) 
     question = question_of(state)
     if not context_of(runtime).tools:
         return {"tool": "search", "plan_reason": "tools are off"}
-    chosen = _choose(question, services)
+    chosen = choose(question, services)
     scope = question_scope(question, dt.date.today()) if chosen["tool"] == "search" else None
     if scope is None:
         return chosen
@@ -47,7 +47,8 @@ def choose_tool(state: RAGState, runtime: Runtime[Context], services: Services) 
     return chosen | {"where": scope.where, "plan_reason": reason}
 
 
-def _choose(question: str, services: Services) -> Update:
+def choose(question: str, services: Services) -> Update:
+    """The tool for ``question`` and why (no scope filter): ``choose_tool``'s rules."""
     reads_documents = services.documents is not None and services.document_chunks is not None
     if reads_documents and asks_about_a_document(question):
         assert services.documents is not None

@@ -6,6 +6,8 @@
     python -m benchmarks.measurements.tools fit --records <a calibration run>/crag.jsonl
     python -m benchmarks.measurements.tools build --set unseen
     python -m benchmarks.measurements.tools run --set unseen --out docs/benchmarks/unseen/<run>
+    python -m benchmarks.measurements.tools routes --set rmixed --split calibration
+    python -m benchmarks.measurements.tools recheck --set rtables --records <run>/crag.jsonl
 
 Two question sets (``--set``): ``tools``, the collection and questions the tools were built
 with (``benchmarks.measurements.tools_questions``), and ``unseen``, the never-tuned set
@@ -29,6 +31,10 @@ pages with incidental tables, every question ``calibration``), is for choosing h
 treat a page's tables: run it with ``crag-text`` and ``crag``; ``rmixed`` asks its questions
 with the R tables beside the pages (a page's question whose words name a spreadsheet's column
 or value by accident).
+
+``routes`` shows where the planner's rules send each template's questions (no model);
+``recheck`` runs recorded table answers' SQL again through today's checks and counts what
+they would refuse among right and wrong answers (no model).
 
 """
 
@@ -461,6 +467,75 @@ def table_auc(records: list[dict[str, Any]]) -> tuple[float, int, int]:
     return auc(scores, labels), int(labels.sum()), int(len(labels) - labels.sum())
 
 
+def routes(qset: QuestionSet, split: str) -> str:
+    """Where ``choose_tool`` sends each template's questions (rules only, no model), a table.
+
+    Run with ``CRAG_DATA_DIR`` at the set's store (``prepare_collection``).
+    """
+    from graph.factory import default_services
+    from nodes.choose_tool import choose
+
+    services = default_services(Context(collection=qset.collection))
+    sent: Counter[tuple[str, str, str]] = Counter()
+    for row in read_records(qset.questions):
+        if row["split"] == split:
+            sent[
+                (row["template"], row["tool"], str(choose(row["question"], services)["tool"]))
+            ] += 1
+    rows = [
+        {"template": t, "labelled": label, "chosen": chosen, "questions": n}
+        for (t, label, chosen), n in sorted(sent.items())
+    ]
+    columns = [("template", "template"), ("labelled", "labelled"), ("chosen", "sent to")]
+    away = sum(n for (_, label, chosen), n in sent.items() if label != chosen)
+    table = markdown_table(rows, [*columns, ("questions", "questions")])
+    return f"{table}\n\n{away} of {sum(sent.values())} sent elsewhere than labelled."
+
+
+def recheck(qset: QuestionSet, records: list[Path]) -> str:
+    """Recorded table answers' last SQL run again through today's checks: flagged, by verdict.
+
+    What a new check would refuse among answers already judged, with no model call: a check
+    that flags right answers costs them; one that flags wrong ones turns them into a query
+    written again. Run with ``CRAG_DATA_DIR`` at the set's store.
+    """
+    from crag_core.text.sql import asked_tables
+    from graph.factory import default_services
+    from nodes.query_table import run_query, spans
+
+    store = default_services(Context(collection=qset.collection)).tables
+    assert store is not None
+    catalog = store.catalog()
+    rows, flagged = [], []
+    for path in records:
+        count: Counter[tuple[str, bool]] = Counter()
+        for r in read_records(path):
+            if r.get("used") != "table" or not r.get("sql"):
+                continue
+            tables = asked_tables(r["question"], catalog)
+            ranges = {t.name: spans(store, t) for t in tables}
+            _, answer, _, why = run_query(
+                store, r["sql"][-1], tables, catalog, r["question"], ranges
+            )
+            count[(r["verdict"], bool(why) or not answer)] += 1
+            if why or not answer:
+                flagged.append(f"- {r['verdict']} {r['id']}: {why or 'no answer'}")
+        rows.append(
+            {"records": str(path)}
+            | {
+                f"{v}{'_flagged' if f else ''}": count[(v, f)]
+                for v in ("right", "wrong")
+                for f in (False, True)
+            }
+        )
+    columns = [("records", "records")] + [
+        (f"{v}{s}", f"{v}{' flagged' if s else ''}")
+        for v in ("right", "wrong")
+        for s in ("", "_flagged")
+    ]
+    return markdown_table(rows, columns) + "\n\n" + "\n".join(flagged)
+
+
 def compare_runs(runs: dict[str, Path], qset: QuestionSet) -> str:
     """Right / IDK / wrong by type for each named run's pipelines, side by side.
 
@@ -521,7 +596,7 @@ def compare_runs(runs: dict[str, Path], qset: QuestionSet) -> str:
 def main(argv: list[str] | None = None) -> int:
     """``build`` the questions, or ``run`` the pipelines on them."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=["build", "run", "fit", "compare"])
+    parser.add_argument("command", choices=["build", "run", "fit", "compare", "routes", "recheck"])
     parser.add_argument(
         "--runs", default="", help="compare: name=out-dir pairs, comma-separated (before=…,after=…)"
     )
@@ -539,7 +614,7 @@ def main(argv: list[str] | None = None) -> int:
         "--pipelines", default=",".join(PIPELINES), help="some of " + ", ".join(PIPELINES)
     )
     parser.add_argument(
-        "--records", default="", help="fit: calibration runs' crag.jsonl, comma-separated"
+        "--records", default="", help="fit, recheck: runs' crag.jsonl, comma-separated"
     )
     args = parser.parse_args(argv)
     if args.command == "fit":
@@ -552,6 +627,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "compare":
         runs = dict(pair.split("=", 1) for pair in args.runs.split(",") if "=" in pair)
         print(compare_runs({k: Path(v) for k, v in runs.items()}, qset))
+        return 0
+    if args.command in ("routes", "recheck"):
+        os.environ["CRAG_DATA_DIR"] = str(args.data.resolve())
+        prepare_collection(args.data.resolve(), qset)
+        if args.command == "routes":
+            print(routes(qset, args.split))
+        else:
+            print(recheck(qset, [Path(p) for p in args.records.split(",") if p]))
         return 0
     if args.command == "build":
         builders = {
