@@ -28,7 +28,13 @@ from crag_core.text.sql import (
     unasked_values,
 )
 from crag_core.text.sql_grammar import select_grammar
-from crag_core.text.table_checks import computes, idiom, misread_years, problems
+from crag_core.text.table_checks import (
+    computed_query,
+    computes,
+    idiom,
+    misread_years,
+    problems,
+)
 from crag_core.text.table_shapes import QueryResult, TableInfo
 from nodes.answers import NO_ANSWER
 from nodes.common import question_of, reports
@@ -59,6 +65,10 @@ def query_table(state: RAGState, runtime: Runtime[Context], services: Services) 
     that lets it name only those tables and their columns: ``crag_core.text.sql_grammar``);
     the query runs read-only behind the table store's authorizer, row limit and time budget
     (``crag_core.clients.table_store``).
+
+    A difference or a rank of rows the question names by value, over one number column it
+    names, is first queried as written in code (``crag_core.text.table_checks.
+    computed_query``, kind ``table:<shape>:0``); when that does not pass, the model writes it.
 
     The result is an answer only when it passes the checks that need no model
     (``crag_core.text.table_checks.problems``: one of two named values, one row for a
@@ -95,12 +105,16 @@ def query_table(state: RAGState, runtime: Runtime[Context], services: Services) 
     except CragError as exc:
         return {"sql": "", "warnings": [f"The collection's tables could not be read: {exc}"]}
     grammar = select_grammar(tables) if takes_grammar(ctx.model) else ""
-    for attempt in range(1, SQL_ATTEMPTS + 1):
-        prompt, recorded = render(
-            state, ctx, "write_sql", schema=text, question=question, feedback=feedback
-        )
-        update["prompt_versions"] |= recorded.get("prompt_versions", {})
-        sql = extract_sql(complete(services.llm, prompt, grammar=grammar))
+    computed = computed_query(question, tables)
+    for attempt in range(0 if computed else 1, SQL_ATTEMPTS + 1):
+        if attempt:
+            prompt, recorded = render(
+                state, ctx, "write_sql", schema=text, question=question, feedback=feedback
+            )
+            update["prompt_versions"] |= recorded.get("prompt_versions", {})
+            sql = extract_sql(complete(services.llm, prompt, grammar=grammar))
+        else:
+            sql = computed  # a difference or rank of named rows: written in code
         result, answer, premise, reason = run_query(store, sql, tables, catalog, question, ranges)
         if result and answer and not reason:
             kind = table_kind(result, premise, attempt)
@@ -121,6 +135,8 @@ def query_table(state: RAGState, runtime: Runtime[Context], services: Services) 
             }
         if answer:
             rejected = f"{answer!r} ({reason})"
+        if not attempt:
+            continue  # the model writes its own query, told nothing of this one
         shape = idiom(question, tables)
         example = f"-- A query of this kind: {shape}\n" if shape and "e.g." not in reason else ""
         feedback = (

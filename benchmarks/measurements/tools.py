@@ -66,6 +66,7 @@ from crag.eval.metrics import verdict
 from crag.eval.records import append_record, done_ids, read_records
 from crag.eval.tables import markdown_table
 from crag_core.schema.context import Context
+from crag_core.text.sql import ABBREVIATED
 from nodes.answers import is_no_answer
 
 PIPELINES = ("naive", "crag-text", "crag")
@@ -145,7 +146,11 @@ DENIES = re.compile(
 
 
 def judge(prediction: str, row: dict[str, Any]) -> str:
-    """``right``, ``unknown`` ("I don't know") or ``wrong``, as a user would count it."""
+    """``right``, ``unknown`` ("I don't know") or ``wrong``, as a user would count it.
+
+    A day or month is named by its full name or a short form a table holds it by ("Thur",
+    "Fri" for Thursday and Friday: ``crag_core.text.sql.ABBREVIATED``).
+    """
     if is_no_answer(prediction):
         return "unknown"
     gold, kind = row["gold"], row["gold_kind"]
@@ -174,7 +179,8 @@ def judge(prediction: str, row: dict[str, Any]) -> str:
 
     def named(value: str) -> bool:
         stem = re.sub(r"\.\w+$", "", value.lower())
-        return re.search(rf"(?<![\w-]){re.escape(stem)}(?![\w-])", text) is not None
+        forms = {stem} | ({stem[:3], ABBREVIATED[stem]} if stem in ABBREVIATED else set())
+        return any(re.search(rf"(?<![\w-]){re.escape(f)}(?![\w-])", text) for f in forms)
 
     ok = all(named(m) for m in members) and not any(named(o) for o in others)
     return "right" if ok else "wrong"
@@ -541,13 +547,18 @@ def compare_runs(runs: dict[str, Path], qset: QuestionSet) -> str:
 
     ``runs``: a name for each run ("before", "after") and its out directory; every pipeline
     record file there is a column (``<run> <pipeline>``), over the questions all of them
-    answered. Below: the table answers' confidence AUC, denials, cost.
+    answered, every answer judged again by today's ``judge``. Below: the table answers'
+    confidence AUC, denials, cost.
     """
     questions = {r["id"]: r for r in read_records(qset.questions)}
     columns: dict[str, list[dict[str, Any]]] = {}
     for name, out in runs.items():
         for path in sorted(out.glob("*.jsonl")):
-            columns[f"{name} {path.stem}"] = read_records(path)
+            columns[f"{name} {path.stem}"] = [
+                r | {"verdict": judge(r["prediction"], questions[r["id"]])}
+                for r in read_records(path)
+                if r["id"] in questions
+            ]
     common = set.intersection(*({r["id"] for r in rs} for rs in columns.values()))
     columns = {k: [r for r in rs if r["id"] in common] for k, rs in columns.items()}
     types = sorted({questions[i]["type"] for i in common})

@@ -23,7 +23,7 @@ from crag_core.text.sql import (
     names_column,
     names_value,
 )
-from crag_core.text.table_shapes import QueryResult, TableInfo, sql_text
+from crag_core.text.table_shapes import QueryResult, TableInfo, sql_name, sql_text
 from crag_core.text.words import STOPWORDS
 
 _PAIR = re.compile(
@@ -455,6 +455,63 @@ def _computed_look_up(question: str, bare: str, tables: Sequence[TableInfo]) -> 
         f"the question asks for a value of {sql_text(values[0])} as {table} holds it: select the "
         "column itself, with no arithmetic or aggregate"
     )
+
+
+_LESS = re.compile(r"\bhow much (?:less|lower|smaller|fewer)\b", re.I)
+_FROM_TO = re.compile(r"\bfrom\b.+\bto\b", re.I)
+_FROM_LOWEST = re.compile(r"\b(?:lowest|smallest|least|fewest|bottom)\b", re.I)
+
+
+def computed_query(question: str, tables: Sequence[TableInfo]) -> str:
+    """The query of a difference or a rank of named rows, written in code ("" for another).
+
+    "How much higher is the murder rate of Kansas than that of Idaho?": two values of one
+    column the question names, and one number column it names, make ``(SELECT murder … WHERE
+    state = 'Kansas') - (SELECT murder … WHERE state = 'Idaho')`` (a change "from A to B" is
+    B minus A; "how much lower" the second minus the first), when each value names one row.
+    "Where does Jamaica rank by dpi,
+    counting from the highest?": the rows above the named one, plus one. The embedded model
+    wrote these two kinds wrong or not at all more often than right (R tables calibration
+    set: differences 3 right of 12, ranks 1 of 8); the checks still judge the result.
+    """
+    difference = _HOW_MUCH_MORE.search(question) or _DIFFERENCE.search(question)
+    rank = _RANK.search(question)
+    if not (difference or rank):
+        return ""
+    name, key, values = _named_rows(question, tables)
+    table = next((t for t in tables if t.name == name), None)
+    words = [w for w in re.findall(r"[a-z0-9]+", question.lower()) if w not in STOPWORDS]
+    numbers = [
+        c
+        for c in (table.columns if table else ())
+        if c.type in ("INTEGER", "REAL") and names_column(words, c.original)
+    ]
+    keyed = table is not None and any(
+        c.name == key and c.distinct == table.rows for c in table.columns
+    )
+    if table is None or not keyed or len(numbers) != 1:
+        return ""  # a value that names several rows (a group) is no row to read
+    column, source = sql_name(numbers[0].name), sql_name(table.name)
+    where = f"FROM {source} WHERE {sql_name(key)} = "
+    if rank and len(values) == 1:
+        above = "<" if _FROM_LOWEST.search(question) else ">"
+        return (
+            f"SELECT COUNT(*) + 1 FROM {source} WHERE {column} {above} "
+            f"(SELECT {column} {where}{sql_text(values[0])})"
+        )
+    if difference and not rank and len(values) == 2:
+        first, second = values
+        if (
+            _FROM_TO.search(question)
+            and not _HOW_MUCH_MORE.search(question)
+            or _LESS.search(question)
+        ):
+            first, second = second, first
+        return (
+            f"SELECT (SELECT {column} {where}{sql_text(first)}) - "
+            f"(SELECT {column} {where}{sql_text(second)})"
+        )
+    return ""
 
 
 def idiom(question: str, tables: Sequence[TableInfo]) -> str:

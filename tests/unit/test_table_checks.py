@@ -24,7 +24,7 @@ from crag_core.text.sql import (
     table_plan,
     unasked_values,
 )
-from crag_core.text.table_checks import alternatives, misread_years, problems
+from crag_core.text.table_checks import alternatives, computed_query, misread_years, problems
 from crag_core.text.table_shapes import QueryResult, sql_name
 from nodes import confidence as confidence_module
 from nodes.confidence import table_kind
@@ -440,8 +440,13 @@ def test_a_column_named_by_an_sql_word_is_written_quoted_under_the_grammar():
     assert _names(["genus"]).startswith('"genus" | ')
 
 
-def test_a_malformed_query_is_written_again_with_the_shape_its_kind_needs(fake_services, store):
-    q = "How much higher is the murder rate of Ohio than that of Utah?"
+def test_a_malformed_query_is_written_again_with_the_shape_its_kind_needs(
+    fake_services, store, monkeypatch
+):
+    import nodes.query_table
+
+    monkeypatch.setattr(nodes.query_table, "computed_query", lambda question, tables: "")
+    q = "How much higher is the murder rate of Ohio than that of Utah?"  # the model writes it
     broken = "SELECT murder_rate - murder_rate FROM crime WHERE state = 'Ohio' - murder_rate FROM"
     right = (
         "SELECT (SELECT murder_rate FROM crime WHERE state = 'Ohio') - "
@@ -588,3 +593,52 @@ def test_a_value_said_with_its_signs_is_said(tmp_path):
     assert problems(question, sql, result(("direction",), ("N",)), tables) == []
     other = "Which direction has the highest frequency of wind?"
     assert any("does not say" in p for p in problems(other, sql, result(("d",), ("N",)), tables))
+
+
+@pytest.mark.parametrize(
+    ("question", "sql"),
+    [
+        (
+            "How much higher is the poverty of Utah than that of Ohio?",
+            "SELECT (SELECT poverty FROM crime WHERE state = 'Utah') - "
+            "(SELECT poverty FROM crime WHERE state = 'Ohio')",
+        ),
+        (
+            "By how much did the poverty change from Ohio to Utah?",  # to minus from
+            "SELECT (SELECT poverty FROM crime WHERE state = 'Utah') - "
+            "(SELECT poverty FROM crime WHERE state = 'Ohio')",
+        ),
+        (
+            "How much lower is the poverty of Ohio than that of Utah?",
+            "SELECT (SELECT poverty FROM crime WHERE state = 'Utah') - "
+            "(SELECT poverty FROM crime WHERE state = 'Ohio')",
+        ),
+        (
+            "Where does Ohio rank by murder rate, counting from the highest?",
+            "SELECT COUNT(*) + 1 FROM crime WHERE murder_rate > "
+            "(SELECT murder_rate FROM crime WHERE state = 'Ohio')",
+        ),
+        (
+            "Where does Ohio rank by murder rate, counting from the lowest?",
+            "SELECT COUNT(*) + 1 FROM crime WHERE murder_rate < "
+            "(SELECT murder_rate FROM crime WHERE state = 'Ohio')",
+        ),
+        ("How much higher is Utah than Ohio?", ""),  # no number column named
+        ("What is the poverty of Utah?", ""),  # a look-up
+    ],
+)
+def test_a_difference_or_rank_of_named_rows_is_written_in_code(store, question, sql):
+    assert computed_query(question, store.catalog()) == sql
+
+
+def test_a_rank_written_in_code_needs_no_model_and_is_checked(fake_services, store, tmp_path):
+    llm = make_llm(sql_responder("SELECT 1"))
+    fake_services(llm=llm, tables=store)
+    out = run_question("Where does Ohio rank by murder rate, counting from the highest?", Context())
+    assert out.state["answer"] == "5"  # Oregon, Texas, Utah, Vermont above (4.5 to 8.5); 2.0s below
+    assert out.state["answer_kind"] == "table:value:0"
+    assert not [c for c in llm.calls if c["prompt"] == "write_sql"]
+    groups: list[list[Any]] = [["day", "tip"], ["Sun", 1.0], ["Sun", 3.0], ["Sat", 2.0]]
+    tips = make_table_store(tmp_path / "g.sqlite3", {"bills.csv": groups})
+    grouped = "How much higher is the tip on Sunday than on Saturday?"  # days name groups
+    assert computed_query(grouped, tips.catalog()) == ""

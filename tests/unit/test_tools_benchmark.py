@@ -33,6 +33,11 @@ NUMBER = {"gold_kind": "number", "gold": 2550, "universe": []}
 SET = {"gold_kind": "set", "gold": ["a.csv", "b.md"], "universe": ["a.csv", "b.md", "c.pdf"]}
 NONE = {"gold_kind": "no-document", "gold": []}
 NAME = {"gold_kind": "text", "gold": "Biscoe", "universe": ["Biscoe", "Dream", "Torgersen"]}
+DAYS = {
+    "gold_kind": "set",
+    "gold": ["Friday", "Thursday"],
+    "universe": ["Thursday", "Friday", "Sunday"],
+}
 
 
 @pytest.mark.parametrize(
@@ -46,6 +51,10 @@ NAME = {"gold_kind": "text", "gold": "Biscoe", "universe": ["Biscoe", "Dream", "
         ("a.csv, b.md", SET, "right"),
         ("a.csv", SET, "wrong"),
         ("a.csv, b.md, c.pdf", SET, "wrong"),
+        ("Thur, Fri", DAYS, "right"),  # as the table holds them
+        ("Thursday, Friday", DAYS, "right"),
+        ("Thur, Fri, Sun", DAYS, "wrong"),
+        ("Thur", DAYS, "wrong"),
         ("Biscoe", NAME, "right"),
         ("Biscoe and Dream", NAME, "wrong"),
         ("Denver Broncos", {"gold_kind": "squad", "gold": ["Denver Broncos"]}, "right"),
