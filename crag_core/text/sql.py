@@ -249,9 +249,9 @@ def table_plan(
     """
     if not catalog:
         return False, "the collection has no tables"
-    naming = {w for name in texts for w in name.split()}
-    rest = " ".join(w for w in _WORD.findall(question.lower()) if w not in naming)
-    if texts:
+    if texts:  # the question without the words that name the texts
+        naming = {w for name in texts for w in name.split()}
+        rest = " ".join(w for w in _WORD.findall(question.lower()) if w not in naming)
         use, reason = table_plan(rest, catalog)
         return (use, reason) if use else (False, f"it asks about the text {texts[0]!r}")
     matches = match_tables(question, catalog)

@@ -387,7 +387,19 @@ def _mistyped(
     return list(dict.fromkeys(found))
 
 
-_YEAR_EQUALS = re.compile(r"\b(\w+)\s*=\s*((?:1[5-9]|20)\d\d)\b(?!\s*')")
+_YEAR = r"(?:1[5-9]|20)\d\d"
+"""A year as a question or a query writes it (1500-2099)."""
+_YEAR_EQUALS = re.compile(rf"\b(\w+)\s*=\s*({_YEAR})\b(?!\s*')")
+
+
+def _span(
+    spans: Mapping[str, Mapping[str, Span]], table: str, column: str
+) -> tuple[float, float] | None:
+    """A number column's smallest and largest value, when measured."""
+    low, high = spans.get(table, {}).get(column, (None, None))
+    if isinstance(low, int | float) and isinstance(high, int | float):
+        return float(low), float(high)
+    return None
 
 
 def misread_years(
@@ -405,14 +417,11 @@ def misread_years(
             continue
         for table in tables:
             column = next((c for c in table.columns if c.name == name.lower()), None)
-            low, high = spans.get(table.name, {}).get(name.lower(), (None, None))
-            if (
-                column is None
-                or not isinstance(low, int | float)
-                or not isinstance(high, int | float)
-            ):
+            span = _span(spans, table.name, name.lower())
+            if column is None or span is None:
                 continue
-            if not low <= int(year) <= high and high < 1000:
+            if not span[0] <= int(year) <= span[1] and span[1] < 1000:
+                low, high = spans[table.name][column.name]
                 found.append(
                     f"{year} is a year, and {column.name} holds {low} to {high}: the table has no "
                     "year column, so leave the year out or use the column that holds dates"
@@ -469,8 +478,8 @@ def computed_query(question: str, tables: Sequence[TableInfo]) -> str:
     column the question names, and one number column it names, make ``(SELECT murder … WHERE
     state = 'Kansas') - (SELECT murder … WHERE state = 'Idaho')`` (a change "from A to B" is
     B minus A; "how much lower" the second minus the first), when each value names one row.
-    "Where does Jamaica rank by dpi,
-    counting from the highest?": the rows above the named one, plus one. The embedded model
+    "Where does Jamaica rank by dpi, counting from the highest?": the rows above the named
+    one, plus one. The embedded model
     wrote these two kinds wrong or not at all more often than right (R tables calibration
     set: differences 3 right of 12, ranks 1 of 8); the checks still judge the result.
     """
@@ -660,19 +669,15 @@ def _year_none_holds(
     column: the year says which table, not which rows (the R tables' ``airquality``). Only
     when every number column's range is known and none reaches it.
     """
-    if not re.fullmatch(r"(?:1[5-9]|20)\d\d", number):
+    if not re.fullmatch(_YEAR, number):
         return False
-    year = int(number)
     for table in tables:
-        measured = spans.get(table.name)
         for column in table.columns:
             if column.type == "DATE" or "year" in column.name.lower():
                 return False
             if column.type in ("INTEGER", "REAL"):
-                low, high = (measured or {}).get(column.name, (None, None))
-                if not isinstance(low, int | float) or not isinstance(high, int | float):
-                    return False
-                if low <= year <= high:
+                span = _span(spans, table.name, column.name)
+                if span is None or span[0] <= int(number) <= span[1]:
                     return False
     return bool(tables)
 
