@@ -212,12 +212,15 @@ def text_names(
         title = [w for w in _words(str(doc.get("title") or "")) if len(w) > 1]
         if len(set(title)) >= 2 and set(title) <= asked:
             names.append(" ".join(title))
-        stem = " ".join(_words(PurePosixPath(label).stem))
+        stem = _words(PurePosixPath(label).stem)
+        if not stem or not set(stem) <= asked:
+            continue  # the pattern below is tried only when every word of the name is asked
         suffix = PurePosixPath(label).suffix.lstrip(".").lower()
-        if len(stem) >= 3 and re.search(
-            rf"\b{re.escape(stem)}\W+(?:{re.escape(suffix)}|{_DOCUMENT_NOUN})\b", q
+        name = " ".join(stem)
+        if len(name) >= 3 and re.search(
+            rf"\b{re.escape(name)}\W+(?:{re.escape(suffix)}|{_DOCUMENT_NOUN})\b", q
         ):
-            names.append(stem)
+            names.append(name)
     return sorted(set(names), key=len, reverse=True)
 
 
