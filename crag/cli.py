@@ -289,7 +289,7 @@ def ask(
             ctx,
             on_step,
             thread_id=thread,
-            on_token=None if as_json or quiet else on_token,
+            on_token=(lambda _text: None) if as_json or quiet else on_token,  # timed either way
         )
         if as_json:
             _print_json(result.to_json())
@@ -326,7 +326,9 @@ def _ask_context(
 
 
 def _print_answer(result: Any) -> None:
-    """The answer, its sources and warnings, and a one-line account of the run."""
+    """The answer, its sources and warnings, and a one-line account of the run and its cost."""
+    from crag_core.clients import usage
+
     state = result.state
     out.print()
     out.rule("Answer")
@@ -344,6 +346,13 @@ def _print_answer(result: Any) -> None:
         f"[dim]{len(result.steps)} steps, {state.get('retry_count', 0)} retries, "
         f"web search {'used' if state.get('web_search_used') else 'not used'}, "
         f"{result.seconds:.1f}s[/]"
+    )
+    cost = usage.totals(state.get("cost") or [])
+    first = f", first token {result.first_token_s:.1f}s" if result.first_token_s else ""
+    out.print(
+        f"[dim]{cost['calls']} model calls, {cost['prompt_tokens']} prompt tokens "
+        f"({cost['cached_tokens']} from the prompt cache), {cost['completion_tokens']} "
+        f"generated, {cost['llm_seconds']:.1f}s in the model{first}[/]"
     )
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from crag.threads import thread_config, thread_graph
+from crag_core.clients import usage
 from crag_core.schema.context import Context
 
 
@@ -31,6 +32,8 @@ class RunResult:
     state: dict[str, Any] = field(default_factory=dict)
     steps: list[Step] = field(default_factory=list)
     seconds: float = 0.0
+    first_token_s: float | None = None
+    """Seconds to the answer's first streamed token (None: not streamed, or no token)."""
 
     @property
     def path(self) -> list[str]:
@@ -57,6 +60,9 @@ class RunResult:
             "warnings": self.state.get("warnings", []),
             "prompt_versions": self.state.get("prompt_versions", {}),
             "seconds": round(self.seconds, 2),
+            "first_token_s": self.first_token_s,
+            "cost": usage.totals(self.state.get("cost") or [])
+            | {"ledger": self.state.get("cost") or []},
         }
 
 
@@ -106,6 +112,8 @@ def run_question(
         config["callbacks"] = callbacks
     result = RunResult(question=question, thread_id=thread_id)
     started = time.perf_counter()
+    if on_token is not None:
+        on_token = _first_timed(on_token, result, started)
     stream = graph.stream(
         {"question": question},
         config=config,
@@ -119,6 +127,19 @@ def run_question(
             on_step(step)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _first_timed(
+    on_token: Callable[[str], None], result: RunResult, started: float
+) -> Callable[[str], None]:
+    """``on_token`` that also records when the first token came (``first_token_s``)."""
+
+    def timed(text: str) -> None:
+        if result.first_token_s is None:
+            result.first_token_s = round(time.perf_counter() - started, 2)
+        on_token(text)
+
+    return timed
 
 
 def _steps(

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langgraph.runtime import Runtime
+from langgraph.types import Overwrite
 
 from crag_core.clients import embeddings
 from crag_core.clients.answer_cache import AnswerCache
@@ -28,9 +30,10 @@ from crag_core.clients.model_pool import LazyChatModel
 from crag_core.clients.services import Services
 from crag_core.clients.settings import data_dir, settings
 from crag_core.clients.small_talk import SmallTalk
+from crag_core.clients.usage import metered
 from crag_core.clients.web_providers import build_web_search
 from crag_core.schema.context import Context, context_of
-from crag_core.schema.state import RAGState
+from crag_core.schema.state import Cost, RAGState
 from crag_core.text.filters import parse_where
 
 ServiceFactory = Callable[[Context], Services]
@@ -169,6 +172,44 @@ def bind(node: ServiceNode, services: ServiceFactory | None) -> GraphNode:
     def run(state: RAGState, runtime: Runtime[Context]) -> Mapping[str, Any]:
         factory = services or default_services
         return node(state, runtime, factory(context_of(runtime)))
+
+    run.__name__ = run.__qualname__ = node.__name__
+    run.__doc__ = node.__doc__
+    return run
+
+
+def ledgered(node: ServiceNode, services: ServiceFactory | None) -> GraphNode:
+    """``bind(node, services)`` whose update adds the run's entry to the turn's cost ledger.
+
+    The entry (``cost``) holds the model calls the node made, their tokens and the node's
+    seconds (``crag_core.clients.usage``); the graph wires every node that uses a client so.
+    """
+    bound = bind(node, services)
+
+    def run(state: RAGState, runtime: Runtime[Context]) -> Mapping[str, Any]:
+        started = time.perf_counter()
+        with metered() as meter:
+            update = dict(bound(state, runtime))
+        entry = Cost(
+            node=node.__name__,
+            part=state.get("part_index"),
+            calls=meter.calls,
+            prompt_tokens=meter.prompt_tokens,
+            cached_tokens=meter.cached_tokens,
+            completion_tokens=meter.completion_tokens,
+            llm_seconds=round(meter.llm_seconds, 3),
+            seconds=round(time.perf_counter() - started, 3),
+        )
+        ledger = update.get("cost")  # a turn's first node starts the ledger anew (Overwrite)
+        if isinstance(ledger, Overwrite):
+            update["cost"] = Overwrite([*ledger.value, entry])
+        else:
+            update["cost"] = [*(ledger or []), entry]
+        return update
+
+    run.__name__ = run.__qualname__ = node.__name__
+    run.__doc__ = node.__doc__
+    return run
 
     run.__name__ = run.__qualname__ = node.__name__
     run.__doc__ = node.__doc__

@@ -77,7 +77,7 @@ from crag_core.schema.context import (
     context_of,
 )
 from crag_core.schema.state import InputState, OutputState, PartInput, PartOutput, RAGState
-from graph.factory import ServiceFactory, bind
+from graph.factory import ServiceFactory, ledgered
 from nodes import (
     analyze_query,
     answer_from_history,
@@ -262,22 +262,22 @@ def route_after_relevance(
 
 def add_pass(builder: StateGraph[Any, Any, Any, Any], services: ServiceFactory | None) -> None:
     """Add one question's pass, ``check_cache`` through ``finalize``, with its edges."""
-    builder.add_node(bind(check_cache, services))
-    builder.add_node(bind(choose_tool, services))
-    builder.add_node(bind(query_table, services))
-    builder.add_node(bind(query_catalog, services))
-    builder.add_node(bind(read_document, services))
-    builder.add_node(bind(rewrite_query, services))
-    builder.add_node(bind(retrieve, services))
-    builder.add_node(bind(grade_documents, services))
-    builder.add_node(bind(web_search, services))
-    builder.add_node(bind(refine_knowledge, services))
-    builder.add_node(bind(generate, services))
+    builder.add_node(ledgered(check_cache, services))
+    builder.add_node(ledgered(choose_tool, services))
+    builder.add_node(ledgered(query_table, services))
+    builder.add_node(ledgered(query_catalog, services))
+    builder.add_node(ledgered(read_document, services))
+    builder.add_node(ledgered(rewrite_query, services))
+    builder.add_node(ledgered(retrieve, services))
+    builder.add_node(ledgered(grade_documents, services))
+    builder.add_node(ledgered(web_search, services))
+    builder.add_node(ledgered(refine_knowledge, services))
+    builder.add_node(ledgered(generate, services))
     builder.add_node(validate_citations)
-    builder.add_node(bind(check_hallucination, services))
-    builder.add_node(bind(check_relevance, services))
+    builder.add_node(ledgered(check_hallucination, services))
+    builder.add_node(ledgered(check_relevance, services))
     builder.add_node(increment_retry)
-    builder.add_node(bind(choose_answer, services))
+    builder.add_node(ledgered(choose_answer, services))
     builder.add_node(finalize)
     builder.add_conditional_edges("check_cache", route_after_cache)
     builder.add_conditional_edges("choose_tool", route_after_tool)
@@ -319,9 +319,9 @@ def build_graph(
     builder = StateGraph(
         RAGState, context_schema=Context, input_schema=InputState, output_schema=OutputState
     )
-    builder.add_node(bind(contextualize_question, services))
-    builder.add_node(bind(analyze_query, services))
-    builder.add_node(bind(respond_small_talk, services))
+    builder.add_node(ledgered(contextualize_question, services))
+    builder.add_node(ledgered(analyze_query, services))
+    builder.add_node(ledgered(respond_small_talk, services))
     builder.add_node(answer_from_history)
     builder.add_node("answer_part", build_part_graph(services))
     builder.add_node(combine_parts)

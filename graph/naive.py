@@ -17,7 +17,7 @@ from langgraph.graph.state import CompiledStateGraph
 
 from crag_core.schema.context import Context
 from crag_core.schema.state import OutputState, QuestionInput, RAGState
-from graph.factory import ServiceFactory, bind
+from graph.factory import ServiceFactory, ledgered
 from nodes import choose_answer, finalize, generate, retrieve, validate_citations
 
 
@@ -46,10 +46,10 @@ def build_naive_graph(
     builder = StateGraph(
         RAGState, context_schema=Context, input_schema=QuestionInput, output_schema=OutputState
     )
-    builder.add_node(bind(retrieve, services))
-    builder.add_node(bind(generate, services))
+    builder.add_node(ledgered(retrieve, services))
+    builder.add_node(ledgered(generate, services))
     builder.add_node(validate_citations)
-    builder.add_node(bind(choose_answer, services))
+    builder.add_node(ledgered(choose_answer, services))
     builder.add_node(finalize)
     builder.add_edge(START, "retrieve")
     builder.add_edge("retrieve", "generate")

@@ -34,6 +34,7 @@ from crag.eval.records import append_record, done_ids, read_records
 from crag.eval.squad import Dataset, Question
 from crag.eval.tables import cell, markdown_table
 from crag.run import RunResult, run_question
+from crag_core.clients import usage
 from crag_core.schema.context import Context
 from crag_core.schema.state import RAGState
 from crag_core.text.documents import containing, doc_id
@@ -55,20 +56,13 @@ class UsageCounter(BaseCallbackHandler):
         self.completion_tokens = 0
 
     def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
-        """Record one finished LLM call."""
+        """Record one finished LLM call (streamed or not: the reply's usage metadata)."""
         self.calls += 1
-        usage = (response.llm_output or {}).get("token_usage") or {}
-        if not usage:
-            message = getattr(response.generations[0][0], "message", None)
-            meta = getattr(message, "usage_metadata", None) or {}
-            usage = {
-                "prompt_tokens": meta.get("input_tokens", 0),
-                "completion_tokens": meta.get("output_tokens", 0),
-            }
-        self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
-        self.completion_tokens += int(usage.get("completion_tokens") or 0)
-        details = usage.get("prompt_tokens_details") or {}
-        self.cached_tokens += int(details.get("cached_tokens") or 0)
+        message = getattr(response.generations[0][0], "message", None)
+        counts = usage.usage_of(message)
+        self.prompt_tokens += counts["prompt_tokens"]
+        self.completion_tokens += counts["completion_tokens"]
+        self.cached_tokens += counts["cached_tokens"]
 
 
 def collection_for(dataset: Dataset) -> str:
@@ -140,6 +134,9 @@ def outcome(result: RunResult) -> dict[str, Any]:
     withheld = state.get("withheld") or {}
     return {
         "prediction": prediction,
+        "tool": state.get("tool") or "search",
+        "cost": state.get("cost") or [],
+        "first_token_s": result.first_token_s,
         "confidence": state.get("confidence"),
         "answer_kind": state.get("answer_kind", ""),
         "tool_signals": state.get("tool_signals", {}),
@@ -169,12 +166,20 @@ def answer_naive(question: str, ctx: Context) -> dict[str, Any]:
     """The baseline: one retrieval, one generation (``graph.naive``, the same nodes)."""
     from graph.naive import build_naive_graph
 
-    return outcome(run_question(question, naive_context(ctx), graph=build_naive_graph()))
+    graph = build_naive_graph()
+    return outcome(run_question(question, naive_context(ctx), graph=graph, on_token=_untimed))
 
 
 def answer_crag(question: str, ctx: Context) -> dict[str, Any]:
     """The whole CRAG graph."""
-    return outcome(run_question(question, ctx))
+    return outcome(run_question(question, ctx, on_token=_untimed))
+
+
+def _untimed(_text: str) -> None:
+    """Drop the answer's streamed tokens.
+
+    The run streams only so its first token is timed as a user sees it (``first_token_s``).
+    """
 
 
 def run_one(pipeline: str, q: Question, ctx: Context) -> dict[str, Any]:

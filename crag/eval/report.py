@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from crag.eval.cost import where_time_goes
 from crag.eval.metrics import percentile, verdicts
 from crag.eval.mixed import CATEGORIES
 from crag.eval.records import read_records
@@ -53,6 +54,7 @@ COLUMNS = [
     ("completion_tokens", "completion tokens / q"),
     ("latency_p50_s", "latency p50 s"),
     ("latency_p95_s", "latency p95 s"),
+    ("first_token_p50_s", "first token p50 s"),
     ("total_s", "total s"),
 ]
 
@@ -68,6 +70,7 @@ def group_metrics(records: list[dict[str, Any]]) -> dict[str, Any]:
     citing = [r for r in records if r.get("citation_ok") is not None]
     calls = [float(r["llm_calls"]) for r in records]
     latencies = [float(r["latency_s"]) for r in records]
+    firsts = [float(r["first_token_s"]) for r in records if r.get("first_token_s") is not None]
     return {
         "questions": len(records),
         **verdicts(records),
@@ -87,6 +90,7 @@ def group_metrics(records: list[dict[str, Any]]) -> dict[str, Any]:
         "completion_tokens": _mean([float(r["completion_tokens"]) for r in records], digits=0),
         "latency_p50_s": round(percentile(latencies, 50), 1) if records else None,
         "latency_p95_s": round(percentile(latencies, 95), 1) if records else None,
+        "first_token_p50_s": round(percentile(firsts, 50), 1) if firsts else None,
         "total_s": round(sum(latencies), 1),
         "retries_per_question": _mean([float(r["retries"]) for r in records], digits=2),
     }
@@ -209,6 +213,9 @@ def compare_mixed(run_dirs: list[Path], out: Path) -> str:
             f"## {other['run']} against {summaries[0]['run']}\n\n"
             + markdown_table(ratios(summaries[0], other), RATIO_COLUMNS)
         )
+    for s, d in zip(summaries, run_dirs, strict=True):
+        records = [r for r in read_records(d / "predictions.jsonl") if r["id"] in common]
+        sections.append(where_time_goes(s["run"], records))
     sections.append(runs_section(summaries))
     out.mkdir(parents=True, exist_ok=True)
     (out / "comparison.md").write_text("\n\n".join(sections) + "\n")

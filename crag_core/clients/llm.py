@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -23,7 +24,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.constants import TAG_NOSTREAM
 from pydantic import SecretStr
 
-from crag_core.clients import local_model, resident
+from crag_core.clients import local_model, resident, usage
 from crag_core.clients.model_pool import ModelPool
 from crag_core.clients.settings import settings
 from crag_core.errors import ConfigError
@@ -60,6 +61,8 @@ def build_chat_model(
 
     endpoints, key, name, ready = _endpoint(model, base_url)
     kwargs: dict[str, Any] = {"max_tokens": max_tokens}  # a field alias the stubs do not know
+    if model.partition(":")[0] == "local":  # llama.cpp reports a streamed reply's usage too
+        kwargs["stream_usage"] = True
     if ready is not None:  # this process's own server: the first request starts it
         kwargs |= _waiting_clients(ready)
 
@@ -221,7 +224,9 @@ def complete(
     if grammar:
         options["extra_body"] = {"grammar": grammar}
     model = llm.bind(**options) if options else llm
+    started = time.perf_counter()
     reply = model.invoke(prompt.messages, config=_call_config(prompt, streamed))
+    usage.record(reply, time.perf_counter() - started)
     return _text(reply).strip()
 
 
@@ -233,7 +238,9 @@ def yes_probability(llm: BaseChatModel, prompt: RenderedPrompt) -> float | None:
     streamed: the log-probabilities come in the one response.
     """
     scorer = llm.bind(logprobs=True, top_logprobs=TOP_LOGPROBS, max_tokens=1, stream=False)
+    started = time.perf_counter()
     reply = scorer.invoke(prompt.messages, config=_call_config(prompt))
+    usage.record(reply, time.perf_counter() - started)
     score = score_from_logprobs(reply.response_metadata.get("logprobs"))
     if score is not None:
         return score

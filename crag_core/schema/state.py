@@ -88,6 +88,27 @@ class Source(TypedDict):
     (a PDF page or an image, ``crag_core.text.regions``)."""
 
 
+class Cost(TypedDict):
+    """What one node run cost: its model calls and its time (``crag_core.clients.usage``)."""
+
+    node: str
+    """The node that ran (in a part's pass, the part's node: see ``part``)."""
+    part: int | None
+    """The part's place in the question, for a node of a part's pass; else None."""
+    calls: int
+    """Model calls the node made."""
+    prompt_tokens: int
+    """Prompt tokens of those calls, as the model server counted them."""
+    cached_tokens: int
+    """Of ``prompt_tokens``, those the server's prompt cache served (not processed again)."""
+    completion_tokens: int
+    """Tokens the model generated."""
+    llm_seconds: float
+    """Time spent waiting for the model."""
+    seconds: float
+    """The node's whole time."""
+
+
 class Attempt(TypedDict):
     """One generate-and-check pass, kept so the run can end with its best answer."""
 
@@ -237,6 +258,9 @@ class OutputState(TypedDict, total=False):
     """How many retries ran (0 when the first answer passed both checks)."""
     prompt_versions: Annotated[dict[str, str], PER_TURN, merge]
     """Prompt name -> version of every prompt that ran."""
+    cost: Annotated[list[Cost], PER_TURN, operator.add]
+    """The turn's ledger: one entry per node run that uses a client (its model calls, tokens
+    and seconds), in the order they finished; a part's nodes carry the part's place."""
 
 
 class FlowState(OutputState, total=False):
@@ -353,6 +377,7 @@ class PartOutput(TypedDict, total=False):
     parts: Annotated[list[Part], operator.add]
     warnings: Annotated[list[str], add_unique]
     prompt_versions: Annotated[dict[str, str], merge]
+    cost: Annotated[list[Cost], operator.add]
 
 
 class Update(FlowState, total=False):

@@ -69,6 +69,7 @@ OUTPUT_KEYS = {
     "sql",
     "answer_kind",
     "tool_signals",
+    "cost",
     "parts",
     "standalone_question",
     "answer",
