@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, cast
@@ -14,6 +15,7 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages.ai import UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
 from crag_core.clients.services import Services
@@ -39,11 +41,32 @@ def _verdict(p_yes: float) -> AIMessage:
     return AIMessage(content=word, response_metadata={"logprobs": logprobs})
 
 
+def tokens(text: str) -> int:
+    """A deterministic token count: one token per four characters (OpenAI's rule of thumb)."""
+    return math.ceil(len(text) / 4)
+
+
+def usage(prompt: str, reply: str, previous: str) -> UsageMetadata:
+    """What a one-slot llama.cpp server reports: the prompt's tokens, of which those it shares
+    with the previous prompt from the start came from its prompt cache."""
+    shared = len(os.path.commonprefix([prompt, previous]))
+    return UsageMetadata(
+        input_tokens=tokens(prompt),
+        output_tokens=tokens(reply),
+        total_tokens=tokens(prompt) + tokens(reply),
+        input_token_details={"cache_read": shared // 4},
+    )
+
+
 class FakeChatModel(BaseChatModel):
-    """Answers by prompt name (from the call's metadata) and records every call."""
+    """Answers by prompt name (from the call's metadata) and records every call.
+
+    Each reply carries usage metadata as a one-slot llama.cpp server reports it (``usage``).
+    """
 
     responder: Any
     calls: list[dict[str, Any]] = []
+    last_prompt: str = ""
 
     @property
     def _llm_type(self) -> str:
@@ -63,10 +86,14 @@ class FakeChatModel(BaseChatModel):
             }
         )
         reply = self.responder(prompt, text)
-        if isinstance(reply, float):
-            return ChatResult(generations=[ChatGeneration(message=_verdict(reply))])
-        content = reply if isinstance(reply, str) else json.dumps(reply)
-        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=content))])
+        message = (
+            _verdict(reply)
+            if isinstance(reply, float)
+            else AIMessage(content=reply if isinstance(reply, str) else json.dumps(reply))
+        )
+        message.usage_metadata = usage(text, str(message.content), self.last_prompt)
+        self.last_prompt = text
+        return ChatResult(generations=[ChatGeneration(message=message)])
 
     def _stream(
         self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
@@ -86,6 +113,8 @@ class FakeChatModel(BaseChatModel):
             if run_manager:
                 run_manager.on_llm_new_token(text, chunk=chunk)
             yield chunk
+        usage_chunk = AIMessageChunk(content="", usage_metadata=generation.message.usage_metadata)
+        yield ChatGenerationChunk(message=usage_chunk)  # as a server sends it: last, on its own
 
     def prompts_called(self) -> list[str]:
         return [c["prompt"] for c in self.calls]

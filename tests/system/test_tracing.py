@@ -36,6 +36,11 @@ def test_a_traced_question_posts_one_root_run_with_node_and_llm_children(
     assert meta["collection"] == "crag"
     assert root["session_name"] == "crag-tests"
 
+    # the turn's cost ledger is in the root run's outputs, as crag ask --json gives it
+    ledger = out["cost"]["ledger"]
+    assert root["outputs"]["cost"] == ledger and out["cost"]["calls"] >= 2
+    assert sum(e["calls"] for e in ledger) == out["cost"]["calls"]
+
     names = {r["name"] for r in runs.values()}
     assert set(out["path"]) <= names  # a child run per node that ran, named after it
 
@@ -44,6 +49,7 @@ def test_a_traced_question_posts_one_root_run_with_node_and_llm_children(
     assert {r["name"] for r in llm_runs} == set(out["prompt_versions"]) - {"evidence"}
     for run in llm_runs:
         m = run["extra"]["metadata"]
+        assert m["langgraph_node"] in {e["node"] for e in ledger}  # each call's node
         assert m["prompt_version"] == out["prompt_versions"][m["prompt"]]
         assert m["retry_count"] == 0 and m["web_search_used"] is False
         assert m["collection"] == "crag" and m["model"] == "scripted"
