@@ -86,7 +86,7 @@ class FakeChatModel(BaseChatModel):
             }
         )
         reply = self.responder(prompt, text)
-        message = (
+        message: AIMessage = (
             _verdict(reply)
             if isinstance(reply, float)
             else AIMessage(content=reply if isinstance(reply, str) else json.dumps(reply))
