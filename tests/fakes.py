@@ -113,7 +113,8 @@ class FakeChatModel(BaseChatModel):
             if run_manager:
                 run_manager.on_llm_new_token(text, chunk=chunk)
             yield chunk
-        usage_chunk = AIMessageChunk(content="", usage_metadata=generation.message.usage_metadata)
+        reported = cast(AIMessage, generation.message).usage_metadata
+        usage_chunk = AIMessageChunk(content="", usage_metadata=reported)
         yield ChatGenerationChunk(message=usage_chunk)  # as a server sends it: last, on its own
 
     def prompts_called(self) -> list[str]:
