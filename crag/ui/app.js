@@ -93,12 +93,14 @@ class TurnView {
     this.root = make("article", { class: "turn", "data-status": "running" });
     this.answer = make("p", { class: "answer draft" });
     this.confidence = make("p", { class: "confidence", hidden: "" });
+    this.cost = make("p", { class: "cost", hidden: "" });
+    this.spent = { calls: 0, prompt: 0, cached: 0 }; // the turn's ledger, summed as steps end
     this.sources = make("ol", { class: "sources", "aria-label": "Sources" });
     const steps = make("details", { class: "steps" });
     this.stepCount = make("summary", {}, "Steps");
     this.stepList = make("ol");
     steps.append(this.stepCount, this.stepList);
-    this.root.append(make("p", { class: "question" }, question), this.answer, this.confidence, this.sources, steps);
+    this.root.append(make("p", { class: "question" }, question), this.answer, this.confidence, this.cost, this.sources, steps);
     this.open = new Map(); // task id -> its running step (parallel branches run at once)
     $("turns").append(this.root);
   }
@@ -139,7 +141,16 @@ class TurnView {
     return line;
   }
 
-  finish(answer, sources, confidence, warnings = []) {
+  // A top-level step's cost entries (a part's come once, in answer_part's update).
+  addCost(entries) {
+    for (const entry of entries || []) {
+      this.spent.calls += entry.calls;
+      this.spent.prompt += entry.prompt_tokens;
+      this.spent.cached += entry.cached_tokens;
+    }
+  }
+
+  finish(answer, sources, confidence, warnings = [], firstTokenMs = null) {
     this.answer.classList.remove("draft");
     this.answer.textContent = answer;
     for (const text of warnings) this.answer.after(make("p", { class: "warning" }, text));
@@ -151,6 +162,11 @@ class TurnView {
       this.confidence.textContent = `confidence ${confidence.toFixed(2)} (${level})`;
       this.confidence.title = "How likely this answer is right, estimated from the checks the run made";
     }
+    const { calls, prompt, cached } = this.spent;
+    const first = typeof firstTokenMs === "number" ? ` · first token ${(firstTokenMs / 1000).toFixed(1)} s` : "";
+    this.cost.hidden = false;
+    this.cost.textContent = `${calls} model call${calls === 1 ? "" : "s"} · ${prompt.toLocaleString("en")} prompt tokens, ${cached.toLocaleString("en")} from the model's cache${first}`;
+    this.cost.title = "What the answer cost: the model calls of every step, and the prompt tokens the model server read from its cache";
     this.sources.replaceChildren();
     sources.forEach((source, n) => {
       const where = source.location ? ` (${source.location})` : "";
@@ -290,7 +306,8 @@ async function ask(question) {
         graphView.finish(data.name, seconds, summary, Boolean(data.error));
         run.nodes.push(partName(ns, data.name));
         if (data.error) turn.fail(`${data.name} failed: ${data.error}`);
-        if (data.name === "finalize" && !ns && update) turn.finish(update.answer ?? "", update.sources ?? [], update.confidence, update.warnings);
+        if (!ns) turn.addCost(update?.cost);
+        if (data.name === "finalize" && !ns && update) turn.finish(update.answer ?? "", update.sources ?? [], update.confidence, update.warnings, run.firstTokenMs);
       } else if (event === "custom" && data.node) {
         if (ns && typeof data.part === "number") parts.set(ns, data.part + 1);
         summaries.set(`${ns}|${data.node}`, data.summary);
@@ -366,6 +383,7 @@ async function openThread(id, metadata) {
       } else if (turn && task.result !== undefined) {
         const update = plain(task.result);
         turn.finishStep(task.name, task.id, update, seconds);
+        turn.addCost(update?.cost);
         if (task.name === "finalize" && update) turn.finish(update.answer ?? "", update.sources ?? [], update.confidence, update.warnings);
       }
     }

@@ -72,6 +72,9 @@ def test_ask_watch_cite_and_continue_a_thread(server: Server, scripted_llm: str,
         # the answer's confidence is shown beside it, as the graph's output gives it
         badge = page.inner_text(".turn .confidence")
         assert badge.startswith("confidence 0.") or badge.startswith("confidence 1.")
+        # and what it cost: the scripted model's three calls (grade, generate, judge)
+        cost = page.inner_text(".turn .cost")
+        assert cost.startswith("3 model calls · ") and "first token" in cost, cost
         [run] = page.evaluate("window.cragPage.runs")
         assert run["tokens"] > 3 and run["firstTokenMs"] < run["totalMs"]  # streamed, not at once
         thread_id = page.evaluate("window.cragPage.threadId")
@@ -104,6 +107,7 @@ def test_ask_watch_cite_and_continue_a_thread(server: Server, scripted_llm: str,
         page.wait_for_selector(".turn[data-status=done]")
         assert steps_of(page, 1) == KB_PATH
         assert page.inner_text(".turn .answer") == ANSWER
+        assert page.inner_text(".turn .cost").startswith("3 model calls · ")  # from the history
 
         ask(page, FOLLOW_UP, 2)  # a follow-up on the opened thread
         assert steps_of(page, 2) == KB_PATH
@@ -234,6 +238,9 @@ def test_a_question_in_parts_streams_each_parts_steps_and_tokens(server: Server,
         steps = steps_of(page, 1)
         assert {"part 1/generate", "part 2/generate", "part 1/retrieve"} <= set(steps)
         assert steps[0] == "contextualize_question" and steps[-1] == "finalize"
+        # and what it cost: the scripted model's three calls (grade, generate, judge)
+        cost = page.inner_text(".turn .cost")
+        assert cost.startswith("3 model calls · ") and "first token" in cost, cost
         [run] = page.evaluate("window.cragPage.runs")
         assert run["tokens"] > 3  # each part's answer streamed as it was written
         assert len(page.inner_text(".turn .answer").splitlines()) == 2  # one line a part
