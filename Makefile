@@ -25,7 +25,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: ocr ocr-required calibrate-tools bench-tools-unseen bench-table-text bench-resource-attacks bench-cache-threshold bench-encoder bench-converters bench-keyword-sync bench-prompt-layout bench-whole-answers calibrate-confidence setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction bench-ocr bench-ocr-second-look bench-ocr-answers bench-pdf-tables bench-pdf-table-answers eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-system test-integration lint graph-diagram clean
+.PHONY: bench-cost-ablation ocr ocr-required calibrate-tools bench-tools-unseen bench-table-text bench-resource-attacks bench-cache-threshold bench-encoder bench-converters bench-keyword-sync bench-prompt-layout bench-whole-answers calibrate-confidence setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction bench-ocr bench-ocr-second-look bench-ocr-answers bench-pdf-tables bench-pdf-table-answers eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-system test-integration lint graph-diagram clean
 
 setup: $(STAMP) model ocr
 
@@ -366,6 +366,25 @@ eval-mixed: setup dev
 	$(BIN)/crag eval --format mixed --dataset benchmarks/data/mixed-test.json.gz \
 		--per-category $(MIXED_PER_CATEGORY) --pipeline naive,crag --out $(MIXED_OUT)
 	$(BIN)/crag eval-report $(MIXED_OUT)/naive $(MIXED_OUT)/crag --out docs/benchmarks/mixed
+
+# What each of CRAG's model calls buys: naive, CRAG and CRAG with one part off (the web fallback,
+# the retry, the grader's verdict, the confidence gate) in one interleaved run on the
+# calibration split, then right / IDK / wrong moved per 1,000 uncached prompt tokens.
+COST_OUT ?= out/cost-ablation
+COST_PER_CATEGORY ?= 15
+
+bench-cost-ablation: setup dev
+	CRAG_ANSWER_CACHE=false $(BIN)/crag eval --format mixed \
+		--dataset benchmarks/data/mixed-calibration.json.gz --per-category $(COST_PER_CATEGORY) \
+		--pipeline naive,crag --variant no_web:web_search=off --variant no_retry:max_retries=0 \
+		--variant ungraded:correct_threshold=0.0,incorrect_threshold=0.0 \
+		--variant ungated:min_confidence=0.0 --out $(COST_OUT)
+	$(BIN)/python -m benchmarks.measurements.cost_ablation $(COST_OUT)/crag $(COST_OUT)/naive \
+		$(COST_OUT)/no_web $(COST_OUT)/no_retry $(COST_OUT)/ungraded $(COST_OUT)/ungated \
+		--part "naive=every check (naive RAG)" --part "no_web=the web fallback" \
+		--part "no_retry=the retry" --part "ungraded=the grader's verdict" \
+		--node ungraded=grade_documents --part "ungated=the confidence gate" \
+		--node ungated=check_hallucination --out docs/benchmarks/mixed/ablation
 
 # Model tiering: the embedded 0.5B as grader (its thresholds calibrated by the same rules on the
 # calibration split) against the 1.5B everywhere, in one interleaved run on the test split.

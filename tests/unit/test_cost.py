@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from benchmarks.measurements.cost_ablation import row as ablation_row
+from crag.eval.cost import by_node, by_route
 from crag.run import run_question
 from crag_core.clients import usage
 from crag_core.schema.context import Context
@@ -190,3 +192,71 @@ def test_the_ledger_counts_the_prompt_cache_as_the_server_reports_it(tmp_path):
     assert by_node["generate"]["cached_tokens"] == shared // 4 > 0
     assert by_node["generate"]["prompt_tokens"] == tokens(generator["text"])
     assert by_node["grade_documents"]["cached_tokens"] == 0  # the first call: nothing before
+
+
+def record(id_: str, verdict: str, ledger: list[tuple[str, int, int, int]], **kw: Any) -> Any:
+    """A mixed-benchmark record: its answer judged ``verdict``, its cost ledger given as
+    (node, calls, prompt tokens, cached tokens) entries of one second each."""
+    prediction = {"right": "Denver Broncos", "wrong": "Carolina Panthers"}.get(verdict, NO)
+    cost = [
+        {
+            "node": node,
+            "part": None,
+            "calls": calls,
+            "prompt_tokens": prompt,
+            "cached_tokens": cached,
+            "completion_tokens": calls,
+            "llm_seconds": 1.0,
+            "seconds": 1.0,
+        }
+        for node, calls, prompt, cached in ledger
+    ]
+    return {
+        "id": id_,
+        "category": "in_kb",
+        "prediction": prediction,
+        "gold_answers": ["Denver Broncos"],
+        "latency_s": float(len(ledger)),
+        "cost": cost,
+        "route": "single",
+        "tool": "search",
+        "web_search_used": kw.get("web", False),
+        "first_token_s": kw.get("first"),
+    }
+
+
+NO = "I don't know."
+
+
+def test_where_the_time_goes_sums_the_ledgers_by_node_and_route():
+    records = [
+        record("a", "right", [("grade_documents", 1, 600, 100), ("generate", 1, 500, 400)]),
+        record("b", "wrong", [("grade_documents", 2, 900, 100), ("web_search", 0, 0, 0)], web=1),
+    ]
+    nodes = {r["node"]: r for r in by_node(records)}
+    assert nodes["grade_documents"]["calls"] == 1.5  # per question
+    assert nodes["grade_documents"]["uncached"] == 650 and nodes["generate"]["cached"] == 200
+    assert nodes["grade_documents"]["share"] == 50.0  # 2 of the run's 4 seconds
+    routes = {r["route"]: r for r in by_route(records)}
+    assert set(routes) == {"search", "search + web"}
+    assert routes["search"]["uncached"] == 600 and routes["search"]["cached_share"] == 45.5
+
+
+def test_a_part_s_price_and_what_it_buys():
+    base = [
+        record("a", "right", [("grade_documents", 1, 600, 0), ("check_hallucination", 1, 200, 0)]),
+        record(
+            "b", "unknown", [("grade_documents", 1, 600, 0), ("check_hallucination", 1, 200, 0)]
+        ),
+    ]
+    ungated = [  # the gate's call still runs; without the gate one answer is given, wrong
+        record("a", "right", [("grade_documents", 1, 600, 0), ("check_hallucination", 1, 200, 0)]),
+        record("b", "wrong", [("grade_documents", 1, 600, 0), ("check_hallucination", 1, 200, 0)]),
+    ]
+    row = ablation_row("ungated", "the gate", ungated, base, "check_hallucination")
+    assert row["verdicts"] == "1 / 0 / 1" and row["price"] == 200  # its own call's tokens
+    assert row["buys"] == "+0.0, -50.0"  # per 100 questions: 50 fewer wrong
+    assert row["per_1k"] == 250.0  # 50 truthfulness points for 200 tokens a question
+    no_web = [record("a", "right", [("grade_documents", 1, 600, 0)]), base[1]]
+    measured = ablation_row("no_web", "the web", no_web, base, "")
+    assert measured["price"] == 100  # (800 + 800) / 2 - (600 + 800) / 2
