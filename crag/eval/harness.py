@@ -270,6 +270,7 @@ def summarize(
         return sum(float(r[key]) for r in rows) / n
 
     latencies = [float(r["latency_s"]) for r in rows]
+    firsts = [float(r["first_token_s"]) for r in rows if r.get("first_token_s") is not None]
     return {
         "run": run or pipeline,
         "pipeline": pipeline,
@@ -281,8 +282,12 @@ def summarize(
         "retrieval_hit_rate": round(100 * mean("retrieval_hit"), 1),
         "latency_p50_s": round(percentile(latencies, 50), 1),
         "latency_p95_s": round(percentile(latencies, 95), 1),
+        "first_token_p50_s": round(percentile(firsts, 50), 1) if firsts else None,
         "llm_calls_per_question": round(mean("llm_calls"), 2),
         "prompt_tokens_per_question": round(mean("prompt_tokens")),
+        "cached_prompt_tokens_per_question": round(
+            sum(float(r.get("cached_prompt_tokens", 0)) for r in rows) / n
+        ),
         "completion_tokens_per_question": round(mean("completion_tokens")),
         "web_search_rate": round(100 * mean("web_search_used"), 1),
         "retries_per_question": round(mean("retries"), 2),
@@ -300,8 +305,10 @@ COLUMNS = [
     ("retrieval_hit_rate", "retrieval hit %"),
     ("latency_p50_s", "latency p50 s"),
     ("latency_p95_s", "latency p95 s"),
+    ("first_token_p50_s", "first token p50 s"),
     ("llm_calls_per_question", "LLM calls / q"),
     ("prompt_tokens_per_question", "prompt tokens / q"),
+    ("cached_prompt_tokens_per_question", "of which cached"),
     ("completion_tokens_per_question", "completion tokens / q"),
     ("web_search_rate", "web search %"),
     ("retries_per_question", "retries / q"),
