@@ -289,7 +289,7 @@ def ask(
             ctx,
             on_step,
             thread_id=thread,
-            on_token=(lambda _text: None) if as_json or quiet else on_token,  # timed either way
+            on_token=None if as_json or quiet else on_token,
         )
         if as_json:
             _print_json(result.to_json())
