@@ -3,7 +3,7 @@
 Calls, prompt tokens (and of those, the prompt cache's), generated tokens and seconds.
 
 ``complete`` and ``yes_probability`` (``crag_core.clients.llm``) record each call into the
-meter of the code that runs them; ``graph.factory.bind`` opens one meter per node run, so
+meter of the code that runs them; ``graph.factory.ledgered`` opens one meter per node run, so
 every node's calls are counted without the node knowing (``metered``). Outside a meter
 nothing is recorded.
 """
