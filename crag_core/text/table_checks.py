@@ -255,7 +255,7 @@ def problems(
                     f"the question names {sql_text(filters[0])} (a value of {column}) but the "
                     "query does not use it"
                 )
-    found += _aggregates_left_out(question, low_sql)
+    found += _aggregates_left_out(question, low_sql, tables)
     found += _unsaid_filters(question, sql, tables)
     found += _every_value(question, result, tables)
     found += _mistyped(sql, tables, spans or {})
@@ -612,17 +612,27 @@ def _pair_idiom(question: str, pair: tuple[str, str], tables: Sequence[TableInfo
 _AVERAGE = re.compile(r"\b(?:average|mean)\b", re.I)
 
 
-def _aggregates_left_out(question: str, low_sql: str) -> list[str]:
+_EQUALS = re.compile(r"\b(\w+)\s*=\s*'((?:[^']|'')*)'")
+
+
+def _aggregates_left_out(question: str, low_sql: str, tables: Sequence[TableInfo]) -> list[str]:
     """An average the question asks for that the query does not take.
 
-    A difference of averages written as a difference of sums, on the calibration split.
+    A difference of averages written as a difference of sums, on the calibration split. A
+    query that reads only rows named by a value of a column naming one row each needs no
+    ``AVG``: the average of one row is its value ("the average income of economists", where
+    each occupation's row holds its incumbents' average).
     """
     takes = "avg(" in low_sql.replace(" ", "") or re.search(
         r"\b\w*(?:mean|average|avg)\w*\b", low_sql
     )
-    if _AVERAGE.search(question) and not takes:  # a column of means ("Mean") is one too
-        return ["the question asks for an average but the query takes none (use AVG)"]
-    return []
+    if not _AVERAGE.search(question) or takes:  # a column of means ("Mean") is one too
+        return []
+    unique = {c.name.lower() for t in tables for c in t.columns if c.distinct == t.rows > 1}
+    named = [column for column, _ in _EQUALS.findall(low_sql)]
+    if named and "group by" not in low_sql and all(c in unique for c in named):
+        return []
+    return ["the question asks for an average but the query takes none (use AVG)"]
 
 
 def _columns_left_out(question: str, low_sql: str, table: TableInfo) -> list[str]:

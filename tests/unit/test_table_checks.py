@@ -309,20 +309,32 @@ def test_every_column_the_question_names_is_read(store):
     assert problems(q, "SELECT AVG(poverty) FROM crime WHERE year = 2009", one, tables) == []
 
 
-def test_an_average_asked_for_is_taken(store):
-    tables = store.catalog()
+def test_an_average_asked_for_is_taken(store, tmp_path):
+    years = [["State", "Year", "Murder rate"]] + [
+        [s, y, 2.0 + i] for i, (s, y) in enumerate((s, y) for s in STATES for y in (2008, 2009))
+    ]
+    tables = make_table_store(tmp_path / "long.sqlite3", {"crime.csv": years}).catalog()
     q = "By how much did the average murder rate of Ohio exceed that of Utah?"
     one = result(("d",), (3.0,))
     sums = (
         "SELECT SUM(CASE WHEN state = 'Ohio' THEN murder_rate ELSE 0 END) - "
         "SUM(CASE WHEN state = 'Utah' THEN murder_rate ELSE 0 END) FROM crime"
     )
-    assert problems(q, sums, one, tables) == [
+    assert problems(q, sums, one, tables) == [  # two years a state: a sum is no average
         "the question asks for an average but the query takes none (use AVG)"
     ]
     avgs = sums.replace("SUM(", "AVG(")
     assert problems(q, avgs, one, tables) == []
     assert problems("What is the mean tip?", "SELECT mean FROM tips", one, []) == []
+    # one row a state: the row's value is its average, and the query needs no AVG
+    assert problems(q, sums, one, store.catalog()) == []
+    per_row = (
+        "SELECT (SELECT murder_rate FROM crime WHERE state = 'Ohio') - "
+        "(SELECT murder_rate FROM crime WHERE state = 'Utah')"
+    )
+    assert problems(q, per_row, one, store.catalog()) == []
+    grouped = "SELECT state, SUM(murder_rate) FROM crime WHERE state = 'Ohio' GROUP BY state"
+    assert "use AVG" in " ".join(problems(q, grouped, one, store.catalog()))
 
 
 def test_a_table_answers_signals_say_what_the_question_named_and_the_query_did(store):
