@@ -11,6 +11,7 @@ No I/O: the question, the SQL, its result and the tables' catalog are given.
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Mapping, Sequence
 
@@ -23,7 +24,7 @@ from crag_core.text.sql import (
     names_column,
     names_value,
 )
-from crag_core.text.table_shapes import QueryResult, TableInfo, sql_name, sql_text
+from crag_core.text.table_shapes import ColumnInfo, QueryResult, TableInfo, sql_name, sql_text
 from crag_core.text.words import STOPWORDS
 
 _PAIR = re.compile(
@@ -487,6 +488,9 @@ def computed_query(question: str, tables: Sequence[TableInfo]) -> str:
     rank = _RANK.search(question)
     if not (difference or rank):
         return ""
+    dated = _dated_change(question, tables) if difference and not rank else ""
+    if dated:
+        return dated
     name, key, values = _named_rows(question, tables)
     table = next((t for t in tables if t.name == name), None)
     words = [w for w in re.findall(r"[a-z0-9]+", question.lower()) if w not in STOPWORDS]
@@ -521,6 +525,79 @@ def computed_query(question: str, tables: Sequence[TableInfo]) -> str:
             f"(SELECT {column} {where}{sql_text(second)})"
         )
     return ""
+
+
+_MONTH_NUMBERS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
+_DATED = re.compile(rf"\b(?:({'|'.join(_MONTH_NUMBERS)})\s+)?({_YEAR})\b", re.I)
+
+
+def _dated_change(question: str, tables: Sequence[TableInfo]) -> str:
+    """A change "from <date> to <date>" of one number column, rows named by their dates.
+
+    "By how many thousand did the number of unemployed change from December 1982 to December
+    1983?": two dates said in the question (two years, or two months with their years), a
+    column of dates (``DATE``) or of years (a whole-number column named "year") with one row
+    each, and one number column the question names make the later row's value minus the
+    earlier's. Each side reads its row only when exactly one row holds that date (else NULL:
+    no answer, and the model writes the query).
+    """
+    said = [(m.group(1), m.group(2)) for m in _DATED.finditer(question)]
+    by_month = [bool(month) for month, _ in said]
+    if len(said) != 2 or len(set(by_month)) != 1 or not _FROM_TO.search(question):
+        return ""  # a month beside a whole year names no one row each
+    words = [w for w in re.findall(r"[a-z0-9]+", question.lower()) if w not in STOPWORDS]
+    for table in tables:
+        keys = [
+            c
+            for c in table.columns
+            if c.distinct == table.rows
+            and (c.type == "DATE" or c.type == "INTEGER" and "year" in c.original.lower())
+            and (c.type == "DATE" or not by_month[0])
+        ]
+        numbers = [
+            c
+            for c in _named_columns(words, table.columns)
+            if c.type in ("INTEGER", "REAL") and c not in keys
+        ]
+        if keys and len(numbers) == 1:
+            later, earlier = (_dated_row(table, numbers[0], keys[0], *d) for d in said[::-1])
+            return f"SELECT {later} - {earlier}"
+    return ""
+
+
+def _named_columns(words: Sequence[str], columns: Sequence[ColumnInfo]) -> list[ColumnInfo]:
+    """The columns the question's ``words`` name (``names_column``), less the ones only alike.
+
+    "Mid.Amer" said names ``Mid.Amer``; ``N.Amer`` and ``S.Amer`` share its long word but not
+    their short one, so they are not named beside it.
+    """
+    named = [c for c in columns if names_column(words, c.original)]
+
+    def name_words(c: ColumnInfo) -> set[str]:
+        return set(re.findall(r"[a-z0-9]+", c.original.lower()))
+
+    said = [c for c in named if name_words(c) <= set(words)]
+    return [
+        c
+        for c in named
+        if c in said
+        or not any({w for w in name_words(c) if len(w) >= 3} <= name_words(e) for e in said)
+    ]
+
+
+def _dated_row(
+    table: TableInfo, column: ColumnInfo, key: ColumnInfo, month: str | None, year: str
+) -> str:
+    """``column``'s value in the one row of ``table`` whose ``key`` is that date (else NULL)."""
+    if key.type == "DATE":
+        month_part = f"-{_MONTH_NUMBERS[month.lower()]:02d}" if month else ""
+        condition = f"{sql_name(key.name)} LIKE '{year}{month_part}%'"
+    else:
+        condition = f"{sql_name(key.name)} = {year}"
+    return (
+        f"(SELECT CASE WHEN COUNT(*) = 1 THEN MAX({sql_name(column.name)}) END "
+        f"FROM {sql_name(table.name)} WHERE {condition})"
+    )
 
 
 def idiom(question: str, tables: Sequence[TableInfo]) -> str:
@@ -645,7 +722,7 @@ def _columns_left_out(question: str, low_sql: str, table: TableInfo) -> list[str
         r"\b(?:how many\s+(?:of\s+the\s+)?|all\s+(?:the\s+)?)[\w-]+", " ", question.lower()
     )
     q_words = [w for w in re.findall(r"[a-z0-9]+", counted) if w not in STOPWORDS]
-    named = [c for c in table.columns if names_column(q_words, c.original)]
+    named = _named_columns(q_words, table.columns)
     return [
         f"the question names the column {c.name} but the query does not read it"
         for c in named

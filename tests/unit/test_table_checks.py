@@ -654,3 +654,36 @@ def test_a_rank_written_in_code_needs_no_model_and_is_checked(fake_services, sto
     tips = make_table_store(tmp_path / "g.sqlite3", {"bills.csv": groups})
     grouped = "How much higher is the tip on Sunday than on Saturday?"  # days name groups
     assert computed_query(grouped, tips.catalog()) == ""
+
+
+def test_a_change_between_two_dates_is_written_in_code(tmp_path):
+    months = [["date", "unemploy", "pop"]] + [
+        [f"{1982 + i // 12}-{i % 12 + 1:02d}-01", 10_000 + 37 * i, 230 + i] for i in range(24)
+    ]
+    phones: list[list[Any]] = [
+        ["year", "N.Amer", "Mid.Amer", "S.Amer"],
+        [1951, 45939, 555, 1411],
+        [1956, 60423, 753, 1815],
+        [1961, 73092, 1076, 2363],
+    ]
+    long = [["state", "year", "rate"]] + [
+        [s, y, 1.0] for s in ("Ohio", "Utah") for y in (1951, 1961)
+    ]
+    store = make_table_store(
+        tmp_path / "t.sqlite3",
+        {"economics.csv": months, "phones.csv": phones, "long.csv": long},
+    )
+    tables = store.catalog()
+    q = "By how many thousand did the number of unemployed change from December 1982 to "
+    q += "December 1983?"
+    sql = computed_query(q, tables)
+    out = store.query(sql)
+    assert out.rows == ((12 * 37,),) and problems(q, sql, out, tables) == []  # later - earlier
+    q = "By how many thousand did the telephones in Mid.Amer grow from 1951 to 1961?"
+    sql = computed_query(q, tables)
+    assert "mid_amer" in sql and "n_amer" not in sql  # Mid.Amer said; N.Amer only alike
+    out = store.query(sql)
+    assert out.rows == ((1076 - 555,),) and problems(q, sql, out, tables) == []
+    # a month beside a whole year, or a year many rows hold: no one row each, no query
+    assert computed_query("How much did unemploy change from 1982 to December 1983?", tables) == ""
+    assert computed_query("How much did the rate change from 1951 to 1961?", tables) == ""
