@@ -25,7 +25,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: bench-cost-ablation ocr ocr-required calibrate-tools bench-tools-unseen bench-table-text bench-resource-attacks bench-cache-threshold bench-encoder bench-converters bench-keyword-sync bench-prompt-layout bench-whole-answers calibrate-confidence setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction bench-ocr bench-ocr-second-look bench-ocr-answers bench-pdf-tables bench-pdf-table-answers eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-system test-integration lint graph-diagram clean
+.PHONY: bench-cost-ablation bench-cost-in-use ocr ocr-required calibrate-tools bench-tools-unseen bench-table-text bench-resource-attacks bench-cache-threshold bench-encoder bench-converters bench-keyword-sync bench-prompt-layout bench-whole-answers calibrate-confidence setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction bench-ocr bench-ocr-second-look bench-ocr-answers bench-pdf-tables bench-pdf-table-answers eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-system test-integration lint graph-diagram clean
 
 setup: $(STAMP) model ocr
 
@@ -385,6 +385,21 @@ bench-cost-ablation: setup dev
 		--part "no_retry=the retry" --part "ungraded=the grader's verdict" \
 		--node ungraded=grade_documents --part "ungated=the confidence gate" \
 		--node ungated=check_hallucination --out docs/benchmarks/mixed/ablation
+
+# Questions asked in a row about one paragraph (three each of six): naive and CRAG interleaved,
+# each with its own model server, so each pipeline's prompt cache serves what a question
+# shares with the one before, as in use. The set is built once from SQuAD dev.
+IN_USE_OUT ?= out/cost-in-use
+
+benchmarks/data/mixed-in-use.json.gz:
+	$(BIN)/python -m benchmarks.measurements.cost_in_use build --squad $(SQUAD) \
+		--mixed benchmarks/data/mixed-test.json.gz \
+		--calibration benchmarks/data/mixed-calibration.json.gz --out $@
+
+bench-cost-in-use: setup dev benchmarks/data/mixed-in-use.json.gz
+	CRAG_ANSWER_CACHE=false $(BIN)/crag eval --format mixed --dataset benchmarks/data/mixed-in-use.json.gz \
+		--pipeline naive,crag --out $(IN_USE_OUT)
+	$(BIN)/crag eval-report $(IN_USE_OUT)/naive $(IN_USE_OUT)/crag --out docs/benchmarks/mixed/in-use
 
 # Model tiering: the embedded 0.5B as grader (its thresholds calibrated by the same rules on the
 # calibration split) against the 1.5B everywhere, in one interleaved run on the test split.
