@@ -238,9 +238,10 @@ def test_a_question_in_parts_streams_each_parts_steps_and_tokens(server: Server,
         steps = steps_of(page, 1)
         assert {"part 1/generate", "part 2/generate", "part 1/retrieve"} <= set(steps)
         assert steps[0] == "contextualize_question" and steps[-1] == "finalize"
-        # and what it cost: the scripted model's three calls (grade, generate, judge)
+        # what it cost: each part's three calls, counted once (a part's steps and its
+        # answer_part update both carry them)
         cost = page.inner_text(".turn .cost")
-        assert cost.startswith("3 model calls · ") and "first token" in cost, cost
+        assert cost.startswith("6 model calls · ") and "first token" in cost, cost
         [run] = page.evaluate("window.cragPage.runs")
         assert run["tokens"] > 3  # each part's answer streamed as it was written
         assert len(page.inner_text(".turn .answer").splitlines()) == 2  # one line a part
