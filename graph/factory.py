@@ -210,7 +210,3 @@ def ledgered(node: ServiceNode, services: ServiceFactory | None) -> GraphNode:
     run.__name__ = run.__qualname__ = node.__name__
     run.__doc__ = node.__doc__
     return run
-
-    run.__name__ = run.__qualname__ = node.__name__
-    run.__doc__ = node.__doc__
-    return run
