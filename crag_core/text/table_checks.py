@@ -488,12 +488,12 @@ def computed_query(question: str, tables: Sequence[TableInfo]) -> str:
     rank = _RANK.search(question)
     if not (difference or rank):
         return ""
-    dated = _dated_change(question, tables) if difference and not rank else ""
+    words = [w for w in re.findall(r"[a-z0-9]+", question.lower()) if w not in STOPWORDS]
+    dated = _dated_change(question, words, tables) if difference and not rank else ""
     if dated:
         return dated
     name, key, values = _named_rows(question, tables)
     table = next((t for t in tables if t.name == name), None)
-    words = [w for w in re.findall(r"[a-z0-9]+", question.lower()) if w not in STOPWORDS]
     numbers = [
         c
         for c in (table.columns if table else ())
@@ -531,7 +531,7 @@ _MONTH_NUMBERS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
 _DATED = re.compile(rf"\b(?:({'|'.join(_MONTH_NUMBERS)})\s+)?({_YEAR})\b", re.I)
 
 
-def _dated_change(question: str, tables: Sequence[TableInfo]) -> str:
+def _dated_change(question: str, words: Sequence[str], tables: Sequence[TableInfo]) -> str:
     """A change "from <date> to <date>" of one number column, rows named by their dates.
 
     "By how many thousand did the number of unemployed change from December 1982 to December
@@ -539,13 +539,13 @@ def _dated_change(question: str, tables: Sequence[TableInfo]) -> str:
     column of dates (``DATE``) or of years (a whole-number column named "year") with one row
     each, and one number column the question names make the later row's value minus the
     earlier's. Each side reads its row only when exactly one row holds that date (else NULL:
-    no answer, and the model writes the query).
+    no answer, and the model writes the query). ``words``: the question's, as
+    ``computed_query`` reads them.
     """
     said = [(m.group(1), m.group(2)) for m in _DATED.finditer(question)]
     by_month = [bool(month) for month, _ in said]
     if len(said) != 2 or len(set(by_month)) != 1 or not _FROM_TO.search(question):
         return ""  # a month beside a whole year names no one row each
-    words = [w for w in re.findall(r"[a-z0-9]+", question.lower()) if w not in STOPWORDS]
     for table in tables:
         keys = [
             c
