@@ -28,6 +28,7 @@ from typing import Any
 from crag.eval.metrics import verdicts
 from crag.eval.records import read_records
 from crag.eval.tables import markdown_table
+from crag_core.clients import usage
 
 COLUMNS = [
     ("run", "run"),
@@ -45,13 +46,17 @@ COLUMNS = [
 
 
 def spent(records: list[dict[str, Any]], node: str = "") -> dict[str, float]:
-    """Per question: uncached prompt and generated tokens, calls; total seconds (of ``node``)."""
+    """Per question: uncached prompt and generated tokens, calls; total seconds (of ``node``).
+
+    Summed by ``crag_core.clients.usage.totals``, which a turn's own summary uses.
+    """
     n = len(records) or 1
     entries = [e for r in records for e in r.get("cost") or [] if not node or e["node"] == node]
-    calls = [sum(e["calls"] for e in r.get("cost") or []) for r in records]
+    whole = usage.totals(entries)
+    calls = [usage.totals(r.get("cost") or [])["calls"] for r in records]
     return {
-        "uncached": sum(e["prompt_tokens"] - e["cached_tokens"] for e in entries) / n,
-        "generated": sum(e["completion_tokens"] for e in entries) / n,
+        "uncached": whole["uncached_tokens"] / n,
+        "generated": whole["completion_tokens"] / n,
         "calls": sum(calls) / n,
         "calls_median": statistics.median(calls) if calls else 0,
         "seconds": sum(e["seconds"] for e in entries)
