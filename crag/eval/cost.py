@@ -15,6 +15,7 @@ from typing import Any
 
 from crag.eval.metrics import percentile
 from crag.eval.tables import markdown_table
+from crag_core.clients import usage
 
 NODE_COLUMNS = [
     ("node", "node"),
@@ -88,9 +89,9 @@ def by_route(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     total = sum(float(r["latency_s"]) for r in records) or 1.0
     rows = []
     for route, group in groups.items():
-        calls = [sum(e["calls"] for e in r.get("cost") or []) for r in group]
-        prompt = sum(e["prompt_tokens"] for r in group for e in r.get("cost") or [])
-        cached = sum(e["cached_tokens"] for r in group for e in r.get("cost") or [])
+        calls = [usage.totals(r.get("cost") or [])["calls"] for r in group]
+        whole = usage.totals(e for r in group for e in r.get("cost") or [])
+        prompt, cached = whole["prompt_tokens"], whole["cached_tokens"]
         latencies = [float(r["latency_s"]) for r in group]
         firsts = [float(r["first_token_s"]) for r in group if r.get("first_token_s") is not None]
         rows.append(
@@ -99,7 +100,7 @@ def by_route(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "questions": len(group),
                 "calls_median": statistics.median(calls),
                 "calls_max": max(calls),
-                "uncached": round((prompt - cached) / len(group)),
+                "uncached": round(whole["uncached_tokens"] / len(group)),
                 "cached_share": round(100 * cached / prompt, 1) if prompt else None,
                 "latency_p50": round(percentile(latencies, 50), 1),
                 "first_token_p50": round(percentile(firsts, 50), 1) if firsts else None,
