@@ -68,6 +68,8 @@ class Named:
     nouns: str
     measures: dict[str, str]
     absent: list[str] = field(default_factory=list)
+    lacks: tuple[str, ...] = ()
+    """Measures a reader might ask of this table that no column holds."""
 
 
 NAMED = [
@@ -83,6 +85,7 @@ NAMED = [
             "qsec": "quarter-mile time in seconds",
         },
         ["Toyota Camry", "Ford Mustang"],
+        ("top speed in miles per hour", "price in dollars"),
     ),
     Named(
         "usarrests.csv",
@@ -95,6 +98,7 @@ NAMED = [
             "UrbanPop": "percentage of the population living in urban areas",
         },
         ["Puerto Rico", "Ontario"],
+        ("robbery arrests per 100,000 residents", "median household income"),
     ),
     Named(
         "lifecyclesavings.csv",
@@ -108,6 +112,7 @@ NAMED = [
             "dpi": "real per-capita disposable income",
         },
         ["Nigeria", "Russia"],
+        ("unemployment rate", "life expectancy in years"),
     ),
     Named(
         "swiss.csv",
@@ -121,6 +126,7 @@ NAMED = [
             "Infant.Mortality": "infant mortality (live births who live less than a year)",
         },
         ["Zurich", "Basel"],
+        ("average altitude in metres", "number of inhabitants"),
     ),
     Named(
         "prestige.xlsx",
@@ -134,6 +140,7 @@ NAMED = [
             "prestige": "Pineo-Porter prestige score",
         },
         ["astronauts", "data.scientists"],
+        ("average age", "unemployment rate"),
     ),
     Named(
         "msleep.csv",
@@ -146,6 +153,7 @@ NAMED = [
             "bodywt": "body weight in kilograms",
         },
         ["Giant panda", "Koala"],
+        ("lifespan in years", "number of young per litter"),
     ),
 ]
 
@@ -508,6 +516,56 @@ def _phones(rng: random.Random) -> Iterable[dict[str, Any]]:
     )
 
 
+ORDINALS = {2: "second", 3: "third"}
+
+
+def _ordinals(rng: random.Random) -> Iterable[dict[str, Any]]:
+    """ "Which … has the second highest …?": the row at a place other than the first."""
+    for t in NAMED:
+        data = [r for r in load(t.file) if r.get(t.key)]
+        col, words = rng.choice(sorted(t.measures.items()))
+        held = [r for r in data if isinstance(r.get(col), float | int)]
+        for place, word, highest in ((2, "highest", True), (3, "lowest", False)):
+            ranked = sorted(held, key=lambda r: r[col], reverse=highest)
+            values = [r[col] for r in ranked]
+            if values.count(values[place - 1]) == 1 and len(set(values[:place])) == place:
+                yield q(
+                    f"r-{t.file.split('.')[0]}-nth",
+                    f"Which {t.noun} has the {ORDINALS[place]} {word} {words} ({col})?",
+                    "table",
+                    "post-processing",
+                    "text",
+                    ranked[place - 1][t.key],
+                    universe=[str(r[t.key]) for r in data],
+                )
+
+
+def _unheld(rng: random.Random) -> Iterable[dict[str, Any]]:
+    """A measure or an entity no column holds, asked of a row that is there: a premise."""
+    for t in NAMED:
+        data = [r for r in load(t.file) if r.get(t.key)]
+        for measure in t.lacks:
+            row = rng.choice(data)
+            yield q(
+                f"r-{t.file.split('.')[0]}-unheld",
+                f"What is the {measure} of {row[t.key]}?",
+                "table",
+                "false premise",
+                "premise",
+                "",
+            )
+    years = [int(r["year"]) for r in load("worldphones.xlsx")]
+    for year in rng.sample(years, 2):
+        yield q(
+            "r-ph-unheld",
+            f"How many thousand telephones were there in Antarctica in {year}?",
+            "table",
+            "false premise",
+            "premise",
+            "",
+        )
+
+
 def build() -> list[dict[str, Any]]:
     """Every question, with an id; all of them ``calibration``."""
     rng = random.Random(SEED)
@@ -517,6 +575,8 @@ def build() -> list[dict[str, Any]]:
         *_salaries(rng),
         *_economics(rng),
         *_phones(rng),
+        *_ordinals(random.Random(f"{SEED}-ordinals")),
+        *_unheld(random.Random(f"{SEED}-unheld")),
     ]
     return numbered(made, "calibration")
 
