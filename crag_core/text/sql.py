@@ -162,6 +162,12 @@ def names_column(question_words: Sequence[str], column: str) -> bool:
     return bool(kept) and all(any(_alike(w, q) for q in question_words) for w in kept)
 
 
+def touches_column(question_words: Sequence[str], column: str) -> bool:
+    """Whether a question says any word of a column's name (``gdpPercap`` by "GDP")."""
+    words = [w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", column)]
+    return any(_alike(w, q) for w in words if w not in STOPWORDS for q in question_words)
+
+
 def match_tables(question: str, catalog: Sequence[TableInfo]) -> list[TableMatch]:
     """The tables ``question`` names something of, most named first."""
     q = " ".join(_WORD.findall(question.lower()))

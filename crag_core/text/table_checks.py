@@ -23,6 +23,7 @@ from crag_core.text.sql import (
     named_values,
     names_column,
     names_value,
+    touches_column,
 )
 from crag_core.text.table_shapes import ColumnInfo, QueryResult, TableInfo, sql_name, sql_text
 from crag_core.text.words import STOPWORDS
@@ -73,6 +74,14 @@ _DATE_WORDS = re.compile(
 _ORDINAL_WORDS = re.compile(r"\b\d+(?:st|nd|rd|th)\b", re.I)
 _STRING = re.compile(r"'((?:[^']|'')*)'")
 """A string of a query, '' inside."""
+_PLACES = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5}
+_NTH = re.compile(
+    rf"\b({'|'.join(_PLACES)})[\s-]+(?:(?:most|least)\s+)?(highest|lowest|most|least|largest|"
+    r"smallest|biggest|greatest|fewest|best|worst|earliest|latest|oldest|newest|youngest|"
+    r"longest|shortest|heaviest|lightest)\b",
+    re.I,
+)
+"""A place other than the first in an order: "the second highest", "3rd largest"."""
 
 
 def alternatives(question: str) -> tuple[str, str] | None:
@@ -100,6 +109,20 @@ def _says(text: str, name: str) -> bool:
         return True
     short = ABBREVIATED.get(name.lower())
     return bool(short and re.search(rf"(?<![\w-]){re.escape(short)}(?![\w-])", low))
+
+
+def nth(question: str) -> tuple[int, str] | None:
+    """The place a question asks of an order, past the first ("second highest": 2), if any."""
+    m = _NTH.search(question)
+    return (_PLACES[m.group(1).lower()], m.group(0)) if m else None
+
+
+def _skips(sql: str, place: int) -> bool:
+    """Whether a query skips the rows before ``place``: an OFFSET, or the second by a MAX/MIN."""
+    bare = _STRING.sub("''", sql).lower()
+    skipped = rf"\boffset\s+{place - 1}\b|\blimit\s+{place - 1}\s*,"
+    below_top = place == 2 and re.search(r"[<>]\s*\(\s*select\s+(?:max|min)\s*\(", bare)
+    return bool(re.search(skipped, bare) or below_top)
 
 
 def asks_one(question: str) -> bool:
@@ -177,7 +200,8 @@ def problems(
     """What is wrong with ``result`` as the answer to ``question`` (``[]``: nothing found).
 
     - a choice between two named values ("…: A or B?") names exactly one of them;
-    - a "which/who … highest" (or a comparison) is one row;
+    - a "which/who … highest" (or a comparison) is one row; "the second highest" skips the
+      row before it (``OFFSET 1``, or below the ``MAX``);
     - a "how many / what is the average …" is one row (unless it asks per group);
     - an average asked for is taken (``AVG``, not a ``SUM``);
     - a rank counts the rows above the named one; "how much higher" subtracts; a look-up of
@@ -203,6 +227,12 @@ def problems(
             )
     elif asks_one(question) and rows > 1:
         found.append(f"the question asks for one; the result has {rows} rows (ORDER BY … LIMIT 1)")
+    place = nth(question)
+    if place is not None and not _skips(sql, place[0]):
+        found.append(
+            f"the question asks for the {place[1]}, not the first: skip the {place[0] - 1} "
+            f"before it, e.g. {_nth_idiom(place[0])}"
+        )
     scaled = _scaled_by_unit(question, sql)
     if scaled:
         found.append(
@@ -257,6 +287,7 @@ def problems(
                     "query does not use it"
                 )
     found += _aggregates_left_out(question, low_sql, tables)
+    found += _unsaid_answer(question, sql, tables)
     found += _unsaid_filters(question, sql, tables)
     found += _every_value(question, result, tables)
     found += _mistyped(sql, tables, spans or {})
@@ -609,6 +640,9 @@ def idiom(question: str, tables: Sequence[TableInfo]) -> str:
     pair = alternatives(question)
     if pair is not None:
         return _pair_idiom(question, pair, tables)
+    place = nth(question)
+    if place is not None:
+        return _nth_idiom(place[0])
     table, column, values = _named_rows(question, tables)
     table, column = table or "<table>", column or "<name column>"
     if _RANK.search(question):
@@ -630,6 +664,14 @@ def _named_rows(question: str, tables: Sequence[TableInfo]) -> tuple[str, str, l
             ordered = sorted(values, key=lambda v: low.find(v.lower()) % (len(low) + 1))
             return table.name, column, ordered
     return "", "", []
+
+
+def _nth_idiom(place: int) -> str:
+    """The query of the row at ``place`` in an order (``DESC`` from the highest)."""
+    return (
+        f"SELECT <name column> FROM <table> WHERE <column> IS NOT NULL ORDER BY <column> DESC "
+        f"LIMIT 1 OFFSET {place - 1}"
+    )
 
 
 def _rank_idiom(
@@ -728,6 +770,83 @@ def _columns_left_out(question: str, low_sql: str, table: TableInfo) -> list[str
         for c in named
         if not re.search(rf"\b{re.escape(c.name.lower())}\b", low_sql)
     ]
+
+
+_SELECTED = re.compile(r"^\s*select\s+(?:distinct\s+)?(.*?)\bfrom\b", re.I | re.S)
+_NAMES = re.compile(r"(?<=[\w,;)] )[A-Z][a-z]+(?:[A-Z][a-z]+)*\b")
+"""A capitalised word past a question's first: a name ("Antarctica", "Trudeau")."""
+
+
+def _unsaid_answer(question: str, sql: str, tables: Sequence[TableInfo]) -> list[str]:
+    """A name the question asks about that the table does not hold, answered from another column.
+
+    "How many votes did <a candidate no column names> get?" of a table with a column per
+    candidate is answered from one of the others; "… telephones in Antarctica" from a
+    column per region that has no Antarctica. Flagged when the query answers with one number
+    column the question says no word of, and the question names a name (a capitalised word
+    past its first) that no column, value or file name of the tables holds: what it asks is
+    not in the table. A column said by any of its words is named ("GDP" names
+    ``gdpPercap``); a query reading several number columns (a sum over regions) is left alone.
+    A measure no column holds, named in plain words ("the top speed of a car" of a table
+    with ``hp``), is not flagged: a column's name is often an abbreviation a question cannot
+    be matched to (``qsec`` for "quarter-mile time", ``psavert`` for "personal savings rate").
+    """
+    selected = _SELECTED.match(_STRING.sub("''", sql))
+    if selected is None:
+        return []
+    read = selected.group(1).lower()
+    q_words = [w for w in re.findall(r"[a-z0-9]+", question.lower()) if w not in STOPWORDS]
+    answers = {
+        (table, c)
+        for table in tables
+        for c in table.columns
+        if c.type in ("INTEGER", "REAL")
+        and re.search(rf"(?<![\w.]){re.escape(c.name.lower())}\b", read)
+    }
+    if len(answers) != 1:
+        return []
+    ((table, column),) = answers
+    if touches_column(q_words, column.original) or touches_column(q_words, column.name):
+        return []
+    held = {
+        w
+        for text in (
+            table.label,
+            table.sheet,
+            *(c.original for c in table.columns),
+            *(v for c in table.columns for v in c.values),
+        )
+        for w in re.findall(r"[a-z0-9]+", text.lower())
+    }
+    said = sql.lower()  # a name the query compares with is a value's premise, said elsewhere
+    unheld = [
+        name
+        for name in _NAMES.findall(question)
+        if name.lower() not in held
+        and name.lower() not in said
+        and name.lower() not in STOPWORDS
+        and name.lower() not in ABBREVIATED
+        and not touches_column([name.lower()], column.original)
+        and not _abbreviates(column.original, name)
+    ]
+    if not unheld:
+        return []
+    return [
+        f"the question asks about {unheld[0]!r}, which no column or value of {table.name} "
+        f"holds, and the query answers with {column.name} instead: if the table does not hold "
+        "it, it cannot answer"
+    ]
+
+
+def _abbreviates(short: str, name: str) -> bool:
+    """Whether a column's name could be ``name`` shortened: its letters, in order, from the
+    first ("AMZN", "AAPL" of "Amazon", "Apple"; a doubled letter read once)."""
+    letters = re.sub(r"(.)\1", r"\1", re.sub(r"[^a-z]", "", short.lower()))
+    word = name.lower()
+    if len(letters) < 2 or not word.startswith(letters[0]):
+        return False
+    rest = iter(word[1:])
+    return all(ch in rest for ch in letters[1:])
 
 
 def _reads_shares(

@@ -24,8 +24,14 @@ from crag_core.text.sql import (
     table_plan,
     unasked_values,
 )
-from crag_core.text.table_checks import alternatives, computed_query, misread_years, problems
-from crag_core.text.table_shapes import QueryResult, sql_name
+from crag_core.text.table_checks import (
+    alternatives,
+    computed_query,
+    idiom,
+    misread_years,
+    problems,
+)
+from crag_core.text.table_shapes import ColumnInfo, QueryResult, TableInfo, sql_name
 from nodes import confidence as confidence_module
 from nodes.confidence import table_kind
 from nodes.query_table import spans
@@ -117,6 +123,56 @@ def test_a_superlative_is_one_row_and_a_count_one_number(store):
     assert any("one number" in p for p in problems(count, sql, many, tables))
     per = "How many states had a poverty rate above 12 in each year?"
     assert not any("one number" in p for p in problems(per, sql, many, tables))
+
+
+def test_a_place_past_the_first_skips_the_rows_before_it(store):
+    tables = store.catalog()
+    one = result(("state",), ("Utah",))
+    q = "Which state had the second highest murder rate in 2009?"
+    top = "SELECT state FROM crime WHERE year = 2009 ORDER BY murder_rate DESC LIMIT 1"
+    assert any("second highest, not the first" in p for p in problems(q, top, one, tables))
+    assert problems(q, top + " OFFSET 1", one, tables) == []
+    below_max = (
+        "SELECT state FROM crime WHERE year = 2009 AND murder_rate < (SELECT MAX(murder_rate) "
+        "FROM crime WHERE year = 2009) ORDER BY murder_rate DESC LIMIT 1"
+    )
+    assert problems(q, below_max, one, tables) == []
+    third = "Which state had the third-lowest murder rate in 2009?"
+    assert any("OFFSET 2" in p for p in problems(third, top + " OFFSET 1", one, tables))
+    assert problems(third, top.replace("LIMIT 1", "LIMIT 2, 1"), one, tables) == []
+    assert "OFFSET 2" in idiom(third, tables)
+
+
+def test_a_name_no_column_holds_is_not_answered_from_another_column(store):
+    tables = store.catalog()
+    votes = result(("coderre",), (1300,))
+    read = "SELECT coderre FROM election WHERE district = '111-Mile-End'"
+    q = "How many votes did Trudeau get in Mile-End?"
+    assert problems(q, read, votes, tables) == [
+        "the question asks about 'Trudeau', which no column or value of election holds, and "
+        "the query answers with coderre instead: if the table does not hold it, it cannot answer"
+    ]
+    assert problems("How many votes did Coderre get in Mile-End?", read, votes, tables) == []
+    # a measure said in plain words is not flagged (column names are often abbreviations)
+    tip = "What was the gratuity on Sunday?"
+    assert problems(tip, "SELECT tip FROM tips WHERE day = 'Sun'", votes, tables) == []
+    # nor a name its column abbreviates (a column per company, named by its ticker)
+    stocks = TableInfo(
+        "stocks",
+        "d",
+        "stocks.csv",
+        "",
+        3,
+        tuple(ColumnInfo(n, n, t, 3, ()) for n, t in (("date", "DATE"), ("AAPL", "REAL"))),
+    )
+    price = "What was Apple's price in the first week?"
+    assert problems(price, "SELECT AAPL FROM stocks LIMIT 1", votes, [stocks]) == []
+    antarctica = "What was the price in Antarctica in the first week?"
+    assert problems(antarctica, "SELECT AAPL FROM stocks LIMIT 1", votes, [stocks])
+    # nor a name the query compares with (a value's premise: said by the premise rule)
+    absent = "What was the murder rate in Puerto Rico?"
+    sql = "SELECT murder_rate FROM crime WHERE state = 'Puerto Rico'"
+    assert not any("no column or value" in p for p in problems(absent, sql, votes, tables))
 
 
 def test_every_value_and_number_the_question_names_is_in_the_query(store):
