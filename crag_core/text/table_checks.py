@@ -211,7 +211,11 @@ def problems(
       the query, and every number it states ("more than 80") is a constant of it: a count or
       a set over rows the question did not name is not its answer. A number with a scale
       word is used times it ("100 million"); a percentage as a share (0.8 for 80 percent)
-      only when a number column the query reads holds shares (``spans``: at most 1).
+      only when a number column the query reads holds shares (``spans``: at most 1);
+    - what it asks is in the table: not a name no column or value holds answered from
+      another column (``_unsaid_answer``), not a count of the one row a key names
+      (``_one_row_counted``), not a computation with a constant it does not say
+      (``_unsaid_constants``).
     """
     found: list[str] = []
     rows = _distinct_rows(result)
@@ -288,6 +292,8 @@ def problems(
                 )
     found += _aggregates_left_out(question, low_sql, tables)
     found += _unsaid_answer(question, sql, tables)
+    found += _one_row_counted(sql, tables)
+    found += _unsaid_constants(question, sql)
     found += _unsaid_filters(question, sql, tables)
     found += _every_value(question, result, tables)
     found += _mistyped(sql, tables, spans or {})
@@ -836,6 +842,72 @@ def _unsaid_answer(question: str, sql: str, tables: Sequence[TableInfo]) -> list
         f"holds, and the query answers with {column.name} instead: if the table does not hold "
         "it, it cannot answer"
     ]
+
+
+def _one_row_counted(sql: str, tables: Sequence[TableInfo]) -> list[str]:
+    """A count of the rows one value of a key names: 1 whatever the question asked.
+
+    "What is the number of inhabitants of Lavaux?" of a table with one row per province
+    answered ``SELECT COUNT(*) FROM swiss WHERE province = 'Lavaux'``. A rank's count (rows
+    above a named one: ``>``) and a count with a subquery are left alone.
+    """
+    bare = _STRING.sub("''", sql).lower()
+    if not re.search(r"\bcount\s*\(", bare) or re.search(r"[<>]|\(\s*select\b", bare):
+        return []
+    for name, value in equalities(sql):
+        for table in tables:
+            for c in table.columns:
+                if c.name.lower() == name.lower() and c.type == "TEXT" and c.distinct == table.rows:
+                    return [
+                        f"the query counts the rows where {c.name} = {sql_text(value)}, and "
+                        f"{table.name} has one row per {c.name}: read the number that row "
+                        "holds (if no column holds what the question asks, the table cannot "
+                        "answer)"
+                    ]
+    return []
+
+
+_CONVERSIONS = {
+    r"\b(?:thousands?|millions?|billions?|kilo\w*|per\s+[\d,]+)\b": {10.0, 1e3, 1e6, 1e9},
+    r"\b(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|annual\w*)\b": {
+        7.0, 12.0, 24.0, 52.0, 60.0, 365.0, 3600.0
+    },
+}
+"""Constants a unit the question says may bring into a query: a scale, a time's parts."""
+
+
+def _unsaid_constants(question: str, sql: str) -> list[str]:
+    """Numbers a query computes with that the question does not say ("1000 * (1 - x)").
+
+    Left alone: 0, 1, 2 and 100 (a share as a percentage), a ``LIMIT``/``OFFSET``, a day or
+    a month's number where the question names a month, and the constants of a unit it says
+    (``_CONVERSIONS``). The other direction, a number the question says that the query does
+    not use, is ``problems``'s own.
+    """
+    bare = _STRING.sub("''", sql)
+    bare = re.sub(r"\b(?:limit|offset)\s+\d+(?:\s*,\s*\d+)?", " ", bare, flags=re.I)
+    said = {float(n.replace(",", "")) for n in re.findall(r"\d[\d,]*(?:\.\d+)?", question)}
+    allowed = {0.0, 1.0, 2.0, 100.0} | said
+    if re.search(r"\b(?:percent|per cent)\b|%", question, re.I):
+        allowed |= {v / 100 for v in said}  # a percentage as a share (the other check's own)
+    for pattern, constants in _CONVERSIONS.items():
+        if re.search(pattern, question, re.I):
+            allowed |= constants
+    if _MONTH_NAMED.search(question):
+        allowed |= {float(d) for d in range(1, 32)}
+    for number in re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])", bare):
+        if float(number) not in allowed:
+            return [
+                f"the query computes with {number}, which the question does not say: read "
+                "the columns as they are (if no column holds what it asks, the table cannot "
+                "answer)"
+            ]
+    return []
+
+
+_MONTH_NAMED = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b", re.I
+)
 
 
 def _abbreviates(short: str, name: str) -> bool:

@@ -175,6 +175,29 @@ def test_a_name_no_column_holds_is_not_answered_from_another_column(store):
     assert not any("no column or value" in p for p in problems(absent, sql, votes, tables))
 
 
+def test_a_count_of_one_named_row_and_an_unsaid_constant_are_not_answers(store):
+    tables = store.catalog()
+    one = result(("n",), (1,))
+    q = "What is the number of voters of 111-Mile-End?"
+    counted = "SELECT COUNT(*) FROM election WHERE district = '111-Mile-End'"
+    assert any("one row per district" in p for p in problems(q, counted, one, tables))
+    rank = "Where does 111-Mile-End rank by votes for Joly, counting from the highest?"
+    above = (
+        "SELECT COUNT(*) + 1 FROM election WHERE joly > (SELECT joly FROM election WHERE "
+        "district = '111-Mile-End')"
+    )
+    assert not any("one row per" in p for p in problems(rank, above, one, tables))
+    made_up = "SELECT AVG(1000 * (1 - murder_rate)) FROM crime WHERE state = 'Ohio'"
+    altitude = "What is the average altitude of Ohio?"
+    assert any("computes with 1000" in p for p in problems(altitude, made_up, one, tables))
+    scaled = "How many thousand votes did Joly get in 111-Mile-End?"
+    thousands = "SELECT joly / 1000.0 FROM election WHERE district = '111-Mile-End'"
+    assert not any("computes with" in p for p in problems(scaled, thousands, one, tables))
+    month = "What was the murder rate in Ohio in May?"  # May is month 5
+    by_month = "SELECT murder_rate FROM crime WHERE state = 'Ohio' AND year = 5"
+    assert not any("computes with" in p for p in problems(month, by_month, one, tables))
+
+
 def test_every_value_and_number_the_question_names_is_in_the_query(store):
     tables = store.catalog()
     q = "What was the murder rate in Ohio in 2009?"
