@@ -117,6 +117,24 @@ def nth(question: str) -> tuple[int, str] | None:
     return (_PLACES[m.group(1).lower()], m.group(0)) if m else None
 
 
+_LOW = re.compile(r"\b(?:lowest|least|smallest|fewest|shortest|lightest)\b", re.I)
+_HIGH = re.compile(r"\b(?:highest|most|largest|biggest|greatest|longest|heaviest)\b", re.I)
+
+
+def _order(words: str) -> str:
+    """``ASC`` for a place counted from the lowest, ``DESC`` from the highest ("" unknown)."""
+    return "ASC" if _LOW.search(words) else "DESC" if _HIGH.search(words) else ""
+
+
+def _misordered(sql: str, words: str) -> bool:
+    """Whether a query orders the other way than the place asked ("third lowest" by DESC)."""
+    order = _order(words)
+    bare = _STRING.sub("''", sql).lower()
+    found = re.findall(r"\border\s+by\s+[^;]*?\b(asc|desc)\b", bare)
+    said = found[-1].upper() if found else ("ASC" if re.search(r"\border\s+by\b", bare) else "")
+    return bool(order and said and said != order)
+
+
 def _skips(sql: str, place: int) -> bool:
     """Whether a query skips the rows before ``place``: an OFFSET, or the second by a MAX/MIN."""
     bare = _STRING.sub("''", sql).lower()
@@ -232,10 +250,10 @@ def problems(
     elif asks_one(question) and rows > 1:
         found.append(f"the question asks for one; the result has {rows} rows (ORDER BY … LIMIT 1)")
     place = nth(question)
-    if place is not None and not _skips(sql, place[0]):
+    if place is not None and (not _skips(sql, place[0]) or _misordered(sql, place[1])):
         found.append(
-            f"the question asks for the {place[1]}, not the first: skip the {place[0] - 1} "
-            f"before it, e.g. {_nth_idiom(place[0])}"
+            f"the question asks for the {place[1]}: one row, after the {place[0] - 1} "
+            f"before it in that order, e.g. {_nth_idiom(place[0], _order(place[1]))}"
         )
     scaled = _scaled_by_unit(question, sql)
     if scaled:
@@ -648,7 +666,7 @@ def idiom(question: str, tables: Sequence[TableInfo]) -> str:
         return _pair_idiom(question, pair, tables)
     place = nth(question)
     if place is not None:
-        return _nth_idiom(place[0])
+        return _nth_idiom(place[0], _order(place[1]))
     table, column, values = _named_rows(question, tables)
     table, column = table or "<table>", column or "<name column>"
     if _RANK.search(question):
@@ -672,11 +690,11 @@ def _named_rows(question: str, tables: Sequence[TableInfo]) -> tuple[str, str, l
     return "", "", []
 
 
-def _nth_idiom(place: int) -> str:
-    """The query of the row at ``place`` in an order (``DESC`` from the highest)."""
+def _nth_idiom(place: int, order: str = "DESC") -> str:
+    """The query of the row at ``place`` in an order (``DESC``: from the highest)."""
     return (
-        f"SELECT <name column> FROM <table> WHERE <column> IS NOT NULL ORDER BY <column> DESC "
-        f"LIMIT 1 OFFSET {place - 1}"
+        f"SELECT <name column> FROM <table> WHERE <column> IS NOT NULL ORDER BY <column> "
+        f"{order or 'DESC'} LIMIT 1 OFFSET {place - 1}"
     )
 
 
