@@ -197,18 +197,25 @@ def asked_tables(question: str, catalog: Sequence[TableInfo]) -> list[TableInfo]
     return [m.table for m in matches[:MAX_TABLES] if 2 * m.score >= best]
 
 
+_GENERIC_TITLE = frozenset({"data", "dataset", "datasets"})
+"""A title's words that say what it is, not what about: "Wine recognition dataset" is named
+by "the wine recognition data set", "… Savings Data" by "the … savings dataset"."""
+
+
 def text_names(
     question: str, documents: Iterable[Mapping[str, Any]], catalog: Sequence[TableInfo]
 ) -> list[str]:
     """The names by which ``question`` names a text of the collection (not a table's file).
 
     A text is named by its title, when every word of it is in the question (two words or
-    more, common and one-letter words such as an "R:" prefix left out), or by its file name
+    more, common and one-letter words such as an "R:" prefix left out, and "data" or
+    "dataset", which the question may say either way), or by its file name
     with its suffix or before a word for a document ("the faithful data set",
     "faithful.html", "the iris page").
     """
     q = " ".join(_WORD.findall(question.lower()))
-    asked = set(_words(q))
+    said = _words(q)
+    asked = set(said) | {a + b for a, b in zip(said, said[1:])}  # "data set" says "dataset"
     tables = {t.label for t in catalog if not incidental(t)}
     names = []
     for doc in documents:
@@ -216,7 +223,7 @@ def text_names(
         if not label or label in tables:
             continue
         title = [w for w in _words(str(doc.get("title") or "")) if len(w) > 1]
-        if len(set(title)) >= 2 and set(title) <= asked:
+        if len(set(title) - _GENERIC_TITLE) >= 2 and set(title) - _GENERIC_TITLE <= asked:
             names.append(" ".join(title))
         stem = _words(PurePosixPath(label).stem)
         if not stem or not set(stem) <= asked:

@@ -96,6 +96,7 @@ DOCUMENTS = [
     {"label": "docs/sales.csv", "title": "sales"},
     {"label": "docs/regions.html", "title": "R: Sales Regions of the North and South"},
     {"label": "docs/plants.md", "title": "Wind farms of Scotland"},
+    {"label": "docs/north.rst", "title": "North Sea wind dataset"},
 ]
 
 
@@ -115,6 +116,12 @@ DOCUMENTS = [
             False,
         ),
         ("What is the total revenue of the regions in the plants.md file?", ["plants"], True),
+        # "data set" and "dataset", and a title's "data", are said either way
+        (
+            "How many turbines does the North Sea wind data set list?",
+            ["north sea wind dataset"],
+            False,
+        ),
         ("How many units sold were recorded in the North region?", [], True),
         ("How many rows does the sales table hold?", [], True),  # a table's file: not a text
         ("How many regions are there?", [], True),  # "regions" alone does not name the page
