@@ -717,11 +717,18 @@ def test_a_value_said_with_its_signs_is_said(tmp_path):
             "SELECT COUNT(*) + 1 FROM crime WHERE murder_rate < "
             "(SELECT murder_rate FROM crime WHERE state = 'Ohio')",
         ),
+        (
+            "Which state has the third lowest murder rate?",
+            "SELECT state FROM crime WHERE murder_rate IS NOT NULL ORDER BY murder_rate ASC "
+            "LIMIT 1 OFFSET 2",
+        ),
+        ("Which state had the second highest murder rate in 2009?", ""),  # a condition too
+        ("Which state has the second highest murder rate of Ohio and Utah?", ""),
         ("How much higher is Utah than Ohio?", ""),  # no number column named
         ("What is the poverty of Utah?", ""),  # a look-up
     ],
 )
-def test_a_difference_or_rank_of_named_rows_is_written_in_code(store, question, sql):
+def test_a_difference_rank_or_place_of_named_rows_is_written_in_code(store, question, sql):
     assert computed_query(question, store.catalog()) == sql
 
 
