@@ -52,7 +52,7 @@ $(DEV_STAMP): $(STAMP) requirements-dev.lock
 # 10 MB) unpacked into the venv, no root needed when apt's lists are there; a tesseract already
 # on the PATH (or CRAG_TESSERACT) is used instead. Where neither can be had, setup goes on and
 # crag reports such pages as needing OCR; `make ocr-required` (the tests) stops there instead.
-TESSERACT_DEBS := tesseract-ocr libtesseract5 liblept5 tesseract-ocr-eng libwebpmux3
+TESSERACT_DEBS := tesseract-ocr libtesseract5 liblept5 tesseract-ocr-eng libwebpmux3 libopenjp2-7
 ocr: $(STAMP)
 	@$(MAKE) --no-print-directory ocr-required || echo "OCR stays off until Tesseract is installed (see above)." >&2
 
