@@ -262,7 +262,8 @@ def test_a_table_question_is_answered_by_sql_and_cites_its_table(fake_services, 
     assert result.state["sources"] == [
         {"id": "table:sales", "source": "docs/sales.csv", "location": "table", "sql": sql}
     ]
-    assert result.state["confidence"] == tool_confidence("table:value:1")
+    signals = result.state["tool_signals"]
+    assert result.state["confidence"] == tool_confidence("table:value:1", signals)
     assert 0.5 < result.state["confidence"] < 1  # fitted: most table answers were right
     (call,) = [c for c in llm.calls if c["prompt"] == "write_sql"]
     assert "CREATE TABLE sales" in call["text"] and "wind_farms" not in call["text"]
