@@ -520,7 +520,7 @@ ORDINALS = {2: "second", 3: "third"}
 
 
 def _ordinals(rng: random.Random) -> Iterable[dict[str, Any]]:
-    """ "Which … has the second highest …?": the row at a place other than the first."""
+    """The row at a place other than the first: "Which … has the second highest …?"."""
     for t in NAMED:
         data = [r for r in load(t.file) if r.get(t.key)]
         col, words = rng.choice(sorted(t.measures.items()))

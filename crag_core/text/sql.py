@@ -215,7 +215,9 @@ def text_names(
     """
     q = " ".join(_WORD.findall(question.lower()))
     said = _words(q)
-    asked = set(said) | {a + b for a, b in zip(said, said[1:])}  # "data set" says "dataset"
+    asked = set(said) | {
+        a + b for a, b in zip(said, said[1:], strict=False)
+    }  # "data set": "dataset"
     tables = {t.label for t in catalog if not incidental(t)}
     names = []
     for doc in documents:

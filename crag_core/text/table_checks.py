@@ -589,7 +589,7 @@ def computed_query(question: str, tables: Sequence[TableInfo]) -> str:
 def _nth_query(
     question: str, place: tuple[int, str], words: Sequence[str], tables: Sequence[TableInfo]
 ) -> str:
-    """"Which state has the third lowest murder rate?": the key of the row at that place.
+    """The key of the row at a place: "Which state has the third lowest murder rate?".
 
     Only for a question with no other condition (no value, number or date it names): the
     column that names the rows (one row per value) the question says ("which country"), or a
@@ -927,7 +927,13 @@ def _one_row_counted(sql: str, tables: Sequence[TableInfo]) -> list[str]:
 _CONVERSIONS = {
     r"\b(?:thousands?|millions?|billions?|kilo\w*|per\s+[\d,]+)\b": {10.0, 1e3, 1e6, 1e9},
     r"\b(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|annual\w*)\b": {
-        7.0, 12.0, 24.0, 52.0, 60.0, 365.0, 3600.0
+        7.0,
+        12.0,
+        24.0,
+        52.0,
+        60.0,
+        365.0,
+        3600.0,
     },
 }
 """Constants a unit the question says may bring into a query: a scale, a time's parts."""
@@ -968,8 +974,10 @@ _MONTH_NAMED = re.compile(
 
 
 def _abbreviates(short: str, name: str) -> bool:
-    """Whether a column's name could be ``name`` shortened: its letters, in order, from the
-    first ("AMZN", "AAPL" of "Amazon", "Apple"; a doubled letter read once)."""
+    """Whether a column's name could be ``name`` shortened ("AMZN" of "Amazon").
+
+    Its letters, in order, from the first; a doubled letter read once ("AAPL" of "Apple").
+    """
     letters = re.sub(r"(.)\1", r"\1", re.sub(r"[^a-z]", "", short.lower()))
     word = name.lower()
     if len(letters) < 2 or not word.startswith(letters[0]):
