@@ -65,8 +65,10 @@ _MEANING = re.compile(
 )
 """A question about what a column means: its documentation's, never its cells' to answer."""
 _DOCUMENT_NOUN = r"(?:data\s*sets?|data|page|document|file|report|description|article|paper)"
+MONTH_WORD = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+"""A month's name or its short form, in a pattern ("Jan", "September", "Sept")."""
 _DATED = re.compile(
-    r"\b(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(?:\d{1,2},?\s+)?"
+    rf"\b(?:{MONTH_WORD}\.?\s+(?:\d{{1,2}},?\s+)?"
     r"\d{4}|\d{4}-\d{2}(?:-\d{2})?|(?:19|20)\d{2})\b",
     re.I,
 )
@@ -156,16 +158,20 @@ def names_column(question_words: Sequence[str], column: str) -> bool:
     Words under three letters (units: "mm", "g") are left out unless the name has no other;
     numbers are kept ("population under 15" names ``pop15``, not ``pop75``).
     """
-    words = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", column)
-    words = [w.lower() for w in words]
+    words = _column_words(column)
     kept = [w for w in words if (len(w) >= 3 or w.isdigit()) and w not in STOPWORDS] or words[:1]
     return bool(kept) and all(any(_alike(w, q) for q in question_words) for w in kept)
 
 
 def touches_column(question_words: Sequence[str], column: str) -> bool:
     """Whether a question says any word of a column's name (``gdpPercap`` by "GDP")."""
-    words = [w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", column)]
+    words = _column_words(column)
     return any(_alike(w, q) for w in words if w not in STOPWORDS for q in question_words)
+
+
+def _column_words(column: str) -> list[str]:
+    """A column name's words, lower case: ``gdpPercap`` is gdp, percap; ``pop15`` pop, 15."""
+    return [w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", column)]
 
 
 def match_tables(question: str, catalog: Sequence[TableInfo]) -> list[TableMatch]:
@@ -214,10 +220,8 @@ def text_names(
     "faithful.html", "the iris page").
     """
     q = " ".join(_WORD.findall(question.lower()))
-    said = _words(q)
-    asked = set(said) | {
-        a + b for a, b in zip(said, said[1:], strict=False)
-    }  # "data set": "dataset"
+    said = _words(q)  # and each two in a row as one: "data set" says "dataset"
+    asked = set(said) | {a + b for a, b in zip(said, said[1:], strict=False)}
     tables = {t.label for t in catalog if not incidental(t)}
     names = []
     for doc in documents:

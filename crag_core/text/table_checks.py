@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from crag_core.text.sql import (
     ABBREVIATED,
     ANALYTIC,
+    MONTH_WORD,
     Span,
     equalities,
     named_values,
@@ -66,11 +67,8 @@ _EACH = re.compile(r"\b(?:each|per|every|by (?:year|month|day|country|state|grou
 _NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w.,]*\d)")
 _PER = re.compile(r"\bper\s+$", re.I)
 """A unit before a number: "arrests per 100,000 residents" states no constant."""
-_DATE_WORDS = re.compile(
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|"
-    r"th)?,?\s+\d{4}\b",
-    re.I,
-)
+_DATE_WORDS = re.compile(rf"\b{MONTH_WORD}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b", re.I)
+_MONTH_NAMED = re.compile(rf"\b{MONTH_WORD}\b", re.I)
 _ORDINAL_WORDS = re.compile(r"\b\d+(?:st|nd|rd|th)\b", re.I)
 _STRING = re.compile(r"'((?:[^']|'')*)'")
 """A string of a query, '' inside."""
@@ -126,21 +124,29 @@ def _order(words: str) -> str:
     return "ASC" if _LOW.search(words) else "DESC" if _HIGH.search(words) else ""
 
 
-def _misordered(sql: str, words: str) -> bool:
-    """Whether a query orders the other way than the place asked ("third lowest" by DESC)."""
+def _misordered(bare: str, words: str) -> bool:
+    """Whether a query (its strings blanked) orders the other way than the place asked."""
     order = _order(words)
-    bare = _STRING.sub("''", sql).lower()
+    bare = bare.lower()
     found = re.findall(r"\border\s+by\s+[^;]*?\b(asc|desc)\b", bare)
     said = found[-1].upper() if found else ("ASC" if re.search(r"\border\s+by\b", bare) else "")
     return bool(order and said and said != order)
 
 
-def _skips(sql: str, place: int) -> bool:
-    """Whether a query skips the rows before ``place``: an OFFSET, or the second by a MAX/MIN."""
-    bare = _STRING.sub("''", sql).lower()
+def _skips(bare: str, place: int) -> bool:
+    """Whether a query skips the rows before ``place`` (an OFFSET; the second: below a MAX or MIN).
+
+    ``bare``: the query, its strings blanked.
+    """
+    bare = bare.lower()
     skipped = rf"\boffset\s+{place - 1}\b|\blimit\s+{place - 1}\s*,"
     below_top = place == 2 and re.search(r"[<>]\s*\(\s*select\s+(?:max|min)\s*\(", bare)
     return bool(re.search(skipped, bare) or below_top)
+
+
+def _question_words(question: str) -> list[str]:
+    """A question's words (ASCII letters and digits, lower case) without the ``STOPWORDS``."""
+    return [w for w in re.findall(r"[a-z0-9]+", question.lower()) if w not in STOPWORDS]
 
 
 def asks_one(question: str) -> bool:
@@ -236,6 +242,7 @@ def problems(
       (``_unsaid_constants``).
     """
     found: list[str] = []
+    bare = _STRING.sub("''", sql)  # no strings: '2015-04-30' holds no subtraction
     rows = _distinct_rows(result)
     texts = _texts(result)
     pair = alternatives(question)
@@ -250,7 +257,7 @@ def problems(
     elif asks_one(question) and rows > 1:
         found.append(f"the question asks for one; the result has {rows} rows (ORDER BY … LIMIT 1)")
     place = nth(question)
-    if place is not None and (not _skips(sql, place[0]) or _misordered(sql, place[1])):
+    if place is not None and (not _skips(bare, place[0]) or _misordered(bare, place[1])):
         found.append(
             f"the question asks for the {place[1]}: one row, after the {place[0] - 1} "
             f"before it in that order, e.g. {_nth_idiom(place[0], _order(place[1]))}"
@@ -266,7 +273,6 @@ def problems(
             "the question asks about missing values: an empty cell is NULL, e.g. WHERE <column> "
             "IS NULL"
         )
-    bare = _STRING.sub("''", sql)  # no strings: '2015-04-30' holds no subtraction
     if _RANK.search(question):
         if not (rows == 1 and _is_number(result)):
             found.append(f"the question asks for a rank: one number, e.g. {_rank_idiom()}")
@@ -309,9 +315,9 @@ def problems(
                     "query does not use it"
                 )
     found += _aggregates_left_out(question, low_sql, tables)
-    found += _unsaid_answer(question, sql, tables)
-    found += _one_row_counted(sql, tables)
-    found += _unsaid_constants(question, sql)
+    found += _unsaid_answer(question, sql, bare, tables)
+    found += _one_row_counted(sql, bare, tables)
+    found += _unsaid_constants(question, bare)
     found += _unsaid_filters(question, sql, tables)
     found += _every_value(question, result, tables)
     found += _mistyped(sql, tables, spans or {})
@@ -542,12 +548,12 @@ def computed_query(question: str, tables: Sequence[TableInfo]) -> str:
     """
     difference = _HOW_MUCH_MORE.search(question) or _DIFFERENCE.search(question)
     rank = _RANK.search(question)
-    words = [w for w in re.findall(r"[a-z0-9]+", question.lower()) if w not in STOPWORDS]
     place = nth(question)
-    if place is not None and not (difference or rank):
-        return _nth_query(question, place, words, tables)
-    if not (difference or rank):
+    if not (difference or rank or place):
         return ""
+    words = _question_words(question)
+    if not (difference or rank):
+        return _nth_query(question, place, words, tables) if place else ""
     dated = _dated_change(question, words, tables) if difference and not rank else ""
     if dated:
         return dated
@@ -840,7 +846,7 @@ _NAMES = re.compile(r"(?<=[\w,;)] )[A-Z][a-z]+(?:[A-Z][a-z]+)*\b")
 """A capitalised word past a question's first: a name ("Antarctica", "Trudeau")."""
 
 
-def _unsaid_answer(question: str, sql: str, tables: Sequence[TableInfo]) -> list[str]:
+def _unsaid_answer(question: str, sql: str, bare: str, tables: Sequence[TableInfo]) -> list[str]:
     """A name the question asks about that the table does not hold, answered from another column.
 
     "How many votes did <a candidate no column names> get?" of a table with a column per
@@ -854,11 +860,11 @@ def _unsaid_answer(question: str, sql: str, tables: Sequence[TableInfo]) -> list
     with ``hp``), is not flagged: a column's name is often an abbreviation a question cannot
     be matched to (``qsec`` for "quarter-mile time", ``psavert`` for "personal savings rate").
     """
-    selected = _SELECTED.match(_STRING.sub("''", sql))
+    selected = _SELECTED.match(bare)
     if selected is None:
         return []
     read = selected.group(1).lower()
-    q_words = [w for w in re.findall(r"[a-z0-9]+", question.lower()) if w not in STOPWORDS]
+    q_words = _question_words(question)
     answers = {
         (table, c)
         for table in tables
@@ -901,14 +907,14 @@ def _unsaid_answer(question: str, sql: str, tables: Sequence[TableInfo]) -> list
     ]
 
 
-def _one_row_counted(sql: str, tables: Sequence[TableInfo]) -> list[str]:
+def _one_row_counted(sql: str, bare: str, tables: Sequence[TableInfo]) -> list[str]:
     """A count of the rows one value of a key names: 1 whatever the question asked.
 
     "What is the number of inhabitants of Lavaux?" of a table with one row per province
     answered ``SELECT COUNT(*) FROM swiss WHERE province = 'Lavaux'``. A rank's count (rows
     above a named one: ``>``) and a count with a subquery are left alone.
     """
-    bare = _STRING.sub("''", sql).lower()
+    bare = bare.lower()
     if not re.search(r"\bcount\s*\(", bare) or re.search(r"[<>]|\(\s*select\b", bare):
         return []
     for name, value in equalities(sql):
@@ -939,15 +945,14 @@ _CONVERSIONS = {
 """Constants a unit the question says may bring into a query: a scale, a time's parts."""
 
 
-def _unsaid_constants(question: str, sql: str) -> list[str]:
+def _unsaid_constants(question: str, bare: str) -> list[str]:
     """Numbers a query computes with that the question does not say ("1000 * (1 - x)").
 
     Left alone: 0, 1, 2 and 100 (a share as a percentage), a ``LIMIT``/``OFFSET``, a day or
     a month's number where the question names a month, and the constants of a unit it says
     (``_CONVERSIONS``). The other direction, a number the question says that the query does
-    not use, is ``problems``'s own.
+    not use, is ``problems``'s own. ``bare``: the query, its strings blanked.
     """
-    bare = _STRING.sub("''", sql)
     bare = re.sub(r"\b(?:limit|offset)\s+\d+(?:\s*,\s*\d+)?", " ", bare, flags=re.I)
     said = {float(n.replace(",", "")) for n in re.findall(r"\d[\d,]*(?:\.\d+)?", question)}
     allowed = {0.0, 1.0, 2.0, 100.0} | said
@@ -966,11 +971,6 @@ def _unsaid_constants(question: str, sql: str) -> list[str]:
                 "answer)"
             ]
     return []
-
-
-_MONTH_NAMED = re.compile(
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b", re.I
-)
 
 
 def _abbreviates(short: str, name: str) -> bool:
