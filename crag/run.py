@@ -10,6 +10,7 @@ from typing import Any
 from crag.threads import thread_config, thread_graph
 from crag_core.clients import usage
 from crag_core.schema.context import Context
+from crag_core.schema.state import scope_of, tool_of
 
 
 @dataclass
@@ -52,8 +53,9 @@ class RunResult:
             "sources": self.state.get("sources", []),
             "parts": sorted(self.state.get("parts") or [], key=lambda p: p["index"]),
             "path": self.path,
-            "tool": self.state.get("tool") or "search",
-            "where": self.state.get("where", ""),
+            "tool": tool_of(self.state),
+            "plan": self.state.get("plan"),
+            "where": scope_of(self.state),
             "retries": self.state.get("retry_count", 0),
             "web_search_used": bool(self.state.get("web_search_used")),
             "cache_hit": bool(self.state.get("cache_hit")),

@@ -76,7 +76,15 @@ from crag_core.schema.context import (
     Context,
     context_of,
 )
-from crag_core.schema.state import InputState, OutputState, PartInput, PartOutput, RAGState
+from crag_core.schema.state import (
+    InputState,
+    OutputState,
+    PartInput,
+    PartOutput,
+    RAGState,
+    scope_of,
+    tool_of,
+)
 from graph.factory import ServiceFactory, ledgered
 from nodes import (
     analyze_query,
@@ -187,8 +195,8 @@ def route_after_cache(state: RAGState) -> Literal["finalize", "choose_tool"]:
 def route_after_tool(
     state: RAGState,
 ) -> Literal["read_document", "query_catalog", "query_table", "retrieve"]:
-    """Follow the tool ``choose_tool`` chose."""
-    tool = state.get("tool")
+    """Follow the plan ``choose_tool`` made."""
+    tool = tool_of(state)
     if tool == "document":
         return "read_document"
     if tool == "catalog":
@@ -211,7 +219,7 @@ def route_after_grading(state: RAGState) -> Literal["generate", "web_search"]:
     used the web yet searches it too: a retry must bring new knowledge, not re-send the
     prompt that just failed.
     """
-    if state.get("web_searched") or state.get("where"):  # a question scoped to its documents
+    if state.get("web_searched") or scope_of(state):  # a question scoped to its documents
         return "generate"
     retry_without_web = state.get("retry_count", 0) > 0 and not state.get("web_search_used")
     if state.get("retrieval_verdict") == "correct" and not retry_without_web:
@@ -237,7 +245,7 @@ def _can_retry(state: RAGState, runtime: Runtime[Context]) -> bool:
     its search of the text is one pass, so the whole question stays within about three
     passes' time (a retried text pass after two queries took 175 s on 2 cores).
     """
-    if state.get("tool") == "table":
+    if tool_of(state) == "table":
         return False
     return state.get("retry_count", 0) < context_of(runtime).max_retries
 

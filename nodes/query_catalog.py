@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
@@ -11,9 +10,9 @@ from langgraph.runtime import Runtime
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Source, Update
-from crag_core.text.catalog import catalog_answer, catalog_query, named_by, select
+from crag_core.text.catalog import CatalogQuery, catalog_answer, named_by, select
 from crag_core.text.words import plural
-from nodes.common import question_of, reports
+from nodes.common import reports
 from nodes.confidence import tool_confidence
 
 MAX_SOURCES = 20
@@ -31,16 +30,18 @@ def query_catalog(state: RAGState, runtime: Runtime[Context], services: Services
     """Count or list the collection's documents that fit the question's filter.
 
     The filter (file types, a date range on when files were modified or ingested, resolved
-    against today; a topic) is read by rules (``crag_core.text.catalog``) and applied to the
+    against the day it was asked; a topic) is the plan's (``choose_tool``) and is applied to the
     documents' stored metadata; a topic keeps the documents whose chunks the text search finds
     at or above ``min_similarity``, or whose title or name holds it. The answer is a count or
     the documents' names, each cited; no model call. Its confidence is the share of right
     catalog answers on the calibration split (``nodes.confidence.tool_confidence``).
     """
     ctx = context_of(runtime)
-    query = catalog_query(question_of(state), dt.date.today())
-    assert query is not None and services.documents is not None  # choose_tool checked both
-    docs = select(query, services.documents())
+    plan = state.get("plan")
+    if plan is None or plan["tool"] != "catalog":
+        raise ValueError("query_catalog answers choose_tool's catalog plan, and there is none")
+    query = CatalogQuery.from_json(plan["query"])
+    docs = select(query, services.documents() if services.documents else [])
     if query.topic:
         hits = services.retriever.search(query.topic, ctx.top_k * 3)
         covering = {

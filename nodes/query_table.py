@@ -16,7 +16,6 @@ from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Source, Update, Withheld
 from crag_core.text.sql import (
     Span,
-    asked_tables,
     did_you_mean,
     extract_sql,
     held_by,
@@ -57,7 +56,7 @@ def describe(update: Mapping[str, Any]) -> str:
 
 @reports(describe)
 def query_table(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
-    """Write a SELECT for the question over the tables it names, run it, check it, answer.
+    """Write a SELECT over the tables the plan names, run it, check it, answer.
 
     The model sees the named tables (at most ``MAX_TABLES``) as ``CREATE TABLE`` statements
     with a few rows each, each column's range and the values the question names
@@ -93,13 +92,16 @@ def query_table(state: RAGState, runtime: Runtime[Context], services: Services) 
     """
     ctx = context_of(runtime)
     question = question_of(state)
+    plan = state.get("plan")
     store = services.tables
-    assert store is not None  # ``choose_tool`` sends no question here without a table store
+    if plan is None or plan["tool"] != "table" or store is None:
+        raise ValueError("query_table queries choose_tool's table plan, and there is none")
     update: Update = {"prompt_versions": {}}
     sql, feedback, reason, rejected = "", "", "", ""
     try:
         catalog = store.catalog()
-        tables = asked_tables(question, catalog)
+        by_name = {t.name: t for t in catalog}
+        tables = [by_name[t["name"]] for t in plan["tables"] if t["name"] in by_name]
         ranges = {t.name: spans(store, t) for t in tables}
         text = schema_of(store, tables, question, ranges)
     except CragError as exc:

@@ -11,7 +11,7 @@ from crag_core.clients.llm import complete
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Source, Update
-from crag_core.text.whole_document import document_request, joined, parts
+from crag_core.text.whole_document import joined, parts
 from crag_core.text.words import normalize
 from nodes.answers import NO_ANSWER
 from nodes.common import question_of, reports
@@ -36,7 +36,7 @@ def describe(update: Mapping[str, Any]) -> str:
 
 @reports(describe)
 def read_document(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
-    """Read the document the question names, in order, and answer from all of it.
+    """Read the document the question names (the plan's), in order, and answer from all of it.
 
     Its chunks are joined back in order (overlaps once). A document that fits
     ``context_tokens`` is read in one call; a longer one in parts that each fit (at most
@@ -47,11 +47,11 @@ def read_document(state: RAGState, runtime: Runtime[Context], services: Services
     """
     ctx = context_of(runtime)
     question = question_of(state)
-    assert services.documents is not None and services.document_chunks is not None
-    request = document_request(question, services.documents())
-    assert request is not None  # choose_tool checked
-    doc = request.document
-    text = joined([c.page_content for c in services.document_chunks(str(doc["doc_id"]))])
+    plan = state.get("plan")
+    if plan is None or plan["tool"] != "document" or services.document_chunks is None:
+        raise ValueError("read_document reads choose_tool's document plan, and there is none")
+    chunks = services.document_chunks(plan["doc_id"])
+    text = joined([c.page_content for c in chunks])
     pieces = parts(text, ctx.context_tokens)
     read = pieces[:MAX_PARTS]
     update: Update = {"prompt_versions": {}}
@@ -72,9 +72,7 @@ def read_document(state: RAGState, runtime: Runtime[Context], services: Services
         if len(read) == len(pieces)
         else (f"the first {len(read)} of its {len(pieces)} parts")
     )
-    source = Source(
-        id=str(doc["doc_id"]), source=str(doc.get("label") or doc["doc_id"]), location=where
-    )
+    source = Source(id=plan["doc_id"], source=plan["name"], location=where)
     warnings = (
         []
         if len(read) == len(pieces)

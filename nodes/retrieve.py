@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
-from crag_core.schema.state import RAGState, Update, pass_reset
+from crag_core.schema.state import RAGState, Update, pass_reset, scope_of
 from crag_core.text.documents import doc_id, reciprocal_rank_fusion
 from crag_core.text.filters import parse_where
 from crag_core.text.read_around import read_around, within_budget
@@ -27,17 +27,17 @@ def retrieve(state: RAGState, runtime: Runtime[Context], services: Services) -> 
     graded irrelevant are skipped and the search goes that much deeper, so the retry grades
     chunks it has not seen. A chunk cut mid-sentence gets that sentence completed from its
     neighbour (``read_around``), and the documents are held to ``context_tokens``
-    (``crag_core.text.read_around``). A question that names the documents to search (``where``
-    from ``choose_tool``) searches only those; none matching is said (``unfilled``). A new
-    pass starts from the zero of every per-pass key: no web results, no scores of the pass
-    before (``crag_core.schema.state.pass_reset``).
+    (``crag_core.text.read_around``). A question that names the documents to search (the
+    plan's ``where``, from ``choose_tool``) searches only those; none matching is said
+    (``unfilled``). A new pass starts from the zero of every per-pass key: no web results, no
+    scores of the pass before (``crag_core.schema.state.pass_reset``).
     """
     ctx = context_of(runtime)
     retriever = services.retriever
     rejected = set(state.get("rejected_chunks") or [])
     candidates = (question_of(state), state.get("rewritten_query"))
     queries = list(dict.fromkeys(q for q in candidates if q))
-    where = parse_where(state.get("where") or "")
+    where = parse_where(scope_of(state))
     rankings = [retriever.search(q, ctx.top_k + len(rejected), where) for q in queries]
     kept = above_floor(rankings, ctx.min_similarity, ctx.keyword_min_similarity, rejected)
     docs = kept[: ctx.top_k]
@@ -53,9 +53,9 @@ def retrieve(state: RAGState, runtime: Runtime[Context], services: Services) -> 
 
 def _unfilled(unfilled: str | None, state: RAGState) -> str:
     """Why nothing was found: an empty collection, or no document the question named."""
-    if unfilled or not state.get("where"):
+    if unfilled or not scope_of(state):
         return unfilled or ""
-    return f"No document in the collection matches what the question names ({state['where']})."
+    return f"No document in the collection matches what the question names ({scope_of(state)})."
 
 
 def _top_keyword_hit(ranking: list[Document], rejected: Set[str]) -> str | None:

@@ -486,7 +486,7 @@ def routes(qset: QuestionSet, split: str) -> str:
     for row in read_records(qset.questions):
         if row["split"] == split:
             sent[
-                (row["template"], row["tool"], str(choose(row["question"], services)["tool"]))
+                (row["template"], row["tool"], str(choose(row["question"], services)[0]["tool"]))
             ] += 1
     rows = [
         {"template": t, "labelled": label, "chosen": chosen, "questions": n}

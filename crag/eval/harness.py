@@ -36,7 +36,7 @@ from crag.eval.tables import cell, markdown_table
 from crag.run import RunResult, run_question
 from crag_core.clients import usage
 from crag_core.schema.context import Context
-from crag_core.schema.state import RAGState
+from crag_core.schema.state import RAGState, scope_of, tool_of
 from crag_core.text.documents import containing, doc_id
 from graph.naive import naive_context
 from nodes.answers import is_no_answer
@@ -134,7 +134,8 @@ def outcome(result: RunResult) -> dict[str, Any]:
     withheld = state.get("withheld") or {}
     return {
         "prediction": prediction,
-        "tool": state.get("tool") or "search",
+        "tool": tool_of(state),
+        "plan": state.get("plan"),
         "cost": state.get("cost") or [],
         "first_token_s": result.first_token_s,
         "confidence": state.get("confidence"),
@@ -151,7 +152,7 @@ def outcome(result: RunResult) -> dict[str, Any]:
         "rejected_chunk_ids": state.get("rejected_chunks", []),
         "path": result.path,
         "route": state.get("route", "single"),
-        "where": state.get("where", ""),
+        "where": scope_of(state),
         "retries": state.get("retry_count", 0),
         "web_search_used": bool(state.get("web_search_used")),
         "kb_fallback": bool(state.get("kb_fallback")),

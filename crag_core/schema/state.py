@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import operator
 import types
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal, NotRequired, Union, get_args, get_origin, get_type_hints
 
 from langchain_core.documents import Document
@@ -68,6 +69,96 @@ Route = Literal["small_talk", "history", "single", "multi_part", "multi_step"]
 """How a turn is handled (``analyze_query``)."""
 Tool = Literal["search", "table", "catalog", "document"]
 """What a question's pass reads (``choose_tool``)."""
+
+
+class SearchPlan(TypedDict):
+    """Search the text (the knowledge base, then the web), of the documents ``where`` keeps."""
+
+    tool: Literal["search"]
+    reason: str
+    """Why, in a few words."""
+    where: str
+    """The documents the question limits its search to ("according to the PDFs":
+    ``type=pdf``), in crag's filter language (``crag_core.text.filters``); "" for all."""
+
+
+class TableAsked(TypedDict):
+    """A table the question is asked of, and what of it the question names."""
+
+    name: str
+    """The table's name in the table store."""
+    columns: list[str]
+    """The columns it names (the file's own names)."""
+    values: list[str]
+    """Listed values of the table's columns it holds."""
+
+
+class TablePlan(TypedDict):
+    """Query the tables the question names with SQL (the text when no query answers)."""
+
+    tool: Literal["table"]
+    reason: str
+    tables: list[TableAsked]
+    """Those it names best, best first (``crag_core.text.sql.asked_matches``)."""
+
+
+class CatalogAsked(TypedDict):
+    """A question about the collection's documents as a query of their metadata.
+
+    ``crag_core.text.catalog.CatalogQuery``, its dates resolved against the day it was asked
+    and ISO-written.
+    """
+
+    kind: Literal["count", "list"]
+    types: list[str]
+    date_of: Literal["modified", "ingested"]
+    start: str | None
+    end: str | None
+    topic: str
+    said: list[str]
+    named: str
+    order: Literal["", "newest", "oldest"]
+
+
+class CatalogPlan(TypedDict):
+    """Count or list the documents the catalog query keeps."""
+
+    tool: Literal["catalog"]
+    reason: str
+    query: CatalogAsked
+    where: str
+    """The query's filter in crag's filter language (its topic is no metadata: left out)."""
+
+
+class DocumentPlan(TypedDict):
+    """Read one document whole: a summary of it, or what it says of ``topic``."""
+
+    tool: Literal["document"]
+    reason: str
+    doc_id: str
+    name: str
+    """What the document is called in the answer: its label, else its title."""
+    topic: str
+    """What is asked of it ("" for a summary)."""
+
+
+Plan = SearchPlan | TablePlan | CatalogPlan | DocumentPlan
+"""What ``choose_tool`` decided for a question's pass, with everything the tool needs: the tools
+read it and never parse the question again."""
+
+
+def tool_of(state: Mapping[str, Any]) -> Tool:
+    """The tool a pass's plan chose; ``search`` before any plan."""
+    plan: Plan | None = state.get("plan")
+    return plan["tool"] if plan else "search"
+
+
+def scope_of(state: Mapping[str, Any]) -> str:
+    """The documents a pass's plan keeps, in crag's filter language; "" for all of them."""
+    plan: Plan | None = state.get("plan")
+    if plan is None or plan["tool"] == "table" or plan["tool"] == "document":
+        return ""
+    return plan["where"]
 
 
 class Source(TypedDict):
@@ -208,17 +299,12 @@ class OutputState(TypedDict, total=False):
     each its own pass, in parallel) or ``multi_step`` (dependent parts, in order, each later
     part searched with the earlier answer)."""
 
-    tool: Annotated[Tool | None, PER_TURN]
-    """Where ``choose_tool`` sent the question: ``search`` (the knowledge base's text, then the
-    web), ``table`` (SQL over the collection's tables; text search when that fails) or
-    ``catalog`` (the collection's documents: how many, which, of what type, from when) or
-    ``document`` (one document the question names, read whole: a summary, what it says)."""
-    plan_reason: Annotated[str, PER_TURN]
-    """Why ``choose_tool`` chose the tool, in a few words."""
-    where: Annotated[str, PER_TURN]
-    """The documents the question names, in crag's filter language
-    (``crag_core.text.filters``): a search limited to them ("according to the PDFs":
-    ``type=pdf``), or those a catalog question counts or lists; "" for all."""
+    plan: Annotated[Plan | None, PER_TURN]
+    """What ``choose_tool`` decided: ``search`` (the knowledge base's text, then the web;
+    limited to the documents the question names), ``table`` (SQL over the tables it names;
+    text search when that fails), ``catalog`` (the collection's documents: how many, which, of
+    what type, from when) or ``document`` (one document the question names, read whole: a
+    summary, what it says), with why and what the tool reads (``Plan``)."""
     sql: Annotated[str, PER_TURN]
     """The SQL of a table question: the query that answered it, or the last one tried."""
     answer_kind: Annotated[str, PER_TURN]

@@ -12,7 +12,7 @@ import calendar
 import datetime as dt
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from crag_core.text.words import STOPWORDS
@@ -121,6 +121,32 @@ class CatalogQuery:
     def where(self) -> str:
         """The filter in crag's ``where`` language (the topic is no metadata: left out)."""
         return where_text(self.types, self.date_of, self.start, self.end)
+
+    def as_json(self) -> dict[str, Any]:
+        """The query as JSON values (a run's state holds it): dates ISO-written, sets sorted."""
+        fields = asdict(self)
+        return fields | {
+            "types": sorted(self.types),
+            "start": self.start.isoformat() if self.start else None,
+            "end": self.end.isoformat() if self.end else None,
+            "said": list(self.said),
+        }
+
+    @classmethod
+    def from_json(cls, fields: Mapping[str, Any]) -> CatalogQuery:
+        """The query ``as_json`` wrote."""
+        start, end = fields.get("start"), fields.get("end")
+        return cls(
+            kind=fields["kind"],
+            types=frozenset(fields.get("types") or ()),
+            date_of=fields.get("date_of") or "modified",
+            start=dt.date.fromisoformat(start) if start else None,
+            end=dt.date.fromisoformat(end) if end else None,
+            topic=fields.get("topic") or "",
+            said=tuple(fields.get("said") or ()),
+            named=fields.get("named") or "",
+            order=fields.get("order") or "",
+        )
 
 
 def where_text(

@@ -190,7 +190,7 @@ def match_tables(question: str, catalog: Sequence[TableInfo]) -> list[TableMatch
     return sorted(matches, key=lambda m: -m.score)
 
 
-def asked_tables(question: str, catalog: Sequence[TableInfo]) -> list[TableInfo]:
+def asked_matches(question: str, catalog: Sequence[TableInfo]) -> list[TableMatch]:
     """The tables a question is asked of: those it names best, at most ``MAX_TABLES``.
 
     A table the question names less than half as much as the best (a "year" column, where
@@ -200,7 +200,12 @@ def asked_tables(question: str, catalog: Sequence[TableInfo]) -> list[TableInfo]
     if not matches:
         return []
     best = matches[0].score
-    return [m.table for m in matches[:MAX_TABLES] if 2 * m.score >= best]
+    return [m for m in matches[:MAX_TABLES] if 2 * m.score >= best]
+
+
+def asked_tables(question: str, catalog: Sequence[TableInfo]) -> list[TableInfo]:
+    """The tables of ``asked_matches``."""
+    return [m.table for m in asked_matches(question, catalog)]
 
 
 _GENERIC_TITLE = frozenset({"data", "dataset", "datasets"})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from crag.run import run_question
 from crag_core.schema.context import Context
 from crag_core.text.catalog import (
+    CatalogQuery,
     catalog_answer,
     catalog_query,
     date_range,
@@ -123,7 +125,6 @@ def test_the_graph_answers_from_the_catalog_without_a_model(fake_services, monke
             return TODAY
 
     monkeypatch.setattr("nodes.choose_tool.dt.date", Today)
-    monkeypatch.setattr("nodes.query_catalog.dt.date", Today)
     services = services_with(fake_services, DOCS, [])
     result = run_question("Which files were modified in March 2025?", Context())
     assert result.path[3:] == ["choose_tool", "query_catalog", "finalize"]
@@ -228,6 +229,24 @@ def test_the_catalog_by_what_files_are_and_the_newest_or_oldest(question, kept):
     query = catalog_query(question, TODAY)
     assert query is not None
     assert [d["label"] for d in select(query, KINDS_DOCS)] == kept
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which files were modified in March 2025?",
+        "Which of my files were added last week?",
+        "Which documents cover packet switching?",
+        "Which PDFs were modified most recently?",
+        "Which of my files are changelogs?",
+        "How many spreadsheets do I have?",
+    ],
+)
+def test_a_catalog_query_travels_in_the_plan_as_json_and_back(question):
+    query = catalog_query(question, TODAY)
+    assert query is not None
+    written = json.loads(json.dumps(query.as_json()))
+    assert CatalogQuery.from_json(written) == query
 
 
 def test_last_week_is_a_range_not_the_newest():

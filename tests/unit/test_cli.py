@@ -90,9 +90,11 @@ def test_ask_json_prints_one_object(hash_kb, fake_services, tmp_path):
         "prompt_versions",
         "tool",
         "where",
+        "plan",
     }
     assert out["path"][0] == "contextualize_question" and out["path"][-1] == "finalize"
     assert out["tool"] == "search" and out["where"] == ""
+    assert out["plan"]["tool"] == "search" and out["plan"]["reason"]
 
 
 def test_ask_streams_nodes_and_prints_answer(hash_kb, fake_services, tmp_path):

@@ -163,7 +163,7 @@ def test_the_routes_are_the_ones_their_questions_take(tmp_path):
         state, _ = run_route(route, tmp_path / route)
         taken[route] = (
             state["route"],
-            state.get("tool"),
+            (state.get("plan") or {}).get("tool"),
             bool(state["web_search_used"]),
             state["retry_count"],
         )

@@ -133,7 +133,7 @@ def test_a_question_that_names_its_documents_searches_only_those(kb):
         return {d.metadata["type"] for d in found}, result
 
     types, result = searched("According to the PDFs, does the river Velna flood every spring?")
-    assert types == {"pdf"} and result.state["where"] == "type=pdf"
+    assert types == {"pdf"} and result.state["plan"]["where"] == "type=pdf"
     assert "type=pdf" in next(s.summary for s in result.steps if s.node == "choose_tool")
     types, _ = searched("In the Markdown files, does the river Velna flood every spring?")
     assert types == {"markdown"}

@@ -11,7 +11,7 @@ from langgraph.runtime import Runtime
 
 from crag.run import RunResult, run_question
 from crag_core.schema.context import Context
-from crag_core.schema.state import RAGState
+from crag_core.schema.state import RAGState, SearchPlan, TablePlan
 from graph import factory as graph_services
 from graph.graph import (
     DECOMPOSITION_STEPS,
@@ -60,12 +60,13 @@ NODES = {
     "finalize",
 }
 
+PDFS_ONLY = SearchPlan(tool="search", reason="it names the PDFs", where="type=pdf")
+TABLE_PLAN = TablePlan(tool="table", reason="it names a column", tables=[])
+
 OUTPUT_KEYS = {
     "messages",
     "route",
-    "tool",
-    "plan_reason",
-    "where",
+    "plan",
     "sql",
     "answer_kind",
     "tool_signals",
@@ -154,7 +155,7 @@ def rt(**ctx: Any) -> Runtime[Context]:
         ({"retrieval_verdict": "ambiguous"}, "web_search"),
         ({"retrieval_verdict": "incorrect"}, "web_search"),
         ({"retrieval_verdict": "incorrect", "web_searched": True}, "generate"),
-        ({"retrieval_verdict": "incorrect", "where": "type=pdf"}, "generate"),  # scoped: no web
+        ({"retrieval_verdict": "incorrect", "plan": PDFS_ONLY}, "generate"),  # scoped: no web
         ({"retrieval_verdict": "correct", "retry_count": 1}, "web_search"),
         (
             {"retrieval_verdict": "correct", "retry_count": 1, "web_search_used": True},
@@ -173,7 +174,7 @@ def test_route_after_hallucination():
     assert route_after_hallucination({"grounded": "no", "retry_count": 1}, two) == "increment_retry"
     assert route_after_hallucination({"grounded": "no", "retry_count": 2}, two) == "choose_answer"
     assert route_after_hallucination({"grounded": "no"}, rt(max_retries=0)) == "choose_answer"
-    fallback = route_after_hallucination({"grounded": "no", "tool": "table"}, two)
+    fallback = route_after_hallucination({"grounded": "no", "plan": TABLE_PLAN}, two)
     assert fallback == "choose_answer"  # a table question's text fallback: one pass
 
 

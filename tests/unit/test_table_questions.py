@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from langgraph.runtime import Runtime
 
 from crag.run import run_question
 from crag_core.schema.context import Context
+from crag_core.schema.state import RAGState, TableAsked, TablePlan
 from crag_core.text.sql import (
     did_you_mean,
     extract_sql,
@@ -22,6 +24,7 @@ from crag_core.text.sql import (
 )
 from crag_core.text.table_shapes import QueryResult
 from nodes.confidence import tool_confidence
+from nodes.query_table import query_table
 from tests.fakes import happy_responder, make_llm, make_table_store
 
 SALES: list[list[Any]] = [
@@ -267,6 +270,22 @@ def test_a_table_question_is_answered_by_sql_and_cites_its_table(fake_services, 
     assert 0.5 < result.state["confidence"] < 1  # fitted: most table answers were right
     (call,) = [c for c in llm.calls if c["prompt"] == "write_sql"]
     assert "CREATE TABLE sales" in call["text"] and "wind_farms" not in call["text"]
+    plan = result.state["plan"]
+    assert plan["tool"] == "table" and plan["reason"].endswith("asks 'how many'")
+    (sales,) = plan["tables"]
+    assert sales == {"name": "sales", "columns": ["Region", "Units Sold"], "values": ["North"]}
+
+
+def test_the_table_tool_reads_the_tables_the_plan_names(fake_services, store):
+    """The plan is what the tool reads: it does not match the question to tables again."""
+    llm = make_llm(sql_responder("SELECT COUNT(*) FROM wind_farms"))
+    services = fake_services(llm=llm, tables=store)
+    wind_farms = TableAsked(name="wind_farms", columns=[], values=[])
+    plan = TablePlan(tool="table", reason="a test", tables=[wind_farms])
+    state = RAGState(question=QUESTION, plan=plan)
+    query_table(state, Runtime(context=Context()), services)
+    (call,) = [c for c in llm.calls if c["prompt"] == "write_sql"]
+    assert "CREATE TABLE wind_farms" in call["text"] and "CREATE TABLE sales" not in call["text"]
 
 
 def test_a_failed_query_is_written_again_with_the_error(fake_services, store):
