@@ -5,10 +5,14 @@ caller of the API server (signed in, or anyone reaching it in open local mode) i
 run's ``context`` (or ``config.configurable``, which the server reads as the context when no
 context is sent) is checked here by ``crag.auth`` when the run is created:
 
-- **The operator's fields** (``OPERATOR_FIELDS``) choose where the server connects, what it
-  sends there and what it reads: a caller may leave them out or send the server's own value,
-  nothing else (403 naming the field), unless the operator lists the field in
-  ``CRAG_API_CALLER_FIELDS``.
+Each field of the context declares what a caller may do with it (``Caller`` in its metadata:
+``crag_core.schema.context``); a field that declares nothing is the operator's, so a new
+setting is closed to callers until its declaration opens it.
+
+- **The operator's fields** (``OPERATOR_FIELDS``: where the server connects, what it sends
+  there and what it reads, and any undeclared field): a caller may leave them out or send the
+  server's own value, nothing else (403 naming the field and why), unless the operator lists
+  the field in ``CRAG_API_CALLER_FIELDS``.
 - **Bounded fields** (``CALLER_MAXIMA``) may be set up to a bound (or the server's own value,
   if higher): more is 422 naming the field and the bound. ``cache_threshold`` may be raised,
   not lowered: a low one would serve another question's stored answer.
@@ -28,33 +32,22 @@ from typing import Any
 from crag_core.clients.settings import settings
 from crag_core.errors import ConfigError
 from crag_core.formats.outbound import Outbound, parse_allowed
-from crag_core.schema.context import FIELD_NAMES, Context, validated
+from crag_core.schema.context import FIELD_NAMES, Context, caller_rule, validated
 
 OPERATOR_FIELDS: dict[str, str] = {
-    "model": "it chooses where questions and documents are sent, with which key",
-    "grader_model": "it chooses where questions and documents are sent, with which key",
-    "base_url": "it chooses which server the model's calls go to",
-    "web_search": "it chooses the search provider and the key it is called with",
-    "prompt_versions": "it chooses which prompt files the server reads",
-    "llm_timeout_s": "it sets how long one call may hold a worker",
-    "llm_max_retries": "it sets how often a failed call is repeated",
-    "web_timeout_s": "it sets how long one search may hold a worker",
+    name: rule.why for name in sorted(FIELD_NAMES) if not (rule := caller_rule(name)).may_set
 }
-"""Fields an API caller may not choose (unless ``CRAG_API_CALLER_FIELDS`` names them), and why."""
+"""Fields an API caller may not choose (unless ``CRAG_API_CALLER_FIELDS`` names them), and why:
+every field whose declaration (``crag_core.schema.context.Caller``) does not open it."""
 
 CALLER_MAXIMA: dict[str, int] = {
-    "top_k": 20,
-    "context_tokens": 6000,
-    "web_results": 10,
-    "max_tokens": 1024,
-    "refine_top_strips": 10,
-    "max_retries": 3,
-    "max_citation_corrections": 2,
-    "max_subquestions": 3,
+    name: rule.at_most
+    for name in sorted(FIELD_NAMES)
+    if (rule := caller_rule(name)).may_set and rule.at_most is not None
 }
 """The most an API caller may ask of each field (or the server's own value, if higher)."""
 
-NOT_BELOW_SERVER = frozenset({"cache_threshold"})
+NOT_BELOW_SERVER = frozenset(n for n in FIELD_NAMES if caller_rule(n).not_below_server)
 """Fields an API caller may raise above the server's value but not lower."""
 
 MAX_CONCURRENCY = 8

@@ -71,6 +71,42 @@ def _pairs(value: Any) -> Any:
     return value
 
 
+@dataclass(frozen=True)
+class Caller:
+    """What an API caller may do with a setting (the operator, on the CLI or in Python, sets any).
+
+    Every field of ``Context`` declares one in its metadata (``caller``); a field that declares
+    none is the operator's alone, so a new setting is closed to callers until it says otherwise
+    (``crag.policy`` applies them when an API run is created).
+    """
+
+    may_set: bool = False
+    """Whether a caller may choose the field's value; when not, it may only send the server's."""
+    why: str = "it is the server operator's to choose"
+    """Why a caller may not (the refusal names it)."""
+    at_most: int | None = None
+    """The most a caller may ask (or the server's own value, if higher); None: no bound."""
+    not_below_server: bool = False
+    """Whether the caller may raise the value above the server's but not lower it."""
+
+
+def operator_only(why: str) -> Caller:
+    """A setting only the server's operator chooses, and why."""
+    return Caller(why=why)
+
+
+def caller_up_to(bound: int) -> Caller:
+    """A setting an API caller may set up to ``bound`` (or the server's value, if higher)."""
+    return Caller(may_set=True, at_most=bound)
+
+
+CALLER = Caller(may_set=True)
+"""A setting an API caller may set to any value it validates to."""
+CALLER_RAISES = Caller(may_set=True, not_below_server=True)
+"""A setting an API caller may raise above the server's value, not lower (``cache_threshold``:
+a low one would serve another question's stored answer)."""
+
+
 @dataclass(kw_only=True)
 class Context:
     """How one run of the CRAG graph is configured."""
@@ -78,259 +114,309 @@ class Context:
     model: str = field(
         default="local",
         metadata={
+            "caller": operator_only(
+                "it chooses where questions and documents are sent, with which key"
+            ),
             "description": (
                 "Chat model as 'provider:model'. 'local' (embedded Qwen2.5-Coder-1.5B, offline), "
                 "'local:qwen2.5-0.5b' (faster, smaller), 'openai:<model>' (needs OPENAI_API_KEY), "
                 "or 'openai-compatible:<model>' with base_url (Ollama, vLLM, llama.cpp server)."
-            )
+            ),
         },
     )
     grader_model: str = field(
         default="",
         metadata={
+            "caller": operator_only(
+                "it chooses where questions and documents are sent, with which key"
+            ),
             "description": (
                 "Model of the graders and checks (retrieval evaluator, grounding and answer "
                 "checks), written like model; empty: the same model as everything else. The "
                 "thresholds below were calibrated for the embedded 1.5B grading "
                 "(docs/benchmarks/tiering/README.md measures the 0.5B as grader)."
-            )
+            ),
         },
     )
     base_url: str = field(
         default="",
         metadata={
+            "caller": operator_only("it chooses which server the model's calls go to"),
             "description": (
                 "Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1; several, "
                 "comma-separated, are one pool (calls spread by prompt prefix, a dead server "
                 "skipped). With model 'local': the embedded model served by `crag model-server`."
-            )
+            ),
         },
     )
     temperature: float = field(
-        default=0.0, metadata={"description": "Sampling temperature of every LLM call."}
+        default=0.0,
+        metadata={"caller": CALLER, "description": "Sampling temperature of every LLM call."},
     )
     max_tokens: AtLeastOne = field(
-        default=384, metadata={"description": "Upper bound on tokens generated per LLM call."}
+        default=384,
+        metadata={
+            "caller": caller_up_to(1024),
+            "description": "Upper bound on tokens generated per LLM call.",
+        },
     )
     llm_timeout_s: Positive = field(
-        default=120.0, metadata={"description": "Timeout in seconds of one LLM HTTP request."}
+        default=120.0,
+        metadata={
+            "caller": operator_only("it sets how long one call may hold a worker"),
+            "description": "Timeout in seconds of one LLM HTTP request.",
+        },
     )
     llm_max_retries: NonNegative = field(
         default=2,
         metadata={
-            "description": "Retries (with backoff) of a failed LLM request: 5xx, 429, timeout."
+            "caller": operator_only("it sets how often a failed call is repeated"),
+            "description": "Retries (with backoff) of a failed LLM request: 5xx, 429, timeout.",
         },
     )
     collection: str = field(
-        default="crag", metadata={"description": "Knowledge-base (Chroma) collection to search."}
+        default="crag",
+        metadata={"caller": CALLER, "description": "Knowledge-base (Chroma) collection to search."},
     )
     retrieval_mode: RetrievalMode = field(
         default="hybrid",
         metadata={
+            "caller": CALLER,
             "description": (
                 "How the knowledge base is searched: 'dense' (MiniLM + Chroma), 'keyword' "
                 "(BM25, SQLite FTS5) or 'hybrid' (both, fused by reciprocal rank, k=60)."
-            )
+            ),
         },
     )
     where: Annotated[str, AfterValidator(_readable_filter)] = field(
         default="",
         metadata={
+            "caller": CALLER,
             "description": (
                 "Search only chunks whose metadata match, e.g. 'type=pdf' or "
                 "'source=/docs/a.pdf,modified>=2026-01-01' (keys: source, type, title, doc_id, "
                 "heading, page, modified, ingested). A filter that matches nothing is an error."
-            )
+            ),
         },
     )
     top_k: AtLeastOne = field(
-        default=4, metadata={"description": "Documents retrieved from the knowledge base."}
+        default=4,
+        metadata={
+            "caller": caller_up_to(20),
+            "description": "Documents retrieved from the knowledge base.",
+        },
     )
     tools: bool = field(
         default=True,
         metadata={
+            "caller": CALLER,
             "description": (
                 "Answer questions about the collection from its catalog and table questions by "
                 "SQL over its tables (choose_tool); off: every question searches the text."
-            )
+            ),
         },
     )
     read_around: bool = field(
         default=False,
         metadata={
+            "caller": CALLER,
             "description": (
                 "Complete a retrieved chunk's sentence cut at its end or start from the "
                 "neighbouring chunk of its document (only that sentence is added). Off by "
                 "default: on SQuAD-100 it gained nothing (F1 47.3 on vs 49.8 off) for 5% more "
                 "prompt tokens."
-            )
+            ),
         },
     )
     context_tokens: Annotated[int, Field(ge=200)] = field(
         default=6000,
         metadata={
+            "caller": caller_up_to(6000),
             "description": (
                 "Token budget of the documents in any one prompt (estimated as characters / 4): "
                 "documents are kept best first while they fit, the next one is cut at a "
                 "sentence. The default leaves room in the embedded model's 8,192-token window "
                 "for the instructions, question and answer."
-            )
+            ),
         },
     )
     min_similarity: Similarity = field(
         default=0.3,
         metadata={
+            "caller": CALLER,
             "description": (
                 "Cosine similarity below which a retrieved chunk is dropped before grading "
                 "(CRAG's lower threshold: nothing above it means the retrieval was incorrect)."
-            )
+            ),
         },
     )
     keyword_min_similarity: Similarity = field(
         default=0.2,
         metadata={
+            "caller": CALLER,
             "description": (
                 "The floor for each query's top BM25 hit (never stricter than min_similarity): "
                 "a chunk sharing the question's rarest words is kept down to this cosine "
                 "similarity (0.2 to 0.3 is where keyword search finds answers the embedding "
                 "scores low; see docs/benchmarks/floor.md)."
-            )
+            ),
         },
     )
     correct_threshold: Probability = field(
         default=0.6,
         metadata={
+            "caller": CALLER,
             "description": (
                 "CRAG's upper threshold: the retrieval evaluator's score (P(yes) that the "
                 "documents state the answer) at or above which the retrieval is 'correct' "
                 "(knowledge base only). The three thresholds were calibrated together for the "
                 "embedded model: docs/benchmarks/mixed/README.md."
-            )
+            ),
         },
     )
     incorrect_threshold: Probability = field(
         default=0.4,
         metadata={
+            "caller": CALLER,
             "description": (
                 "CRAG's lower threshold: below this score the retrieval is 'incorrect' (the "
                 "knowledge-base documents are dropped and the web alone is searched); between "
                 "the two it is 'ambiguous' (knowledge base plus web)."
-            )
+            ),
         },
     )
     evidence_threshold: Probability = field(
         default=0.45,
         metadata={
+            "caller": CALLER,
             "description": (
                 "After a web search, the score the evidence (web results, plus the knowledge-"
                 "base documents when ambiguous) needs to be answered from; below it the reply "
                 "is 'I don't know' without asking the generator."
-            )
+            ),
         },
     )
     kb_fallback: bool = field(
         default=True,
         metadata={
+            "caller": CALLER,
             "description": (
                 "When the evidence of an ambiguous retrieval (knowledge base plus web) scores "
                 "under evidence_threshold and under the knowledge base's own score, answer from "
                 "the knowledge-base documents alone instead of saying 'I don't know'."
-            )
+            ),
         },
     )
     answer_threshold: Probability = field(
         default=0.0,
         metadata={
+            "caller": CALLER,
             "description": (
                 "The answer check's score (P(yes) that the documents state the answer as the "
                 "answer to this question) an answer needs; below it the answer is rejected. "
                 "0 (the default) turns the check off (no call): on the calibration split "
                 "(docs/benchmarks/mixed) it refused more knowledge-base answers than "
                 "unanswerable ones once the split held 140 knowledge-base questions."
-            )
+            ),
         },
     )
     min_confidence: Probability = field(
         default=0.4,
         metadata={
+            "caller": CALLER,
             "description": (
                 "An answer whose confidence (P(right), fitted on the calibration split: "
                 "docs/benchmarks/confidence) is below this is not given: the reply is 'I don't "
                 "know' and a warning keeps the guess. 0.4 was chosen on the calibration split "
                 "by a rule fixed before any test run (best truthfulness); 0 gives every answer "
                 "that passed its checks."
-            )
+            ),
         },
     )
     refine: bool = field(
         default=True,
         metadata={
+            "caller": CALLER,
             "description": (
                 "Knowledge refinement of web results: split each into sentences (strips), keep "
                 "the ones closest to the question, and recompose them in order. "
                 "Knowledge-base chunks stay whole."
-            )
+            ),
         },
     )
     refine_top_strips: AtLeastOne = field(
         default=3,
         metadata={
+            "caller": caller_up_to(10),
             "description": (
                 "Strips kept per web result when refining (by cosine similarity to the question)."
-            )
+            ),
         },
     )
     web_search: WebSearchProvider = field(
         default="auto",
         metadata={
+            "caller": operator_only("it chooses the search provider and the key it is called with"),
             "description": (
                 "Web-search fallback: 'tavily' (needs TAVILY_API_KEY), 'encyclopedia' (offline, "
                 "10,033 Wikipedia summaries), 'auto' (tavily if a key is set, else encyclopedia), "
                 "or 'off'."
-            )
+            ),
         },
     )
     web_results: AtLeastOne = field(
-        default=3, metadata={"description": "Web results added when the graph searches the web."}
+        default=3,
+        metadata={
+            "caller": caller_up_to(10),
+            "description": "Web results added when the graph searches the web.",
+        },
     )
     web_timeout_s: Positive = field(
-        default=15.0, metadata={"description": "Timeout in seconds of one web-search request."}
+        default=15.0,
+        metadata={
+            "caller": operator_only("it sets how long one search may hold a worker"),
+            "description": "Timeout in seconds of one web-search request.",
+        },
     )
     max_retries: Annotated[int, Field(ge=0, le=MAX_RETRIES_LIMIT)] = field(
         default=1,
         metadata={
+            "caller": caller_up_to(3),
             "description": (
                 "Retries after a failed hallucination or relevance check. When reached, the run "
                 "ends with its best answer and a warning. 1: on the calibration split every run "
                 "that took a second retry ended 'I don't know' after 9-13 calls."
-            )
+            ),
         },
     )
     max_citation_corrections: Annotated[int, Field(ge=0, le=MAX_CITATION_CORRECTIONS_LIMIT)] = (
         field(
             default=1,
             metadata={
+                "caller": caller_up_to(2),
                 "description": (
                     "Times per pass the generator is sent back when its citations name no "
                     "document of the run (0: unknown citations are dropped with a warning)."
-                )
+                ),
             },
         )
     )
     max_subquestions: Annotated[int, Field(ge=1, le=MAX_SUBQUESTIONS_LIMIT)] = field(
         default=3,
         metadata={
+            "caller": caller_up_to(3),
             "description": (
                 "Most parts a question with several is split into, each answered by its own "
                 "pass (independent parts in parallel, dependent ones in order, as are the two "
                 "look-ups of a nested question); a question with more is answered as one. 1: "
                 "never split."
-            )
+            ),
         },
     )
     history_threshold: Probability = field(
         default=1.0,
         metadata={
+            "caller": CALLER,
             "description": (
                 "P(yes) the judge must give that an earlier turn's answer already answers a "
                 "follow-up on its topic for it to be answered from the thread, with no "
@@ -338,25 +424,27 @@ class Context:
                 "earlier question is answered from the thread (the embedded 1.5B's judge scored "
                 "about 0.5 whatever the follow-up: docs/benchmarks/routing.md); try 0.5-0.7 "
                 "with a stronger model."
-            )
+            ),
         },
     )
     answer_cache: bool = field(
         default=True,
         metadata={
+            "caller": CALLER,
             "description": (
                 "Reuse the stored answer of an equal or nearly equal question asked before on "
                 "the same collection version with the same settings (no LLM call)."
-            )
+            ),
         },
     )
     cache_threshold: Probability = field(
         default=0.95,
         metadata={
+            "caller": CALLER_RAISES,
             "description": (
                 "Cosine similarity (MiniLM) a question needs to a stored one to reuse its "
                 "answer; measured in docs/benchmarks/cache.md."
-            )
+            ),
         },
     )
     prompt_versions: Annotated[
@@ -364,10 +452,11 @@ class Context:
     ] = field(
         default_factory=dict,
         metadata={
+            "caller": operator_only("it chooses which prompt files the server reads"),
             "description": (
                 "Prompt version per prompt name, e.g. {'generate': 'v4'}; unnamed prompts use "
                 "their latest version. Env: CRAG_PROMPT_VERSIONS='generate=v4,rewrite_query=v1'."
-            )
+            ),
         },
     )
 
@@ -433,6 +522,13 @@ def validated(name: str, value: Any) -> Any:
 
 FIELD_NAMES = frozenset(f.name for f in fields(Context))
 """The context's fields."""
+
+
+def caller_rule(name: str) -> Caller:
+    """What an API caller may do with field ``name``: its declaration, else operator-only."""
+    (found,) = [f for f in fields(Context) if f.name == name]
+    rule = found.metadata.get("caller")
+    return rule if isinstance(rule, Caller) else Caller()
 
 
 def _default(f: Any) -> Any:

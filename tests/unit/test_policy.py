@@ -92,6 +92,73 @@ def test_every_operator_field_is_a_context_field_and_says_why():
     assert all(reason.startswith("it ") for reason in OPERATOR_FIELDS.values())
 
 
+A_CHOICE: dict[str, Any] = {
+    "model": "openai:gpt-4o-mini",
+    "grader_model": "local:qwen2.5-0.5b",
+    "base_url": "http://127.0.0.1:9/v1",
+    "temperature": 0.7,
+    "max_tokens": 1000,
+    "llm_timeout_s": 30,
+    "llm_max_retries": 0,
+    "collection": "mine",
+    "retrieval_mode": "keyword",
+    "where": "type=pdf",
+    "top_k": 12,
+    "tools": False,
+    "read_around": True,
+    "context_tokens": 5000,
+    "min_similarity": 0.5,
+    "keyword_min_similarity": 0.5,
+    "correct_threshold": 0.9,
+    "incorrect_threshold": 0.05,
+    "evidence_threshold": 0.6,
+    "kb_fallback": False,
+    "answer_threshold": 0.6,
+    "min_confidence": 0.0,
+    "refine": False,
+    "refine_top_strips": 9,
+    "web_search": "off",
+    "web_results": 9,
+    "web_timeout_s": 3,
+    "max_retries": 3,
+    "max_citation_corrections": 2,
+    "max_subquestions": 2,
+    "history_threshold": 0.9,
+    "answer_cache": False,
+    "cache_threshold": 0.99,
+    "prompt_versions": {"generate": "v4"},
+}
+"""A value of each field other than the server's, within any caller's bound."""
+
+
+def test_every_setting_declares_what_a_caller_may_do_and_the_policy_follows_it():
+    """A new field of the context fails here until it declares a rule and the test a value."""
+    from dataclasses import fields
+
+    from crag_core.schema.context import Caller, Context, caller_rule
+
+    declared = {f.name: f.metadata.get("caller") for f in fields(Context)}
+    assert set(A_CHOICE) == set(declared)
+    assert all(isinstance(rule, Caller) for rule in declared.values())
+    server = Context()
+    for name, value in A_CHOICE.items():
+        assert value != getattr(server, name), name
+        rule = caller_rule(name)
+        if rule.may_set:
+            check_context({name: value})
+            assert name not in locked_fields()
+        else:
+            refused = refusal({name: value})
+            assert refused.status == 403 and rule.why in refused.message
+            assert name in locked_fields()
+
+
+def test_an_undeclared_setting_is_the_operators():
+    from crag_core.schema.context import Caller
+
+    assert not Caller().may_set and Caller().why.startswith("it ")
+
+
 def test_the_fetch_allow_list_is_read_from_the_environment(monkeypatch):
     assert outbound().allowed == ()
     monkeypatch.setenv("CRAG_API_FETCH_ALLOW", "wiki.internal, 10.0.0.0/8")
