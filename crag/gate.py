@@ -37,7 +37,7 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.responses import JSONResponse
 
 from crag import auth
-from crag_core.clients.settings import settings
+from crag_core.settings import settings
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

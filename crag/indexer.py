@@ -33,8 +33,8 @@ from langgraph.runtime import Runtime
 from crag import ingest, policy
 from crag_core.clients.chroma import NewDocument
 from crag_core.clients.knowledge_base import KnowledgeBase
-from crag_core.clients.settings import data_dir
 from crag_core.schema.context import Context, context_of
+from crag_core.settings import data_dir
 from crag_core.text.sources import is_url
 from graph import factory
 

@@ -29,10 +29,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from crag_core.clients.settings import settings
 from crag_core.errors import ConfigError
 from crag_core.formats.outbound import Outbound, parse_allowed
 from crag_core.schema.context import FIELD_NAMES, Context, caller_rule, validated
+from crag_core.settings import settings
 
 OPERATOR_FIELDS: dict[str, str] = {
     name: rule.why for name in sorted(FIELD_NAMES) if not (rule := caller_rule(name)).may_set

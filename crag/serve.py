@@ -21,8 +21,8 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 from crag.auth import access
 from crag.threads import password_of
-from crag_core.clients.settings import Settings, settings
 from crag_core.errors import ConfigError
+from crag_core.settings import Settings, settings
 
 LANGGRAPH_JSON = Path(__file__).resolve().parents[1] / "langgraph.json"
 

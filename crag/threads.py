@@ -25,7 +25,7 @@ THREAD_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
 
 def threads_path() -> Path:
     """The SQLite file holding every thread's checkpoints."""
-    from crag_core.clients.settings import data_dir
+    from crag_core.settings import data_dir
 
     return data_dir() / "threads.sqlite"
 
@@ -61,7 +61,7 @@ def thread_graph(path: Path | None = None) -> Iterator[Any]:
 @contextmanager
 def checkpointer(path: Path | None = None) -> Iterator[Any]:
     """The configured checkpointer, open for the block (see ``thread_graph``)."""
-    from crag_core.clients.settings import settings
+    from crag_core.settings import settings
 
     env = settings()
     if env.checkpoint_url and path is None:

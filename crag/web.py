@@ -39,7 +39,6 @@ from crag import ingest, policy
 from crag.auth import MAX_URLS_PER_RUN, access, user_of_request
 from crag.gate import Gate
 from crag_core.clients.knowledge_base import KnowledgeBase, valid_collection_name
-from crag_core.clients.settings import data_dir
 from crag_core.errors import ConfigError, CragError
 from crag_core.formats.extract import (
     MAX_FILE_BYTES,
@@ -49,6 +48,7 @@ from crag_core.formats.extract import (
 )
 from crag_core.formats.fetch_url import url_problem
 from crag_core.schema.context import Context
+from crag_core.settings import data_dir
 from crag_core.text.documents import doc_location
 from crag_core.text.regions import parse_box
 from crag_core.text.sources import is_url, origin_of, public_source

@@ -26,14 +26,14 @@ from crag_core.clients.answer_cache import AnswerCache
 from crag_core.clients.chroma import collection_names
 from crag_core.clients.knowledge_base import KnowledgeBase, ModeRetriever
 from crag_core.clients.llm import build_chat_model
-from crag_core.clients.model_pool import LazyChatModel
 from crag_core.clients.services import Services
-from crag_core.clients.settings import data_dir, settings
 from crag_core.clients.small_talk import SmallTalk
 from crag_core.clients.usage import metered
 from crag_core.clients.web_providers import build_web_search
+from crag_core.runtime.model_pool import LazyChatModel
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import Cost, RAGState
+from crag_core.settings import data_dir, settings
 from crag_core.text.filters import parse_where
 
 ServiceFactory = Callable[[Context], Services]

@@ -7,7 +7,7 @@ among the nearest 1 / 5 / 10 of all 2,067, exact search) and the encoding rate. 
 
 - ``torch``: sentence-transformers on torch, as crag ran before (only if both are installed:
   they are not crag's requirements any more; `pip install sentence-transformers torch`);
-- ``onnx``: ``crag_core.clients.onnx_encoder``, what crag runs;
+- ``onnx``: ``crag_core.runtime.onnx_encoder``, what crag runs;
 - ``onnx int8``: the same graph with its weights quantised to int8 (onnxruntime's dynamic
   quantisation), a candidate measured here and not used unless it keeps recall.
 
@@ -36,7 +36,7 @@ Encode = Callable[[list[str]], np.ndarray]
 
 def encoders(model_dir: Path) -> dict[str, Encode]:
     """Each encoder available here, by name."""
-    from crag_core.clients.onnx_encoder import OnnxMiniLM
+    from crag_core.runtime.onnx_encoder import OnnxMiniLM
 
     onnx = OnnxMiniLM(model_dir)
     found: dict[str, Encode] = {}
@@ -60,7 +60,7 @@ def quantised(model_dir: Path) -> Any:
     from onnxruntime.quantization import QuantType, quantize_dynamic
     from safetensors.numpy import load_file
 
-    from crag_core.clients.onnx_encoder import OnnxMiniLM, _graph
+    from crag_core.runtime.onnx_encoder import OnnxMiniLM, _graph
 
     config = json.loads((model_dir / "config.json").read_text())
     model = _graph(load_file(str(model_dir / "model.safetensors")), config)

@@ -158,7 +158,7 @@ def snapshot(store: Path, work: Path) -> dict[str, Any]:
 def answerer(job: dict[str, Any]) -> Callable[[str], None]:
     """A worker: one hostile question through the graph with its writer; its record."""
     from crag.run import run_question
-    from crag_core.clients.local_model import server
+    from crag_core.runtime.local_model import server
     from crag_core.schema.context import Context
     from graph.factory import store_dir
 

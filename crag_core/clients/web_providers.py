@@ -18,8 +18,8 @@ from urllib.parse import quote
 
 from langchain_core.documents import Document
 
-from crag_core.clients.settings import settings
 from crag_core.errors import ConfigError, WebSearchError
+from crag_core.settings import settings
 
 
 class WebSearch(Protocol):

@@ -206,7 +206,7 @@ def extract(path: Path, ocr: OcrEngine | None = None) -> Extracted:
 
 def configured_ocr() -> OcrEngine:
     """The OCR engine the settings give (``CRAG_OCR``, ``CRAG_TESSERACT``)."""
-    from crag_core.clients.settings import settings
+    from crag_core.settings import settings
 
     given = settings()
     return ocr_engine(given.ocr, given.tesseract)

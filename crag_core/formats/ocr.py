@@ -103,7 +103,7 @@ OFF = OcrEngine(why_not="OCR is off (CRAG_OCR=false)")
 
 
 def ocr_engine(enabled: bool = True, program: Path | None = None) -> OcrEngine:
-    """The engine for ``CRAG_OCR`` / ``CRAG_TESSERACT`` (``crag_core.clients.settings``).
+    """The engine for ``CRAG_OCR`` / ``CRAG_TESSERACT`` (``crag_core.settings``).
 
     Looked for in order: ``program`` when given, the copy ``make setup`` unpacks into the venv
     (``<venv>/tesseract``), ``tesseract`` on the PATH.

@@ -19,8 +19,8 @@ from langgraph.runtime import Runtime
 from pydantic import AfterValidator, BeforeValidator, Field, TypeAdapter, ValidationError
 
 import prompts
-from crag_core.clients.knowledge_base import RetrievalMode
 from crag_core.errors import ConfigError
+from crag_core.text.documents import RetrievalMode
 from crag_core.text.filters import parse_where
 
 WebSearchProvider = Literal["auto", "tavily", "encyclopedia", "off"]
@@ -482,7 +482,7 @@ class Context:
 
     def trace_metadata(self) -> dict[str, Any]:
         """What a trace should record about this configuration (no secrets)."""
-        from crag_core.clients.local_model import DEFAULT_MODEL
+        from crag_core.runtime.local_model import DEFAULT_MODEL
 
         provider, _, name = self.model.partition(":")
         return {

@@ -10,11 +10,15 @@ them cannot pass itself off as instructions or close the tag early.
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from langchain_core.documents import Document
 
 from crag_core.text.sources import public_source
 from crag_core.text.words import fold_numbers, normalize
+
+RetrievalMode = Literal["dense", "keyword", "hybrid"]
+"""How the knowledge base is searched: MiniLM embeddings, BM25 keywords, or both fused."""
 
 
 def chunk_id(doc_id: str, index: int) -> str:

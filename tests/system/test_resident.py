@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.fixtures.shared_services import private_models
-from crag_core.clients import local_model
+from crag_core.runtime import local_model
 from tests.system.conftest import BIN, base_env, crag
 
 KEEP_ALIVE_S = 15

@@ -57,7 +57,7 @@ def test_bad_env_value_is_a_clear_error(monkeypatch):
 
 
 def test_process_settings_come_from_the_environment_in_one_typed_place(monkeypatch, tmp_path):
-    from crag_core.clients.settings import data_dir, settings
+    from crag_core.settings import data_dir, settings
 
     monkeypatch.setenv("CRAG_DATA_DIR", str(tmp_path / "d"))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-openai")

@@ -8,7 +8,7 @@ import yaml
 from typer.testing import CliRunner
 
 from crag.cli import app
-from crag_core.clients.settings import Settings
+from crag_core.settings import Settings
 
 COMPOSE = Path(__file__).resolve().parents[2] / "deploy" / "compose.yaml"
 

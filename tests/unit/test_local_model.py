@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from crag_core.clients import local_model, resident
-from crag_core.clients.local_model import EmbeddedModel, assemble
 from crag_core.errors import ModelError
+from crag_core.runtime import local_model, resident
+from crag_core.runtime.local_model import EmbeddedModel, assemble
 
 
 @pytest.fixture(autouse=True)

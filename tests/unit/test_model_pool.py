@@ -13,8 +13,8 @@ from langchain_core.messages import HumanMessage
 import prompts
 from benchmarks.fixtures.serve import free_port
 from crag_core.clients.llm import complete, yes_probability
-from crag_core.clients.model_pool import ModelPool, affinity
 from crag_core.errors import ConfigError
+from crag_core.runtime.model_pool import ModelPool, affinity
 from crag_core.schema.context import Context
 from graph.factory import chat_model_for
 from tests.loopback import chat_completion, loopback, streamed_completion
@@ -69,7 +69,7 @@ def test_a_dead_server_is_skipped_with_a_warning_and_stays_skipped(caplog):
         prompt = next(  # a prompt whose own server is the dead one
             f"q{i}" for i in range(100) if affinity([HumanMessage(f"q{i}")]) % 2 == 0
         )
-        with caplog.at_level(logging.WARNING, logger="crag_core.clients.model_pool"):
+        with caplog.at_level(logging.WARNING, logger="crag_core.runtime.model_pool"):
             assert ask(model, prompt) == "from alive"
         assert "unreachable" in caplog.text and dead in caplog.text
         assert model.order([HumanMessage(prompt)]) == [1, 0]  # down: tried last

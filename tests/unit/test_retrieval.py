@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from crag_core.clients.keyword_index import KeywordIndex, match_expression
-from crag_core.clients.knowledge_base import KnowledgeBase, ModeRetriever, RetrievalMode
+from crag_core.clients.knowledge_base import KnowledgeBase, ModeRetriever
+from crag_core.text.documents import RetrievalMode
 from tests.fakes import HashEmbeddings
 
 DOCS = {

@@ -7,7 +7,7 @@ command, server and test) and verifies the sha256; a verified file is found agai
 (xllamacpp) on 127.0.0.1 so the rest of crag talks to it through ``ChatOpenAI(base_url=...)``
 exactly as it would talk to OpenAI.
 
-Where it runs: a server registered in the models folder (``crag_core.clients.resident``) is
+Where it runs: a server registered in the models folder (``crag_core.runtime.resident``) is
 used by every process that finds it; otherwise a process starts its own (``server``), with its
 first request.
 """
@@ -27,13 +27,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from crag_core.clients.settings import (
+from crag_core.errors import ModelError
+from crag_core.settings import (
     PROJECT_ROOT,
     default_models_dir,
     models_dir,
     settings,
 )
-from crag_core.errors import ModelError
 
 _CHUNK = 8 << 20
 

@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from crag_core.clients.local_model import EmbeddedModel, LocalServer, get_model
-from crag_core.clients.settings import models_dir
 from crag_core.errors import ModelError
+from crag_core.runtime.local_model import EmbeddedModel, LocalServer, get_model
+from crag_core.settings import models_dir
 
 _preferred = False
 
