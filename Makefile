@@ -183,7 +183,7 @@ UNSEEN_OUT ?= docs/benchmarks/unseen/$(shell git rev-parse --short HEAD)
 bench-tools-unseen: setup dev
 	$(BIN)/python -m benchmarks.measurements.tools run --set unseen --pipelines naive,crag --out $(UNSEEN_OUT) $(UNSEEN_FLAGS)
 
-# The tools' confidence (nodes/tool_confidence.json): the graph on the table and catalog
+# The tools' confidence (nodes/shared/tool_confidence.json): the graph on the table and catalog
 # questions of the tools set's calibration split and on the table calibration set
 # (benchmarks/data/rtables), then the fit of the table answers' model, chosen leaving one table
 # out (~35 min).
@@ -306,7 +306,7 @@ WHOLE_RUNS ?= $(wildcard $(MIXED_OUT)/crag/predictions.jsonl)
 bench-whole-answers: $(DEV_STAMP)
 	$(BIN)/python -m benchmarks.measurements.whole_answers $(WHOLE_RUNS) --out docs/benchmarks/whole-answers.md
 
-# The answer confidence: fit on calibration records (writes nodes/confidence.json), then the
+# The answer confidence: fit on calibration records (writes nodes/shared/confidence.json), then the
 # report on a test run's predictions (CONFIDENCE_TEST).
 CONFIDENCE_RECORDS ?= docs/benchmarks/confidence/calibration-records.jsonl
 CONFIDENCE_TEST ?= $(MIXED_OUT)/crag/predictions.jsonl

@@ -85,34 +85,9 @@ from crag_core.schema.state import (
     scope_of,
     tool_of,
 )
+from crag_core.text.answer_text import is_no_answer
 from graph.factory import ServiceFactory, ledgered
-from nodes import (
-    analyze_query,
-    answer_from_history,
-    check_cache,
-    check_hallucination,
-    check_relevance,
-    choose_answer,
-    combine_parts,
-    contextualize_question,
-    finalize,
-    generate,
-    grade_documents,
-    increment_retry,
-    refine_knowledge,
-    respond_small_talk,
-    retrieve,
-    rewrite_query,
-    validate_citations,
-    web_search,
-)
-from nodes.answers import is_no_answer
-from nodes.choose_tool import choose_tool
-from nodes.decompose import decompose
-from nodes.parts import collect_part, next_step, part_input
-from nodes.query_catalog import query_catalog
-from nodes.query_table import query_table
-from nodes.read_document import read_document
+from nodes import correction, parts, tools, turn
 
 
 def steps_per_pass(citation_corrections: int) -> int:
@@ -161,17 +136,20 @@ def route_after_analysis(state: RAGState) -> str | list[Send]:
         return "answer_from_history"
     if route == "multi_part":
         return [
-            Send("answer_part", part_input(state, i)) for i in range(len(state["subquestions"]))
+            Send("answer_part", parts.part_input(state, i))
+            for i in range(len(state["subquestions"]))
         ]
     if route == "multi_step":
-        return [Send("answer_part", part_input(state, 0))]
+        return [Send("answer_part", parts.part_input(state, 0))]
     return "check_cache"
 
 
 def route_after_part(state: RAGState) -> str | list[Send]:
     """The next dependent part, asked with the earlier answer; else every part is in."""
-    index = next_step(state) if state.get("route") == "multi_step" else None
-    return "combine_parts" if index is None else [Send("answer_part", part_input(state, index))]
+    index = parts.next_step(state) if state.get("route") == "multi_step" else None
+    return (
+        "combine_parts" if index is None else [Send("answer_part", parts.part_input(state, index))]
+    )
 
 
 def route_after_choice(state: RAGState) -> Literal["decompose", "finalize"]:
@@ -183,7 +161,7 @@ def route_after_choice(state: RAGState) -> Literal["decompose", "finalize"]:
 def route_after_decomposition(state: RAGState) -> str | list[Send]:
     """The chain's first step (the next follows when it is answered), or the answer kept."""
     if state.get("route") == "multi_step":
-        return [Send("answer_part", part_input(state, 0))]
+        return [Send("answer_part", parts.part_input(state, 0))]
     return "finalize"
 
 
@@ -270,23 +248,23 @@ def route_after_relevance(
 
 def add_pass(builder: StateGraph[Any, Any, Any, Any], services: ServiceFactory | None) -> None:
     """Add one question's pass, ``check_cache`` through ``finalize``, with its edges."""
-    builder.add_node(ledgered(check_cache, services))
-    builder.add_node(ledgered(choose_tool, services))
-    builder.add_node(ledgered(query_table, services))
-    builder.add_node(ledgered(query_catalog, services))
-    builder.add_node(ledgered(read_document, services))
-    builder.add_node(ledgered(rewrite_query, services))
-    builder.add_node(ledgered(retrieve, services))
-    builder.add_node(ledgered(grade_documents, services))
-    builder.add_node(ledgered(web_search, services))
-    builder.add_node(ledgered(refine_knowledge, services))
-    builder.add_node(ledgered(generate, services))
-    builder.add_node(validate_citations)
-    builder.add_node(ledgered(check_hallucination, services))
-    builder.add_node(ledgered(check_relevance, services))
-    builder.add_node(increment_retry)
-    builder.add_node(ledgered(choose_answer, services))
-    builder.add_node(finalize)
+    builder.add_node(ledgered(correction.check_cache, services))
+    builder.add_node(ledgered(tools.choose_tool, services))
+    builder.add_node(ledgered(tools.query_table, services))
+    builder.add_node(ledgered(tools.query_catalog, services))
+    builder.add_node(ledgered(tools.read_document, services))
+    builder.add_node(ledgered(correction.rewrite_query, services))
+    builder.add_node(ledgered(correction.retrieve, services))
+    builder.add_node(ledgered(correction.grade_documents, services))
+    builder.add_node(ledgered(correction.web_search, services))
+    builder.add_node(ledgered(correction.refine_knowledge, services))
+    builder.add_node(ledgered(correction.generate, services))
+    builder.add_node(correction.validate_citations)
+    builder.add_node(ledgered(correction.check_hallucination, services))
+    builder.add_node(ledgered(correction.check_relevance, services))
+    builder.add_node(correction.increment_retry)
+    builder.add_node(ledgered(correction.choose_answer, services))
+    builder.add_node(turn.finalize)
     builder.add_conditional_edges("check_cache", route_after_cache)
     builder.add_conditional_edges("choose_tool", route_after_tool)
     builder.add_conditional_edges("query_table", route_after_table)
@@ -312,7 +290,7 @@ def build_part_graph(
         RAGState, context_schema=Context, input_schema=PartInput, output_schema=PartOutput
     )
     add_pass(builder, services)
-    builder.add_node(collect_part)
+    builder.add_node(parts.collect_part)
     builder.add_edge(START, "check_cache")
     builder.add_edge("choose_answer", "finalize")
     builder.add_edge("finalize", "collect_part")
@@ -327,13 +305,13 @@ def build_graph(
     builder = StateGraph(
         RAGState, context_schema=Context, input_schema=InputState, output_schema=OutputState
     )
-    builder.add_node(ledgered(contextualize_question, services))
-    builder.add_node(ledgered(analyze_query, services))
-    builder.add_node(ledgered(respond_small_talk, services))
-    builder.add_node(answer_from_history)
+    builder.add_node(ledgered(turn.contextualize_question, services))
+    builder.add_node(ledgered(turn.analyze_query, services))
+    builder.add_node(ledgered(turn.respond_small_talk, services))
+    builder.add_node(turn.answer_from_history)
     builder.add_node("answer_part", build_part_graph(services))
-    builder.add_node(combine_parts)
-    builder.add_node(decompose)
+    builder.add_node(parts.combine_parts)
+    builder.add_node(parts.decompose)
     add_pass(builder, services)
 
     builder.add_edge(START, "contextualize_question")

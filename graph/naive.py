@@ -18,7 +18,8 @@ from langgraph.graph.state import CompiledStateGraph
 from crag_core.schema.context import Context
 from crag_core.schema.state import OutputState, QuestionInput, RAGState
 from graph.factory import ServiceFactory, ledgered
-from nodes import choose_answer, finalize, generate, retrieve, validate_citations
+from nodes.correction import choose_answer, generate, retrieve, validate_citations
+from nodes.turn import finalize
 
 
 def naive_context(ctx: Context) -> Context:

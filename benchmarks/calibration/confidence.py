@@ -2,10 +2,10 @@
 
 Fit (calibration split only): the CRAG records of ``crag eval --format mixed`` on
 ``benchmarks/data/mixed-calibration.json.gz`` carry each answer's ``signals``
-(``nodes.confidence.signals``). Every answer that is not "I don't know" is a training example,
-labelled right or wrong as the eval judges it (``crag.eval.metrics.verdict``). The model is a
-logistic regression with an L2 penalty on standardised features (``FEATURES``, chosen before
-the fit), written to ``nodes/confidence.json`` on the raw scale.
+(``nodes.shared.confidence.signals``). Every answer that is not "I don't know" is a training
+example, labelled right or wrong as the eval judges it (``crag.eval.metrics.verdict``). The model is
+a logistic regression with an L2 penalty on standardised features (``FEATURES``, chosen before the
+fit), written to ``nodes/shared/confidence.json`` on the raw scale.
 
 The rule that chooses the default ``min_confidence``, fixed here before any test-split run:
 
@@ -52,7 +52,7 @@ from crag.eval.metrics import record_verdict, truthfulness
 from crag.eval.records import read_records
 from crag.eval.report import commit
 from crag.eval.tables import markdown_table
-from nodes.confidence import FIT, features
+from nodes.shared.confidence import FIT, features
 
 BASE = [
     "retrieval_score",
@@ -63,7 +63,7 @@ BASE = [
     "support_score:missing",
     "retries",
 ]
-"""The model's inputs (``nodes.confidence.features``), chosen on the calibration split by the
+"""The model's inputs (``nodes.shared.confidence.features``), chosen on the calibration split by the
 cross-validated AUC and truthfulness of candidate sets (docs/benchmarks/confidence): the
 evaluator's score of the knowledge base, how much of the question the answer's sentence
 shares, the judge's score of that sentence, and the retries. The first set fixed before the
@@ -396,15 +396,15 @@ def report_command(predictions: Path, out: Path, name: str) -> str:
 def support_command(predictions: Path, out: Path) -> int:
     """Add the copied sentence's judge score to records made before the graph asked it.
 
-    The score is the graph's own (``nodes.check_hallucination.support_score``, on the record's
-    evidence), so a record scored here reads as one the graph scored. Records that have it
+    The score is the graph's own (``nodes.correction.check_hallucination.support_score``, on the
+    record's evidence), so a record scored here reads as one the graph scored. Records that have it
     keep it; returns how many were scored.
     """
     from langchain_core.documents import Document
 
     from crag_core.schema.context import Context
     from graph.factory import chat_model_for
-    from nodes.check_hallucination import support_score
+    from nodes.correction.check_hallucination import support_score
 
     ctx = Context()
     judge = chat_model_for(ctx)

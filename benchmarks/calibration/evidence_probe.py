@@ -50,9 +50,10 @@ from crag.eval.squad import Question
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Update
+from crag_core.text.answer_text import is_no_answer
 from crag_core.text.citations import strip_citations
 from crag_core.text.documents import containing, dedupe, doc_id
-from nodes import (
+from nodes.correction import (
     check_hallucination,
     generate,
     grade_documents,
@@ -61,8 +62,7 @@ from nodes import (
     validate_citations,
     web_search,
 )
-from nodes.answers import is_no_answer
-from nodes.prompting import score_on_evidence
+from nodes.shared.prompting import score_on_evidence
 
 EVIDENCE = ("kb", "union", "web")
 """In this order, so ``union`` finds the ``kb`` documents in the prompt cache."""

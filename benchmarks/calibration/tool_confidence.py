@@ -1,10 +1,10 @@
 """The table answers' confidence: a logistic model of their signals, chosen across sources.
 
 A table answer records what its query and result say about it (``tool_signals``:
-``nodes.confidence.table_signals``) and whether it was right. The model's inputs are chosen
+``nodes.shared.confidence.table_signals``) and whether it was right. The model's inputs are chosen
 greedily by their **leave-one-source-out** AUC: every answer is scored by a model fitted
 without any answer from its table, so an input that only tells one table's questions apart
-(or that table's base rate) does not win. The kinds' shares (``nodes.confidence.
+(or that table's base rate) does not win. The kinds' shares (``nodes.shared.confidence.
 tool_confidence`` without a model) are scored the same way, as the baseline.
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.calibration.confidence import auc, fit
-from nodes.confidence import features
+from nodes.shared.confidence import features
 
 _FROM = re.compile(r'\b(?:from|join)\s+"?([\w.]+)"?', re.I)
 SIGNS = {
@@ -141,7 +141,10 @@ def _as_expected(records: list[dict[str, Any]], names: list[str]) -> bool:
 
 
 def table_model(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """The model written to ``nodes/tool_confidence.json``: inputs, weights, intercept, AUC."""
+    """The model written to ``nodes/shared/tool_confidence.json``.
+
+    Its inputs, weights, intercept and AUC.
+    """
     answers = table_answers(records)
     names, value = select(answers)
     weights, intercept = fit(_x(answers, names), labels(answers)) if names else (np.zeros(0), 0.0)

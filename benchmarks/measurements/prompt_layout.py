@@ -90,7 +90,7 @@ def run(which: str, n: int, out: Path, only: list[str] | None) -> None:
     from crag_core.text.documents import format_documents
     from graph.factory import default_services
     from graph.naive import naive_context
-    from nodes.retrieve import above_floor
+    from nodes.correction.retrieve import above_floor
     from prompts import RenderedPrompt
 
     data, asked = questions(which, n)

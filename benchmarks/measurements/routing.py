@@ -48,9 +48,9 @@ from crag_core.clients.small_talk import MARGIN, MIN_SIMILARITY, SmallTalk
 from crag_core.schema.context import Context
 from crag_core.schema.state import RAGState, Turn
 from crag_core.text.query_analysis import is_small_talk, nested_steps
-from nodes.analyze_query import analyze_query
-from nodes.contextualize_question import contextualize_question
-from nodes.history import repeats
+from nodes.turn.analyze_query import analyze_query
+from nodes.turn.contextualize_question import contextualize_question
+from nodes.turn.history import repeats
 
 LABELLED = DATA / "routing.jsonl"
 NESTED = [DATA / f for f in ("nested.jsonl", "nested-2.jsonl")]
@@ -136,7 +136,7 @@ def route_follow_up(row: dict[str, Any], graph: Any, ctx: Context) -> tuple[str,
     from langchain_core.messages import HumanMessage
 
     from crag.eval.harness import UsageCounter
-    from nodes.chat import reply
+    from nodes.turn.chat import reply
 
     messages: list[Any] = []
     for turn in row["history"]:

@@ -23,7 +23,7 @@ member is in it and no other value of its column is; a SQuAD answer by ``crag.ev
 
 ``fit`` counts the shipped graph's table and catalog answers on calibration runs by kind
 (``confidence_kind``) and fits the table answers' model of their signals
-(``benchmarks.calibration.tool_confidence``) into ``nodes/tool_confidence.json``, the
+(``benchmarks.calibration.tool_confidence``) into ``nodes/shared/tool_confidence.json``, the
 confidence those answers carry. A third set, ``rtables`` (``benchmarks.measurements.
 rtables_questions``: ten more tables, every question ``calibration``), gives it wrong answers
 to learn from. A fourth, ``rdocs`` (``benchmarks.measurements.rdocs_questions``: documentation
@@ -66,8 +66,8 @@ from crag.eval.metrics import verdict
 from crag.eval.records import append_record, done_ids, read_records
 from crag.eval.tables import markdown_table
 from crag_core.schema.context import Context
+from crag_core.text.answer_text import is_no_answer
 from crag_core.text.sql import ABBREVIATED
-from nodes.answers import is_no_answer
 
 PIPELINES = ("naive", "crag-text", "crag")
 
@@ -367,7 +367,10 @@ def filters(records: list[dict[str, Any]]) -> str:
 
 
 def confidence_kind(record: dict[str, Any]) -> str:
-    """What ``nodes.confidence.tool_confidence`` calls a record's answer ("" for the text's)."""
+    """What ``nodes.shared.confidence.tool_confidence`` calls a record's answer.
+
+    "" for the text's.
+    """
     return record["used"] if record.get("used") in ("table", "catalog") else ""
 
 
@@ -432,7 +435,7 @@ def kinds_left_out_auc(answers: list[dict[str, Any]]) -> float:
 
     from benchmarks.calibration.confidence import auc
     from benchmarks.calibration.tool_confidence import labels, left_out
-    from nodes.confidence import kind_share
+    from nodes.shared.confidence import kind_share
 
     def score(train: list[dict[str, Any]], scored: list[dict[str, Any]]) -> np.ndarray:
         kinds = count_kinds(train)
@@ -479,7 +482,7 @@ def routes(qset: QuestionSet, split: str) -> str:
     Run with ``CRAG_DATA_DIR`` at the set's store (``prepare_collection``).
     """
     from graph.factory import default_services
-    from nodes.choose_tool import choose
+    from nodes.tools.choose_tool import choose
 
     services = default_services(Context(collection=qset.collection))
     sent: Counter[tuple[str, str, str]] = Counter()
@@ -507,7 +510,7 @@ def recheck(qset: QuestionSet, records: list[Path]) -> str:
     """
     from crag_core.text.sql import asked_tables
     from graph.factory import default_services
-    from nodes.query_table import run_query, spans
+    from nodes.tools.query_table import run_query, spans
 
     store = default_services(Context(collection=qset.collection)).tables
     assert store is not None
@@ -632,7 +635,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.records:
             parser.error("fit needs --records")
         paths = [Path(p) for p in args.records.split(",")]
-        print(json.dumps(fit(paths, ROOT / "nodes" / "tool_confidence.json"), indent=2))
+        print(json.dumps(fit(paths, ROOT / "nodes" / "shared" / "tool_confidence.json"), indent=2))
         return 0
     qset = SETS[args.set]
     if args.command == "compare":

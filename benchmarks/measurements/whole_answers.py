@@ -22,9 +22,8 @@ from langchain_core.documents import Document
 
 from crag.eval.metrics import SHORT_ANSWER_WORDS, cut_short, record_verdict
 from crag.eval.tables import markdown_table
-from crag_core.text.answer_text import answer_only
+from crag_core.text.answer_text import answer_only, is_no_answer
 from crag_core.text.whole_answer import whole_answer
-from nodes.answers import is_no_answer
 
 
 def grown(record: dict[str, Any]) -> str:

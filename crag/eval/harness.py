@@ -37,10 +37,10 @@ from crag.run import RunResult, run_question
 from crag_core.clients import usage
 from crag_core.schema.context import Context
 from crag_core.schema.state import RAGState, scope_of, tool_of
+from crag_core.text.answer_text import is_no_answer
 from crag_core.text.documents import containing, doc_id
 from graph.naive import naive_context
-from nodes.answers import is_no_answer
-from nodes.confidence import signals
+from nodes.shared.confidence import signals
 
 PIPELINES = ("crag", "naive")
 BUNDLED_SAMPLE = Path(__file__).resolve().parents[1] / "resources" / "squad-dev-sample.json.gz"

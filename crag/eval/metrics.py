@@ -8,9 +8,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from crag_core.text.answer_text import answer_only, clean_answer, meta_text
+from crag_core.text.answer_text import NO_ANSWER, answer_only, clean_answer, is_no_answer, meta_text
 from crag_core.text.words import fold_numbers, normalize
-from nodes.answers import NO_ANSWER, is_no_answer
 
 _PUNCTUATION = set(string.punctuation)
 

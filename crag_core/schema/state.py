@@ -64,7 +64,7 @@ def merge(left: dict[str, str], right: dict[str, str]) -> dict[str, str]:
 
 
 RetrievalVerdict = Literal["correct", "ambiguous", "incorrect"]
-"""CRAG's three-way judgement of the retrieval (see ``nodes.grade_documents``)."""
+"""CRAG's three-way judgement of the retrieval (see ``nodes.correction.grade_documents``)."""
 Route = Literal["small_talk", "history", "single", "multi_part", "multi_step"]
 """How a turn is handled (``analyze_query``)."""
 Tool = Literal["search", "table", "catalog", "document"]
@@ -309,10 +309,10 @@ class OutputState(TypedDict, total=False):
     """The SQL of a table question: the query that answered it, or the last one tried."""
     answer_kind: Annotated[str, PER_TURN]
     """For a table's answer, the kind its confidence is counted by (``table:value:1``: one
-    value, from the first query; ``nodes.confidence.table_kind``); "" for any other."""
+    value, from the first query; ``nodes.shared.confidence.table_kind``); "" for any other."""
     tool_signals: Annotated[dict[str, float | None], PER_TURN]
     """For a table's answer, what its query and result say about it, its confidence's inputs
-    (``nodes.confidence.table_signals``); empty for any other."""
+    (``nodes.shared.confidence.table_signals``); empty for any other."""
     parts: Annotated[list[Part], PER_TURN, operator.add]
     """For ``multi_part`` and ``multi_step``: every part with its own answer and sources, in
     the order they finished (``index`` is their order in the question)."""
@@ -331,11 +331,11 @@ class OutputState(TypedDict, total=False):
     sources: Annotated[list[Source], PER_TURN]
     """Documents the answer was generated from."""
     confidence: Annotated[float | None, PER_TURN]
-    """How likely the answer is right, 0..1 (``nodes.confidence``: fitted on the calibration
+    """How likely the answer is right, 0..1 (``nodes.shared.confidence``: fitted on the calibration
     split from the evaluator's and checks' scores, where the answer was found, retries); None
     when the answer is "I don't know", a small-talk reply or read from a whole document. An
     answer from a table or the catalog carries the share of such answers right on the tools
-    benchmark's calibration split (``nodes.confidence.tool_confidence``)."""
+    benchmark's calibration split (``nodes.shared.confidence.tool_confidence``)."""
     warnings: Annotated[list[str], PER_TURN, add_unique]
     """Anything the caller should know: retries exhausted, web search failed, unparsable judge."""
     web_search_used: Annotated[bool, PER_TURN]

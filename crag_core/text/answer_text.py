@@ -14,6 +14,16 @@ import re
 
 from crag_core.text.citations import strip_citations
 from crag_core.text.sentences import split_sentences
+from crag_core.text.words import normalize
+
+NO_ANSWER = "I don't know."
+"""What crag says when no answer passed its checks (and what the generator is told to say)."""
+
+
+def is_no_answer(text: str) -> bool:
+    """Whether a generation declines to answer."""
+    return not text.strip() or normalize(text).startswith(normalize(NO_ANSWER))
+
 
 _META_NOUN = (
     r"(?:documents?|texts?|passages?|context|sources?|search results?|excerpts?|citations?)"

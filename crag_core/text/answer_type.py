@@ -1,9 +1,9 @@
 """Whether an answer is of the kind its question asks for: a number, a time, a name.
 
-"How many …?" wants a number, "When …?" a time, "Who …?" someone named: an answer of another
-kind ("Denver" to "How many …?") is more often a span of the wrong sentence than the answer.
-``type_fits`` says so (True or False), or None when the question's wording sets no kind
-("What …?", "Which …?", "Why …?"). It is one of the confidence's signals (``nodes.confidence``).
+"How many …?" wants a number, "When …?" a time, "Who …?" someone named: an answer of another kind
+("Denver" to "How many …?") is more often a span of the wrong sentence than the answer.
+``type_fits`` says so (True or False), or None when the question's wording sets no kind ("What …?",
+"Which …?", "Why …?"). It is one of the confidence's signals (``nodes.shared.confidence``).
 """
 
 from __future__ import annotations

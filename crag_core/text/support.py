@@ -113,3 +113,31 @@ def quote(text: str, answer: str, question: str) -> str:
         if shared > best_shared:
             best, best_shared = sentence, shared
     return best
+
+
+# Numbers, and capitalised words (names, places, titles): the claims a small model invents.
+_KEY_TERM = re.compile(r"\d+(?:[.,]\d+)*|\b[A-Z][\w'-]*\w")
+# Answer words that are no claim: a yes/no answer is left to the judge.
+_NOT_CLAIMS = frozenset({"yes", "no"})
+
+
+def _variants(word: str) -> set[str]:
+    """``word`` and its plural or singular: "Forces" is supported by "force"."""
+    return {word, word + "s", word.removesuffix("s"), word.removesuffix("es")}
+
+
+def unsupported_terms(answer: str, docs: list[Document]) -> list[str]:
+    """Numbers and capitalised words of the answer that appear in none of the documents.
+
+    A number the documents spell out counts as present ("6" against "six-time winner"), and a
+    word in its plural or singular. Capitalised function words ("They", "The" opening a
+    sentence) and "yes"/"no" are no claims.
+    """
+    words = normalize(" ".join(d.page_content for d in docs)).split()
+    known = set(words) | set(fold_numbers(words))
+    missing = []
+    for term in dict.fromkeys(_KEY_TERM.findall(answer)):
+        parts = [w for w in normalize(term).split() if w not in STOPWORDS | _NOT_CLAIMS]
+        if parts and not all(_variants(w) & known for w in parts):
+            missing.append(term)
+    return missing

@@ -15,8 +15,8 @@ import pytest
 from crag.ingest import ingest
 from crag.run import run_question
 from crag_core.schema.context import Context
+from crag_core.text.answer_text import is_no_answer
 from graph.factory import knowledge_base
-from nodes.answers import is_no_answer
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "demo" / "corpus"

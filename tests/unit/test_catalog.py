@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import importlib
 import json
 from typing import Any
 
@@ -124,7 +125,8 @@ def test_the_graph_answers_from_the_catalog_without_a_model(fake_services, monke
         def today(cls):
             return TODAY
 
-    monkeypatch.setattr("nodes.choose_tool.dt.date", Today)
+    module = importlib.import_module("nodes.tools.choose_tool")  # the module, not the node
+    monkeypatch.setattr(module.dt, "date", Today)
     services = services_with(fake_services, DOCS, [])
     result = run_question("Which files were modified in March 2025?", Context())
     assert result.path[3:] == ["choose_tool", "query_catalog", "finalize"]

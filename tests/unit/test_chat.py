@@ -11,7 +11,7 @@ from crag.run import run_question
 from crag_core.errors import QuestionError
 from crag_core.schema.context import Context
 from graph.graph import build_graph
-from nodes.chat import earlier_turns, reply
+from nodes.turn.chat import earlier_turns, reply
 from tests.fakes import make_llm, make_services
 from tests.unit.test_threads import FIRST, FOLLOW_UP, STANDALONE, thread_responder
 

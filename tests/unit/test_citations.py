@@ -15,7 +15,7 @@ from crag_core.text.citations import citation_keys, parse_citations, strip_citat
 from crag_core.text.documents import containing
 from crag_core.text.words import fold_numbers
 from graph.graph import route_after_citations
-from nodes.validate_citations import validate_citations
+from nodes.correction.validate_citations import validate_citations
 from tests.fakes import KB_DOCS, WEB_DOCS, as_state
 
 

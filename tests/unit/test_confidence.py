@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-import nodes.confidence as confidence_module
+import nodes.shared.confidence as confidence_module
 from benchmarks.calibration import confidence as bench
 from benchmarks.measurements import tools, tools_questions
 from crag.eval.metrics import truthfulness
@@ -18,11 +18,11 @@ from crag.eval.records import read_records
 from crag.run import run_question
 from crag_core.clients.answer_cache import AnswerCache
 from crag_core.schema.context import Context
+from crag_core.text.answer_text import NO_ANSWER
 from graph.graph import build_graph
-from nodes.answers import NO_ANSWER
-from nodes.chat import earlier_turns, turn_messages
-from nodes.confidence import confidence, features, signals
-from nodes.parts import combined_confidence
+from nodes.parts.collect_part import combined_confidence
+from nodes.shared.confidence import confidence, features, signals
+from nodes.turn.chat import earlier_turns, turn_messages
 from tests.fakes import KB_DOCS, WEB_DOCS, make_services
 
 MODEL = {

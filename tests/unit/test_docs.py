@@ -81,10 +81,16 @@ def test_a_page_that_speaks_of_a_generated_diagram_has_one_or_links_it():
     "folder",
     [
         "nodes",
+        "nodes/turn",
+        "nodes/tools",
+        "nodes/correction",
+        "nodes/parts",
+        "nodes/shared",
         "graph",
         "crag_core/schema",
         "crag_core/formats",
         "crag_core/clients",
+        "crag_core/runtime",
         "crag_core/text",
     ],
 )

@@ -25,7 +25,7 @@ from crag.cli import app
 from crag.ingest import chunk, ingest
 from crag_core.clients.knowledge_base import KnowledgeBase
 from crag_core.formats.extract import Unextractable, extract
-from nodes.answers import sources_of
+from nodes.shared.answers import sources_of
 from tests.fakes import HashEmbeddings
 
 

@@ -11,10 +11,11 @@ from langgraph.runtime import Runtime
 import nodes
 from crag_core.schema.context import Context
 from crag_core.schema.state import Attempt, RAGState
+from crag_core.text.answer_text import NO_ANSWER
 from graph.factory import bind
-from nodes import choose_answer, finalize, increment_retry
-from nodes.answers import NO_ANSWER
-from nodes.grade_documents import decide
+from nodes.correction import choose_answer, increment_retry
+from nodes.correction.grade_documents import decide
+from nodes.turn import finalize
 from tests.fakes import (
     KB_DOCS,
     WEB_DOCS,
@@ -27,13 +28,13 @@ from tests.fakes import (
 )
 
 # The nodes as the graph calls them: ``(state, runtime)``, clients from the services factory.
-check_hallucination = bind(nodes.check_hallucination, None)
-check_relevance = bind(nodes.check_relevance, None)
-generate = bind(nodes.generate, None)
-grade_documents = bind(nodes.grade_documents, None)
-retrieve = bind(nodes.retrieve, None)
-rewrite_query = bind(nodes.rewrite_query, None)
-web_search = bind(nodes.web_search, None)
+check_hallucination = bind(nodes.correction.check_hallucination, None)
+check_relevance = bind(nodes.correction.check_relevance, None)
+generate = bind(nodes.correction.generate, None)
+grade_documents = bind(nodes.correction.grade_documents, None)
+retrieve = bind(nodes.correction.retrieve, None)
+rewrite_query = bind(nodes.correction.rewrite_query, None)
+web_search = bind(nodes.correction.web_search, None)
 
 
 def rt(**ctx: Any) -> Runtime[Context]:
@@ -153,7 +154,7 @@ def test_retrieve_keeps_a_top_keyword_hit_down_to_the_keyword_floor(fake_service
 
 
 def test_retrieve_exempts_a_chunk_that_only_the_rewrite_ranks_first(fake_services):
-    from nodes.retrieve import above_floor
+    from nodes.correction.retrieve import above_floor
 
     by_question = [doc("dense", "x", 0.5), keyword_hit("gold", 0.27, rank=2)]
     by_rewrite = [keyword_hit("gold", 0.24, rank=1)]
@@ -169,7 +170,7 @@ def test_retrieve_on_a_retry_searches_past_the_rejected_chunks(fake_services):
 
 
 def test_the_keyword_exemption_passes_to_the_best_hit_not_rejected():
-    from nodes.retrieve import above_floor
+    from nodes.correction.retrieve import above_floor
 
     ranking = [
         doc("dense", "x", 0.5),

@@ -12,8 +12,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from crag.run import run_question
 from crag_core.schema.context import Context
 from crag_core.schema.state import Source, Turn
+from crag_core.text.answer_text import NO_ANSWER
 from graph.graph import build_graph
-from nodes.answers import NO_ANSWER
 from tests.fakes import FakeRetriever, FakeWebSearch, as_state, doc, make_llm, make_services
 
 DOCS = {
@@ -341,7 +341,7 @@ def test_with_the_judge_on_an_unanswered_follow_up_takes_its_pass():
 
 
 def test_no_judge_call_for_a_new_topic_or_after_an_unknown_answer():
-    from nodes.history import earlier_answer
+    from nodes.turn.history import earlier_answer
 
     turn = {"question": "q", "standalone_question": "Which team won Super Bowl 50?"}
     answered = [{**turn, "answer": "Denver Broncos"}]
@@ -354,7 +354,7 @@ def test_no_judge_call_for_a_new_topic_or_after_an_unknown_answer():
 
 
 def test_a_repeat_is_most_of_the_same_words():
-    from nodes.history import repeats
+    from nodes.turn.history import repeats
 
     turn: Turn = {
         "question": "q",
@@ -366,7 +366,7 @@ def test_a_repeat_is_most_of_the_same_words():
 
 
 def test_a_caller_kept_conversation_keeps_its_sources_for_the_history_route():
-    from nodes.chat import earlier_turns, reply
+    from nodes.turn.chat import earlier_turns, reply
 
     source: Source = {"id": "sb50__c0000", "source": "/kb/sb50.md"}
     messages: list[AnyMessage] = [

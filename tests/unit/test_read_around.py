@@ -16,8 +16,8 @@ from crag_core.text.read_around import (
     starts_cut,
     within_budget,
 )
-from nodes.grade_documents import grade_documents
-from nodes.retrieve import retrieve
+from nodes.correction.grade_documents import grade_documents
+from nodes.correction.retrieve import retrieve
 from tests.fakes import FakeRetriever, doc, make_llm, make_services
 
 FIRST = (

@@ -8,7 +8,7 @@ from crag_core.clients.services import Services
 from crag_core.schema.context import Context
 from crag_core.schema.state import RAGState
 from crag_core.text.sentences import split_sentences
-from nodes.refine_knowledge import GAP, refine_knowledge
+from nodes.correction.refine_knowledge import GAP, refine_knowledge
 from tests.fakes import HashEmbeddings, doc, make_services
 
 LONG = (

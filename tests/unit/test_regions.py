@@ -44,7 +44,7 @@ def test_a_box_is_stored_as_text_and_read_back_only_when_it_is_one():
 def test_an_answers_source_carries_its_chunks_region():
     from langchain_core.documents import Document
 
-    from nodes.answers import sources_of
+    from nodes.shared.answers import sources_of
 
     doc = Document(
         "The gauge at Orsk read 4.2 m.",
@@ -89,7 +89,7 @@ def test_the_quoted_sentence_is_marked_not_the_whole_chunk():
 def test_an_answers_source_on_a_page_marks_the_sentence_it_stands_on():
     from langchain_core.documents import Document
 
-    from nodes.answers import sources_of
+    from nodes.shared.answers import sources_of
 
     text = "Flood warnings for the Velna basin were issued on Monday. The gauge at Orsk read 4.2 m"
     doc = Document(

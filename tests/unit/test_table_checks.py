@@ -3,6 +3,7 @@ false premises only where nothing holds the value, and a confidence by the answe
 
 from __future__ import annotations
 
+import importlib
 import json
 from typing import Any
 
@@ -32,9 +33,9 @@ from crag_core.text.table_checks import (
     problems,
 )
 from crag_core.text.table_shapes import ColumnInfo, QueryResult, TableInfo, sql_name
-from nodes import confidence as confidence_module
-from nodes.confidence import table_kind
-from nodes.query_table import spans
+from nodes.shared import confidence as confidence_module
+from nodes.shared.confidence import table_kind
+from nodes.tools.query_table import spans
 from tests.fakes import make_llm, make_table_store
 from tests.unit.test_table_questions import sql_responder
 
@@ -362,7 +363,8 @@ def test_a_table_answers_confidence_is_fitted_by_its_kind(tmp_path):
 def test_a_table_answer_under_min_confidence_is_not_given(fake_services, store, monkeypatch):
     sql = "SELECT murder_rate FROM crime WHERE state = 'Ohio' AND year = 2009"
     fake_services(llm=make_llm(sql_responder(sql)), tables=store)
-    monkeypatch.setattr("nodes.query_table.tool_confidence", lambda kind, signals=None: 0.2)
+    module = importlib.import_module("nodes.tools.query_table")  # the module, not the node
+    monkeypatch.setattr(module, "tool_confidence", lambda kind, signals=None: 0.2)
     out = run_question("What was the murder rate in Ohio in 2009?", Context(min_confidence=0.4))
     assert out.path[3:6] == ["choose_tool", "query_table", "finalize"]  # a spreadsheet's rows
     assert out.state["answer"] == "I don't know."
@@ -537,9 +539,8 @@ def test_a_column_named_by_an_sql_word_is_written_quoted_under_the_grammar():
 def test_a_malformed_query_is_written_again_with_the_shape_its_kind_needs(
     fake_services, store, monkeypatch
 ):
-    import nodes.query_table
-
-    monkeypatch.setattr(nodes.query_table, "computed_query", lambda question, tables: "")
+    module = importlib.import_module("nodes.tools.query_table")  # the module, not the node
+    monkeypatch.setattr(module, "computed_query", lambda question, tables: "")
     q = "How much higher is the murder rate of Ohio than that of Utah?"  # the model writes it
     broken = "SELECT murder_rate - murder_rate FROM crime WHERE state = 'Ohio' - murder_rate FROM"
     right = (

@@ -23,8 +23,8 @@ from crag_core.text.sql import (
     text_names,
 )
 from crag_core.text.table_shapes import QueryResult
-from nodes.confidence import tool_confidence
-from nodes.query_table import query_table
+from nodes.shared.confidence import tool_confidence
+from nodes.tools.query_table import query_table
 from tests.fakes import happy_responder, make_llm, make_table_store
 
 SALES: list[list[Any]] = [

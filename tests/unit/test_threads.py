@@ -12,7 +12,7 @@ from crag.threads import check_thread_id, thread_config, thread_graph, threads_p
 from crag_core.errors import ConfigError
 from crag_core.schema.context import Context
 from graph.factory import bind
-from nodes.contextualize_question import format_history
+from nodes.turn.contextualize_question import format_history
 from tests.fakes import KB_DOCS, FakeRetriever, applied, happy_responder, make_llm
 
 FIRST = "Which team won Super Bowl 50?"
@@ -20,7 +20,7 @@ FOLLOW_UP = "What was the final score?"
 STANDALONE = "What was the final score of Super Bowl 50?"
 
 
-contextualize_question = bind(nodes.contextualize_question, None)  # as the graph calls it
+contextualize_question = bind(nodes.turn.contextualize_question, None)  # as the graph calls it
 
 
 def thread_responder(fail_relevance_once: bool = False) -> Any:

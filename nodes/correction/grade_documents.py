@@ -1,0 +1,117 @@
+"""grade_documents: CRAG's retrieval evaluator - do the documents state the answer?
+
+The evaluator is one yes/no call on the pass's documents, read as a score: the probability the
+model gives "yes" (its log-probabilities). Two thresholds turn the score into CRAG's decision
+on knowledge-base documents - correct, ambiguous, incorrect - and, after web search, the
+evidence (knowledge-base documents kept as ambiguous plus the web results) must reach the
+evidence threshold to be answered from. When it does not, an ambiguous retrieval that scored
+higher on its own than with the web results is answered from alone (the web added nothing
+better); otherwise nothing states the answer and the run says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from langchain_core.documents import Document
+from langchain_core.language_models import BaseChatModel
+from langgraph.runtime import Runtime
+
+from crag_core.clients.services import Services
+from crag_core.schema.context import Context, context_of
+from crag_core.schema.state import RAGState, RetrievalVerdict, Update
+from crag_core.text.documents import dedupe
+from crag_core.text.read_around import within_budget
+from crag_core.text.words import plural
+from nodes.shared.common import reports
+from nodes.shared.prompting import score_on_evidence
+
+UNPARSABLE_WARNING = (
+    "The retrieval evaluator's reply was neither yes nor no; the documents were kept as relevant."
+)
+
+
+def decide(score: float, ctx: Context) -> RetrievalVerdict:
+    """CRAG's three-way decision from the evaluator's score and the two thresholds."""
+    if score >= ctx.correct_threshold:
+        return "correct"
+    return "incorrect" if score < ctx.incorrect_threshold else "ambiguous"
+
+
+def marked(docs: list[Document], relevant: bool) -> list[Document]:
+    """``docs`` with ``metadata["relevant"]`` set (the retry skips rejected chunks)."""
+    grade = "yes" if relevant else "no"
+    return [
+        Document(id=d.id, page_content=d.page_content, metadata={**d.metadata, "relevant": grade})
+        for d in docs
+    ]
+
+
+def _score(
+    state: RAGState, ctx: Context, llm: BaseChatModel, docs: list[Document]
+) -> tuple[float, Update]:
+    """The evaluator's score of ``docs``; an unusable reply counts as yes, with a warning."""
+    score, update = score_on_evidence(state, ctx, llm, "grade_documents", docs)
+    if score is None:
+        return 1.0, {**update, "warnings": [UNPARSABLE_WARNING]}
+    return score, update
+
+
+def describe(update: Mapping[str, Any]) -> str:
+    """The evaluator's outcome: its score and decision, on the knowledge base or the evidence."""
+    kept = len(update.get("relevant_documents") or [])
+    if "evidence_score" in update:
+        verdict = f"kept {plural(kept, 'document')}" if kept else "nothing states the answer"
+        if update.get("kb_fallback"):
+            verdict = f"the knowledge base's {plural(kept, 'document')} scored higher, kept alone"
+        return f"with web results, score {update['evidence_score']:.2f}: {verdict}"
+    if "retrieval_score" in update:
+        return f"{update['retrieval_verdict']} (score {update['retrieval_score']:.2f})"
+    return str(update.get("retrieval_verdict") or "")
+
+
+@reports(describe)
+def grade_documents(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
+    """Score the knowledge-base documents, or after web search the whole evidence.
+
+    Knowledge base: the score decides correct / ambiguous / incorrect, and the documents are
+    kept unless incorrect. After web search: the kept documents plus the web results are
+    scored together (the prompt the answer will reuse), and kept only at or above
+    ``evidence_threshold``; below it, ambiguous knowledge-base documents that scored higher
+    alone are kept alone (``kb_fallback``). Nothing to score costs no call.
+    """
+    ctx = context_of(runtime)
+    docs = list(state.get("documents") or [])
+    if not state.get("web_searched"):
+        if not docs:
+            return {"retrieval_verdict": "incorrect", "relevant_documents": []}
+        score, update = _score(state, ctx, services.judge, docs)
+        verdict = decide(score, ctx)
+        relevant = verdict != "incorrect"
+        return {
+            **update,
+            "retrieval_score": round(score, 4),
+            "retrieval_verdict": verdict,
+            "documents": marked(docs, relevant),
+            "relevant_documents": marked(docs, True) if relevant else [],
+        }
+    web = list(state.get("web_results") or [])
+    if not web:  # the web failed or is off: the knowledge-base decision stands
+        return {}
+    return _grade_evidence(state, ctx, services.judge, web)
+
+
+def _grade_evidence(
+    state: RAGState, ctx: Context, llm: BaseChatModel, web: list[Document]
+) -> Update:
+    """Score the kept documents plus ``web``; keep them, the documents alone, or nothing."""
+    kept = list(state.get("relevant_documents") or [])
+    evidence = within_budget(dedupe([*kept, *web]), ctx.context_tokens)
+    score, update = _score(state, ctx, llm, evidence)
+    result: Update = {**update, "evidence_score": round(score, 4)}
+    if score >= ctx.evidence_threshold:
+        return {**result, "relevant_documents": evidence}
+    if ctx.kb_fallback and kept and (state.get("retrieval_score") or 0.0) > score:
+        return {**result, "relevant_documents": kept, "kb_fallback": True}
+    return {**result, "relevant_documents": []}

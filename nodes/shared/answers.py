@@ -1,0 +1,66 @@
+"""Answers: their sources, a node's line for one, and a pass as an attempt to fall back on."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from langchain_core.documents import Document
+
+from crag_core.schema.state import Attempt, RAGState, Source, Verdict
+from crag_core.text.answer_text import is_no_answer
+from crag_core.text.documents import doc_id, doc_location, doc_source
+from crag_core.text.regions import parse_box, quote_region
+from crag_core.text.support import quote
+from nodes.shared.common import answer_documents, question_of
+
+
+def sources_of(docs: list[Document], answer: str = "", question: str = "") -> list[Source]:
+    """Sources (id and origin) of ``docs``; with an answer, each with the sentence it stands on.
+
+    A source on a page carries its region (``box``): the lines of that sentence where the
+    chunk keeps its lines' places, else the chunk's.
+    """
+    sources = []
+    for d in docs:
+        source = Source(id=doc_id(d), source=doc_source(d))
+        if location := doc_location(d):
+            source["location"] = location
+        if box := parse_box(d.metadata.get("box")):
+            source["box"] = list(box)
+        if answer and (sentence := quote(d.page_content, answer, question)):
+            source["quote"] = sentence
+            if on := quote_region(d.page_content, d.metadata.get("lines"), sentence):
+                source["box"] = list(on)  # the sentence's lines, not the whole chunk
+        sources.append(source)
+    return sources
+
+
+def answer_summary(update: Mapping[str, Any]) -> str:
+    """A node's line for the answer it wrote: its confidence, or whether there is one."""
+    given = update.get("confidence")
+    if given is not None:
+        return f"confidence {given:.2f}"
+    return "no answer" if is_no_answer(str(update.get("answer", ""))) else "answer given"
+
+
+def current_attempt(state: RAGState) -> Attempt:
+    """The pass that just ran, as an ``Attempt``.
+
+    A pass that ended on "I don't know" ran no check: it counts as not grounded (it states
+    nothing), so it never outranks a real answer as the best attempt.
+    """
+    generation = state.get("generation") or ""
+    grounded: Verdict = state.get("grounded") or ("no" if is_no_answer(generation) else "unknown")
+    cited = set(state.get("citations") or [])
+    return Attempt(
+        query=state.get("rewritten_query") or question_of(state),
+        generation=generation,
+        sources=sources_of(
+            [d for d in answer_documents(state) if doc_id(d) in cited],
+            generation,
+            question_of(state),
+        ),
+        grounded=grounded,
+        answers_question=state.get("answers_question") if grounded != "no" else None,
+    )

@@ -1,0 +1,231 @@
+"""How likely an answer is right, from what the pass already measured.
+
+``signals`` reads the final pass: the evaluator's scores of the knowledge base and of the
+evidence with web results, the grounding judge's score, the judge's score of the sentence the
+answer was copied from, whether the answer is copied from the documents and from which (the
+knowledge base, the web, or both: they agree), how much of the question that sentence shares
+(``crag_core.text.support``), the retries it took, whether the answer is of the kind the
+question asks for (``crag_core.text.answer_type``), the rank of the first evidence document
+that holds it, and whether the evaluator and the sentence's judge agree. ``confidence`` turns
+the fitted ones into P(right)
+with a logistic model fitted on the mixed benchmark's calibration split
+(``benchmarks/calibration/confidence.py`` writes ``confidence.json``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from langchain_core.documents import Document
+
+from crag_core.schema.state import RAGState
+from crag_core.text.answer_text import is_no_answer
+from crag_core.text.answer_type import type_fits
+from crag_core.text.documents import containing
+from crag_core.text.sql import match_tables
+from crag_core.text.support import subject_overlap
+from crag_core.text.table_checks import computes
+from crag_core.text.table_shapes import QueryResult, TableInfo
+from nodes.shared.common import answer_documents, question_of
+
+FIT = Path(__file__).with_name("confidence.json")
+"""The fitted model: feature names, weights, intercept, and what it was fitted on."""
+TOOL_FIT = Path(__file__).with_name("tool_confidence.json")
+"""The tools' answers counted on the tools benchmark's calibration split, by kind
+(``benchmarks/measurements/tools.py fit`` writes it)."""
+
+
+def signals(state: RAGState, answer: str) -> dict[str, float | None]:
+    """What the final pass measured about ``answer`` (None: not measured in this pass)."""
+    docs, question = answer_documents(state), question_of(state)
+    holding = containing(answer, docs)  # in evidence order: the first is the answer's rank
+    from_web = [_is_web(docs[i]) for i in holding]
+    in_kb, in_web = not all(from_web), any(from_web)
+    fits = type_fits(question, answer)
+    return {
+        "retrieval_score": state.get("retrieval_score"),
+        "evidence_score": state.get("evidence_score"),
+        "grounding_score": state.get("grounding_score"),
+        "answer_score": state.get("answer_score"),
+        "support_score": state.get("support_score"),
+        "web": float(bool(state.get("web_searched"))),
+        "kb_fallback": float(bool(state.get("kb_fallback"))),
+        "in_kb": float(in_kb),
+        "in_web": float(in_web),
+        "copied": float(in_kb or in_web),
+        "agree": float(in_kb and in_web),
+        "subject_overlap": subject_overlap(question, answer, docs),
+        "retries": float(state.get("retry_count", 0)),
+        "words": float(len(answer.split())),
+        "type_fits": None if fits is None else float(fits),
+        "rank": float(holding[0]) if holding else None,
+        "judges_agree": _agree(state.get("retrieval_score"), _judge(state)),
+    }
+
+
+def _is_web(doc: Document) -> bool:
+    return str(doc.metadata.get("id", doc.id or "")).startswith("web:")
+
+
+def _judge(state: RAGState) -> float | None:
+    """The answer's own judge: the sentence's (a copied answer) or else the grounding check's."""
+    support = state.get("support_score")
+    return support if support is not None else state.get("grounding_score")
+
+
+def _agree(evaluator: float | None, judge: float | None) -> float | None:
+    """1.0 when the evaluator and the judge fall on the same side of 0.5 (None: one not asked)."""
+    if evaluator is None or judge is None:
+        return None
+    return float((evaluator >= 0.5) == (judge >= 0.5))
+
+
+@cache
+def _fit(path: Path = FIT) -> dict[str, Any]:
+    return dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def features(measured: Mapping[str, float | None], names: list[str]) -> list[float]:
+    """The model's inputs: each named signal, a missing one as its stated default.
+
+    ``name`` reads the signal; ``name:missing`` is 1.0 when it was not measured (and the
+    signal itself then counts as 0.0).
+    """
+    values = []
+    for name in names:
+        key, _, flag = name.partition(":")
+        value = measured.get(key)
+        values.append(float(value is None) if flag == "missing" else float(value or 0.0))
+    return values
+
+
+def confidence(state: RAGState, answer: str) -> float | None:
+    """P(right) of ``answer`` by the fitted model, rounded; None for "I don't know"."""
+    if is_no_answer(answer):
+        return None
+    return logistic(_fit(), signals(state, answer))
+
+
+def logistic(model: Mapping[str, Any], measured: Mapping[str, float | None]) -> float:
+    """P(right) by a fitted logistic model (features, weights, intercept), rounded."""
+    x = features(measured, model["features"])
+    z = model["intercept"] + sum(w * v for w, v in zip(model["weights"], x, strict=True))
+    return round(1 / (1 + math.exp(-z)), 3)
+
+
+PRIOR_ANSWERS = 4
+"""How many answers a tool kind's share weighs as, pulling a fine kind with few answers
+toward its tool's share (``tool_confidence``)."""
+
+
+def table_kind(result: QueryResult, premise: bool, attempt: int) -> str:
+    """The kind a table answer's confidence is counted by: its shape and its attempt.
+
+    ``table:<shape>:<attempt>``, shape ``premise`` (the table has no such value), ``value``
+    (one value), ``row`` (one row of several values) or ``list`` (several rows).
+    """
+    columns = [c for c in result.columns if c != "_row"]
+    rows = {r for r in result.rows}
+    if premise:
+        shape = "premise"
+    elif len(rows) == 1:
+        shape = "value" if len(columns) == 1 else "row"
+    else:
+        shape = "list"
+    return f"table:{shape}:{attempt}"
+
+
+_AGGREGATE = re.compile(r"\b(?:count|sum|avg|min|max|total)\s*\(", re.I)
+_ORDER_LIMIT = re.compile(r"\border\s+by\b.*\blimit\b", re.I | re.S)
+_NUMBER = re.compile(r"^-?[\d,]*\.?\d+%?$")
+
+
+def table_signals(
+    question: str,
+    sql: str,
+    result: QueryResult,
+    tables: list[TableInfo],
+    answer: str,
+    kind: str,
+) -> dict[str, float | None]:
+    """What a table answer's query and result say about it, for its fitted confidence.
+
+    Its kind (``table_kind``: a retry, a false premise, one value, a row, a list); what the
+    question asks (a computation: a count, an extreme, an average, one of two); what the
+    query does (aggregates, orders and cuts, filters); how well the question names what
+    the query read: the columns and values it names in the tables read, and the columns read
+    that it names neither by their name nor by a value they hold (a column the model had to
+    guess: "fuel economy" read as ``mpg``); how many tables it could have been asked of.
+    """
+    low = sql.lower()
+    read = [t for t in tables if t.name in result.tables] or tables
+    matches = match_tables(question, read)
+    named = {c.lower() for m in matches for c in m.columns}
+    holding = {
+        c.name
+        for t in read
+        for c in t.columns
+        if any(v in c.values for m in matches for v in m.values)
+    }
+    used = [
+        c
+        for t in read
+        for c in t.columns
+        if re.search(rf'(?<![\w.])"?{re.escape(c.name)}"?(?![\w])', low)
+    ]
+    guessed = [c for c in used if c.original.lower() not in named and c.name not in holding]
+    _, shape, attempt = (kind.split(":") + ["", ""])[:3]
+    return {
+        "retry": float(attempt not in ("", "1")),
+        "premise": float(shape == "premise"),
+        "list": float(shape == "list"),
+        "row": float(shape == "row"),
+        "computes": float(computes(question)),
+        "aggregate": float(bool(_AGGREGATE.search(sql))),
+        "order_limit": float(bool(_ORDER_LIMIT.search(sql))),
+        "where": float(" where " in f" {low} "),
+        "columns_named": float(len(named)),
+        "values_named": float(sum(len(m.values) for m in matches)),
+        "guessed": float(len(guessed)),
+        "tables": float(len(tables)),
+        "number": float(bool(_NUMBER.match(answer.strip()))),
+    }
+
+
+def tool_confidence(
+    kind: str, signals: Mapping[str, float | None] | None = None, path: Path = TOOL_FIT
+) -> float | None:
+    """P(right) of a tool's answer of ``kind``, from its tool's answers when calibrated.
+
+    ``kind``: ``table`` or ``catalog``, or a finer kind of one (``table:list:2``:
+    ``table_kind``). The tool's share is (right + 1) / (answers + 2), which stays off 0 and 1
+    on a few answers; a finer kind's is its own right answers plus ``PRIOR_ANSWERS`` answers
+    at its tool's share, over its answers plus those. None for a tool never measured.
+
+    A table answer's ``signals`` (``table_signals``), where a model of them is fitted
+    (``table_model``: features, weights, intercept), give its P(right) by that model instead.
+    """
+    fitted = _fit(path)
+    model = fitted.get("table_model")
+    if model and model.get("features") and signals is not None and kind.startswith("table"):
+        return logistic(model, signals)
+    return kind_share(fitted.get("kinds", {}), kind)
+
+
+def kind_share(kinds: Mapping[str, Mapping[str, int]], kind: str) -> float | None:
+    """P(right) of an answer of ``kind`` from answers counted by kind (``tool_confidence``)."""
+    tool = kinds.get(kind.split(":")[0])
+    if not tool:
+        return None
+    share = (int(tool["right"]) + 1) / (int(tool["answers"]) + 2)
+    fine = kinds.get(kind) if ":" in kind else None
+    if not fine:
+        return round(share, 3)
+    right = int(fine["right"]) + PRIOR_ANSWERS * share
+    return round(right / (int(fine["answers"]) + PRIOR_ANSWERS), 3)

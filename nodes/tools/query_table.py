@@ -1,0 +1,288 @@
+"""query_table: answer from the collection's tables with SQL the model writes."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from crag_core.clients.llm import complete, takes_grammar
+from crag_core.clients.services import Services
+from crag_core.clients.table_store import TableStore
+from crag_core.errors import CragError, TableQueryError
+from crag_core.schema.context import Context, context_of
+from crag_core.schema.state import RAGState, Source, Update, Withheld
+from crag_core.text.answer_text import NO_ANSWER
+from crag_core.text.sql import (
+    Span,
+    did_you_mean,
+    extract_sql,
+    held_by,
+    incidental,
+    missing_values,
+    misspelled,
+    result_answer,
+    schema,
+    unasked_values,
+)
+from crag_core.text.sql_grammar import select_grammar
+from crag_core.text.table_checks import (
+    computed_query,
+    computes,
+    idiom,
+    misread_years,
+    problems,
+)
+from crag_core.text.table_shapes import QueryResult, TableInfo
+from nodes.shared.common import question_of, reports
+from nodes.shared.confidence import table_kind, table_signals, tool_confidence
+from nodes.shared.prompting import render
+
+SQL_ATTEMPTS = 2
+"""Queries written per question: the first, and one retry told the database's error."""
+RESULT_ROWS = 1_000
+"""Rows read of a result: a list the model wrote without DISTINCT is named each value once
+from all of them (the answer lists at most ``crag_core.text.sql.MAX_LISTED``)."""
+
+
+def describe(update: Mapping[str, Any]) -> str:
+    """The SQL and what it gave, or why the text is searched instead."""
+    if update.get("answer"):
+        return f"{update['sql']} -> {update['answer']!r}"
+    return f"no table answered ({update.get('sql') or 'no query'}): searching the text"
+
+
+@reports(describe)
+def query_table(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
+    """Write a SELECT over the tables the plan names, run it, check it, answer.
+
+    The model sees the named tables (at most ``MAX_TABLES``) as ``CREATE TABLE`` statements
+    with a few rows each, each column's range and the values the question names
+    (``crag_core.text.sql.schema``), and writes one SELECT (the embedded model under a grammar
+    that lets it name only those tables and their columns: ``crag_core.text.sql_grammar``);
+    the query runs read-only behind the table store's authorizer, row limit and time budget
+    (``crag_core.clients.table_store``).
+
+    A difference or a rank of rows the question names by value, over one number column it
+    names, is first queried as written in code (``crag_core.text.table_checks.
+    computed_query``, kind ``table:<shape>:0``); when that does not pass, the model writes it.
+
+    The result is an answer only when it passes the checks that need no model
+    (``crag_core.text.table_checks.problems``: one of two named values, one row for a
+    superlative, one number for a count, every value and number the question names used). A
+    query that fails, finds nothing, misspells a value or does not pass is written once more,
+    told why. If that fails too, the warning says why (the table's answer that did not pass,
+    and what was wrong with it) and the answer is "I don't know" when the tables are
+    spreadsheets: the text cannot compute over their rows ("how many", "average", "…: A or
+    B?": ``computes``), and what it holds of them is the rows the query read (on the
+    calibration sets, 10 such searches gave 0 right, 1 wrong and took 10-52 s each). A
+    question about a table inside a page searches the page's text instead.
+
+    A query that compares a column with a value no table of the collection holds answers
+    that the table has no such value, and what it has (a false premise is said, not answered
+    "0") — from a spreadsheet only: a table inside a page (an HTML page's table of
+    statistics) is incidental to its text, which is searched instead.
+
+    The answer's confidence is the share of right table answers of its kind (one value, a
+    row, a list, a false premise; first query or retry) on the tools benchmark's calibration
+    split (``nodes.shared.confidence.tool_confidence``); one under ``min_confidence`` is not given
+    (and the text is searched only for a table inside a page).
+    """
+    ctx = context_of(runtime)
+    question = question_of(state)
+    plan = state.get("plan")
+    store = services.tables
+    if plan is None or plan["tool"] != "table" or store is None:
+        raise ValueError("query_table queries choose_tool's table plan, and there is none")
+    update: Update = {"prompt_versions": {}}
+    sql, feedback, reason, rejected = "", "", "", ""
+    try:
+        catalog = store.catalog()
+        by_name = {t.name: t for t in catalog}
+        tables = [by_name[t["name"]] for t in plan["tables"] if t["name"] in by_name]
+        ranges = {t.name: spans(store, t) for t in tables}
+        text = schema_of(store, tables, question, ranges)
+    except CragError as exc:
+        return {"sql": "", "warnings": [f"The collection's tables could not be read: {exc}"]}
+    grammar = select_grammar(tables) if takes_grammar(ctx.model) else ""
+    computed = computed_query(question, tables)
+    for attempt in range(0 if computed else 1, SQL_ATTEMPTS + 1):
+        if attempt:
+            prompt, recorded = render(
+                state, ctx, "write_sql", schema=text, question=question, feedback=feedback
+            )
+            update["prompt_versions"] |= recorded.get("prompt_versions", {})
+            sql = extract_sql(complete(services.llm, prompt, grammar=grammar))
+        else:
+            sql = computed  # a difference or rank of named rows: written in code
+        result, answer, premise, reason = run_query(store, sql, tables, catalog, question, ranges)
+        if result and answer and not reason:
+            kind = table_kind(result, premise, attempt)
+            measured = table_signals(question, sql, result, tables, answer, kind)
+            confidence = tool_confidence(kind, measured)
+            update |= {"answer_kind": kind, "tool_signals": measured}
+            if confidence is not None and confidence < ctx.min_confidence:
+                rejected = (
+                    f"{answer!r} (confidence {confidence:.2f}, under {ctx.min_confidence:.2f})"
+                )
+                update["withheld"] = Withheld(answer=answer, confidence=confidence)
+                break
+            return update | {
+                "sql": sql,
+                "answer": answer,
+                "sources": _sources(result, catalog, sql),
+                "confidence": confidence,
+            }
+        if answer:
+            rejected = f"{answer!r} ({reason})"
+        if not attempt:
+            continue  # the model writes its own query, told nothing of this one
+        shape = idiom(question, tables)
+        example = f"-- A query of this kind: {shape}\n" if shape and "e.g." not in reason else ""
+        feedback = (
+            f"-- This query failed: {sql}\n-- Why: {reason}\n{example}-- Write a corrected query.\n"
+        )
+    if "withheld" in update:
+        why = f"its answer {rejected} is not given"
+    else:
+        why = f"its answer {rejected} did not pass its checks" if rejected else reason
+    if sql:
+        why += f"; its last query: {sql}"
+    if tables and not any(incidental(t) for t in tables):
+        said = "the text was not searched: " + (
+            "it cannot compute over a table's rows"
+            if computes(question)
+            else "it holds the spreadsheet's rows the query read"
+        )
+        return update | {
+            "sql": sql,
+            "answer": NO_ANSWER,
+            "confidence": None,
+            "warnings": [f"No table answered the question ({why}); {said}."],
+        }
+    return update | {
+        "sql": sql,
+        "warnings": [f"No table answered the question ({why}); the text was searched."],
+    }
+
+
+def schema_of(
+    store: TableStore,
+    tables: list[TableInfo],
+    question: str = "",
+    ranges: dict[str, dict[str, Span]] | None = None,
+) -> str:
+    """The schema the model writes against: ``tables`` with a few rows and ranges each.
+
+    ``ranges``: the tables' ``spans``, when already measured.
+    """
+    if ranges is None:
+        ranges = {t.name: spans(store, t) for t in tables}
+    return schema(tables, [store.sample(t.name) for t in tables], question, ranges)
+
+
+SPAN_COLUMNS = 20
+"""Columns measured per query by ``spans`` (a query's text stays under the store's limit)."""
+
+
+def spans(store: TableStore, table: TableInfo) -> dict[str, Span]:
+    """Each number or date column's smallest and largest value."""
+    measured = [c for c in table.columns if c.type != "TEXT"]
+    found: dict[str, Span] = {}
+    for start in range(0, len(measured), SPAN_COLUMNS):
+        some = measured[start : start + SPAN_COLUMNS]
+        parts = ", ".join(f'MIN("{c.name}"), MAX("{c.name}")' for c in some)
+        row = store.query(f'SELECT {parts} FROM "{table.name}"', max_rows=1).rows[0]
+        found |= {c.name: (row[2 * i], row[2 * i + 1]) for i, c in enumerate(some)}
+    return found
+
+
+def run_query(
+    store: TableStore,
+    sql: str,
+    tables: list[TableInfo],
+    catalog: list[TableInfo],
+    question: str = "",
+    ranges: dict[str, dict[str, Span]] | None = None,
+) -> tuple[QueryResult | None, str, bool, str]:
+    """Run ``sql``: its result, its answer, whether that is a false premise, what is wrong.
+
+    What is wrong is "" when nothing is.
+    A comparison with a value no table of the collection holds answers that the table has no
+    such value (a false premise), not what the query found; a value the column holds spelled
+    otherwise, or a result that does not pass ``problems``, is an answer with what is wrong
+    with it. Tables inside pages give no false premise (their text may hold the value).
+    """
+    if not sql:
+        return None, "", False, "the reply held no SELECT"
+    try:
+        result = store.query(sql, max_rows=RESULT_ROWS)
+    except TableQueryError as exc:
+        return None, "", False, did_you_mean(str(exc), tables)
+    spelled = misspelled(sql, tables)
+    if spelled:
+        return result, "", False, "; ".join(spelled)
+    read = [t for t in tables if t.name in result.tables]
+    unasked = unasked_values(sql, read, question) if question else []
+    if unasked:
+        return result, "", False, "; ".join(unasked)
+    misread = misread_years(question, sql, read, ranges or {})
+    if misread:
+        return result, "", False, "; ".join(misread)
+    premise = missing_values(sql, read, catalog) or absent_numbers(store, sql, read, ranges)
+    if premise and not any(incidental(t) for t in read):
+        return result, " ".join(premise), True, ""
+    answer = result_answer(result, question)
+    if not answer:
+        held = held_by(sql, read or tables, ranges or {})
+        why = premise[0] if premise else held
+        return result, "", False, "it returned no rows" + (f" ({why})" if why else "")
+    found = problems(question, sql, result, tables, ranges)
+    return result, answer, False, "; ".join(found)
+
+
+_NUMBER_EQUALS = re.compile(r"\b(\w+)\s*=\s*(-?\d+(?:\.\d+)?)\b(?!\s*')")
+
+
+def absent_numbers(
+    store: TableStore,
+    sql: str,
+    tables: list[TableInfo],
+    ranges: dict[str, dict[str, Span]] | None = None,
+) -> list[str]:
+    """A query's ``column = number`` that no row of its table holds, as sentences.
+
+    "year = 1960" where the years are 1952, 1957…: "gapminder.csv has no year 1960 (it has
+    1952 to 2007)." ``ranges``: the tables' ``spans``, when already measured.
+    """
+    missing = []
+    for name, number in _NUMBER_EQUALS.findall(sql):
+        for table in tables:
+            column = next((c for c in table.columns if c.name == name.lower()), None)
+            if column is None or column.type not in ("INTEGER", "REAL"):
+                continue
+            held = store.query(
+                f'SELECT COUNT(*) FROM "{table.name}" WHERE "{column.name}" = {number}', max_rows=1
+            ).rows[0][0]
+            if held == 0:
+                measured = (ranges or {}).get(table.name) or spans(store, table)
+                low, high = measured.get(column.name, (None, None))
+                missing.append(
+                    f"{table.label} has no {column.original} {number} (it has {low} to {high})."
+                )
+    return list(dict.fromkeys(missing))
+
+
+def _sources(result: QueryResult, tables: list[TableInfo], sql: str) -> list[Source]:
+    read = [t for t in tables if t.name in result.tables]
+    return [
+        Source(
+            id=f"table:{t.name}",
+            source=t.label,
+            location=f"sheet {t.sheet}" if t.sheet else "table",
+            sql=sql,
+        )
+        for t in read
+    ]
