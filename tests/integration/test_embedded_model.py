@@ -185,23 +185,20 @@ def test_cli_json_runs_the_whole_product(demo_kb):
     assert all(s["id"] and s["source"] for s in out["sources"])
 
 
-def test_eight_questions_at_once_share_the_embedded_server():
-    """8 concurrent runs through the Python API: all finish, none sees another's state."""
+def test_more_questions_at_once_than_slots_share_the_embedded_server():
+    """4 concurrent runs through the Python API on a server of 2 slots: all finish, none sees
+    another's state (8 took twice the time and showed nothing more)."""
     from graph.graph import graph
 
     questions = [
         "Which team won Super Bowl 50?",
-        "Which team lost Super Bowl 50?",
-        "Where was Super Bowl 50 played?",
         "How do ctenophores move?",
-        "What are ctenophores commonly called?",
-        "What is packet switching?",
         "Who developed packet switching at the NPL?",
         "What did the halftime show of Super Bowl 50 feature?",
     ]
     ctx = Context(collection="demo", web_search="off", max_retries=0, top_k=2)
     outputs = graph.batch(
-        [{"question": q} for q in questions], config={"max_concurrency": 8}, context=ctx
+        [{"question": q} for q in questions], config={"max_concurrency": 4}, context=ctx
     )
     assert [o["standalone_question"] for o in outputs] == questions
     assert all(o["answer"] for o in outputs)
