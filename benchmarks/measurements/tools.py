@@ -476,6 +476,28 @@ def table_auc(records: list[dict[str, Any]]) -> tuple[float, int, int]:
     return auc(scores, labels), int(labels.sum()), int(len(labels) - labels.sum())
 
 
+def plans(qset: QuestionSet, split: str) -> str:
+    """Every question's plan (rules only, no model), a JSON line each.
+
+    Its id, tool, reason, the search's or catalog's filter and the tables the table tool reads:
+    a refactor of the planner keeps these lines (docs/benchmarks/plan).
+
+    Run with ``CRAG_DATA_DIR`` at the set's store (``prepare_collection``).
+    """
+    from graph.factory import default_services
+    from nodes.tools.choose_tool import choose
+
+    services = default_services(Context(collection=qset.collection))
+    lines = []
+    for row in read_records(qset.questions):
+        if row["split"] == split:
+            plan, _ = choose(row["question"], services)
+            where = plan["where"] if plan["tool"] in ("search", "catalog") else ""
+            tables = [t["name"] for t in plan["tables"]] if plan["tool"] == "table" else []
+            lines.append(json.dumps([row["id"], plan["tool"], plan["reason"], where, tables]))
+    return "\n".join(lines)
+
+
 def routes(qset: QuestionSet, split: str) -> str:
     """Where ``choose_tool`` sends each template's questions (rules only, no model), a table.
 
@@ -610,7 +632,9 @@ def compare_runs(runs: dict[str, Path], qset: QuestionSet) -> str:
 def main(argv: list[str] | None = None) -> int:
     """``build`` the questions, or ``run`` the pipelines on them."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=["build", "run", "fit", "compare", "routes", "recheck"])
+    parser.add_argument(
+        "command", choices=["build", "run", "fit", "compare", "routes", "plans", "recheck"]
+    )
     parser.add_argument(
         "--runs", default="", help="compare: name=out-dir pairs, comma-separated (before=…,after=…)"
     )
@@ -642,11 +666,11 @@ def main(argv: list[str] | None = None) -> int:
         runs = dict(pair.split("=", 1) for pair in args.runs.split(",") if "=" in pair)
         print(compare_runs({k: Path(v) for k, v in runs.items()}, qset))
         return 0
-    if args.command in ("routes", "recheck"):
+    if args.command in ("routes", "plans", "recheck"):
         os.environ["CRAG_DATA_DIR"] = str(args.data.resolve())
         prepare_collection(args.data.resolve(), qset)
-        if args.command == "routes":
-            print(routes(qset, args.split))
+        if args.command in ("routes", "plans"):
+            print((routes if args.command == "routes" else plans)(qset, args.split))
         else:
             print(recheck(qset, [Path(p) for p in args.records.split(",") if p]))
         return 0
