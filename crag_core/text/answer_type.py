@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from crag_core.text.words import NUMBER_WORDS
+from crag_core.text.words import NUMBER_WORDS, words_of
 
 _NUMBER_QUESTION = re.compile(
     r"^\s*(?:how\s+(?:many|much|long|old|far|big|large|tall|high|deep|wide|heavy|often)|"
@@ -35,7 +35,7 @@ _CAPITAL = re.compile(r"(?:^|\s)[A-Z\u00c0-\u024f]")
 
 
 def _has_number(answer: str) -> bool:
-    words = re.findall(r"[a-z]+", answer.lower())
+    words = words_of(answer)
     return (
         bool(_DIGIT.search(answer))
         or any(w in NUMBER_WORDS for w in words)
@@ -47,7 +47,7 @@ def _has_number(answer: str) -> bool:
 
 
 def _has_time(answer: str) -> bool:
-    words = re.findall(r"[a-z]+", answer.lower())
+    words = words_of(answer)
     return bool(_DIGIT.search(answer)) or any(w in _MONTHS for w in words)
 
 

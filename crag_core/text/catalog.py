@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from crag_core.text.words import STOPWORDS
+from crag_core.text.words import STOPWORDS, words_of
 
 COLLECTION_NOUNS = (
     r"documents?|files?|pdfs?|spreadsheets?|workbooks?|csvs?|notebooks?|presentations?|"
@@ -366,11 +366,9 @@ def _is_named(kind: str, doc: Mapping[str, Any]) -> bool:
 
 def named_by(topic: str, doc: Mapping[str, Any]) -> bool:
     """Whether every word of ``topic`` (but short ones) is in the document's title or name."""
-    words = [
-        w for w in re.findall(r"[a-z0-9]+", topic.lower()) if len(w) > 2 and w not in STOPWORDS
-    ]
+    words = [w for w in words_of(topic) if len(w) > 2 and w not in STOPWORDS]
     name = " ".join(str(doc.get(k) or "") for k in ("title", "label")).lower()
-    have = set(re.findall(r"[a-z0-9]+", name))
+    have = set(words_of(name))
     return bool(words) and all(w in have or w.rstrip("s") in have for w in words)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from crag_core.text.words import STOPWORDS
+from crag_core.text.words import STOPWORDS, words_of
 
 _ADDRESS = r"there|all|everyone|crag|bot|assistant|mate|friend"
 """Who a greeting is addressed to: a clause of its own in "Good evening, crag."."""
@@ -310,7 +310,7 @@ def _which(found: re.Match[str]) -> str:
 
 def _asks_something(step: str) -> bool:
     """Whether a second step asks about the found thing, not just for it ("Who was #1?")."""
-    return any(w not in _NOT_ASKED for w in re.findall(r"\w+", step.lower()))
+    return any(w not in _NOT_ASKED for w in words_of(step, underscores=True))
 
 
 MAX_ANSWER_WORDS_IN_PLACE = 6

@@ -14,15 +14,14 @@ A chunk also keeps where each of its lines starts and sits (``chunk_lines``, sto
 from __future__ import annotations
 
 import difflib
-import re
+
+from crag_core.text.words import words_of
 
 Box = tuple[float, float, float, float]
 Line = tuple[str, Box]
 
 EDGE_WORDS = 4
 """How many of a chunk's first (and last) words must follow each other on the page's lines."""
-
-_WORD = re.compile(r"\w+")
 
 
 def union(boxes: list[Box]) -> Box:
@@ -51,10 +50,10 @@ def chunk_lines(text: str, lines: tuple[Line, ...] | list[Line]) -> list[tuple[i
     words: list[str] = []
     owner: list[int] = []
     for n, (said, _box) in enumerate(lines):
-        found = _WORD.findall(said.lower())
+        found = words_of(said, underscores=True)
         words += found
         owner += [n] * len(found)
-    wanted = _WORD.findall(text.lower())
+    wanted = words_of(text, underscores=True)
     found_at = _edges(words, wanted)
     if found_at is None:
         return []
@@ -83,7 +82,7 @@ def quote_region(text: str, stored: object, quote: str) -> Box | None:
         first, _, box = part.partition(":")
         if first.isdigit() and (parsed := parse_box(box)):
             spans.append((int(first), parsed))
-    found_at = _edges(_WORD.findall(text.lower()), _WORD.findall(quote.lower()))
+    found_at = _edges(words_of(text, underscores=True), words_of(quote, underscores=True))
     if not spans or found_at is None:
         return None
     start, last = found_at[0], found_at[1] - 1

@@ -24,7 +24,7 @@ from crag_core.text.table_shapes import (
     sql_name,
     sql_text,
 )
-from crag_core.text.words import STOPWORDS
+from crag_core.text.words import STOPWORDS, words_of
 
 MAX_TABLES = 3
 """Tables whose schema the model sees at most (the ones the question names most)."""
@@ -54,7 +54,6 @@ ANALYTIC = re.compile(
 )
 """Words that ask for a computation over rows, not a passage."""
 
-_WORD = re.compile(r"[a-z0-9]+")
 _ASKS_WHAT = re.compile(r"\s*(?:what|how\s+(?:much|many|high|large|long))\b", re.I)
 _LETTERS = re.compile(r"[a-z]{3,}")
 _MEANING = re.compile(
@@ -94,7 +93,7 @@ class TableMatch:
 
 
 def _words(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.lower().replace("_", " ")) if w not in STOPWORDS]
+    return [w for w in words_of(text) if w not in STOPWORDS]
 
 
 def _holds(question: str, phrase: str) -> bool:
@@ -134,7 +133,7 @@ def names_value(question: str, value: str) -> bool:
 
 def named_values(question: str, table: TableInfo) -> dict[str, tuple[str, ...]]:
     """The values of ``table``'s text columns that ``question`` names, by column."""
-    q = " ".join(_WORD.findall(question.lower()))
+    q = " ".join(words_of(question))
     found = {c.name: tuple(v for v in c.values if names_value(q, v)) for c in table.columns}
     return {name: values for name, values in found.items() if values}
 
@@ -176,7 +175,7 @@ def _column_words(column: str) -> list[str]:
 
 def match_tables(question: str, catalog: Sequence[TableInfo]) -> list[TableMatch]:
     """The tables ``question`` names something of, most named first."""
-    q = " ".join(_WORD.findall(question.lower()))
+    q = " ".join(words_of(question))
     q_words = [w for w in q.split() if w not in STOPWORDS]
     matches = []
     for table in catalog:
@@ -224,7 +223,7 @@ def text_names(
     with its suffix or before a word for a document ("the faithful data set",
     "faithful.html", "the iris page").
     """
-    q = " ".join(_WORD.findall(question.lower()))
+    q = " ".join(words_of(question))
     said = _words(q)  # and each two in a row as one: "data set" says "dataset"
     asked = set(said) | {a + b for a, b in zip(said, said[1:], strict=False)}
     tables = {t.label for t in catalog if not incidental(t)}
@@ -278,7 +277,7 @@ def table_plan(
         return False, "the collection has no tables"
     if texts:  # the question without the words that name the texts
         naming = {w for name in texts for w in name.split()}
-        rest = " ".join(w for w in _WORD.findall(question.lower()) if w not in naming)
+        rest = " ".join(w for w in words_of(question) if w not in naming)
         use, reason = table_plan(rest, catalog)
         return (use, reason) if use else (False, f"it asks about the text {texts[0]!r}")
     matches = match_tables(question, catalog)
@@ -489,11 +488,9 @@ def _said(value: str, question: str, column: str) -> bool:
     Its words that are no value's (stopwords, the column's own name: "all occupations") are
     not counted; a value of none else is not said.
     """
-    words = _WORD.findall(question.lower())
-    own = {w.rstrip("s") for w in _WORD.findall(column.lower())}
-    kept = [
-        w for w in _WORD.findall(value.lower()) if w not in STOPWORDS and w.rstrip("s") not in own
-    ]
+    words = words_of(question)
+    own = {w.rstrip("s") for w in words_of(column)}
+    kept = [w for w in words_of(value) if w not in STOPWORDS and w.rstrip("s") not in own]
     return bool(kept) and all(any(w.rstrip("s") == q.rstrip("s") for q in words) for w in kept)
 
 

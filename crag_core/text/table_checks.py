@@ -27,7 +27,7 @@ from crag_core.text.sql import (
     touches_column,
 )
 from crag_core.text.table_shapes import ColumnInfo, QueryResult, TableInfo, sql_name, sql_text
-from crag_core.text.words import STOPWORDS
+from crag_core.text.words import STOPWORDS, words_of
 
 _PAIR = re.compile(
     r"(?:^|[:,]\s*|\bbetween\s+)(?P<a>[\w$][\w .'&$()-]{0,60}?)\s+or\s+"
@@ -145,8 +145,8 @@ def _skips(bare: str, place: int) -> bool:
 
 
 def _question_words(question: str) -> list[str]:
-    """A question's words (ASCII letters and digits, lower case) without the ``STOPWORDS``."""
-    return [w for w in re.findall(r"[a-z0-9]+", question.lower()) if w not in STOPWORDS]
+    """A question's words (``words_of``) without the ``STOPWORDS``."""
+    return [w for w in words_of(question) if w not in STOPWORDS]
 
 
 def asks_one(question: str) -> bool:
@@ -362,7 +362,7 @@ def _unsaid_filters(question: str, sql: str, tables: Sequence[TableInfo]) -> lis
     never says it, and the count is over fewer rows than it asks about (R tables calibration
     set). A yes/no value ("smoker = 'Yes'" for "smokers") is how a question's word is held.
     """
-    low = " ".join(re.findall(r"[a-z0-9]+", question.lower()))
+    low = " ".join(words_of(question))
     columns = {c.name.lower(): c for t in tables for c in t.columns if c.type == "TEXT"}
     found = []
     for name, value in equalities(sql):
@@ -674,7 +674,7 @@ def _named_columns(words: Sequence[str], columns: Sequence[ColumnInfo]) -> list[
     named = [c for c in columns if names_column(words, c.original)]
 
     def name_words(c: ColumnInfo) -> set[str]:
-        return set(re.findall(r"[a-z0-9]+", c.original.lower()))
+        return set(words_of(c.original))
 
     said = [c for c in named if name_words(c) <= set(words)]
     return [
@@ -832,7 +832,7 @@ def _columns_left_out(question: str, low_sql: str, table: TableInfo) -> list[str
     counted = re.sub(
         r"\b(?:how many\s+(?:of\s+the\s+)?|all\s+(?:the\s+)?)[\w-]+", " ", question.lower()
     )
-    q_words = [w for w in re.findall(r"[a-z0-9]+", counted) if w not in STOPWORDS]
+    q_words = [w for w in words_of(counted) if w not in STOPWORDS]
     named = _named_columns(q_words, table.columns)
     return [
         f"the question names the column {c.name} but the query does not read it"
@@ -885,7 +885,7 @@ def _unsaid_answer(question: str, sql: str, bare: str, tables: Sequence[TableInf
             *(c.original for c in table.columns),
             *(v for c in table.columns for v in c.values),
         )
-        for w in re.findall(r"[a-z0-9]+", text.lower())
+        for w in words_of(text)
     }
     said = sql.lower()  # a name the query compares with is a value's premise, said elsewhere
     unheld = [

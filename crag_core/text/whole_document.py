@@ -14,7 +14,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from crag_core.text.read_around import CHARS_PER_TOKEN
-from crag_core.text.words import STOPWORDS
+from crag_core.text.words import STOPWORDS, words_of
 
 _ASKS = re.compile(
     r"\b(?:summari[sz]e|summary of|overview of|gist of|outline of|tl;?dr of|"
@@ -35,7 +35,7 @@ class DocumentRequest:
 
 
 def _words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOPWORDS}
+    return {w for w in words_of(text) if w not in STOPWORDS}
 
 
 def asks_about_a_document(question: str) -> bool:

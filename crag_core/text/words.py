@@ -18,9 +18,25 @@ STOPWORDS = frozenset(
 )
 
 
+_WORD = re.compile(r"[^\W_]+")
+"""A word: letters and digits of any alphabet ("Zürich" is one word, not ``z`` and ``rich``)."""
+_WORD_OR_NAME = re.compile(r"\w+")
+"""A word, or an identifier joined by underscores (``units_sold``)."""
+
+
+def words_of(text: str, *, underscores: bool = False) -> list[str]:
+    """``text``'s words in lower case, in order: the one reading of a word every rule shares.
+
+    Letters and digits of any alphabet; punctuation, spaces and (unless ``underscores``)
+    underscores split them. Accents are kept: ``normalize`` folds them where a rule compares
+    text that may be spelled either way.
+    """
+    return (_WORD_OR_NAME if underscores else _WORD).findall(text.lower())
+
+
 def content_words(text: str) -> list[str]:
     """``text``'s words (letters, digits, underscores; lower case) without the ``STOPWORDS``."""
-    return [w for w in re.findall(r"\w+", text.lower()) if w not in STOPWORDS]
+    return [w for w in words_of(text, underscores=True) if w not in STOPWORDS]
 
 
 def normalize(text: str) -> str:
