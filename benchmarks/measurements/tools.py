@@ -66,6 +66,7 @@ from crag.eval.metrics import verdict
 from crag.eval.records import append_record, done_ids, read_records
 from crag.eval.tables import markdown_table
 from crag_core.schema.context import Context
+from crag_core.schema.state import scope_of
 from crag_core.text.answer_text import is_no_answer
 from crag_core.text.sql import ABBREVIATED
 
@@ -492,7 +493,7 @@ def plans(qset: QuestionSet, split: str) -> str:
     for row in read_records(qset.questions):
         if row["split"] == split:
             plan, _ = choose(row["question"], services)
-            where = plan["where"] if plan["tool"] in ("search", "catalog") else ""
+            where = scope_of({"plan": plan})
             tables = [t["name"] for t in plan["tables"]] if plan["tool"] == "table" else []
             lines.append(json.dumps([row["id"], plan["tool"], plan["reason"], where, tables]))
     return "\n".join(lines)

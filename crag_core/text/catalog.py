@@ -135,17 +135,15 @@ class CatalogQuery:
     @classmethod
     def from_json(cls, fields: Mapping[str, Any]) -> CatalogQuery:
         """The query ``as_json`` wrote."""
-        start, end = fields.get("start"), fields.get("end")
+        start, end = fields["start"], fields["end"]
         return cls(
-            kind=fields["kind"],
-            types=frozenset(fields.get("types") or ()),
-            date_of=fields.get("date_of") or "modified",
-            start=dt.date.fromisoformat(start) if start else None,
-            end=dt.date.fromisoformat(end) if end else None,
-            topic=fields.get("topic") or "",
-            said=tuple(fields.get("said") or ()),
-            named=fields.get("named") or "",
-            order=fields.get("order") or "",
+            **{
+                **fields,
+                "types": frozenset(fields["types"]),
+                "start": dt.date.fromisoformat(start) if start else None,
+                "end": dt.date.fromisoformat(end) if end else None,
+                "said": tuple(fields["said"]),
+            }
         )
 
 

@@ -24,7 +24,7 @@ from crag_core.text.table_shapes import (
     sql_name,
     sql_text,
 )
-from crag_core.text.words import STOPWORDS, words_of
+from crag_core.text.words import STOPWORDS, content_words, words_of
 
 MAX_TABLES = 3
 """Tables whose schema the model sees at most (the ones the question names most)."""
@@ -92,12 +92,8 @@ class TableMatch:
         return 3 * len(self.columns) + 2 * len(self.values) + int(self.named)
 
 
-def _words(text: str) -> list[str]:
-    return [w for w in words_of(text) if w not in STOPWORDS]
-
-
 def _holds(question: str, phrase: str) -> bool:
-    words = _words(phrase)
+    words = content_words(phrase, underscores=False)
     if not words or (len(words) == 1 and len(words[0]) < 3):
         return False
     return re.search(r"\b" + r"\W+".join(map(re.escape, words)) + r"s?\b", question) is not None
@@ -124,7 +120,7 @@ def names_value(question: str, value: str) -> bool:
             for full, abbr in ABBREVIATED.items()
             if abbr == short
         )
-    words = _words(value)
+    words = content_words(value, underscores=False)
     if len(words) > 1 and words[0].isdigit():
         rest = " ".join(words[1:])
         return len(rest) >= 5 and _holds(question, rest)
@@ -176,7 +172,7 @@ def _column_words(column: str) -> list[str]:
 def match_tables(question: str, catalog: Sequence[TableInfo]) -> list[TableMatch]:
     """The tables ``question`` names something of, most named first."""
     q = " ".join(words_of(question))
-    q_words = [w for w in q.split() if w not in STOPWORDS]
+    q_words = content_words(question, underscores=False)
     matches = []
     for table in catalog:
         columns = tuple(c.original for c in table.columns if names_column(q_words, c.original))
@@ -224,7 +220,8 @@ def text_names(
     "faithful.html", "the iris page").
     """
     q = " ".join(words_of(question))
-    said = _words(q)  # and each two in a row as one: "data set" says "dataset"
+    said = content_words(question, underscores=False)
+    # and each two words in a row as one: "data set" says "dataset"
     asked = set(said) | {a + b for a, b in zip(said, said[1:], strict=False)}
     tables = {t.label for t in catalog if not incidental(t)}
     names = []
@@ -232,10 +229,12 @@ def text_names(
         label = str(doc.get("label") or "")
         if not label or label in tables:
             continue
-        title = [w for w in _words(str(doc.get("title") or "")) if len(w) > 1]
+        title = [
+            w for w in content_words(str(doc.get("title") or ""), underscores=False) if len(w) > 1
+        ]
         if len(set(title) - _GENERIC_TITLE) >= 2 and set(title) - _GENERIC_TITLE <= asked:
             names.append(" ".join(title))
-        stem = _words(PurePosixPath(label).stem)
+        stem = content_words(PurePosixPath(label).stem, underscores=False)
         if not stem or not set(stem) <= asked:
             continue  # the pattern below is tried only when every word of the name is asked
         suffix = PurePosixPath(label).suffix.lstrip(".").lower()
@@ -330,7 +329,7 @@ def schema(
         named = named_values(question, table) if question else {}
         ranges = (spans or {}).get(table.name, {})
         if question:  # not every column's range: on a sheet of 24 the model read another
-            q_words = _words(question)
+            q_words = content_words(question, underscores=False)
             ranges = {
                 name: span
                 for name, span in ranges.items()

@@ -27,7 +27,7 @@ from crag_core.text.sql import (
     touches_column,
 )
 from crag_core.text.table_shapes import ColumnInfo, QueryResult, TableInfo, sql_name, sql_text
-from crag_core.text.words import STOPWORDS, words_of
+from crag_core.text.words import STOPWORDS, content_words, words_of
 
 _PAIR = re.compile(
     r"(?:^|[:,]\s*|\bbetween\s+)(?P<a>[\w$][\w .'&$()-]{0,60}?)\s+or\s+"
@@ -142,11 +142,6 @@ def _skips(bare: str, place: int) -> bool:
     skipped = rf"\boffset\s+{place - 1}\b|\blimit\s+{place - 1}\s*,"
     below_top = place == 2 and re.search(r"[<>]\s*\(\s*select\s+(?:max|min)\s*\(", bare)
     return bool(re.search(skipped, bare) or below_top)
-
-
-def _question_words(question: str) -> list[str]:
-    """A question's words (``words_of``) without the ``STOPWORDS``."""
-    return [w for w in words_of(question) if w not in STOPWORDS]
 
 
 def asks_one(question: str) -> bool:
@@ -551,7 +546,7 @@ def computed_query(question: str, tables: Sequence[TableInfo]) -> str:
     place = nth(question)
     if not (difference or rank or place):
         return ""
-    words = _question_words(question)
+    words = content_words(question, underscores=False)
     if not (difference or rank):
         return _nth_query(question, place, words, tables) if place else ""
     dated = _dated_change(question, words, tables) if difference and not rank else ""
@@ -832,7 +827,7 @@ def _columns_left_out(question: str, low_sql: str, table: TableInfo) -> list[str
     counted = re.sub(
         r"\b(?:how many\s+(?:of\s+the\s+)?|all\s+(?:the\s+)?)[\w-]+", " ", question.lower()
     )
-    q_words = [w for w in words_of(counted) if w not in STOPWORDS]
+    q_words = content_words(counted, underscores=False)
     named = _named_columns(q_words, table.columns)
     return [
         f"the question names the column {c.name} but the query does not read it"
@@ -864,7 +859,7 @@ def _unsaid_answer(question: str, sql: str, bare: str, tables: Sequence[TableInf
     if selected is None:
         return []
     read = selected.group(1).lower()
-    q_words = _question_words(question)
+    q_words = content_words(question, underscores=False)
     answers = {
         (table, c)
         for table in tables

@@ -14,7 +14,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from crag_core.text.read_around import CHARS_PER_TOKEN
-from crag_core.text.words import STOPWORDS, words_of
+from crag_core.text.words import content_words
 
 _ASKS = re.compile(
     r"\b(?:summari[sz]e|summary of|overview of|gist of|outline of|tl;?dr of|"
@@ -35,7 +35,7 @@ class DocumentRequest:
 
 
 def _words(text: str) -> set[str]:
-    return {w for w in words_of(text) if w not in STOPWORDS}
+    return set(content_words(text, underscores=False))
 
 
 def asks_about_a_document(question: str) -> bool:

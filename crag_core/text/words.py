@@ -34,9 +34,13 @@ def words_of(text: str, *, underscores: bool = False) -> list[str]:
     return (_WORD_OR_NAME if underscores else _WORD).findall(text.lower())
 
 
-def content_words(text: str) -> list[str]:
-    """``text``'s words (letters, digits, underscores; lower case) without the ``STOPWORDS``."""
-    return [w for w in words_of(text, underscores=True) if w not in STOPWORDS]
+def content_words(text: str, *, underscores: bool = True) -> list[str]:
+    """``text``'s words (``words_of``) without the ``STOPWORDS``.
+
+    ``units_sold`` is one word, or two with ``underscores=False`` (as the table rules read a
+    question, a column or a title).
+    """
+    return [w for w in words_of(text, underscores=underscores) if w not in STOPWORDS]
 
 
 def normalize(text: str) -> str:
