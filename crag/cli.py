@@ -859,10 +859,10 @@ def eval_report(
 
 @app.command("graph")
 def graph_cmd() -> None:
-    """Print the graph as a Mermaid diagram."""
-    from graph.graph import graph
+    """Print the graph as Mermaid diagrams: the turn, then a question's pass."""
+    from graph.diagram import mermaid
 
-    out.print(graph.get_graph().draw_mermaid(), markup=False, highlight=False)
+    out.print(mermaid(), markup=False, highlight=False)
 
 
 def main() -> None:

@@ -31,6 +31,10 @@ class RunResult:
     question: str
     thread_id: str | None = None
     state: dict[str, Any] = field(default_factory=dict)
+    """The turn's state as the run ended (``RAGState``)."""
+    pass_state: dict[str, Any] = field(default_factory=dict)
+    """The question's pass as it ended (``PassState``: its documents, scores, attempts); empty
+    when the turn ran none (small talk, a history answer, a question in parts)."""
     steps: list[Step] = field(default_factory=list)
     seconds: float = 0.0
     first_token_s: float | None = None
@@ -58,7 +62,7 @@ class RunResult:
             "where": scope_of(self.state),
             "retries": self.state.get("retry_count", 0),
             "web_search_used": bool(self.state.get("web_search_used")),
-            "cache_hit": bool(self.state.get("cache_hit")),
+            "cache_hit": bool(self.pass_state.get("cache_hit")),
             "warnings": self.state.get("warnings", []),
             "prompt_versions": self.state.get("prompt_versions", {}),
             "seconds": round(self.seconds, 2),
@@ -131,6 +135,15 @@ def run_question(
     return result
 
 
+QUESTION_PASS = "answer_question"
+"""The turn's node that runs a single question's pass (``graph.graph.build_pass_graph``)."""
+
+
+def _in_question_pass(namespace: tuple[str, ...]) -> bool:
+    """Whether a subgraph's event comes from the question's pass (not from a part's)."""
+    return namespace[0].split(":", 1)[0] == QUESTION_PASS
+
+
 def _first_timed(
     on_token: Callable[[str], None], result: RunResult, started: float
 ) -> Callable[[str], None]:
@@ -153,31 +166,39 @@ def _steps(
 
     A node's custom event (its one-line summary) arrives before its update; the values event
     after each step is the whole state with the reducers applied. With ``"messages"`` too,
-    the generator's tokens go to ``on_token``. The stream includes the subgraphs: a part's
-    pass reports its nodes as ``part N/<node>`` (N: the part's place in the question; parallel
-    parts interleave); only the whole question's state and generator tokens are kept.
+    the generator's tokens go to ``on_token``. The stream includes the subgraphs: the
+    question's pass (``answer_question``) reports its nodes as the turn's own, in order, and
+    its last values are ``result.pass_state`` (its update of the turn, the keys the two share,
+    is not a step of its own); a part's pass reports its nodes as ``part N/<node>`` (N: the
+    part's place in the question; parallel parts interleave). Generator tokens are kept of the
+    question's pass only, not of its parts.
     """
     summaries: dict[tuple[tuple[str, ...], str], str] = {}
     parts: dict[str, int] = {}
     last = time.perf_counter()
     for namespace, mode, chunk in stream:
+        in_part = bool(namespace) and not _in_question_pass(namespace)
         if mode == "messages":  # the generator's tokens, and the messages nodes return
             message, meta = chunk
-            top = not namespace and meta.get("langgraph_node") == "generate"
-            if on_token and top and message.text:
-                on_token(message.text)
+            if on_token and not in_part and meta.get("langgraph_node") == "generate":
+                if message.text:
+                    on_token(message.text)
         elif mode == "custom":
             summaries[(namespace, chunk["node"])] = chunk["summary"]
-            if namespace and "part" in chunk:  # a part's node: which part it is
+            if in_part and "part" in chunk:  # a part's node: which part it is
                 parts.setdefault(namespace[0], chunk["part"] + 1)
         elif mode == "values":
             if not namespace:
                 result.state = dict(chunk)
+            elif not in_part:
+                result.pass_state = dict(chunk)
         else:
             prefix = ""
-            if namespace:
+            if in_part:
                 prefix = f"part {parts.setdefault(namespace[0], len(parts) + 1)}/"
             for node, update in chunk.items():
+                if not namespace and node == QUESTION_PASS:
+                    continue  # its nodes were the steps; this is what it gave the turn
                 now = time.perf_counter()
                 summary = summaries.pop((namespace, node), "")
                 yield Step(prefix + node, dict(update or {}), now - last, summary)

@@ -17,15 +17,33 @@ CONFIG_START, CONFIG_END = "<!-- config:start -->", "<!-- config:end -->"
 
 
 def mermaid() -> str:
-    """The graph's Mermaid source."""
+    """The turn's graph and a question's pass, as Mermaid sources (edges only)."""
+    return f"{turn_mermaid()}\n{pass_mermaid()}"
+
+
+def turn_mermaid() -> str:
+    """The turn's graph (``crag``): a question's pass is one node, ``answer_question``."""
     from graph.graph import graph
 
-    return graph.get_graph().draw_mermaid()
+    return graph.get_graph().draw_mermaid(with_styles=False).strip()
+
+
+def pass_mermaid() -> str:
+    """A question's pass (``answer_question``'s subgraph; a part's ends in ``collect_part``)."""
+    from graph.graph import build_pass_graph
+
+    return build_pass_graph().get_graph().draw_mermaid(with_styles=False).strip()
 
 
 def readme_block() -> str:
-    """The README block (markers included) that shows the diagram."""
-    return f"{START}\n```mermaid\n{mermaid().strip()}\n```\n{END}"
+    """The README block (markers included) that shows the two diagrams."""
+    return (
+        f"{START}\nThe turn (`crag`); a question's pass is one node of it, `answer_question`:\n\n"
+        f"```mermaid\n{turn_mermaid()}\n```\n\n"
+        "A question's pass, with its own state (`answer_part` runs the same pass for each part\n"
+        "of a question, ending in `collect_part`):\n\n"
+        f"```mermaid\n{pass_mermaid()}\n```\n{END}"
+    )
 
 
 def config_block() -> str:

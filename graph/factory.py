@@ -32,16 +32,20 @@ from crag_core.clients.usage import metered
 from crag_core.clients.web_providers import build_web_search
 from crag_core.runtime.model_pool import LazyChatModel
 from crag_core.schema.context import Context, context_of
-from crag_core.schema.state import Cost, RAGState
+from crag_core.schema.state import Cost
 from crag_core.settings import data_dir, settings
 from crag_core.text.filters import parse_where
 
 ServiceFactory = Callable[[Context], Services]
 """What ``build_graph`` is given: the clients for a run configured by a context."""
 
-ServiceNode = Callable[[RAGState, Runtime[Context], Services], Mapping[str, Any]]
-
 T = TypeVar("T")
+S = TypeVar("S", bound=Mapping[str, object])
+"""A node's state: the turn's (``RAGState``) or a question's pass's (``PassState``)."""
+
+S_contra = TypeVar("S_contra", bound=Mapping[str, object], contravariant=True)
+
+ServiceNode = Callable[[S, Runtime[Context], Services], Mapping[str, Any]]
 _cache: dict[tuple[object, ...], object] = {}
 _lock = threading.Lock()
 
@@ -153,23 +157,23 @@ def default_services(ctx: Context) -> Services:
     )
 
 
-class GraphNode(Protocol):
+class GraphNode(Protocol[S_contra]):
     """A node as LangGraph calls it."""
 
     __name__: str
 
-    def __call__(self, state: RAGState, runtime: Runtime[Context]) -> Mapping[str, Any]:
+    def __call__(self, state: S_contra, runtime: Runtime[Context]) -> Mapping[str, Any]:
         """Run the node on ``state``; return the keys it changes."""
         ...
 
 
-def bind(node: ServiceNode, services: ServiceFactory | None) -> GraphNode:
+def bind(node: ServiceNode[S], services: ServiceFactory | None) -> GraphNode[S]:
     """``node`` as LangGraph calls it: ``(state, runtime)``, its clients from ``services``.
 
     ``None`` means ``default_services``, looked up when the node runs.
     """
 
-    def run(state: RAGState, runtime: Runtime[Context]) -> Mapping[str, Any]:
+    def run(state: S, runtime: Runtime[Context]) -> Mapping[str, Any]:
         factory = services or default_services
         return node(state, runtime, factory(context_of(runtime)))
 
@@ -178,7 +182,7 @@ def bind(node: ServiceNode, services: ServiceFactory | None) -> GraphNode:
     return run
 
 
-def ledgered(node: ServiceNode, services: ServiceFactory | None) -> GraphNode:
+def ledgered(node: ServiceNode[S], services: ServiceFactory | None) -> GraphNode[S]:
     """``bind(node, services)`` whose update adds the run's entry to the turn's cost ledger.
 
     The entry (``cost``) holds the model calls the node made, their tokens and the node's
@@ -186,13 +190,13 @@ def ledgered(node: ServiceNode, services: ServiceFactory | None) -> GraphNode:
     """
     bound = bind(node, services)
 
-    def run(state: RAGState, runtime: Runtime[Context]) -> Mapping[str, Any]:
+    def run(state: S, runtime: Runtime[Context]) -> Mapping[str, Any]:
         started = time.perf_counter()
         with metered() as meter:
             update = dict(bound(state, runtime))
         entry = Cost(
             node=node.__name__,
-            part=state.get("part_index"),
+            part=part if isinstance(part := state.get("part_index"), int) else None,
             calls=meter.calls,
             prompt_tokens=meter.prompt_tokens,
             cached_tokens=meter.cached_tokens,

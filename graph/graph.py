@@ -5,17 +5,27 @@
                   --a follow-up an earlier turn answered--> answer_from_history -> finalize
                   --several independent parts--> answer_part for each part at once (Send)
                   --dependent parts--> answer_part for the first part (Send)
-                  --else (a described question too: asked whole first)--> check_cache
+                  --else (a described question too: asked whole first)--> answer_question
     answer_part --next dependent part--> answer_part (Send, with the earlier answer)
                 --else--> combine_parts -> finalize
-    check_cache --stored answer--> finalize
+    answer_question --a described question asked whole, answered from evidence--> decompose
+                    --else--> finalize -> END
+    decompose --its answer's sentence states the description--> finalize
+              --else--> answer_part for its first step (Send), the next as above
+
+``answer_question`` and ``answer_part`` are one question's pass, a subgraph with a state of its
+own (``PassState``), started from the question on every run; it ends in the node that writes
+its answer:
+
+    START -> check_cache
+    check_cache --stored answer--> END
                 --else--> choose_tool
     choose_tool --asks a summary of a document it names, or what it says--> read_document
                 --asks how many or which documents (type, date, topic)--> query_catalog
                 --names a table's column, asks a computation or a row--> query_table
                 --else--> retrieve
-    read_document, query_catalog -> finalize
-    query_table --the SQL's result answers--> finalize
+    read_document, query_catalog -> END
+    query_table --the SQL's result answers--> END
                 --else (no query worked, or nothing found)--> retrieve
     retrieve -> grade_documents
     grade_documents --correct--> generate
@@ -32,15 +42,13 @@
     check_relevance --answers--> choose_answer
                     --does not--> increment_retry (or choose_answer when out of retries)
     increment_retry -> rewrite_query -> retrieve
-    choose_answer --a described question, asked whole--> decompose
-                  --else--> finalize -> END
-    decompose --its answer's sentence states the description--> finalize
-              --else--> answer_part for its first step (Send), the next as above
+    choose_answer -> END (a part's pass: collect_part -> END)
 
 ``analyze_query`` alone decides the route (a follow-up's earlier answer included); the routers
 only read it. Each route ends in the node that writes its answer (respond_small_talk,
-answer_from_history, check_cache on a hit, query_catalog, read_document, query_table on a
-table's answer, combine_parts, choose_answer), and ``finalize`` only formats the turn.
+answer_from_history, answer_question's check_cache on a hit, query_catalog, read_document,
+query_table on a table's answer or choose_answer; combine_parts), and ``finalize`` only
+formats the turn.
 
 The first pass searches with the question itself; the query is rewritten only on a retry.
 Every call of a pass that reads documents starts with the same evidence message, so the model
@@ -55,10 +63,14 @@ a checkpointer (as ``langgraph dev`` requires); ``build_graph(checkpointer=...)`
 callers threads, whose turns ``contextualize_question`` starts by resetting the per-turn keys
 and resolving follow-ups against the thread's history.
 
-``answer_part`` is the same pass as a subgraph (``build_part_graph``: check_cache through
-finalize, then collect_part), run once per part with the part as its question; it hands back
-only the part's ``Part`` (and warnings, prompt versions), which the ``parts`` reducer gathers,
-so parallel parts never write the same key.
+The turn's state (``RAGState``) holds the conversation, the route, the parts and the answer;
+the pass's (``PassState``) its plan, documents, scores and failed attempts, which no node of
+the turn can read. ``answer_question`` (``build_pass_graph``) gives the turn back the keys the
+two share (``Answered``: the answer, its sources and confidence, the plan, warnings, cost…, and
+the evidence ``decompose`` reads); ``answer_part`` (``build_part_graph``: the same pass, then
+collect_part) is run once per part with the part as its question and hands back only the
+part's ``Part`` (and warnings, prompt versions, cost), which the ``parts`` reducer gathers, so
+parallel parts never write the same key.
 """
 
 from __future__ import annotations
@@ -81,6 +93,9 @@ from crag_core.schema.state import (
     OutputState,
     PartInput,
     PartOutput,
+    PartState,
+    PassInput,
+    PassState,
     RAGState,
     scope_of,
     tool_of,
@@ -109,9 +124,12 @@ def step_limit(max_retries: int, citation_corrections: int = MAX_CITATION_CORREC
     last ending in choose_answer and finalize instead of increment_retry; LangGraph also
     counts the step that takes the input.
 
-    The loops are bounded by ``max_retries`` and ``max_citation_corrections``; this limit is
-    the backstop, and it must be set explicitly: a graph run inside another runnable inherits
-    LangChain's default limit of 25, which a run with two retries can exceed.
+    The pass runs in its own subgraph, which counts its steps against the same limit (the
+    turn's graph takes a handful); the count above is the run's as one graph, an upper bound
+    for either. The loops are bounded by ``max_retries`` and ``max_citation_corrections``;
+    this limit is the backstop, and it must be set explicitly: a graph run inside another
+    runnable inherits LangChain's default limit of 25, which a run with two retries can
+    exceed.
     """
     return 5 + steps_per_pass(citation_corrections) * (max_retries + 1) + DECOMPOSITION_STEPS
 
@@ -141,7 +159,7 @@ def route_after_analysis(state: RAGState) -> str | list[Send]:
         ]
     if route == "multi_step":
         return [Send("answer_part", parts.part_input(state, 0))]
-    return "check_cache"
+    return "answer_question"
 
 
 def route_after_part(state: RAGState) -> str | list[Send]:
@@ -152,10 +170,16 @@ def route_after_part(state: RAGState) -> str | list[Send]:
     )
 
 
-def route_after_choice(state: RAGState) -> Literal["decompose", "finalize"]:
-    """A described question asked whole goes to ``decompose``, which keeps or splits it."""
+def route_after_question(state: RAGState) -> Literal["decompose", "finalize"]:
+    """A described question asked whole goes to ``decompose``, which keeps or splits it.
+
+    Only an answer generated from evidence (``relevant_documents``, given back by the pass's
+    text search) is weighed; a stored answer, a table's, the catalog's or a whole document's
+    stands.
+    """
     steps = state.get("route") == "single" and state.get("nested") and state.get("subquestions")
-    return "decompose" if steps else "finalize"
+    from_evidence = state.get("relevant_documents") is not None
+    return "decompose" if steps and from_evidence else "finalize"
 
 
 def route_after_decomposition(state: RAGState) -> str | list[Send]:
@@ -165,13 +189,13 @@ def route_after_decomposition(state: RAGState) -> str | list[Send]:
     return "finalize"
 
 
-def route_after_cache(state: RAGState) -> Literal["finalize", "choose_tool"]:
-    """A stored answer ends the turn; otherwise the first pass is planned."""
-    return "finalize" if state.get("cache_hit") else "choose_tool"
+def route_after_cache(state: PassState) -> Literal["answered", "choose_tool"]:
+    """A stored answer ends the pass; otherwise the first pass is planned."""
+    return "answered" if state.get("cache_hit") else "choose_tool"
 
 
 def route_after_tool(
-    state: RAGState,
+    state: PassState,
 ) -> Literal["read_document", "query_catalog", "query_table", "retrieve"]:
     """Follow the plan ``choose_tool`` made."""
     tool = tool_of(state)
@@ -182,12 +206,12 @@ def route_after_tool(
     return "query_table" if tool == "table" else "retrieve"
 
 
-def route_after_table(state: RAGState) -> Literal["finalize", "retrieve"]:
-    """A table's answer ends the turn; otherwise the text is searched (the CRAG fallback)."""
-    return "finalize" if state.get("answer") else "retrieve"
+def route_after_table(state: PassState) -> Literal["answered", "retrieve"]:
+    """A table's answer ends the pass; otherwise the text is searched (the CRAG fallback)."""
+    return "answered" if state.get("answer") else "retrieve"
 
 
-def route_after_grading(state: RAGState) -> Literal["generate", "web_search"]:
+def route_after_grading(state: PassState) -> Literal["generate", "web_search"]:
     """Answer from the knowledge base when retrieval was correct, else search the web first.
 
     A question that names the documents to search ("according to the PDFs": ``where``) is
@@ -206,7 +230,7 @@ def route_after_grading(state: RAGState) -> Literal["generate", "web_search"]:
 
 
 def route_after_citations(
-    state: RAGState,
+    state: PassState,
 ) -> Literal["generate", "check_hallucination", "choose_answer"]:
     """End on "I don't know"; send citations that need a correction back; else go on."""
     if state.get("citation_feedback"):
@@ -216,7 +240,7 @@ def route_after_citations(
     return "check_hallucination"
 
 
-def _can_retry(state: RAGState, runtime: Runtime[Context]) -> bool:
+def _can_retry(state: PassState, runtime: Runtime[Context]) -> bool:
     """Whether a pass may retry: retries left, and not a table question's text fallback.
 
     A table question that no query answered has spent its retry on the SQL (written twice);
@@ -229,7 +253,7 @@ def _can_retry(state: RAGState, runtime: Runtime[Context]) -> bool:
 
 
 def route_after_hallucination(
-    state: RAGState, runtime: Runtime[Context]
+    state: PassState, runtime: Runtime[Context]
 ) -> Literal["check_relevance", "increment_retry", "choose_answer"]:
     """Grounded (or unknown) answers go on to the relevance check; others retry or end."""
     if state.get("grounded") != "no":
@@ -238,7 +262,7 @@ def route_after_hallucination(
 
 
 def route_after_relevance(
-    state: RAGState, runtime: Runtime[Context]
+    state: PassState, runtime: Runtime[Context]
 ) -> Literal["choose_answer", "increment_retry"]:
     """Relevant (or unknown) answers end the pass; others retry while retries remain."""
     if state.get("answers_question") != "no":
@@ -246,8 +270,14 @@ def route_after_relevance(
     return "increment_retry" if _can_retry(state, runtime) else "choose_answer"
 
 
-def add_pass(builder: StateGraph[Any, Any, Any, Any], services: ServiceFactory | None) -> None:
-    """Add one question's pass, ``check_cache`` through ``finalize``, with its edges."""
+def add_pass(
+    builder: StateGraph[Any, Any, Any, Any], services: ServiceFactory | None, then: str
+) -> None:
+    """Add one question's pass, ``check_cache`` through ``choose_answer``, with its edges.
+
+    Every node that writes the pass's answer (``check_cache`` on a hit, ``query_catalog``,
+    ``read_document``, ``query_table`` on a table's answer, ``choose_answer``) goes to ``then``.
+    """
     builder.add_node(ledgered(correction.check_cache, services))
     builder.add_node(ledgered(tools.choose_tool, services))
     builder.add_node(ledgered(tools.query_table, services))
@@ -264,12 +294,16 @@ def add_pass(builder: StateGraph[Any, Any, Any, Any], services: ServiceFactory |
     builder.add_node(ledgered(correction.check_relevance, services))
     builder.add_node(correction.increment_retry)
     builder.add_node(ledgered(correction.choose_answer, services))
-    builder.add_node(turn.finalize)
-    builder.add_conditional_edges("check_cache", route_after_cache)
+    builder.add_edge(START, "check_cache")
+    builder.add_conditional_edges(
+        "check_cache", route_after_cache, {"answered": then, "choose_tool": "choose_tool"}
+    )
     builder.add_conditional_edges("choose_tool", route_after_tool)
-    builder.add_conditional_edges("query_table", route_after_table)
-    builder.add_edge("query_catalog", "finalize")
-    builder.add_edge("read_document", "finalize")
+    builder.add_conditional_edges(
+        "query_table", route_after_table, {"answered": then, "retrieve": "retrieve"}
+    )
+    builder.add_edge("query_catalog", then)
+    builder.add_edge("read_document", then)
     builder.add_edge("retrieve", "grade_documents")
     builder.add_conditional_edges("grade_documents", route_after_grading)
     builder.add_edge("web_search", "refine_knowledge")
@@ -280,6 +314,23 @@ def add_pass(builder: StateGraph[Any, Any, Any, Any], services: ServiceFactory |
     builder.add_conditional_edges("check_relevance", route_after_relevance)
     builder.add_edge("increment_retry", "rewrite_query")
     builder.add_edge("rewrite_query", "retrieve")
+    builder.add_edge("choose_answer", then)
+
+
+def build_pass_graph(
+    services: ServiceFactory | None = None,
+) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """A question answered by the whole pass: ``answer_question``'s subgraph.
+
+    Its output is its whole state, so a caller streaming subgraphs sees every node's update
+    (LangGraph streams a subgraph's updates filtered to its output keys); the turn keeps only
+    the keys it shares (``Answered``, ``relevant_documents``) and drops the rest.
+    """
+    builder = StateGraph(
+        PassState, context_schema=Context, input_schema=PassInput, output_schema=PassState
+    )
+    add_pass(builder, services, then=END)
+    return builder.compile(name="answer_question")
 
 
 def build_part_graph(
@@ -287,13 +338,10 @@ def build_part_graph(
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """One part of a question answered by the whole pass: ``answer_part``'s subgraph."""
     builder = StateGraph(
-        RAGState, context_schema=Context, input_schema=PartInput, output_schema=PartOutput
+        PartState, context_schema=Context, input_schema=PartInput, output_schema=PartOutput
     )
-    add_pass(builder, services)
+    add_pass(builder, services, then="collect_part")
     builder.add_node(parts.collect_part)
-    builder.add_edge(START, "check_cache")
-    builder.add_edge("choose_answer", "finalize")
-    builder.add_edge("finalize", "collect_part")
     builder.add_edge("collect_part", END)
     return builder.compile(name="answer_part")
 
@@ -309,21 +357,22 @@ def build_graph(
     builder.add_node(ledgered(turn.analyze_query, services))
     builder.add_node(ledgered(turn.respond_small_talk, services))
     builder.add_node(turn.answer_from_history)
+    builder.add_node("answer_question", build_pass_graph(services))
     builder.add_node("answer_part", build_part_graph(services))
     builder.add_node(parts.combine_parts)
     builder.add_node(parts.decompose)
-    add_pass(builder, services)
+    builder.add_node(turn.finalize)
 
     builder.add_edge(START, "contextualize_question")
     builder.add_edge("contextualize_question", "analyze_query")
     builder.add_conditional_edges(
         "analyze_query",
         route_after_analysis,
-        ["respond_small_talk", "answer_from_history", "answer_part", "check_cache"],
+        ["respond_small_talk", "answer_from_history", "answer_part", "answer_question"],
     )
     builder.add_edge("respond_small_talk", "finalize")
     builder.add_edge("answer_from_history", "finalize")
-    builder.add_conditional_edges("choose_answer", route_after_choice)
+    builder.add_conditional_edges("answer_question", route_after_question)
     builder.add_conditional_edges(
         "decompose", route_after_decomposition, ["answer_part", "finalize"]
     )

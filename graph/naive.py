@@ -16,7 +16,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from crag_core.schema.context import Context
-from crag_core.schema.state import OutputState, QuestionInput, RAGState
+from crag_core.schema.state import OutputState, PassState, QuestionInput
 from graph.factory import ServiceFactory, ledgered
 from nodes.correction import choose_answer, generate, retrieve, validate_citations
 from nodes.turn import finalize
@@ -45,7 +45,7 @@ def build_naive_graph(
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Wire and compile the naive baseline; its nodes get their clients from ``services``."""
     builder = StateGraph(
-        RAGState, context_schema=Context, input_schema=QuestionInput, output_schema=OutputState
+        PassState, context_schema=Context, input_schema=QuestionInput, output_schema=OutputState
     )
     builder.add_node(ledgered(retrieve, services))
     builder.add_node(ledgered(generate, services))

@@ -272,25 +272,32 @@ def make_table_store(path: Path, files: dict[str, list[list[Any]]]) -> TableStor
     return store
 
 
-def as_state(values: Mapping[str, Any]) -> RAGState:
-    """``values`` as the graph state a node is given (tests build partial states by hand)."""
-    return cast(RAGState, dict(values))
+def as_state(values: Mapping[str, Any]) -> Any:
+    """``values`` as the state a node is given, the turn's or a pass's (tests build partial
+    states by hand)."""
+    return dict(values)
 
 
 def applied(state: Mapping[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
     """``state`` after a node's ``update``, through the graph state's own reducers.
 
     Node updates hold only what a node adds to an accumulating key (or an ``Overwrite``);
-    LangGraph applies them. This runs one step of a graph over ``RAGState`` to do the same.
+    LangGraph applies them. This runs one step of a graph over the state the keys belong to
+    (the turn's ``RAGState``, else a pass's ``PartState``) to do the same.
     """
+    from typing import get_type_hints
+
     from langgraph.graph import END, START, StateGraph
 
-    from crag_core.schema.state import Update
+    from crag_core.schema.state import PartState
 
-    def step(state: RAGState) -> Update:  # a node's signature; it returns the given update
-        return cast(Update, update)
+    turn_keys = set(get_type_hints(RAGState))
+    schema: Any = RAGState if {*state, *update} <= turn_keys else PartState
 
-    builder = StateGraph(RAGState)
+    def step(state: Any) -> Any:  # a node's signature; it returns the given update
+        return update
+
+    builder = StateGraph(schema)
     builder.add_node("step", step)
     builder.add_edge(START, "step")
     builder.add_edge("step", END)

@@ -49,7 +49,7 @@ from crag.eval.records import append_record, done_ids, read_records
 from crag.eval.squad import Question
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
-from crag_core.schema.state import RAGState, Update
+from crag_core.schema.state import PassState, PassUpdate
 from crag_core.text.answer_text import is_no_answer
 from crag_core.text.citations import strip_citations
 from crag_core.text.documents import containing, dedupe, doc_id
@@ -76,7 +76,7 @@ def evaluate(
     services: Services,
 ) -> float | None:
     """The evaluator's score of ``docs`` + ``web`` (``None``: nothing to score)."""
-    state: RAGState = {"question": question.question}
+    state: PassState = {"question": question.question}
     if web:  # scored as after a web search: the kept documents plus the web results
         state |= {"web_searched": True, "relevant_documents": docs, "web_results": web}
         return grade_documents(state, runtime, services).get("evidence_score")
@@ -91,7 +91,7 @@ def answer(
 
     The answer check is asked even where ``answer_threshold`` turns it off.
     """
-    state: RAGState = {"question": question.question, "relevant_documents": evidence}
+    state: PassState = {"question": question.question, "relevant_documents": evidence}
     first = generate(state, runtime, services)["generation"]
     checked = validate_citations({**state, "generation": first}, runtime)
     if checked.get("citation_feedback"):
@@ -109,8 +109,8 @@ def answer(
 
 def checks(
     question: Question,
-    state: RAGState,
-    checked: Update,
+    state: PassState,
+    checked: PassUpdate,
     runtime: Runtime[Context],
     services: Services,
 ) -> dict[str, Any]:
@@ -163,7 +163,7 @@ def probe(
     knowledge-base chunks are the ones retrieved now; otherwise its ``web`` part is kept.
     """
     runtime = Runtime(context=ctx)
-    state: RAGState = {"question": question.question}
+    state: PassState = {"question": question.question}
     started = time.perf_counter()
     kb = list(retrieve(state, runtime, services).get("documents") or [])
     if earlier is not None and earlier["kb"]["ids"] == [doc_id(d) for d in kb]:

@@ -75,14 +75,18 @@ async def ask(url: str, question: str) -> dict[str, Any]:
     nodes: list[tuple[str, float]] = []
     answer = ""
     async for part in client.runs.stream(
-        None, "crag", input={"question": question}, stream_mode="updates"
+        None, "crag", input={"question": question}, stream_mode="updates", stream_subgraphs=True
     ):
         if part.event == "error":
             raise RuntimeError(f"run failed: {part.data}")
-        if part.event != "updates" or not isinstance(part.data, dict):
+        # the turn's nodes and its question's pass's (a subgraph), not a part's
+        own = part.event == "updates" or part.event.startswith("updates|answer_question:")
+        if not own or not isinstance(part.data, dict):
             continue
         now = time.perf_counter()
         for node, update in part.data.items():
+            if node == "answer_question":
+                continue  # what the pass gave the turn: its nodes were counted
             nodes.append((node, now - last))
             if node == "finalize" and isinstance(update, dict):
                 answer = str(update.get("answer", ""))

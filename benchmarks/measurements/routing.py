@@ -153,7 +153,7 @@ def route_follow_up(row: dict[str, Any], graph: Any, ctx: Context) -> tuple[str,
         config,
         context=ctx,
         interrupt_before=[
-            "check_cache",
+            "answer_question",
             "answer_part",
             "respond_small_talk",
             "answer_from_history",

@@ -36,7 +36,7 @@ from crag.eval.tables import cell, markdown_table
 from crag.run import RunResult, run_question
 from crag_core.clients import usage
 from crag_core.schema.context import Context
-from crag_core.schema.state import RAGState, scope_of, tool_of
+from crag_core.schema.state import PassState, scope_of, tool_of
 from crag_core.text.answer_text import is_no_answer
 from crag_core.text.documents import containing, doc_id
 from graph.naive import naive_context
@@ -122,8 +122,13 @@ def evidence_of(result: RunResult) -> list[dict[str, str]]:
 
 
 def outcome(result: RunResult) -> dict[str, Any]:
-    """What a record keeps of a run: its answer and sources, and how it got there."""
+    """What a record keeps of a run: its answer and sources, and how it got there.
+
+    The answer is the turn's; what the pass measured (its scores, queries, the answer held
+    back) is the question's pass's (naive RAG's graph is one pass: its state).
+    """
     state = result.state
+    measured = result.pass_state or state
     retrieved = [doc_id(d) for s in result.steps for d in s.update.get("documents") or []]
     scores: dict[str, float] = {}
     for step in result.steps:  # each score as first given (the first pass's)
@@ -131,7 +136,7 @@ def outcome(result: RunResult) -> dict[str, Any]:
             if key in step.update:
                 scores.setdefault(key, step.update[key])
     prediction = state.get("answer", "")
-    withheld = state.get("withheld") or {}
+    withheld = measured.get("withheld") or {}
     return {
         "prediction": prediction,
         "tool": tool_of(state),
@@ -143,20 +148,20 @@ def outcome(result: RunResult) -> dict[str, Any]:
         "tool_signals": state.get("tool_signals", {}),
         "withheld": withheld.get("answer"),
         "withheld_confidence": withheld.get("confidence"),
-        "signals": signals(cast(RAGState, result.state), withheld.get("answer") or prediction),
+        "signals": signals(cast(PassState, measured), withheld.get("answer") or prediction),
         "abstained": is_no_answer(prediction),
         "sources": sources_with_text(result),
         "evidence": evidence_of(result),
         "retrieved": list(dict.fromkeys(retrieved)),
-        "queries": state.get("queries", []),
-        "rejected_chunk_ids": state.get("rejected_chunks", []),
+        "queries": measured.get("queries", []),
+        "rejected_chunk_ids": measured.get("rejected_chunks", []),
         "path": result.path,
         "route": state.get("route", "single"),
         "where": scope_of(state),
         "retries": state.get("retry_count", 0),
         "web_search_used": bool(state.get("web_search_used")),
-        "kb_fallback": bool(state.get("kb_fallback")),
-        "cache_hit": bool(state.get("cache_hit")),
+        "kb_fallback": bool(measured.get("kb_fallback")),
+        "cache_hit": bool(measured.get("cache_hit")),
         "warnings": state.get("warnings", []),
         "prompt_versions": state.get("prompt_versions", {}),
         **scores,

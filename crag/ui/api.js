@@ -68,7 +68,8 @@ export const api = {
     if (!found.length) throw new Error(`The server has no graph "${graphId}".`);
     return found[0];
   },
-  graph: (assistantId) => request("GET", `/assistants/${assistantId}/graph`),
+  // The turn's graph with its subgraphs drawn in (xray): a question's pass and a part's.
+  graph: (assistantId) => request("GET", `/assistants/${assistantId}/graph?xray=1`),
   schemas: (assistantId) => request("GET", `/assistants/${assistantId}/schemas`),
   settings: () => request("GET", "/crag/settings"),
   chunk: (collection, id) =>
@@ -81,7 +82,11 @@ export const api = {
       extract: { first: "values.messages[0].content", asked: "values.question" },
     }),
   createThread: (metadata) => request("POST", "/threads", { metadata }),
-  history: (threadId) => request("POST", `/threads/${threadId}/history`, { limit: 1000 }),
+  // A thread's checkpoints; with a subgraph's namespace ("answer_question:<task id>"), that
+  // run of the subgraph's.
+  history: (threadId, namespace = "") => request("POST", `/threads/${threadId}/history`, {
+    limit: 1000, ...(namespace ? { checkpoint: { checkpoint_ns: namespace } } : {}),
+  }),
   pageImage: (collection, id) => `${at(collection)}/chunks/${encodeURIComponent(id)}/page.png`,
   collections: () => request("GET", "/crag/collections"),
   createCollection: (name) => request("POST", "/crag/collections", { name }),

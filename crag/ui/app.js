@@ -3,7 +3,7 @@
 // and manage the documents of the collection asked (documents.js).
 import { api, streamRun } from "./api.js";
 import { DocumentsPanel } from "./documents.js";
-import { GraphView } from "./graph.js";
+import { GraphView, QUESTION_PASS, flattenPasses } from "./graph.js";
 import { $, make } from "./dom.js";
 
 const GRAPH_ID = "crag";
@@ -279,16 +279,22 @@ async function ask(question) {
       stream_subgraphs: true, // a question's parts: their steps and tokens too
       on_disconnect: "cancel", // Stop ends the run on the server too
     };
-    // A question in parts runs each part's pass in the answer_part subgraph: its events come
-    // as "tasks|answer_part:<id>" and so on. Steps are named "part N/node"; drafts per part.
+    // A question's pass runs in the answer_question subgraph, a question in parts each part's
+    // in the answer_part subgraph: their events come as "tasks|answer_question:<id>",
+    // "tasks|answer_part:<id>" and so on. The question's pass's steps are the turn's own; a
+    // part's are named "part N/node", with drafts per part.
     const parts = new Map(); // subgraph namespace -> part number
     const drafts = new Map();
     const partName = (ns, name) => (ns ? `part ${parts.get(ns) ?? "?"}/${name}` : name);
     const showDrafts = () => turn.draft([...drafts.entries()]
       .map(([ns, text]) => (ns ? `part ${parts.get(ns) ?? "?"}: ${text}` : text)).join("\n"));
     for await (const { event: named, data } of streamRun(threadId, body, running.signal)) {
-      const [event, ns = ""] = named.split("|");
-      if (event === "tasks" && "input" in data) {
+      const [event, raw = ""] = named.split("|");
+      const ns = raw.startsWith(`${QUESTION_PASS}:`) ? "" : raw; // "": the turn's own steps
+      if (event === "tasks" && !raw && data.name === QUESTION_PASS) {
+        // the pass's start, or what it gave the turn back (its steps came on their own)
+        if (!("input" in data)) turn.addCost(plain(data.result)?.cost);
+      } else if (event === "tasks" && "input" in data) {
         if (data.name === "answer_part" && typeof data.input?.part_index === "number") {
           parts.set(`answer_part:${data.id}`, data.input.part_index + 1); // its events' namespace
         }
@@ -306,7 +312,7 @@ async function ask(question) {
         graphView.finish(data.name, seconds, summary, Boolean(data.error));
         run.nodes.push(partName(ns, data.name));
         if (data.error) turn.fail(`${data.name} failed: ${data.error}`);
-        if (!ns) turn.addCost(update?.cost);
+        if (!raw) turn.addCost(update?.cost); // a pass's cost comes once, in its update
         if (data.name === "finalize" && !ns && update) turn.finish(update.answer ?? "", update.sources ?? [], update.confidence, update.warnings, run.firstTokenMs);
       } else if (event === "custom" && data.node) {
         if (ns && typeof data.part === "number") parts.set(ns, data.part + 1);
@@ -367,6 +373,24 @@ function askedIn(input) {
   return (last && (last.content ?? last.text)) || input?.question || "";
 }
 
+// Seconds from a checkpoint to the next (its task's time); 0 for the last.
+function secondsAfter(checkpoints, i) {
+  const next = checkpoints[i + 1];
+  return next ? (Date.parse(next.created_at) - Date.parse(checkpoints[i].created_at)) / 1000 : 0;
+}
+
+// A subgraph run's steps from its checkpoints (newest first, as the server lists them).
+async function replaySteps(turn, history) {
+  const checkpoints = history.reverse();
+  for (const [i, checkpoint] of checkpoints.entries()) {
+    for (const task of checkpoint.tasks || []) {
+      if (checkpoint.metadata?.source !== "input" && task.result !== undefined) {
+        turn.finishStep(task.name, task.id, plain(task.result), secondsAfter(checkpoints, i));
+      }
+    }
+  }
+}
+
 async function openThread(id, metadata) {
   threadId = page.threadId = id;
   $("turns").replaceChildren();
@@ -374,20 +398,22 @@ async function openThread(id, metadata) {
   status("Loading thread…");
   const checkpoints = (await api.history(id)).reverse(); // oldest first
   let turn = null;
-  checkpoints.forEach((checkpoint, i) => {
-    const next = checkpoints[i + 1];
-    const seconds = next ? (Date.parse(next.created_at) - Date.parse(checkpoint.created_at)) / 1000 : 0;
+  for (const [i, checkpoint] of checkpoints.entries()) {
     for (const task of checkpoint.tasks || []) {
       if (checkpoint.metadata?.source === "input") {
         turn = new TurnView(askedIn(task.result), metadata.collection || collection());
       } else if (turn && task.result !== undefined) {
         const update = plain(task.result);
-        turn.finishStep(task.name, task.id, update, seconds);
+        if (task.name === QUESTION_PASS) { // its steps are in its own checkpoints
+          await replaySteps(turn, await api.history(id, `${QUESTION_PASS}:${task.id}`));
+        } else {
+          turn.finishStep(task.name, task.id, update, secondsAfter(checkpoints, i));
+        }
         turn.addCost(update?.cost);
         if (task.name === "finalize" && update) turn.finish(update.answer ?? "", update.sources ?? [], update.confidence, update.warnings);
       }
     }
-  });
+  }
   for (const view of $("turns").querySelectorAll(".turn[data-status=running]")) view.dataset.status = "incomplete";
   await listThreads();
   status(`Thread ${id}: ${$("turns").children.length} turn(s)`);
@@ -406,7 +432,7 @@ async function init() {
     const options = make("datalist", { id: "collections" });
     for (const name of settings.collections) options.append(make("option", { value: name }));
     document.body.append(options);
-    graphView = new GraphView($("graph"), description);
+    graphView = new GraphView($("graph"), flattenPasses(description));
     graphView.reset();
     buildFields(schemas.context_schema || {}, settings.locked || []);
     // The panel's collection is the one runs ask: it writes the settings form's field.

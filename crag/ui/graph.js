@@ -50,6 +50,34 @@ export function layout(description) {
   return { position, back, width: 2 * PAD + (columns - 1) * COL + W + LOOP * 2, height: 2 * PAD + (rows.length - 1) * ROW + H };
 }
 
+// The question's pass (the answer_question subgraph) is drawn as the turn's own nodes, its end
+// as one node "answer_question" where it hands the turn its answer; a part's pass (answer_part,
+// the same nodes again) as one node.
+export const QUESTION_PASS = "answer_question";
+const PART_PASS = "answer_part";
+
+export function flattenPasses(description) {
+  const rename = (id) => {
+    if (id === `${QUESTION_PASS}:__end__`) return QUESTION_PASS;
+    if (id.startsWith(`${QUESTION_PASS}:`)) return id.slice(QUESTION_PASS.length + 1);
+    return id.startsWith(`${PART_PASS}:`) ? PART_PASS : id;
+  };
+  const nodes = [], seen = new Set();
+  for (const node of description.nodes) {
+    const id = rename(node.id);
+    if (!seen.has(id)) { seen.add(id); nodes.push({ ...node, id, name: id }); }
+  }
+  const edges = [], drawn = new Set();
+  for (const edge of description.edges) {
+    const source = rename(edge.source), target = rename(edge.target);
+    const loop = source === target; // inside a part's pass, unless it is the next part's Send
+    if ((loop && !edge.source.endsWith(":collect_part")) || drawn.has(`${source}>${target}`)) continue;
+    drawn.add(`${source}>${target}`);
+    edges.push({ ...edge, source, target });
+  }
+  return { ...description, nodes, edges };
+}
+
 export class GraphView {
   constructor(svg, description) {
     this.svg = svg;

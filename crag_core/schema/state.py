@@ -1,15 +1,20 @@
 """State of the CRAG graph: what callers give, what they get back, and what flows between nodes.
 
+Two states: the turn's (``RAGState``: the conversation, the route, the parts, the answer) and
+a question's pass's (``PassState``: the plan, the documents, the scores, the failed attempts),
+which lives only while the pass's subgraph runs and gives the turn back the keys they share
+(``Answered``).
+
 Keys that accumulate have a reducer, so a node returns only what it adds: a new warning, the
 prompt versions it used, the failed pass, the chunks it rejected, the finished turn.
 
 Every key declares its lifetime with exactly one marker (a test holds it): ``INPUT`` (given by
 the caller for the run), ``PER_THREAD`` (kept from turn to turn of a thread), ``PER_TURN``
-(starts every turn from its zero value) or ``PER_PASS`` (starts every retrieval pass, and so
-every turn, from its zero value). ``turn_reset()`` and ``pass_reset()`` derive the resets from
-the markers, so a new key cannot be forgotten, a score of an earlier pass never passes for
-this one's, and nothing of an earlier turn (its rewritten query, its documents) leaks into the
-next. An optional key's zero value is ``None``.
+(starts every turn, and every run of a pass's subgraph, from its zero value) or ``PER_PASS``
+(starts every retrieval pass from its zero value). ``turn_reset()`` and ``pass_reset()``
+derive the resets from the markers, so a new key cannot be forgotten, a score of an earlier
+pass never passes for this one's, and nothing of an earlier turn leaks into the next. An
+optional key's zero value is ``None``.
 """
 
 from __future__ import annotations
@@ -286,18 +291,12 @@ class QuestionInput(TypedDict):
     question: str
 
 
-class OutputState(TypedDict, total=False):
-    """What a caller gets back."""
+class Answered(TypedDict, total=False):
+    """What a question's pass gives the turn: its answer, how it was reached, what it cost.
 
-    messages: Annotated[list[AnyMessage], PER_THREAD, add_messages]
-    """The conversation, ending with the AI message of this turn's answer."""
-
-    route: Annotated[Route | None, PER_TURN]
-    """How the turn was handled: ``small_talk`` (a short reply, nothing looked up),
-    ``history`` (answered by an earlier turn of the thread: its answer and sources again),
-    ``single`` (one retrieval pass, with the corrections), ``multi_part`` (independent parts,
-    each its own pass, in parallel) or ``multi_step`` (dependent parts, in order, each later
-    part searched with the earlier answer)."""
+    The keys the pass (``PassState``) and the turn (``RAGState``) share: the pass subgraph's
+    last values of them are its update of the turn.
+    """
 
     plan: Annotated[Plan | None, PER_TURN]
     """What ``choose_tool`` decided: ``search`` (the knowledge base's text, then the web;
@@ -313,15 +312,6 @@ class OutputState(TypedDict, total=False):
     tool_signals: Annotated[dict[str, float | None], PER_TURN]
     """For a table's answer, what its query and result say about it, its confidence's inputs
     (``nodes.shared.confidence.table_signals``); empty for any other."""
-    parts: Annotated[list[Part], PER_TURN, operator.add]
-    """For ``multi_part`` and ``multi_step``: every part with its own answer and sources, in
-    the order they finished (``index`` is their order in the question)."""
-
-    standalone_question: Annotated[str, PER_TURN]
-    """The question that was answered: on a thread's follow-up turn, the question rewritten
-    with the earlier turns resolved ("what about its population?" -> "What is the population
-    of Lyon?"); otherwise the question as asked."""
-
     answer: Annotated[str, PER_TURN]
     """The turn's answer, written by the node that ends its route (``respond_small_talk``,
     ``answer_from_history``, ``check_cache`` on a hit, ``query_catalog``, ``read_document``,
@@ -349,8 +339,31 @@ class OutputState(TypedDict, total=False):
     and seconds), in the order they finished; a part's nodes carry the part's place."""
 
 
+class OutputState(Answered, total=False):
+    """What a caller gets back."""
+
+    messages: Annotated[list[AnyMessage], PER_THREAD, add_messages]
+    """The conversation, ending with the AI message of this turn's answer."""
+
+    route: Annotated[Route | None, PER_TURN]
+    """How the turn was handled: ``small_talk`` (a short reply, nothing looked up),
+    ``history`` (answered by an earlier turn of the thread: its answer and sources again),
+    ``single`` (one retrieval pass, with the corrections), ``multi_part`` (independent parts,
+    each its own pass, in parallel) or ``multi_step`` (dependent parts, in order, each later
+    part searched with the earlier answer)."""
+
+    parts: Annotated[list[Part], PER_TURN, operator.add]
+    """For ``multi_part`` and ``multi_step``: every part with its own answer and sources, in
+    the order they finished (``index`` is their order in the question)."""
+
+    standalone_question: Annotated[str, PER_TURN]
+    """The question that was answered: on a thread's follow-up turn, the question rewritten
+    with the earlier turns resolved ("what about its population?" -> "What is the population
+    of Lyon?"); otherwise the question as asked."""
+
+
 class FlowState(OutputState, total=False):
-    """The output keys and what the nodes pass each other on the way (every key optional)."""
+    """The output keys and what the turn's nodes pass each other (every key optional)."""
 
     history: Annotated[list[Turn], PER_THREAD, recent_turns]
     """The thread's earlier turns, oldest first (the last ``MAX_HISTORY_TURNS``)."""
@@ -369,6 +382,56 @@ class FlowState(OutputState, total=False):
     """Whether the message is small talk: judged once, by ``contextualize_question`` (the rules,
     then the classifier); ``analyze_query`` routes by it, and a thread's small talk costs no
     rewrite."""
+    relevant_documents: Annotated[list[Document] | None, PER_TURN]
+    """The evidence the question's pass answered from (its last retrieval pass's accepted
+    documents; ``PassState.relevant_documents``): what ``decompose`` reads the answer's
+    sentence in."""
+
+
+class RAGState(InputState, FlowState, total=False):
+    """The graph's state: the turn's keys, what every node of the turn can read.
+
+    On a checkpointed thread the state persists between turns. ``contextualize_question``
+    starts every turn with ``turn_reset()``, so what one turn accumulates (warnings, retries,
+    prompt versions, its parts) never leaks into the next. A question's pass works in a state
+    of its own (``PassState``): its documents, scores and failed attempts never reach the turn.
+    """
+
+
+class PassInput(TypedDict, total=False):
+    """What a question's pass starts from: the question (``answer_question``'s input)."""
+
+    question: str
+    standalone_question: str
+
+
+class PartInput(TypedDict):
+    """What a part's pass starts from (the ``Send`` that fans a question out)."""
+
+    question: str
+    """The part as asked."""
+    standalone_question: str
+    """What the pass answers (see ``Part.query``)."""
+    part_index: int
+    """The part's place in the question."""
+
+
+class PassState(Answered, total=False):
+    """One question's pass (``answer_question``, ``answer_part``): the state of its subgraph.
+
+    It starts from the question (``PassInput``, ``PartInput``) on every run of the subgraph,
+    so nothing of another turn's or part's pass is in it; the keys it shares with the turn
+    (``Answered``, ``relevant_documents``) are what it gives the turn back. ``PER_TURN`` keys
+    live for the whole subgraph run (every retrieval pass of the question), ``PER_PASS`` keys
+    for one retrieval pass (``pass_reset``).
+    """
+
+    question: Annotated[str, INPUT]
+    """The question as asked (a part, in a part's pass): answered and graded as asked."""
+    standalone_question: Annotated[str, INPUT]
+    """What the pass answers: a follow-up's standalone rewrite, a part made standalone."""
+    part_index: Annotated[int, INPUT]
+    """In a part's pass (``answer_part``): the part's place in the question."""
     cache_hit: Annotated[bool, PER_TURN]
     """Whether this turn's answer came from the answer cache (no retrieval, no LLM call)."""
     cache_similarity: Annotated[float, PER_TURN]
@@ -434,27 +497,11 @@ class FlowState(OutputState, total=False):
     retry searches past them instead of grading them again."""
 
 
-class RAGState(InputState, FlowState, total=False):
-    """Everything that flows between the nodes: the graph's state schema.
+class PartState(PassState, total=False):
+    """A part's pass: the pass's state and the ``Part`` it ends with (``collect_part``)."""
 
-    On a checkpointed thread the state persists between turns. ``contextualize_question``
-    starts every turn with ``turn_reset()``, so what one turn accumulates (warnings, retries,
-    failed passes, rejected chunks, prompt versions) never leaks into the next.
-    """
-
-    part_index: Annotated[int, INPUT]
-    """In a part's pass (``answer_part``): the part's place in the question."""
-
-
-class PartInput(TypedDict):
-    """What a part's pass starts from (the ``Send`` that fans a question out)."""
-
-    question: str
-    """The part as asked."""
-    standalone_question: str
-    """What the pass answers (see ``Part.query``)."""
-    part_index: int
-    """The part's place in the question."""
+    parts: Annotated[list[Part], PER_TURN, operator.add]
+    """The part's answer, as one ``Part`` for the whole question's ``parts``."""
 
 
 class PartOutput(TypedDict, total=False):
@@ -467,12 +514,17 @@ class PartOutput(TypedDict, total=False):
 
 
 class Update(FlowState, total=False):
-    """What a node returns: any keys of the state, none required.
+    """What a node of the turn returns: any keys of the turn's state, none required.
 
-    Nodes are annotated ``-> Update``, so mypy refuses a misspelt key or a wrong type.
+    Nodes are annotated ``-> Update`` (a pass's nodes ``-> PassUpdate``), so mypy refuses a
+    misspelt key, a wrong type or a key of the other state.
     """
 
     question: str
+
+
+class PassUpdate(PassState, total=False):
+    """What a node of a question's pass returns: any keys of its state, none required."""
 
 
 def _zero(base: Any) -> Any:
@@ -482,21 +534,21 @@ def _zero(base: Any) -> Any:
     return (get_origin(base) or base)()
 
 
-def lifetimes() -> dict[str, list[Lifetime]]:
-    """Each key of the state and the lifetime markers it carries (one each)."""
+def lifetimes(schema: type = RAGState) -> dict[str, list[Lifetime]]:
+    """Each key of ``schema`` (the turn's state, or ``PassState``) and its lifetime markers."""
     return {
         key: [m for m in getattr(hint, "__metadata__", ()) if isinstance(m, Lifetime)]
-        for key, hint in get_type_hints(RAGState, include_extras=True).items()
+        for key, hint in get_type_hints(schema, include_extras=True).items()
     }
 
 
-def _reset(*markers: Lifetime) -> dict[str, Any]:
-    """Every key marked with one of ``markers`` at its zero value.
+def _reset(schema: type, *markers: Lifetime) -> dict[str, Any]:
+    """Every key of ``schema`` marked with one of ``markers`` at its zero value.
 
     Keys with a reducer are overwritten (``Overwrite``), the others simply set.
     """
     reset: dict[str, Any] = {}
-    for key, hint in get_type_hints(RAGState, include_extras=True).items():
+    for key, hint in get_type_hints(schema, include_extras=True).items():
         metadata: tuple[Any, ...] = getattr(hint, "__metadata__", ())
         if not any(m in metadata for m in markers):
             continue
@@ -506,10 +558,13 @@ def _reset(*markers: Lifetime) -> dict[str, Any]:
 
 
 def turn_reset() -> dict[str, Any]:
-    """The update that starts a turn: every ``PER_TURN`` and ``PER_PASS`` key at its zero."""
-    return _reset(PER_TURN, PER_PASS)
+    """The update that starts a turn: every ``PER_TURN`` key of the turn's state at its zero.
+
+    A question's pass needs none: its subgraph starts from the question on every run.
+    """
+    return _reset(RAGState, PER_TURN)
 
 
 def pass_reset() -> dict[str, Any]:
-    """The update that starts a retrieval pass: every ``PER_PASS`` key at its zero value."""
-    return _reset(PER_PASS)
+    """The update that starts a retrieval pass: every ``PER_PASS`` key of the pass at its zero."""
+    return _reset(PassState, PER_PASS)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context
-from crag_core.schema.state import RAGState, Source
+from crag_core.schema.state import PassState, Source
 from nodes.shared.common import question_of
 
 
@@ -19,7 +19,7 @@ def scope(ctx: Context, services: Services) -> str:
 
 
 def remember(
-    state: RAGState,
+    state: PassState,
     ctx: Context,
     services: Services,
     answer: str,

@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
-from crag_core.schema.state import RAGState, Source, Update
+from crag_core.schema.state import PassState, PassUpdate, Source
 from nodes.correction.cached import scope
 from nodes.shared.common import question_of, reports
 
@@ -22,7 +22,7 @@ def describe(update: Mapping[str, Any]) -> str:
 
 
 @reports(describe)
-def check_cache(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
+def check_cache(state: PassState, runtime: Runtime[Context], services: Services) -> PassUpdate:
     """Look the standalone question up in the answer cache; a hit is this turn's answer.
 
     Only answers that passed their checks are stored (by ``choose_answer``), and only for the

@@ -12,7 +12,7 @@ from langgraph.runtime import Runtime
 from crag_core.clients.llm import yes_probability
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
-from crag_core.schema.state import RAGState, Update
+from crag_core.schema.state import PassState, PassUpdate
 from crag_core.text.answer_text import is_no_answer
 from crag_core.text.documents import containing
 from crag_core.text.support import support_sentences, unsupported_terms
@@ -28,8 +28,8 @@ GROUNDED_SCORE = 0.5
 
 
 def support_score(
-    state: RAGState, ctx: Context, judge: BaseChatModel, answer: str, docs: list[Document]
-) -> tuple[float | None, Update]:
+    state: PassState, ctx: Context, judge: BaseChatModel, answer: str, docs: list[Document]
+) -> tuple[float | None, PassUpdate]:
     """P(yes) that the first sentence holding ``answer`` gives it as this question's answer.
 
     The sentence is read with the one before it (which often names what a pronoun means).
@@ -39,11 +39,11 @@ def support_score(
     if not supports:
         return None, {}
     sentence = f"{supports[0].context} {supports[0].sentence}".strip()
-    prompt, update = render(
+    prompt, versions = render(
         state, ctx, "check_support", sentence=sentence, question=question_of(state), answer=answer
     )
     score = yes_probability(judge, prompt)
-    return (round(score, 4) if score is not None else None), update
+    return (round(score, 4) if score is not None else None), {"prompt_versions": versions}
 
 
 def describe(update: Mapping[str, Any]) -> str:
@@ -55,7 +55,9 @@ def describe(update: Mapping[str, Any]) -> str:
 
 
 @reports(describe)
-def check_hallucination(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
+def check_hallucination(
+    state: PassState, runtime: Runtime[Context], services: Services
+) -> PassUpdate:
     """Judge whether the answer is grounded in the context documents.
 
     Decided without the model when the answer declines ("I don't know" claims nothing), when
@@ -83,20 +85,20 @@ def check_hallucination(state: RAGState, runtime: Runtime[Context], services: Se
             "grounded": "no",
             "feedback": f"the answer states {', '.join(missing)}, which no document contains.",
         }
-    score, update = score_on_evidence(
+    score, versions = score_on_evidence(
         state, ctx, services.judge, "check_hallucination", docs, answer=answer
     )
     if score is None:
         return {
-            **update,
+            "prompt_versions": versions,
             "grounded": "unknown",
             "warnings": [UNPARSABLE_WARNING],
         }
-    update["grounding_score"] = round(score, 4)
+    scored: PassUpdate = {"prompt_versions": versions, "grounding_score": round(score, 4)}
     if score >= GROUNDED_SCORE:
-        return {**update, "grounded": "yes"}
+        return {**scored, "grounded": "yes"}
     return {
-        **update,
+        **scored,
         "grounded": "no",
         "feedback": f"the documents do not support {answer!r}.",
     }

@@ -6,7 +6,7 @@ from langgraph.runtime import Runtime
 
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
-from crag_core.schema.state import RAGState, Update
+from crag_core.schema.state import PassState, PassUpdate
 from crag_core.text.answer_text import is_no_answer
 from nodes.shared.common import answer_documents, reports
 from nodes.shared.prompting import score_on_evidence
@@ -19,7 +19,7 @@ NO_ANSWER_FEEDBACK = "the documents did not contain the answer."
 
 
 @reports(lambda u: f"answers the question: {u.get('answers_question')}")
-def check_relevance(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
+def check_relevance(state: PassState, runtime: Runtime[Context], services: Services) -> PassUpdate:
     """Judge whether the documents give the answer as the answer to *this* question.
 
     A span copied from a related document passes the grounding check yet may answer another
@@ -35,19 +35,23 @@ def check_relevance(state: RAGState, runtime: Runtime[Context], services: Servic
         return {"answers_question": "no", "feedback": NO_ANSWER_FEEDBACK}
     if ctx.answer_threshold <= 0:  # every score passes: the check is off, nothing to ask
         return {"answers_question": "yes"}
-    score, update = score_on_evidence(
+    score, versions = score_on_evidence(
         state, ctx, services.judge, "check_relevance", answer_documents(state), answer=answer
     )
     if score is None:
         return {
-            **update,
+            "prompt_versions": versions,
             "answers_question": "unknown",
             "warnings": [UNPARSABLE_WARNING],
         }
     if score >= ctx.answer_threshold:
-        return {**update, "answers_question": "yes", "answer_score": round(score, 4)}
+        return {
+            "prompt_versions": versions,
+            "answers_question": "yes",
+            "answer_score": round(score, 4),
+        }
     return {
-        **update,
+        "prompt_versions": versions,
         "answers_question": "no",
         "answer_score": round(score, 4),
         "feedback": f"the documents do not state {answer!r} as the answer to the question.",

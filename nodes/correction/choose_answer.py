@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
-from crag_core.schema.state import Attempt, RAGState, Source, Update, Withheld
+from crag_core.schema.state import Attempt, PassState, PassUpdate, Source, Withheld
 from crag_core.text.answer_text import NO_ANSWER, is_no_answer
 from nodes.correction.cached import remember
 from nodes.shared.answers import answer_summary, current_attempt
@@ -52,7 +52,7 @@ def held_back(withheld: Withheld, min_confidence: float) -> str:
     )
 
 
-def unverified(state: RAGState, current: Attempt) -> list[str]:
+def unverified(state: PassState, current: Attempt) -> list[str]:
     """The warning that names the best answer no check confirmed (none: no warning)."""
     # Latest first, so among equally good passes the one with the most context wins.
     best = max([current, *reversed(state.get("attempts") or [])], key=score)
@@ -75,8 +75,8 @@ def _summary(update: Mapping[str, Any]) -> str:
 
 @reports(_summary)
 def choose_answer(
-    state: RAGState, runtime: Runtime[Context], services: Services | None = None
-) -> Update:
+    state: PassState, runtime: Runtime[Context], services: Services | None = None
+) -> PassUpdate:
     """The current pass's answer if it passed its checks; else the no-answer reply.
 
     Every answer carries its confidence (``nodes.shared.confidence``); one under ``min_confidence``

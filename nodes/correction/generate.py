@@ -11,7 +11,7 @@ from langgraph.runtime import Runtime
 from crag_core.clients.llm import complete
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
-from crag_core.schema.state import RAGState, Update
+from crag_core.schema.state import PassState, PassUpdate
 from crag_core.text.answer_text import NO_ANSWER
 from crag_core.text.citations import strip_citations
 from crag_core.text.documents import containing
@@ -27,7 +27,7 @@ def describe(update: Mapping[str, Any]) -> str:
 
 
 @reports(describe)
-def generate(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
+def generate(state: PassState, runtime: Runtime[Context], services: Services) -> PassUpdate:
     """Answer the original question (not the rewrite) from the accepted evidence.
 
     With no evidence nothing states the answer, so the node says so without calling the
@@ -46,15 +46,15 @@ def generate(state: RAGState, runtime: Runtime[Context], services: Services) -> 
     if state.get("citation_feedback"):
         notes.append(state["citation_feedback"])
     feedback = "\n".join(notes)
-    prompt, recorded = render_on_evidence(
+    prompt, versions = render_on_evidence(
         state, ctx, "generate", docs, feedback=feedback, no_answer=NO_ANSWER
     )
     answer = complete(services.llm, prompt, streamed=True)
     # The task's own words, without the feedback (which quotes the previous answer).
     instructions = prompt.messages[-1].text.replace(feedback, "")
     if copies_instructions(answer, instructions, docs):
-        return {"generation": NO_ANSWER, **recorded}
-    return {"generation": answer or NO_ANSWER, **recorded}
+        return {"generation": NO_ANSWER, "prompt_versions": versions}
+    return {"generation": answer or NO_ANSWER, "prompt_versions": versions}
 
 
 def copies_instructions(answer: str, instructions: str, docs: list[Document]) -> bool:

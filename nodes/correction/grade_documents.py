@@ -20,7 +20,7 @@ from langgraph.runtime import Runtime
 
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
-from crag_core.schema.state import RAGState, RetrievalVerdict, Update
+from crag_core.schema.state import PassState, PassUpdate, RetrievalVerdict
 from crag_core.text.documents import dedupe
 from crag_core.text.read_around import within_budget
 from crag_core.text.words import plural
@@ -49,13 +49,13 @@ def marked(docs: list[Document], relevant: bool) -> list[Document]:
 
 
 def _score(
-    state: RAGState, ctx: Context, llm: BaseChatModel, docs: list[Document]
-) -> tuple[float, Update]:
+    state: PassState, ctx: Context, llm: BaseChatModel, docs: list[Document]
+) -> tuple[float, PassUpdate]:
     """The evaluator's score of ``docs``; an unusable reply counts as yes, with a warning."""
-    score, update = score_on_evidence(state, ctx, llm, "grade_documents", docs)
+    score, versions = score_on_evidence(state, ctx, llm, "grade_documents", docs)
     if score is None:
-        return 1.0, {**update, "warnings": [UNPARSABLE_WARNING]}
-    return score, update
+        return 1.0, {"prompt_versions": versions, "warnings": [UNPARSABLE_WARNING]}
+    return score, {"prompt_versions": versions}
 
 
 def describe(update: Mapping[str, Any]) -> str:
@@ -72,7 +72,7 @@ def describe(update: Mapping[str, Any]) -> str:
 
 
 @reports(describe)
-def grade_documents(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
+def grade_documents(state: PassState, runtime: Runtime[Context], services: Services) -> PassUpdate:
     """Score the knowledge-base documents, or after web search the whole evidence.
 
     Knowledge base: the score decides correct / ambiguous / incorrect, and the documents are
@@ -103,13 +103,13 @@ def grade_documents(state: RAGState, runtime: Runtime[Context], services: Servic
 
 
 def _grade_evidence(
-    state: RAGState, ctx: Context, llm: BaseChatModel, web: list[Document]
-) -> Update:
+    state: PassState, ctx: Context, llm: BaseChatModel, web: list[Document]
+) -> PassUpdate:
     """Score the kept documents plus ``web``; keep them, the documents alone, or nothing."""
     kept = list(state.get("relevant_documents") or [])
     evidence = within_budget(dedupe([*kept, *web]), ctx.context_tokens)
     score, update = _score(state, ctx, llm, evidence)
-    result: Update = {**update, "evidence_score": round(score, 4)}
+    result: PassUpdate = {**update, "evidence_score": round(score, 4)}
     if score >= ctx.evidence_threshold:
         return {**result, "relevant_documents": evidence}
     if ctx.kb_fallback and kept and (state.get("retrieval_score") or 0.0) > score:

@@ -5,14 +5,14 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from crag_core.schema.context import Context
-from crag_core.schema.state import RAGState, Update
+from crag_core.schema.state import PassState, PassUpdate
 from crag_core.text.documents import doc_id
 from nodes.shared.answers import current_attempt
 from nodes.shared.common import reports
 
 
 @reports(lambda u: f"retry {u.get('retry_count')}")
-def increment_retry(state: RAGState, runtime: Runtime[Context]) -> Update:
+def increment_retry(state: PassState, runtime: Runtime[Context]) -> PassUpdate:
     """Keep the failed pass (to fall back on its answer) and bump ``retry_count``.
 
     What makes the retry different from the pass that failed: the pass's feedback stays in

@@ -16,7 +16,7 @@ from langgraph.runtime import Runtime
 from crag_core.clients.embeddings import cosine
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
-from crag_core.schema.state import RAGState, Update
+from crag_core.schema.state import PassState, PassUpdate
 from crag_core.text.sentences import split_sentences
 from nodes.shared.common import question_of, reports
 
@@ -42,7 +42,7 @@ def _summary(update: Mapping[str, Any]) -> str:
 
 
 @reports(_summary)
-def refine_knowledge(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
+def refine_knowledge(state: PassState, runtime: Runtime[Context], services: Services) -> PassUpdate:
     """Decompose each web result into strips, keep the best ones, recompose in order.
 
     Strips are sentences, scored by cosine similarity to the question with the retrieval

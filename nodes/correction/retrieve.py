@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
-from crag_core.schema.state import RAGState, Update, pass_reset, scope_of
+from crag_core.schema.state import PassState, PassUpdate, pass_reset, scope_of
 from crag_core.text.documents import doc_id, reciprocal_rank_fusion
 from crag_core.text.filters import parse_where
 from crag_core.text.read_around import read_around, within_budget
@@ -18,7 +18,7 @@ from nodes.shared.common import question_of, reports
 
 
 @reports(lambda u: plural(len(u.get("documents") or []), "document"))
-def retrieve(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
+def retrieve(state: PassState, runtime: Runtime[Context], services: Services) -> PassUpdate:
     """Top ``top_k`` chunks for the question and the rewritten query, fused by reciprocal rank.
 
     Searching with both means a rewrite that drifts from the question cannot lose the
@@ -51,7 +51,7 @@ def retrieve(state: RAGState, runtime: Runtime[Context], services: Services) -> 
     }
 
 
-def _unfilled(unfilled: str | None, state: RAGState) -> str:
+def _unfilled(unfilled: str | None, state: PassState) -> str:
     """Why nothing was found: an empty collection, or no document the question named."""
     if unfilled or not scope_of(state):
         return unfilled or ""

@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 from crag_core.clients.llm import complete
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
-from crag_core.schema.state import RAGState, Update
+from crag_core.schema.state import PassState, PassUpdate
 from crag_core.text.words import normalize
 from nodes.shared.common import question_of, reports
 from nodes.shared.prompting import first_line, render
@@ -33,7 +33,7 @@ def usable_query(query: str, question: str, tried: list[str]) -> str:
 
 
 @reports(lambda u: f"query: {u.get('rewritten_query', '')!r}")
-def rewrite_query(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
+def rewrite_query(state: PassState, runtime: Runtime[Context], services: Services) -> PassUpdate:
     """Write a search query for the question; on a retry, use the feedback to change it.
 
     The query is used for retrieval only: the question itself is what gets answered and graded.
@@ -41,7 +41,7 @@ def rewrite_query(state: RAGState, runtime: Runtime[Context], services: Services
     ctx = context_of(runtime)
     question = question_of(state)
     previous = [a["query"] for a in state.get("attempts") or [] if a["query"]]
-    prompt, recorded = render(
+    prompt, versions = render(
         state,
         ctx,
         "rewrite_query",
@@ -50,4 +50,4 @@ def rewrite_query(state: RAGState, runtime: Runtime[Context], services: Services
         feedback=state.get("feedback") or "(none)",
     )
     query = first_line(complete(services.llm, prompt))
-    return {"rewritten_query": usable_query(query, question, previous), **recorded}
+    return {"rewritten_query": usable_query(query, question, previous), "prompt_versions": versions}

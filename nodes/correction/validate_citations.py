@@ -10,7 +10,7 @@ from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
 from crag_core.schema.context import Context, context_of
-from crag_core.schema.state import RAGState, Update
+from crag_core.schema.state import PassState, PassUpdate
 from crag_core.text.answer_text import NO_ANSWER, clean_answer, is_no_answer
 from crag_core.text.citations import citation_keys, parse_citations, strip_citations
 from crag_core.text.documents import containing, doc_id
@@ -56,7 +56,7 @@ def _summary(update: Mapping[str, Any]) -> str:
 
 
 @reports(_summary)
-def validate_citations(state: RAGState, runtime: Runtime[Context]) -> Update:
+def validate_citations(state: PassState, runtime: Runtime[Context]) -> PassUpdate:
     """Map cited keys to chunk ids; send the answer back if a key is unknown or missing.
 
     An answer is attributed to the documents that contain it word for word when its own
@@ -85,7 +85,7 @@ def validate_citations(state: RAGState, runtime: Runtime[Context]) -> Update:
         }
     keys = citation_keys(len(docs))
     cited = [docs[keys.index(k)] for k in check.cited]
-    update: Update = {
+    update: PassUpdate = {
         "generation": whole_answer(clean_answer(raw, NO_ANSWER), cited or docs),
         "citations": [doc_id(d) for d in cited],
         "citation_feedback": "",

@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 from crag_core.clients.services import Services
 from crag_core.errors import WebSearchError
 from crag_core.schema.context import Context, context_of
-from crag_core.schema.state import RAGState, Update
+from crag_core.schema.state import PassState, PassUpdate
 from crag_core.text.words import plural
 from nodes.shared.common import question_of, reports
 
@@ -25,7 +25,7 @@ def describe(update: Mapping[str, Any]) -> str:
 
 
 @reports(describe)
-def web_search(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
+def web_search(state: PassState, runtime: Runtime[Context], services: Services) -> PassUpdate:
     """Search the web; a failure becomes a warning, never a document.
 
     The query is the rewrite on a retry, else the question. The pass is marked as having

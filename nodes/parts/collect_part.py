@@ -14,7 +14,7 @@ import math
 from langgraph.runtime import Runtime
 
 from crag_core.schema.context import Context
-from crag_core.schema.state import Part, PartInput, RAGState, Source, Update
+from crag_core.schema.state import Part, PartInput, PartOutput, PassState, RAGState, Source
 from crag_core.text.answer_text import NO_ANSWER, STEPS_HEADING, is_no_answer
 from crag_core.text.query_analysis import needs_context, subject_of, with_answer, with_subject
 from nodes.shared.common import question_of, reports
@@ -58,7 +58,7 @@ def next_step(state: RAGState) -> int | None:
 
 
 @reports(lambda u: f"part {u['parts'][0]['index'] + 1}: {u['parts'][0]['answer']!r}")
-def collect_part(state: RAGState, runtime: Runtime[Context]) -> Update:
+def collect_part(state: PassState, runtime: Runtime[Context]) -> PartOutput:
     """End a part's pass: its answer and sources, as one ``Part`` for the whole question."""
     return {
         "parts": [

@@ -7,7 +7,7 @@ from typing import Any
 
 from langchain_core.documents import Document
 
-from crag_core.schema.state import Attempt, RAGState, Source, Verdict
+from crag_core.schema.state import Attempt, PassState, Source, Verdict
 from crag_core.text.answer_text import is_no_answer
 from crag_core.text.documents import doc_id, doc_location, doc_source
 from crag_core.text.regions import parse_box, quote_region
@@ -44,7 +44,7 @@ def answer_summary(update: Mapping[str, Any]) -> str:
     return "no answer" if is_no_answer(str(update.get("answer", ""))) else "answer given"
 
 
-def current_attempt(state: RAGState) -> Attempt:
+def current_attempt(state: PassState) -> Attempt:
     """The pass that just ran, as an ``Attempt``.
 
     A pass that ended on "I don't know" ran no check: it counts as not grounded (it states

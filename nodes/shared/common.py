@@ -10,15 +10,14 @@ from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
 from crag_core.schema.context import Context
-from crag_core.schema.state import RAGState
 
 
-def question_of(state: RAGState) -> str:
+def question_of(state: Mapping[str, Any]) -> str:
     """The question this turn answers: the standalone rewrite of a follow-up, else as asked."""
-    return state.get("standalone_question") or state["question"]
+    return str(state.get("standalone_question") or state["question"])
 
 
-def answer_documents(state: RAGState) -> list[Document]:
+def answer_documents(state: Mapping[str, Any]) -> list[Document]:
     """The documents an answer is generated from: the evidence the evaluator accepted.
 
     Without an evaluator (the naive pipeline, which never grades) every retrieved document.
@@ -42,7 +41,9 @@ def reports(describe: Callable[[Mapping[str, Any]], str]) -> Callable[[NodeT], N
     """
 
     def decorate(node: NodeT) -> NodeT:
-        def run(state: RAGState, runtime: Runtime[Context], *args: Any, **kwargs: Any) -> Any:
+        def run(
+            state: Mapping[str, Any], runtime: Runtime[Context], *args: Any, **kwargs: Any
+        ) -> Any:
             update = node(state, runtime, *args, **kwargs)
             writer = getattr(runtime, "stream_writer", None)
             if writer is not None:

@@ -24,7 +24,7 @@ from typing import Any
 
 from langchain_core.documents import Document
 
-from crag_core.schema.state import RAGState
+from crag_core.schema.state import PassState
 from crag_core.text.answer_text import is_no_answer
 from crag_core.text.answer_type import type_fits
 from crag_core.text.documents import containing
@@ -41,7 +41,7 @@ TOOL_FIT = Path(__file__).with_name("tool_confidence.json")
 (``benchmarks/measurements/tools.py fit`` writes it)."""
 
 
-def signals(state: RAGState, answer: str) -> dict[str, float | None]:
+def signals(state: PassState, answer: str) -> dict[str, float | None]:
     """What the final pass measured about ``answer`` (None: not measured in this pass)."""
     docs, question = answer_documents(state), question_of(state)
     holding = containing(answer, docs)  # in evidence order: the first is the answer's rank
@@ -73,7 +73,7 @@ def _is_web(doc: Document) -> bool:
     return str(doc.metadata.get("id", doc.id or "")).startswith("web:")
 
 
-def _judge(state: RAGState) -> float | None:
+def _judge(state: PassState) -> float | None:
     """The answer's own judge: the sentence's (a copied answer) or else the grounding check's."""
     support = state.get("support_score")
     return support if support is not None else state.get("grounding_score")
@@ -105,7 +105,7 @@ def features(measured: Mapping[str, float | None], names: list[str]) -> list[flo
     return values
 
 
-def confidence(state: RAGState, answer: str) -> float | None:
+def confidence(state: PassState, answer: str) -> float | None:
     """P(right) of ``answer`` by the fitted model, rounded; None for "I don't know"."""
     if is_no_answer(answer):
         return None

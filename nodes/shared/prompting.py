@@ -8,7 +8,9 @@ docs/architecture.md).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any
 
 from langchain_core.documents import Document
 from langchain_core.language_models import BaseChatModel
@@ -16,7 +18,6 @@ from langchain_core.language_models import BaseChatModel
 import prompts
 from crag_core.clients.llm import yes_probability
 from crag_core.schema.context import Context
-from crag_core.schema.state import RAGState, Update
 from crag_core.text.citations import citation_keys
 from crag_core.text.documents import format_documents
 from nodes.shared.common import question_of
@@ -40,9 +41,9 @@ def first_line(text: str) -> str:
 
 
 def render(
-    state: RAGState, ctx: Context, name: str, **values: str
-) -> tuple[prompts.RenderedPrompt, Update]:
-    """Render prompt ``name`` at its configured version, plus the state update recording it.
+    state: Mapping[str, Any], ctx: Context, name: str, **values: str
+) -> tuple[prompts.RenderedPrompt, dict[str, str]]:
+    """Render prompt ``name`` at its configured version, plus its ``prompt_versions`` entry.
 
     The prompt carries the trace metadata of its LLM call: the configuration, and where in the
     run the call happens (retry count, whether web results are in play).
@@ -56,12 +57,12 @@ def render(
             "web_search_used": bool(state.get("web_search_used")),
         },
     )
-    return rendered, Update(prompt_versions={rendered.name: rendered.version})
+    return rendered, {rendered.name: rendered.version}
 
 
 def render_on_evidence(
-    state: RAGState, ctx: Context, name: str, docs: list[Document], **values: str
-) -> tuple[prompts.RenderedPrompt, Update]:
+    state: Mapping[str, Any], ctx: Context, name: str, docs: list[Document], **values: str
+) -> tuple[prompts.RenderedPrompt, dict[str, str]]:
     """Prompt ``name`` on the pass's documents, starting with the pass's shared prefix.
 
     Every call of a pass that reads documents starts with the same text: the documents and the
@@ -74,26 +75,23 @@ def render_on_evidence(
     documents = format_documents(docs, citation_keys(len(docs)))
     version = ctx.prompt_version(name)
     if {"documents", "question"} <= prompts.load(name, version).variables:
-        task, recorded = render(
-            state, ctx, name, documents=documents, question=question_of(state), **values
-        )
-        return task, recorded
+        return render(state, ctx, name, documents=documents, question=question_of(state), **values)
     evidence, _ = render(state, ctx, "evidence", documents=documents, question=question_of(state))
     task, _ = render(state, ctx, name, **values)
-    recorded = Update(prompt_versions={evidence.name: evidence.version, task.name: task.version})
+    versions = {evidence.name: evidence.version, task.name: task.version}
     metadata = {**task.metadata, "evidence_version": evidence.version}
     messages = [*evidence.messages, *task.messages]
-    return replace(task, messages=messages, metadata=metadata), recorded
+    return replace(task, messages=messages, metadata=metadata), versions
 
 
 def score_on_evidence(
-    state: RAGState,
+    state: Mapping[str, Any],
     ctx: Context,
     llm: BaseChatModel,
     name: str,
     docs: list[Document],
     **values: str,
-) -> tuple[float | None, Update]:
-    """The yes/no prompt ``name``'s P(yes) on ``docs``, plus the state update recording it."""
-    prompt, recorded = render_on_evidence(state, ctx, name, docs, **values)
-    return yes_probability(llm, prompt), recorded
+) -> tuple[float | None, dict[str, str]]:
+    """The yes/no prompt ``name``'s P(yes) on ``docs``, plus its ``prompt_versions`` entries."""
+    prompt, versions = render_on_evidence(state, ctx, name, docs, **values)
+    return yes_probability(llm, prompt), versions

@@ -14,12 +14,12 @@ from crag_core.schema.state import (
     CatalogAsked,
     CatalogPlan,
     DocumentPlan,
+    PassState,
+    PassUpdate,
     Plan,
-    RAGState,
     SearchPlan,
     TableAsked,
     TablePlan,
-    Update,
 )
 from crag_core.text.catalog import catalog_query, question_scope
 from crag_core.text.sql import asked_matches, table_plan, text_names
@@ -28,7 +28,7 @@ from nodes.shared.common import question_of, reports
 
 
 @reports(lambda u: f"{u['plan']['tool']}: {u['plan']['reason']}")
-def choose_tool(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
+def choose_tool(state: PassState, runtime: Runtime[Context], services: Services) -> PassUpdate:
     """The pass's ``plan``: the tool for the question, and what the tool reads.
 
     The tool is ``document``, ``catalog`` or ``table`` for a question they answer; else

@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
-from crag_core.schema.state import RAGState, Source, Update
+from crag_core.schema.state import PassState, PassUpdate, Source
 from crag_core.text.catalog import CatalogQuery, catalog_answer, named_by, select
 from crag_core.text.words import plural
 from nodes.shared.common import reports
@@ -26,7 +26,7 @@ def describe(update: Mapping[str, Any]) -> str:
 
 
 @reports(describe)
-def query_catalog(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
+def query_catalog(state: PassState, runtime: Runtime[Context], services: Services) -> PassUpdate:
     """Count or list the collection's documents that fit the question's filter.
 
     The filter (file types, a date range on when files were modified or ingested, resolved

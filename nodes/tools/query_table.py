@@ -13,7 +13,7 @@ from crag_core.clients.services import Services
 from crag_core.clients.table_store import TableStore
 from crag_core.errors import CragError, TableQueryError
 from crag_core.schema.context import Context, context_of
-from crag_core.schema.state import RAGState, Source, Update, Withheld
+from crag_core.schema.state import PassState, PassUpdate, Source, Withheld
 from crag_core.text.answer_text import NO_ANSWER
 from crag_core.text.sql import (
     Span,
@@ -55,7 +55,7 @@ def describe(update: Mapping[str, Any]) -> str:
 
 
 @reports(describe)
-def query_table(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
+def query_table(state: PassState, runtime: Runtime[Context], services: Services) -> PassUpdate:
     """Write a SELECT over the tables the plan names, run it, check it, answer.
 
     The model sees the named tables (at most ``MAX_TABLES``) as ``CREATE TABLE`` statements
@@ -96,7 +96,7 @@ def query_table(state: RAGState, runtime: Runtime[Context], services: Services) 
     store = services.tables
     if plan is None or plan["tool"] != "table" or store is None:
         raise ValueError("query_table queries choose_tool's table plan, and there is none")
-    update: Update = {"prompt_versions": {}}
+    update: PassUpdate = {"prompt_versions": {}}
     sql, feedback, reason, rejected = "", "", "", ""
     try:
         catalog = store.catalog()
@@ -110,10 +110,10 @@ def query_table(state: RAGState, runtime: Runtime[Context], services: Services) 
     computed = computed_query(question, tables)
     for attempt in range(0 if computed else 1, SQL_ATTEMPTS + 1):
         if attempt:
-            prompt, recorded = render(
+            prompt, versions = render(
                 state, ctx, "write_sql", schema=text, question=question, feedback=feedback
             )
-            update["prompt_versions"] |= recorded.get("prompt_versions", {})
+            update["prompt_versions"] |= versions
             sql = extract_sql(complete(services.llm, prompt, grammar=grammar))
         else:
             sql = computed  # a difference or rank of named rows: written in code

@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 from crag_core.clients.llm import complete
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
-from crag_core.schema.state import RAGState, Source, Update
+from crag_core.schema.state import PassState, PassUpdate, Source
 from crag_core.text.answer_text import NO_ANSWER
 from crag_core.text.whole_document import joined, parts
 from crag_core.text.words import normalize
@@ -35,7 +35,7 @@ def describe(update: Mapping[str, Any]) -> str:
 
 
 @reports(describe)
-def read_document(state: RAGState, runtime: Runtime[Context], services: Services) -> Update:
+def read_document(state: PassState, runtime: Runtime[Context], services: Services) -> PassUpdate:
     """Read the document the question names (the plan's), in order, and answer from all of it.
 
     Its chunks are joined back in order (overlaps once). A document that fits
@@ -54,18 +54,18 @@ def read_document(state: RAGState, runtime: Runtime[Context], services: Services
     text = joined([c.page_content for c in chunks])
     pieces = parts(text, ctx.context_tokens)
     read = pieces[:MAX_PARTS]
-    update: Update = {"prompt_versions": {}}
+    update: PassUpdate = {"prompt_versions": {}}
     readings = []
     for piece in read:
-        prompt, recorded = render(state, ctx, "read_document", document=piece, question=question)
-        update["prompt_versions"] |= recorded.get("prompt_versions", {})
+        prompt, versions = render(state, ctx, "read_document", document=piece, question=question)
+        update["prompt_versions"] |= versions
         readings.append(complete(services.llm, prompt))
     readings = [r for r in readings if not declines(r)]
     answer = readings[0] if readings else NO_ANSWER
     if len(readings) > 1:
         notes = "\n\n".join(f"Part {i}: {r}" for i, r in enumerate(readings, start=1))
-        prompt, recorded = render(state, ctx, "combine_readings", readings=notes, question=question)
-        update["prompt_versions"] |= recorded.get("prompt_versions", {})
+        prompt, versions = render(state, ctx, "combine_readings", readings=notes, question=question)
+        update["prompt_versions"] |= versions
         answer = complete(services.llm, prompt)
     where = (
         "the whole document"

@@ -64,8 +64,8 @@ def contextualize_question(
         return {**start, "standalone_question": question}
     ctx = context_of(runtime)
     turn = RAGState(question=question)  # a new turn: no retries, no web, no versions yet
-    prompt, recorded = render(
+    prompt, versions = render(
         turn, ctx, "contextualize_question", history=format_history(history), question=question
     )
     standalone = first_line(complete(services.llm, prompt)) or question
-    return {**start, **recorded, "standalone_question": standalone}
+    return {**start, "prompt_versions": versions, "standalone_question": standalone}

@@ -59,7 +59,7 @@ def answered_earlier(state: RAGState, ctx: Context, services: Services) -> Updat
         return {"route": "history", "earlier_turn": turn, "history_score": 1.0}
     if ctx.history_threshold >= 1.0:
         return {}
-    prompt, recorded = render(
+    prompt, versions = render(
         state,
         ctx,
         "check_history",
@@ -69,5 +69,10 @@ def answered_earlier(state: RAGState, ctx: Context, services: Services) -> Updat
     )
     score = yes_probability(services.judge, prompt) or 0.0
     if score < ctx.history_threshold:
-        return {**recorded, "history_score": score}
-    return {**recorded, "route": "history", "earlier_turn": turn, "history_score": score}
+        return {"prompt_versions": versions, "history_score": score}
+    return {
+        "prompt_versions": versions,
+        "route": "history",
+        "earlier_turn": turn,
+        "history_score": score,
+    }

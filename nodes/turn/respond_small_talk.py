@@ -19,6 +19,6 @@ def respond_small_talk(state: RAGState, runtime: Runtime[Context], services: Ser
     The reply streams like an answer; it is the turn's answer, with no sources or confidence,
     and never cached.
     """
-    prompt, recorded = render(state, context_of(runtime), "small_talk", message=state["question"])
+    prompt, versions = render(state, context_of(runtime), "small_talk", message=state["question"])
     reply = complete(services.llm, prompt, streamed=True)
-    return {**recorded, "answer": reply or "Hello! Ask me about your documents."}
+    return {"prompt_versions": versions, "answer": reply or "Hello! Ask me about your documents."}

@@ -58,10 +58,10 @@ def ask(graph, question=QUESTION, **ctx):
 def test_a_repeated_question_is_answered_from_the_cache_without_an_llm_call(setup):
     graph, llm, _ = setup
     first = ask(graph)
-    assert not first.state["cache_hit"] and llm.calls
+    assert not first.pass_state["cache_hit"] and llm.calls
     llm.calls.clear()
     second = ask(graph, "  which team WON super bowl 50 ")  # the same question, written loosely
-    assert second.state["cache_hit"] and second.state["cache_similarity"] == 1.0
+    assert second.pass_state["cache_hit"] and second.pass_state["cache_similarity"] == 1.0
     assert llm.calls == []
     assert second.path == ["contextualize_question", "analyze_query", "check_cache", "finalize"]
     assert second.state["answer"] == first.state["answer"] == "The Denver Broncos won, 24–10."
@@ -74,18 +74,20 @@ def test_a_near_question_hits_only_above_the_threshold(setup):
     graph, llm, _ = setup
     ask(graph)
     near = "Which team won the Super Bowl 50 game?"
-    assert not ask(graph, near, cache_threshold=0.99).state["cache_hit"]
-    assert ask(graph, near, cache_threshold=0.7).state["cache_hit"]
-    assert not ask(graph, "Who sang at the halftime show?", cache_threshold=0.7).state["cache_hit"]
+    assert not ask(graph, near, cache_threshold=0.99).pass_state["cache_hit"]
+    assert ask(graph, near, cache_threshold=0.7).pass_state["cache_hit"]
+    assert not ask(graph, "Who sang at the halftime show?", cache_threshold=0.7).pass_state[
+        "cache_hit"
+    ]
 
 
 def test_a_changed_collection_settings_or_prompt_version_misses(setup):
     graph, _, version = setup
     ask(graph)
-    assert ask(graph).state["cache_hit"]
-    assert not ask(graph, top_k=3).state["cache_hit"]  # other settings
+    assert ask(graph).pass_state["cache_hit"]
+    assert not ask(graph, top_k=3).pass_state["cache_hit"]  # other settings
     version.value += 1  # anything ingested or removed
-    assert not ask(graph).state["cache_hit"]
+    assert not ask(graph).pass_state["cache_hit"]
 
 
 def test_a_new_prompt_version_changes_the_answer_key(tmp_path, monkeypatch):
@@ -111,11 +113,11 @@ def test_a_new_prompt_version_changes_the_answer_key(tmp_path, monkeypatch):
 def test_the_cache_can_be_turned_off_and_stores_no_unknown_answers(setup, tmp_path):
     graph, llm, _ = setup
     ask(graph, answer_cache=False)
-    assert not ask(graph).state["cache_hit"]  # nothing was stored while off
+    assert not ask(graph).pass_state["cache_hit"]  # nothing was stored while off
     llm.responder = lambda prompt, text: "no"  # nothing states the answer: "I don't know."
     unknown = ask(graph, "What is the capital of Mars?")
     assert unknown.state["answer"] == "I don't know."
-    assert not ask(graph, "What is the capital of Mars?").state["cache_hit"]
+    assert not ask(graph, "What is the capital of Mars?").pass_state["cache_hit"]
 
 
 def test_ingesting_or_removing_changes_the_collection_version(tmp_path):

@@ -100,16 +100,18 @@ def test_confidence_is_the_fitted_logistic_and_none_for_i_dont_know(model):
 def test_an_answer_under_min_confidence_is_withheld_with_its_guess(model):
     services = make_services()
     graph = build_graph(services=lambda _: services)
-    sure = run_question(
+    sure_run = run_question(
         "Which team won Super Bowl 50?", Context(answer_cache=False, min_confidence=0), graph=graph
-    ).state
+    )
+    sure = sure_run.state
     given = sure["confidence"]
-    assert 0 < given < 1 and sure["answer"] != NO_ANSWER and sure["withheld"] is None
+    assert 0 < given < 1 and sure["answer"] != NO_ANSWER and sure_run.pass_state["withheld"] is None
     assert sure["messages"][-1].additional_kwargs["confidence"] == given
     ctx = Context(answer_cache=False, min_confidence=min(1.0, given + 0.01))
-    held = run_question("Which team won Super Bowl 50?", ctx, graph=graph).state
+    held_run = run_question("Which team won Super Bowl 50?", ctx, graph=graph)
+    held = held_run.state
     assert held["answer"] == NO_ANSWER and held["sources"] == [] and held["confidence"] is None
-    assert held["withheld"] == {"answer": sure["answer"], "confidence": given}
+    assert held_run.pass_state["withheld"] == {"answer": sure["answer"], "confidence": given}
     assert any("min_confidence" in w and sure["answer"] in w for w in held["warnings"])
 
 

@@ -45,20 +45,25 @@ def test_every_relative_link_and_anchor_is_found(page: Path):
     assert missing == []
 
 
-def test_the_node_table_names_every_node_of_the_graph():
-    from graph.graph import graph
+def every_node() -> set[str]:
+    """The turn's nodes, a question's pass's and a part's pass's."""
+    from graph.graph import build_part_graph, build_pass_graph, graph
 
+    graphs = (graph, build_pass_graph(), build_part_graph())
+    return {n for g in graphs for n in g.get_graph().nodes} - {"__start__", "__end__"}
+
+
+def test_the_node_table_names_every_node_of_the_graph():
     page = (ROOT / "docs" / "graph.md").read_text(encoding="utf-8")
     listed = re.findall(r"^\| `(\w+)` \|", page, re.M)
-    nodes = set(graph.get_graph().nodes) - {"__start__", "__end__"}
-    assert sorted(listed) == sorted(nodes)
+    assert sorted(listed) == sorted(every_node())
 
 
 def test_the_wiring_docstring_names_every_node():
     import graph.graph as wiring
 
     doc = wiring.__doc__ or ""
-    nodes = set(wiring.graph.get_graph().nodes) - {"__start__", "__end__"}
+    nodes = every_node()
     assert {n for n in nodes if not re.search(rf"\b{n}\b", doc)} == set()
 
 

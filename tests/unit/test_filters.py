@@ -142,6 +142,6 @@ def test_a_question_that_names_its_documents_searches_only_those(kb):
     # A scope the collection has no document of is said, not dropped.
     web.queries.clear()
     _, result = searched("In my spreadsheets, does the river Velna flood every spring?")
-    assert result.state["unfilled"].startswith("No document in the collection matches")
+    assert result.pass_state["unfilled"].startswith("No document in the collection matches")
     assert "type=csv|xlsx" in result.state["answer"]
     assert web.queries == []  # a question scoped to its documents is not asked of the web

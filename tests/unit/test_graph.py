@@ -11,11 +11,13 @@ from langgraph.runtime import Runtime
 
 from crag.run import RunResult, run_question
 from crag_core.schema.context import Context
-from crag_core.schema.state import RAGState, SearchPlan, TablePlan
+from crag_core.schema.state import PassState, SearchPlan, TablePlan
 from graph import factory as graph_services
 from graph.graph import (
     DECOMPOSITION_STEPS,
     build_graph,
+    build_part_graph,
+    build_pass_graph,
     graph,
     route_after_grading,
     route_after_hallucination,
@@ -38,8 +40,15 @@ NODES = {
     "analyze_query",
     "respond_small_talk",
     "answer_from_history",
+    "answer_question",
     "answer_part",
     "combine_parts",
+    "decompose",
+    "finalize",
+}
+"""The turn's nodes; a question's pass is one of them (``answer_question``, ``answer_part``)."""
+
+PASS_NODES = {
     "check_cache",
     "choose_tool",
     "query_table",
@@ -56,8 +65,6 @@ NODES = {
     "check_relevance",
     "increment_retry",
     "choose_answer",
-    "decompose",
-    "finalize",
 }
 
 PDFS_ONLY = SearchPlan(tool="search", reason="it names the PDFs", where="type=pdf")
@@ -83,8 +90,8 @@ OUTPUT_KEYS = {
 }
 
 
-def edges() -> set[tuple[str, str, bool]]:
-    return {(e.source, e.target, e.conditional) for e in graph.get_graph().edges}
+def edges(compiled: Any = graph) -> set[tuple[str, str, bool]]:
+    return {(e.source, e.target, e.conditional) for e in compiled.get_graph().edges}
 
 
 def test_topology_matches_the_crag_diagram():
@@ -93,7 +100,7 @@ def test_topology_matches_the_crag_diagram():
         ("__start__", "contextualize_question", False),
         ("contextualize_question", "analyze_query", False),
         ("analyze_query", "respond_small_talk", True),
-        ("analyze_query", "check_cache", True),
+        ("analyze_query", "answer_question", True),
         ("analyze_query", "answer_part", True),
         ("analyze_query", "answer_from_history", True),
         ("answer_from_history", "finalize", False),
@@ -101,15 +108,25 @@ def test_topology_matches_the_crag_diagram():
         ("answer_part", "combine_parts", True),
         ("combine_parts", "finalize", False),
         ("respond_small_talk", "finalize", False),
+        ("answer_question", "finalize", True),
+        ("answer_question", "decompose", True),
+        ("decompose", "answer_part", True),
+        ("decompose", "finalize", True),
+        ("finalize", "__end__", False),
+    }
+    question_pass = build_pass_graph()
+    assert set(question_pass.get_graph().nodes) == PASS_NODES | {"__start__", "__end__"}
+    assert edges(question_pass) == {
+        ("__start__", "check_cache", False),
         ("check_cache", "choose_tool", True),
-        ("check_cache", "finalize", True),
+        ("check_cache", "__end__", True),
         ("choose_tool", "query_table", True),
         ("choose_tool", "retrieve", True),
         ("choose_tool", "query_catalog", True),
-        ("query_catalog", "finalize", False),
+        ("query_catalog", "__end__", False),
         ("choose_tool", "read_document", True),
-        ("read_document", "finalize", False),
-        ("query_table", "finalize", True),
+        ("read_document", "__end__", False),
+        ("query_table", "__end__", True),
         ("query_table", "retrieve", True),
         ("rewrite_query", "retrieve", False),
         ("retrieve", "grade_documents", False),
@@ -127,12 +144,13 @@ def test_topology_matches_the_crag_diagram():
         ("check_relevance", "choose_answer", True),
         ("check_relevance", "increment_retry", True),
         ("increment_retry", "rewrite_query", False),
-        ("choose_answer", "finalize", True),
-        ("choose_answer", "decompose", True),
-        ("decompose", "answer_part", True),
-        ("decompose", "finalize", True),
-        ("finalize", "__end__", False),
+        ("choose_answer", "__end__", False),
     }
+    # a part's pass is the same pass, ending in collect_part instead
+    part_pass = {
+        (a, "collect_part" if b == "__end__" else b, c) for a, b, c in edges(question_pass)
+    } | {("collect_part", "__end__", False)}
+    assert edges(build_part_graph()) == part_pass
 
 
 def test_exported_graph_has_no_checkpointer_and_narrow_schemas():
@@ -182,7 +200,7 @@ def test_route_after_relevance():
     assert route_after_relevance({"answers_question": "yes"}, rt()) == "choose_answer"
     assert route_after_relevance({"answers_question": "unknown"}, rt()) == "choose_answer"
     assert route_after_relevance({"answers_question": "no"}, rt()) == "increment_retry"
-    out_of_retries: RAGState = {"answers_question": "no", "retry_count": 2}
+    out_of_retries: PassState = {"answers_question": "no", "retry_count": 2}
     assert route_after_relevance(out_of_retries, rt()) == "choose_answer"
 
 
@@ -208,10 +226,11 @@ def test_each_node_describes_its_own_outcome_on_the_custom_stream(fake_services)
     crag = build_graph(services=lambda _: services)
     events = [
         chunk
-        for mode, chunk in crag.stream(
+        for _, mode, chunk in crag.stream(
             {"question": "Which team won Super Bowl 50?"},
             context=Context(answer_threshold=0.5),
             stream_mode=["custom", "updates"],
+            subgraphs=True,  # the question's pass is a subgraph
         )
         if mode == "custom"
     ]

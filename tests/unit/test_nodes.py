@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 
 import nodes
 from crag_core.schema.context import Context
-from crag_core.schema.state import Attempt, RAGState
+from crag_core.schema.state import Attempt, PassState
 from crag_core.text.answer_text import NO_ANSWER
 from graph.factory import bind
 from nodes.correction import choose_answer, increment_retry
@@ -63,7 +63,7 @@ def test_rewrite_query_falls_back_to_question_on_empty_reply(fake_services):
 def test_rewrite_query_on_retry_sees_feedback_and_previous_queries(fake_services):
     llm = make_llm(lambda p, t: "new query")
     fake_services(llm=llm)
-    state: RAGState = {
+    state: PassState = {
         "question": Q,
         "feedback": "the answer named the wrong team.",
         "attempts": [
@@ -101,7 +101,7 @@ def attempt(query: str) -> Attempt:
 
 def test_rewrite_query_never_repeats_a_tried_query_while_the_question_is_untried(fake_services):
     fake_services(llm=make_llm(lambda p, t: "Super Bowl 50 champion"))
-    state: RAGState = {"question": Q, "attempts": [attempt("super bowl 50 CHAMPION.")]}
+    state: PassState = {"question": Q, "attempts": [attempt("super bowl 50 CHAMPION.")]}
     assert rewrite_query(state, rt())["rewritten_query"] == Q
     state["attempts"].append(attempt(Q))  # both tried: the repeat stands (retrieve goes deeper)
     assert rewrite_query(state, rt())["rewritten_query"] == "Super Bowl 50 champion"
@@ -237,7 +237,7 @@ def test_grade_documents_after_web_search_scores_kept_documents_and_results_toge
 ):
     llm = make_llm(lambda p, t: "yes" if "Leonardo" in t else "no")
     fake_services(llm=llm)
-    state: RAGState = {
+    state: PassState = {
         "question": Q,
         "documents": KB_DOCS,
         "relevant_documents": KB_DOCS[:1],
@@ -260,7 +260,7 @@ def test_web_evidence_is_answered_from_at_the_evidence_threshold_not_the_lower_o
     fake_services, evidence_threshold, kept
 ):
     fake_services(llm=make_llm(lambda p, t: 0.4))
-    state: RAGState = {
+    state: PassState = {
         "question": Q,
         "documents": KB_DOCS,
         "relevant_documents": [],
@@ -281,7 +281,7 @@ def test_ambiguous_documents_that_scored_higher_alone_are_kept_when_the_web_lowe
     fake_services, kb_score, fallback, kept
 ):
     fake_services(llm=make_llm(lambda p, t: 0.4))  # the evidence with the web scores 0.4
-    state: RAGState = {
+    state: PassState = {
         "question": Q,
         "documents": KB_DOCS,
         "retrieval_score": kb_score,
@@ -297,13 +297,18 @@ def test_ambiguous_documents_that_scored_higher_alone_are_kept_when_the_web_lowe
 
 def test_grade_documents_after_a_failed_web_search_keeps_the_decision(fake_services):
     llm = fake_services().llm
-    state: RAGState = {"question": Q, "documents": KB_DOCS, "web_searched": True, "web_results": []}
+    state: PassState = {
+        "question": Q,
+        "documents": KB_DOCS,
+        "web_searched": True,
+        "web_results": [],
+    }
     assert grade_documents(state, rt()) == {} and llm.calls == []
 
 
 def test_every_prompt_of_a_pass_starts_with_the_same_documents(fake_services):
     llm = fake_services().llm
-    state: RAGState = {"question": Q, "documents": KB_DOCS}
+    state: PassState = {"question": Q, "documents": KB_DOCS}
     state = as_state({**state, **grade_documents(state, rt())})
     state = as_state({**state, **generate(state, rt())})
     state["generation"] = "They won easily."
@@ -350,7 +355,7 @@ def test_web_search_off(fake_services):
 
 def test_generate_answers_original_question_from_the_accepted_evidence(fake_services):
     llm = fake_services().llm
-    state: RAGState = {
+    state: PassState = {
         "question": Q,
         "rewritten_query": "REWRITE",
         "relevant_documents": [KB_DOCS[0], WEB_DOCS[0]],
@@ -387,14 +392,14 @@ def test_generate_includes_feedback_on_retry(fake_services):
 )
 def test_generate_an_echo_of_the_instructions_is_no_answer(fake_services, reply, text, expected):
     fake_services(llm=make_llm(lambda p, t: reply))
-    state: RAGState = {"question": Q, "relevant_documents": [doc("d1", text)]}
+    state: PassState = {"question": Q, "relevant_documents": [doc("d1", text)]}
     assert generate(state, rt())["generation"] == expected
 
 
 def test_generate_an_answer_repeated_after_feedback_is_no_echo(fake_services):
     # The feedback quotes the previous answer; the answer is still the model's own.
     fake_services(llm=make_llm(lambda p, t: "The Broncos did it."))
-    state: RAGState = {
+    state: PassState = {
         "question": Q,
         "relevant_documents": KB_DOCS,
         "citation_feedback": "Your previous answer was: 'The Broncos did it.', but it cited no "
@@ -408,7 +413,7 @@ def test_generate_an_answer_repeated_after_feedback_is_no_echo(fake_services):
 
 def test_check_hallucination_verbatim_span_needs_no_grounding_judge(fake_services):
     llm = fake_services().llm
-    state: RAGState = {
+    state: PassState = {
         "question": Q,
         "generation": "the Denver Broncos",
         "relevant_documents": KB_DOCS,
@@ -424,7 +429,7 @@ def test_check_hallucination_verbatim_span_needs_no_grounding_judge(fake_service
 
 def test_check_hallucination_rejects_names_and_numbers_absent_from_documents(fake_services):
     llm = fake_services().llm
-    state: RAGState = {
+    state: PassState = {
         "question": Q,
         "generation": "The Panthers won 31–7.",
         "relevant_documents": KB_DOCS,
@@ -447,7 +452,7 @@ def test_check_hallucination_rejects_names_and_numbers_absent_from_documents(fak
 def test_check_hallucination_spelled_numbers_are_copied_spans(fake_services, answer, text):
     llm = fake_services().llm
     docs = [doc("d1", text)]
-    state: RAGState = {"question": Q, "generation": answer, "relevant_documents": docs}
+    state: PassState = {"question": Q, "generation": answer, "relevant_documents": docs}
     assert check_hallucination(state, rt())["grounded"] == "yes"
     assert llm.prompts_called() == ["check_support"]  # no grounding judge, its sentence only
     assert text in llm.calls[0]["text"]
@@ -467,7 +472,7 @@ def test_check_hallucination_leaves_function_words_and_plurals_to_the_judge(
     llm = make_llm(lambda p, t: "yes")
     fake_services(llm=llm)
     docs = [doc("d1", text)]
-    state: RAGState = {"question": Q, "generation": answer, "relevant_documents": docs}
+    state: PassState = {"question": Q, "generation": answer, "relevant_documents": docs}
     update = check_hallucination(state, rt())
     assert update["grounded"] == "yes" and update["grounding_score"] == 1.0
     assert len(llm.calls) == 1
@@ -482,7 +487,7 @@ def test_check_hallucination_other_numbers_still_fail_without_the_model(
 ):
     llm = fake_services().llm
     docs = [doc("d1", text)]
-    state: RAGState = {"question": Q, "generation": answer, "relevant_documents": docs}
+    state: PassState = {"question": Q, "generation": answer, "relevant_documents": docs}
     assert check_hallucination(state, rt())["grounded"] == "no"
     assert llm.calls == []
 
@@ -490,7 +495,7 @@ def test_check_hallucination_other_numbers_still_fail_without_the_model(
 def test_check_hallucination_asks_judge_otherwise(fake_services):
     llm = make_llm(lambda p, t: "no")
     fake_services(llm=llm)
-    state: RAGState = {
+    state: PassState = {
         "question": Q,
         "generation": "The Broncos won easily.",
         "relevant_documents": KB_DOCS,
@@ -502,7 +507,7 @@ def test_check_hallucination_asks_judge_otherwise(fake_services):
 
 def test_check_hallucination_unparsable_is_unknown_with_warning(fake_services):
     fake_services(llm=make_llm(lambda p, t: "maybe"))
-    state: RAGState = {
+    state: PassState = {
         "question": Q,
         "generation": "The Broncos won easily.",
         "relevant_documents": KB_DOCS,
@@ -523,7 +528,7 @@ def test_check_relevance_declined_answer_fails_without_model(fake_services):
 def test_check_relevance_reads_documents_question_and_answer(fake_services):
     llm = make_llm(lambda p, t: "no")
     fake_services(llm=llm)
-    state: RAGState = {
+    state: PassState = {
         "question": Q,
         "generation": "Carolina Panthers",
         "relevant_documents": KB_DOCS,
@@ -536,7 +541,11 @@ def test_check_relevance_reads_documents_question_and_answer(fake_services):
 
 def test_check_relevance_compares_the_score_with_the_answer_threshold(fake_services):
     fake_services(llm=make_llm(lambda p, t: "yes"))
-    state: RAGState = {"question": Q, "generation": "Denver Broncos", "relevant_documents": KB_DOCS}
+    state: PassState = {
+        "question": Q,
+        "generation": "Denver Broncos",
+        "relevant_documents": KB_DOCS,
+    }
     assert check_relevance(state, rt(answer_threshold=0.5))["answers_question"] == "yes"
     assert check_relevance(state, rt(answer_threshold=1.0))["answers_question"] == "yes"
     llm = fake_services(llm=make_llm(lambda p, t: "no")).llm
@@ -565,7 +574,7 @@ def finish(values: Mapping[str, Any], runtime: Runtime[Context]) -> dict[str, An
 
 
 def test_increment_retry_counts_and_keeps_the_attempt():
-    state: RAGState = {
+    state: PassState = {
         "question": Q,
         "retry_count": 1,
         "rewritten_query": "q",
@@ -586,7 +595,7 @@ def test_increment_retry_records_the_chunks_the_grader_rejected():
     graded = [doc("a", "x"), doc("b", "y"), doc("c", "z")]
     for d, grade in zip(graded, ["yes", "no", "no"], strict=True):
         d.metadata["relevant"] = grade
-    state: RAGState = {"question": Q, "documents": graded, "rejected_chunks": ["z", "b"]}
+    state: PassState = {"question": Q, "documents": graded, "rejected_chunks": ["z", "b"]}
     assert applied(state, increment_retry(state, rt()))["rejected_chunks"] == ["z", "b", "c"]
 
 

@@ -6,7 +6,7 @@ from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
 from crag_core.schema.context import Context
-from crag_core.schema.state import RAGState
+from crag_core.schema.state import PassState
 from crag_core.text.read_around import (
     beginning,
     continuation,
@@ -122,7 +122,7 @@ def test_retrieve_reads_around_and_keeps_to_the_budget():
 
 def test_the_evidence_after_web_search_is_held_to_the_budget_too():
     llm = make_llm(lambda p, t: 0.9)
-    state: RAGState = {
+    state: PassState = {
         "question": "Who?",
         "web_searched": True,
         "relevant_documents": [doc("kb", "Known. " * 100)],

@@ -6,7 +6,7 @@ from langgraph.runtime import Runtime
 
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context
-from crag_core.schema.state import RAGState
+from crag_core.schema.state import PassState
 from crag_core.text.sentences import split_sentences
 from nodes.correction.refine_knowledge import GAP, refine_knowledge
 from tests.fakes import HashEmbeddings, doc, make_services
@@ -43,7 +43,7 @@ def test_refinement_keeps_the_best_strips_in_document_order():
         web_search=FakeWebSearch(),
         embeddings=HashEmbeddings(),
     )
-    state: RAGState = {
+    state: PassState = {
         "question": "Who won Super Bowl 50 at the stadium?",
         "web_results": [doc("web:long", LONG), doc("web:short", "Short one.")],
     }
@@ -62,5 +62,5 @@ def test_refinement_keeps_the_best_strips_in_document_order():
 
 def test_knowledge_base_chunks_are_never_refined():
     # They are the pass's shared prompt prefix: rewriting them would cost a full re-read.
-    state: RAGState = {"question": "Who won?", "relevant_documents": [doc("long__c0000", LONG)]}
+    state: PassState = {"question": "Who won?", "relevant_documents": [doc("long__c0000", LONG)]}
     assert refine_knowledge(state, rt(refine_top_strips=1), make_services()) == {}

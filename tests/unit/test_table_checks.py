@@ -369,7 +369,7 @@ def test_a_table_answer_under_min_confidence_is_not_given(fake_services, store, 
     assert out.path[3:6] == ["choose_tool", "query_table", "finalize"]  # a spreadsheet's rows
     assert out.state["answer"] == "I don't know."
     assert any("(confidence 0.20, under 0.40) is not given" in w for w in out.state["warnings"])
-    assert out.state["withheld"]["confidence"] == 0.2
+    assert out.pass_state["withheld"]["confidence"] == 0.2
 
 
 def test_a_sheet_of_200_long_column_names_is_read_and_measured(tmp_path):

@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 
 from crag.run import run_question
 from crag_core.schema.context import Context
-from crag_core.schema.state import RAGState, TableAsked, TablePlan
+from crag_core.schema.state import PassState, TableAsked, TablePlan
 from crag_core.text.sql import (
     did_you_mean,
     extract_sql,
@@ -282,7 +282,7 @@ def test_the_table_tool_reads_the_tables_the_plan_names(fake_services, store):
     services = fake_services(llm=llm, tables=store)
     wind_farms = TableAsked(name="wind_farms", columns=[], values=[])
     plan = TablePlan(tool="table", reason="a test", tables=[wind_farms])
-    state = RAGState(question=QUESTION, plan=plan)
+    state = PassState(question=QUESTION, plan=plan)
     query_table(state, Runtime(context=Context()), services)
     (call,) = [c for c in llm.calls if c["prompt"] == "write_sql"]
     assert "CREATE TABLE wind_farms" in call["text"] and "CREATE TABLE sales" not in call["text"]

@@ -63,11 +63,11 @@ def test_follow_up_is_resolved_against_the_earlier_turn(fake_services):
 
     with thread_graph() as threaded:  # a new connection reads what the runs committed
         values = threaded.get_state(thread_config("t1")).values
-        history = threaded.get_state_history(thread_config("t1"))
-        assert len(list(history)) > 2 * len(second.steps)
+        history = list(threaded.get_state_history(thread_config("t1")))
+        assert {FIRST, FOLLOW_UP} <= {s.values.get("question") for s in history}
     assert [t["question"] for t in values["history"]] == [FIRST, FOLLOW_UP]
     assert values["history"][1]["standalone_question"] == STANDALONE
-    assert values["attempts"] == []
+    assert "attempts" not in values  # a pass's keys are its own: never in the thread's state
     assert threads_path().is_file()
 
 
@@ -107,12 +107,11 @@ def test_contextualize_resets_the_turn_and_falls_back_on_an_empty_reply(fake_ser
         "retry_count": 2,
         "warnings": ["old"],
         "web_search_used": True,
-        "attempts": [{"query": "x"}],
     }
     update = applied(state, contextualize_question(state, None))  # type: ignore[arg-type]
     assert update["standalone_question"] == "and its population?"
-    assert update["retry_count"] == 0 and update["warnings"] == [] and update["attempts"] == []
-    assert update["web_search_used"] is False and update["web_results"] == []
+    assert update["retry_count"] == 0 and update["warnings"] == []
+    assert update["web_search_used"] is False
 
 
 def test_format_history_keeps_the_latest_turns_and_bounds_answers():
@@ -140,32 +139,59 @@ def test_every_accumulating_key_but_the_conversation_starts_each_turn_empty():
 
     hints = get_type_hints(RAGState, include_extras=True)
     with_reducer = {k for k, h in hints.items() if callable(getattr(h, "__metadata__", [0])[-1])}
-    assert {"warnings", "attempts", "rejected_chunks", "prompt_versions"} <= with_reducer
+    assert {"warnings", "parts", "cost", "prompt_versions"} <= with_reducer
     reset = turn_reset()
     overwritten = {k for k, v in reset.items() if isinstance(v, Overwrite)}
     assert overwritten == with_reducer - {"history", "messages"}
     assert reset["retry_count"] == 0 and reset["web_search_used"] is False
 
 
-def test_every_per_pass_key_starts_each_pass_and_each_turn_from_zero():
-    from crag_core.schema.state import pass_reset, turn_reset
+def test_every_per_pass_key_starts_each_retrieval_pass_from_zero():
+    from crag_core.schema.state import PassState, lifetimes, pass_reset
 
     reset = pass_reset()
     assert {"web_searched", "web_results", "kb_fallback", "citation_corrections"} <= set(reset)
     # a score of an earlier pass is "not asked" in the next one, not a stale number
     for key in ("retrieval_score", "evidence_score", "grounding_score", "answer_score"):
         assert reset[key] is None
-    assert reset.items() <= turn_reset().items()
+    per_pass = {k for k, v in lifetimes(PassState).items() if [str(m) for m in v] == ["PER_PASS"]}
+    assert set(reset) == per_pass
+
+
+def test_the_turn_and_the_pass_each_see_only_their_own_keys():
+    from crag_core.schema.state import Answered, PassState, RAGState, lifetimes
+
+    turn, question_pass = set(lifetimes(RAGState)), set(lifetimes(PassState))
+    shared = turn & question_pass
+    # what the pass gives the turn back: the answer and how it was reached, and its evidence
+    assert shared == set(lifetimes(Answered)) | {
+        "question",
+        "standalone_question",
+        "relevant_documents",
+    }
+    assert {"documents", "attempts", "rejected_chunks", "retrieval_score"} <= question_pass - turn
+    assert {"history", "messages", "route", "subquestions", "parts"} <= turn - question_pass
+    # no key lives per retrieval pass in the turn
+    assert not [k for k, v in lifetimes(RAGState).items() if str(v[0]) == "PER_PASS"]
 
 
 def test_every_state_key_declares_exactly_one_lifetime():
-    from crag_core.schema.state import LIFETIMES, lifetimes
+    from crag_core.schema.state import LIFETIMES, PartState, RAGState, lifetimes
 
-    declared = lifetimes()
-    assert {k: v for k, v in declared.items() if len(v) != 1} == {}
-    by_lifetime = {m: {k for k, v in declared.items() if v == [m]} for m in LIFETIMES}
-    assert by_lifetime[LIFETIMES[0]] == {"question", "part_index"}  # INPUT
+    for schema in (RAGState, PartState):
+        declared = lifetimes(schema)
+        assert {k: v for k, v in declared.items() if len(v) != 1} == {}
+    turn = lifetimes(RAGState)
+    by_lifetime = {m: {k for k, v in turn.items() if v == [m]} for m in LIFETIMES}
+    assert by_lifetime[LIFETIMES[0]] == {"question"}  # INPUT
     assert by_lifetime[LIFETIMES[1]] == {"messages", "history"}  # PER_THREAD
+    in_pass = lifetimes(PartState)
+    assert {k for k, v in in_pass.items() if v == [LIFETIMES[0]]} == {
+        "question",
+        "standalone_question",
+        "part_index",
+    }
+    assert not [k for k, v in in_pass.items() if v == [LIFETIMES[1]]]  # nothing per thread
 
 
 def test_a_turn_never_searches_with_an_earlier_turns_rewrite(fake_services):
