@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from crag_core.text.words import STOPWORDS, words_of
+from crag_core.text.words import STOPWORDS, same_word, says, words_of
 
 COLLECTION_NOUNS = (
     r"documents?|files?|pdfs?|spreadsheets?|workbooks?|csvs?|notebooks?|presentations?|"
@@ -246,10 +246,10 @@ def question_scope(question: str, today: dt.date) -> Scope | None:
 
 
 def _types(question: str) -> set[str]:
-    q = question.lower()
+    words = words_of(question)
     found: set[str] = set()
     for word, kinds in TYPES.items():
-        if re.search(rf"\b{word}s?\b", q):
+        if says(words, word.split()):  # "PDFs", "web pages"
             found.update(kinds)
     return found
 
@@ -366,8 +366,8 @@ def named_by(topic: str, doc: Mapping[str, Any]) -> bool:
     """Whether every word of ``topic`` (but short ones) is in the document's title or name."""
     words = [w for w in words_of(topic) if len(w) > 2 and w not in STOPWORDS]
     name = " ".join(str(doc.get(k) or "") for k in ("title", "label")).lower()
-    have = set(words_of(name))
-    return bool(words) and all(w in have or w.rstrip("s") in have for w in words)
+    have = words_of(name)
+    return bool(words) and all(any(same_word(w, h) for h in have) for w in words)
 
 
 def catalog_answer(query: CatalogQuery, labels: Sequence[str], limit: int = 20) -> str:

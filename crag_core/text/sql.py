@@ -24,7 +24,7 @@ from crag_core.text.table_shapes import (
     sql_name,
     sql_text,
 )
-from crag_core.text.words import STOPWORDS, content_words, words_of
+from crag_core.text.words import STOPWORDS, content_words, same_word, says, words_of
 
 MAX_TABLES = 3
 """Tables whose schema the model sees at most (the ones the question names most)."""
@@ -93,10 +93,11 @@ class TableMatch:
 
 
 def _holds(question: str, phrase: str) -> bool:
+    """Whether ``question`` says ``phrase``'s words in a row, its last in either number."""
     words = content_words(phrase, underscores=False)
     if not words or (len(words) == 1 and len(words[0]) < 3):
         return False
-    return re.search(r"\b" + r"\W+".join(map(re.escape, words)) + r"s?\b", question) is not None
+    return says(words_of(question), words)
 
 
 def names_value(question: str, value: str) -> bool:
@@ -487,10 +488,11 @@ def _said(value: str, question: str, column: str) -> bool:
     Its words that are no value's (stopwords, the column's own name: "all occupations") are
     not counted; a value of none else is not said.
     """
-    words = words_of(question)
-    own = {w.rstrip("s") for w in words_of(column)}
-    kept = [w for w in words_of(value) if w not in STOPWORDS and w.rstrip("s") not in own]
-    return bool(kept) and all(any(w.rstrip("s") == q.rstrip("s") for q in words) for w in kept)
+    words, own = words_of(question), words_of(column)
+    kept = [
+        w for w in words_of(value) if w not in STOPWORDS and not any(same_word(w, o) for o in own)
+    ]
+    return bool(kept) and all(any(same_word(w, q) for q in words) for w in kept)
 
 
 def unasked_values(sql: str, tables: Sequence[TableInfo], question: str) -> list[str]:

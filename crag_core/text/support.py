@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from langchain_core.documents import Document
 
 from crag_core.text.sentences import split_sentences
-from crag_core.text.words import STOPWORDS, fold_numbers, normalize
+from crag_core.text.words import STOPWORDS, fold_numbers, forms, normalize, stem
 
 _QUESTION_WORDS = frozenset(
     "who whom whose what when where which why how many much long old did does do was were is "
@@ -40,14 +40,6 @@ def _words(text: str) -> list[str]:
     return fold_numbers(normalize(text).split())
 
 
-def _stem(word: str) -> str:
-    """A crude stem, so "coached" meets "coach" and "games" meets "game"."""
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
-
-
 def _holds(words: list[str], needle: list[str]) -> bool:
     return f" {' '.join(needle)} " in f" {' '.join(words)} "
 
@@ -69,7 +61,7 @@ def support_sentences(answer: str, docs: list[Document]) -> list[Support]:
 def question_terms(question: str, answer: str = "") -> set[str]:
     """The question's content words, stemmed: no stopwords, question words or answer words."""
     skip = STOPWORDS | _QUESTION_WORDS | set(_words(answer))
-    return {_stem(w) for w in _words(question) if w not in skip and len(w) > 1}
+    return {stem(w) for w in _words(question) if w not in skip and len(w) > 1}
 
 
 def subject_overlap(
@@ -87,7 +79,7 @@ def subject_overlap(
         return None
     best = 0.0
     for s in supports:
-        around = {_stem(w) for w in _words(f"{s.context if with_before else ''} {s.sentence}")}
+        around = {stem(w) for w in _words(f"{s.context if with_before else ''} {s.sentence}")}
         best = max(best, len(terms & around) / len(terms))
     return best
 
@@ -106,10 +98,10 @@ def quote(text: str, answer: str, question: str) -> str:
         for sentence in sentences:
             if _holds(_words(sentence), needle):
                 return sentence
-    terms = question_terms(question) | {_stem(w) for w in needle if w not in STOPWORDS}
+    terms = question_terms(question) | {stem(w) for w in needle if w not in STOPWORDS}
     best, best_shared = "", 0
     for sentence in sentences:
-        shared = len(terms & {_stem(w) for w in _words(sentence)})
+        shared = len(terms & {stem(w) for w in _words(sentence)})
         if shared > best_shared:
             best, best_shared = sentence, shared
     return best
@@ -119,11 +111,6 @@ def quote(text: str, answer: str, question: str) -> str:
 _KEY_TERM = re.compile(r"\d+(?:[.,]\d+)*|\b[A-Z][\w'-]*\w")
 # Answer words that are no claim: a yes/no answer is left to the judge.
 _NOT_CLAIMS = frozenset({"yes", "no"})
-
-
-def _variants(word: str) -> set[str]:
-    """``word`` and its plural or singular: "Forces" is supported by "force"."""
-    return {word, word + "s", word.removesuffix("s"), word.removesuffix("es")}
 
 
 def unsupported_terms(answer: str, docs: list[Document]) -> list[str]:
@@ -138,6 +125,6 @@ def unsupported_terms(answer: str, docs: list[Document]) -> list[str]:
     missing = []
     for term in dict.fromkeys(_KEY_TERM.findall(answer)):
         parts = [w for w in normalize(term).split() if w not in STOPWORDS | _NOT_CLAIMS]
-        if parts and not all(_variants(w) & known for w in parts):
+        if parts and not all(forms(w) & known for w in parts):  # "Forces": "force"
             missing.append(term)
     return missing

@@ -1,4 +1,10 @@
-"""Words as crag compares them: normalized, numbers folded, common words set aside, counted."""
+"""Words as crag compares them: read, in either number, stemmed, normalized, counted.
+
+Numbers are folded and common words set aside. ``words_of`` is the one reading of a word,
+``same_word`` the one notion of two words being the same word in either number, ``stem`` the
+one crude stem: every rule goes through them (a test fails on a word pattern or a plural
+stripped anywhere else).
+"""
 
 from __future__ import annotations
 
@@ -41,6 +47,66 @@ def content_words(text: str, *, underscores: bool = True) -> list[str]:
     question, a column or a title).
     """
     return [w for w in words_of(text, underscores=underscores) if w not in STOPWORDS]
+
+
+def plurals(word: str) -> set[str]:
+    """``word`` and its plurals: "page": "pages"; "box": "boxes"; "city": "cities"."""
+    found = {word, word + "s", word + "es"}
+    if word.endswith("y"):
+        found.add(word[:-1] + "ies")
+    return found
+
+
+def forms(word: str) -> set[str]:
+    """``word`` in either number: itself, its plural and its singular.
+
+    "city": "cities"; "box": "boxes"; "pdf": "pdfs"; "classes": "class"; "forces": "force".
+    Spelling rules, not a dictionary: every candidate is made, and a word no one writes ("forc")
+    meets nothing. The relation is symmetric: ``b in forms(a)`` exactly when ``a in forms(b)``.
+    """
+    found = plurals(word)
+    if word.endswith("s"):
+        found.add(word[:-1])
+    if word.endswith("es"):
+        found.add(word[:-2])
+    if word.endswith("ies"):
+        found.add(word[:-3] + "y")
+    return found
+
+
+def same_word(a: str, b: str) -> bool:
+    """Whether two (lower-case) words are one word in either number: "city" and "cities"."""
+    return b in forms(a)
+
+
+def says(words: list[str], phrase: list[str]) -> bool:
+    """Whether ``words`` hold ``phrase`` word for word, its last as written or in the plural.
+
+    "Which web pages…" says "web page"; a question speaks of several of what a name names
+    ("the PDFs"), but one of a plural name ("salary") does not say it ("Salaries.csv"): read
+    so, two calibration questions about salaries were asked of that table alone, where the
+    model then filtered on a month, and both went from right to "I don't know".
+    """
+    n = len(phrase)
+    if not n:
+        return False
+    last = plurals(phrase[-1])
+    for i in range(len(words) - n + 1):
+        if words[i : i + n - 1] == phrase[:-1] and words[i + n - 1] in last:
+            return True
+    return False
+
+
+def stem(word: str) -> str:
+    """A crude stem, so "coached" meets "coach" and "games" meets "game".
+
+    For counting the words a question and a sentence share; ``same_word`` is the stricter
+    match of a name.
+    """
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
 
 
 def normalize(text: str) -> str:

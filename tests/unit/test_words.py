@@ -1,4 +1,5 @@
-"""One notion of a word: ``crag_core.text.words.words_of``, and no other word pattern."""
+"""One notion of a word: ``crag_core.text.words.words_of``, and no other word pattern; one
+notion of the same word in either number: ``same_word``, and no plural stripped elsewhere."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 
 from crag_core.text.catalog import named_by
 from crag_core.text.whole_document import document_request
-from crag_core.text.words import content_words, words_of
+from crag_core.text.words import content_words, forms, same_word, says, words_of
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -57,3 +58,73 @@ def test_no_rule_reads_words_its_own_way():
                 if WORD_PATTERNS.search(line):
                     found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
     assert found == [], "words are read by crag_core.text.words.words_of:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("city", "cities"),
+        ("box", "boxes"),
+        ("class", "classes"),
+        ("force", "forces"),
+        ("pdf", "pdfs"),
+        ("sale", "sales"),
+        ("species", "species"),
+    ],
+)
+def test_a_word_is_the_same_word_in_either_number(a, b):
+    assert same_word(a, b) and same_word(b, a)
+
+
+@pytest.mark.parametrize(("a", "b"), [("class", "cla"), ("city", "cite"), ("sale", "sold")])
+def test_other_words_are_not_the_same_word(a, b):
+    """``rstrip("s")`` made "class" and "clas" one word; a word's forms are its numbers only."""
+    assert not same_word(a, b)
+
+
+def test_forms_are_symmetric():
+    words = ["city", "cities", "box", "boxes", "bus", "buses", "gas", "pdf", "analysis", "news"]
+    for a in words:
+        for b in forms(a):
+            assert a in forms(b), (a, b)
+
+
+def test_a_phrase_is_said_word_for_word_its_last_word_in_either_number():
+    words = words_of("Which web pages were modified in 2024?")
+    assert says(words, ["web", "page"]) and says(words, ["pages"]) and says(words, ["page"])
+    assert not says(words_of("one salary"), ["salaries"])  # one of a plural name is not it
+    assert not says(words, ["page", "web"]) and not says(words, ["web", "modified"])
+    assert not says(words, [])
+
+
+PLURAL_STRIPS = re.compile(r'rstrip\("s"\)|removesuffix\("e?s"\)|\}s\?\\b|\+ r"s\?\\b"')
+"""A plural stripped or allowed by hand: ``rstrip("s")`` ("class" -> "cla"), ``removesuffix``,
+a pattern that puts ``s?`` after a word it is given."""
+
+
+def test_no_rule_strips_a_plural_its_own_way():
+    found = []
+    for top in ("crag", "crag_core", "graph", "nodes"):
+        for path in (ROOT / top).rglob("*.py"):
+            if path == ROOT / "crag_core" / "text" / "words.py":
+                continue
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+                if PLURAL_STRIPS.search(line):
+                    found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert found == [], "a word in either number is crag_core.text.words.same_word:\n" + "\n".join(
+        found
+    )
+
+
+def test_the_rules_that_compare_two_words_take_either_number():
+    from langchain_core.documents import Document
+
+    from crag_core.text.support import unsupported_terms
+
+    # the support check: "Cities" stands on "city", "Boxes" on "box"
+    docs = [Document(page_content="The city ships every box by rail.")]
+    assert unsupported_terms("Cities and Boxes", docs) == []
+    # a topic names a document by its title's words in either number, not by a clipped one
+    assert named_by("sales reports", {"label": "report.md", "title": "Sale figures"})
+    assert named_by("annual report", {"label": "reports-annual.md", "title": ""})
+    assert not named_by("glass", {"label": "gla.md", "title": ""})
