@@ -21,10 +21,12 @@ FIRST = "Which team won Super Bowl 50?"
 FOLLOW_UP = "What was the final score?"
 
 
-def stream_nodes(client: Any, thread_id: str, question: str, context: dict[str, Any]) -> list[str]:
-    """Stream one run with ``stream_mode="updates"`` and its subgraphs; the node names in
-    arrival order, a question's pass's (``answer_question``) as the turn's own."""
-    nodes = []
+def stream_updates(
+    client: Any, thread_id: str, question: str, context: dict[str, Any]
+) -> list[tuple[str, list[str]]]:
+    """Stream one run with ``stream_mode="updates"`` and its subgraphs: each event's name
+    ("updates", "updates|answer_question:<id>"…) and the nodes it names, in arrival order."""
+    events = []
     for part in client.runs.stream(
         thread_id,
         "crag",
@@ -34,10 +36,18 @@ def stream_nodes(client: Any, thread_id: str, question: str, context: dict[str, 
         stream_subgraphs=True,
     ):
         assert part.event != "error", part.data
-        if part.event == "updates":
-            nodes += [n for n in part.data if n != "answer_question"]
-        elif part.event.startswith("updates|answer_question:"):
-            nodes += list(part.data)
+        events.append((part.event, list(part.data or {})))
+    return events
+
+
+def stream_nodes(client: Any, thread_id: str, question: str, context: dict[str, Any]) -> list[str]:
+    """The node names of one run in arrival order, a question's pass's as the turn's own."""
+    nodes = []
+    for event, names in stream_updates(client, thread_id, question, context):
+        if event == "updates":
+            nodes += [n for n in names if n != "answer_question"]
+        elif event.startswith("updates|answer_question:"):
+            nodes += names
     return nodes
 
 
@@ -137,17 +147,7 @@ def test_a_question_with_two_parts_fans_out_visibly_in_the_stream(
     thread_id = client.threads.create()["thread_id"]
     context = {"model": "openai-compatible:scripted", "base_url": scripted_llm}
     question = "Which team won Super Bowl 50, and where was the game played?"
-    events = []
-    for part in client.runs.stream(
-        thread_id,
-        "crag",
-        input={"question": question},
-        context=context,
-        stream_mode="updates",
-        stream_subgraphs=True,
-    ):
-        assert part.event != "error", part.data
-        events.append((part.event, list(part.data or {})))
+    events = stream_updates(client, thread_id, question, context)
     top = [nodes for event, nodes in events if event == "updates"]
     nested = {event for event, _ in events if event.startswith("updates|answer_part")}
     assert ["analyze_query"] in top and top.count(["answer_part"]) == 2

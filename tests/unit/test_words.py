@@ -48,15 +48,21 @@ WORD_PATTERNS = re.compile(r'(?:findall|compile)\(r"(?:\[a-z0-9\]\+|\[a-z\]\+|\\
 way instead of ``words_of`` (patterns that read a word inside a larger shape are theirs)."""
 
 
-def test_no_rule_reads_words_its_own_way():
+def lines_matching(pattern: re.Pattern[str]) -> list[str]:
+    """The product's lines, outside ``crag_core/text/words.py``, that ``pattern`` finds."""
     found = []
     for top in ("crag", "crag_core", "graph", "nodes"):
         for path in (ROOT / top).rglob("*.py"):
             if path == ROOT / "crag_core" / "text" / "words.py":
                 continue
             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-                if WORD_PATTERNS.search(line):
+                if pattern.search(line):
                     found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    return found
+
+
+def test_no_rule_reads_words_its_own_way():
+    found = lines_matching(WORD_PATTERNS)
     assert found == [], "words are read by crag_core.text.words.words_of:\n" + "\n".join(found)
 
 
@@ -103,17 +109,8 @@ a pattern that puts ``s?`` after a word it is given."""
 
 
 def test_no_rule_strips_a_plural_its_own_way():
-    found = []
-    for top in ("crag", "crag_core", "graph", "nodes"):
-        for path in (ROOT / top).rglob("*.py"):
-            if path == ROOT / "crag_core" / "text" / "words.py":
-                continue
-            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-                if PLURAL_STRIPS.search(line):
-                    found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
-    assert found == [], "a word in either number is crag_core.text.words.same_word:\n" + "\n".join(
-        found
-    )
+    found = lines_matching(PLURAL_STRIPS)
+    assert found == [], "either number is crag_core.text.words.same_word:\n" + "\n".join(found)
 
 
 def test_the_rules_that_compare_two_words_take_either_number():
