@@ -23,6 +23,7 @@ SQLite's own limits one ``LIKE`` took 38 s).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import threading
@@ -102,7 +103,7 @@ class TableStore:
                 _drop_document(conn, doc_id)
                 taken = {r[0] for r in conn.execute("SELECT name FROM crag_tables")}
                 for position, table in enumerate(tables):
-                    name = _unique(table.name, taken)
+                    name = table_name(table.name, taken, doc_id, position)
                     taken.add(name)
                     _create(conn, name, doc_id, label, position, table)
                 conn.execute("COMMIT")
@@ -275,12 +276,41 @@ def _reason(exc: sqlite3.DatabaseError, deadline: float) -> str:
     return text
 
 
-def _unique(name: str, taken: set[str]) -> str:
-    candidate, n = name, 1
-    while candidate in taken or candidate.startswith(("crag_", "sqlite_")):
-        n += 1
-        candidate = f"{name}_{n}"
-    return candidate
+RESERVED_PREFIXES = ("sqlite_", "crag_")
+"""Table names the store keeps for itself: SQLite's own (``sqlite_master``, ``sqlite_stat1``…,
+which SQLite refuses to create) and crag's catalog (``crag_tables``, ``crag_columns``), compared
+without case, as SQLite compares names."""
+NAME_TRIES = 1_000
+"""Numbered names (``sales_2``, ``sales_3``…) tried for a table before its document's own."""
+MAX_TABLE_NAME = 60
+
+
+def table_name(name: str, taken: set[str], doc_id: str, position: int) -> str:
+    """A name for a document's table that no other table and no reserved name has.
+
+    ``name`` (a safe name, ``crag_core.formats.table_rows.safe_name``) in a reserved namespace
+    (``RESERVED_PREFIXES``) is moved out of it (``sqlite_master`` -> ``t_sqlite_master``); a
+    name taken (``taken``, compared without case) is numbered, at most ``NAME_TRIES`` times, then
+    named for the document and the table's place in it, which no other document's table has.
+    ``KnowledgeBaseError`` if even that is taken.
+    """
+    stem = name if name and not _reserved(name) else f"t_{name or 'table'}"
+    used = {t.lower() for t in taken}
+    for n in range(1, NAME_TRIES + 1):
+        suffix = "" if n == 1 else f"_{n}"
+        candidate = stem[: MAX_TABLE_NAME - len(suffix)] + suffix
+        if candidate.lower() not in used and not _reserved(candidate):
+            return candidate
+    own = f"t_{hashlib.sha256(doc_id.encode()).hexdigest()[:16]}_{position + 1}"
+    if own.lower() in used:
+        raise KnowledgeBaseError(
+            f"no free name for the table {name[:60]!r} ({NAME_TRIES:,} names like it are taken)"
+        )
+    return own
+
+
+def _reserved(name: str) -> bool:
+    return name.lower().startswith(RESERVED_PREFIXES)
 
 
 def _drop_document(conn: sqlite3.Connection, doc_id: str) -> None:

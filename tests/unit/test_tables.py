@@ -11,7 +11,7 @@ import pytest
 from crag.ingest import ingest
 from crag_core.clients.knowledge_base import KnowledgeBase
 from crag_core.clients.table_store import SCHEMA, TableStore
-from crag_core.errors import TableQueryError
+from crag_core.errors import KnowledgeBaseError, TableQueryError
 from crag_core.formats.extract import extract
 from crag_core.formats.table_rows import csv_table, safe_name, table_from_rows
 from tests.fakes import HashEmbeddings
@@ -331,3 +331,53 @@ def test_a_pdf_cells_lines_are_joined_as_written(read, cell):
     from crag_core.formats.extract import pdf_cell
 
     assert pdf_cell(read) == cell
+
+
+def _reserved_files(folder, stem):
+    """A file of each kind that makes tables, each named so its table's name starts ``stem``."""
+    from benchmarks.fixtures.sample_files import make_pptx, make_table_pdf
+
+    (folder / f"{stem}.csv").write_text(SALES)
+    _workbook(folder / f"{stem}_book.xlsx", {"Master": [["a", "b"], [1, "x"]]})
+    make_table_pdf(folder / f"{stem}_report.pdf", [GAUGES])
+    (folder / f"{stem}_page.html").write_text(
+        "<html><body><main><table><caption>Plants</caption><tr><th>Site</th><th>MW</th></tr>"
+        "<tr><td>Whitelee</td><td>539</td></tr></table></main></body></html>"
+    )
+    make_pptx(folder / f"{stem}_deck.pptx", sections=1)
+    return sorted(p.name for p in folder.iterdir())
+
+
+@pytest.mark.parametrize("stem", ["sqlite_master", "SQLite_Stat1", "crag_tables", "CRAG_columns"])
+def test_a_name_in_a_reserved_namespace_never_reaches_the_store(kb, tmp_path, stem):
+    import threading
+
+    folder = tmp_path / "files"
+    folder.mkdir()
+    files = _reserved_files(folder, stem)
+    done: list[object] = []
+    worker = threading.Thread(target=lambda: done.append(ingest(kb, [str(folder)])), daemon=True)
+    worker.start()
+    worker.join(timeout=120)  # the name chooser once looped for ever on these names
+    assert done, "the ingest did not end"
+    tables = kb.tables.catalog()
+    assert {t.label for t in tables} == {f"files/{name}" for name in files}
+    for table in tables:
+        assert not table.name.lower().startswith(("sqlite_", "crag_")), table.name
+        (count,) = kb.tables.query(f'SELECT COUNT(*) FROM "{table.name}"').rows[0]
+        assert count == table.rows
+    # The store's own catalog is untouched and still closed to queries.
+    with pytest.raises(TableQueryError, match="not allowed"):
+        kb.tables.query("SELECT * FROM crag_tables")
+
+
+def test_the_name_chooser_is_bounded_and_ends_in_a_name_of_the_document():
+    from crag_core.clients.table_store import NAME_TRIES, table_name
+
+    taken = {"sales"} | {f"SALES_{n}" for n in range(2, NAME_TRIES + 1)}
+    own = table_name("sales", taken, "doc-1", 0)
+    assert own.startswith("t_") and own.endswith("_1") and own.lower() not in taken
+    assert table_name("sqlite_x", set(), "d", 0) == "t_sqlite_x"
+    assert table_name("Sales", {"sales"}, "d", 0) == "Sales_2"  # SQLite's names ignore case
+    with pytest.raises(KnowledgeBaseError, match="no free name"):
+        table_name("sales", taken | {own}, "doc-1", 0)
