@@ -17,11 +17,11 @@ the page's files live there, and hold no data.)
   on another collection is refused (403, naming it), and so are the page's reads and changes.
 - **What a run may ask**: its settings pass ``crag.policy`` (the operator's fields are the
   operator's, the others within bounds), in open mode too.
-- **Limits**: a question over ``CRAG_API_MAX_QUESTION_CHARS`` is refused (413), and so are
-  documents sent inline to the indexer over ``MAX_FILE_BYTES`` a run and more than
-  ``MAX_URLS_PER_RUN`` web pages; a signed-in user with ``CRAG_API_MAX_RUNS_PER_USER`` runs
-  pending or running, on any thread, gets 429 for the next (a batch of runs counts each of its
-  runs, ``crag.gate``).
+- **Limits**: what a run's input and command carry passes ``crag.limits`` (a question's
+  length, messages, web pages, inline documents' characters and bytes; 413 past them: the
+  thread routes that write state are held to the same in ``crag.gate``); a signed-in user
+  with ``CRAG_API_MAX_RUNS_PER_USER`` runs pending or running, on any thread, gets 429 for the
+  next (a batch of runs counts each of its runs, ``crag.gate``).
 - Assistants, crons and the store are read-only or closed to users: an assistant made by a user
   could carry a collection in its context and run it past the check.
 
@@ -38,16 +38,11 @@ from typing import Any
 
 from langgraph_sdk import Auth
 
+from crag.limits import check_writes, run_writes
 from crag.policy import Refusal, check_config, check_context
 from crag_core.errors import ConfigError
-from crag_core.formats.extract import MAX_FILE_BYTES
 from crag_core.schema.context import Context
 from crag_core.settings import settings
-
-MAX_URLS_PER_RUN = 20
-"""Web pages one indexer run may fetch (each may take 30 s and 20 MiB)."""
-MAX_MESSAGES = 200
-"""Messages a run's input may carry (a chat client that keeps the conversation itself)."""
 
 LOCAL_USER = "local"
 """Everyone, in open local mode (no tokens configured)."""
@@ -181,62 +176,14 @@ async def run_within_limits(
         raise Auth.exceptions.HTTPException(
             status_code=403, detail=f"You may not use collection {collection!r}."
         )
-    limit = settings().api_max_question_chars
-    if len(question := _question(kwargs.get("input"))) > limit:
-        raise Auth.exceptions.HTTPException(
-            status_code=413,
-            detail=f"The question is {len(question)} characters long; the limit is {limit}.",
-        )
-    messages = _listed(kwargs.get("input"), "messages")
-    longest = max(
-        (len(str(m.get("content", ""))) for m in messages if isinstance(m, dict)), default=0
-    )
-    if len(messages) > MAX_MESSAGES or longest > limit:
-        raise Auth.exceptions.HTTPException(
-            status_code=413,
-            detail=f"A conversation may hold {MAX_MESSAGES} messages of at most {limit} "
-            "characters each.",
-        )
-    if len(urls := _listed(kwargs.get("input"), "urls")) > MAX_URLS_PER_RUN:
-        raise Auth.exceptions.HTTPException(
-            status_code=413,
-            detail=f"{len(urls)} web pages in one run; the limit is {MAX_URLS_PER_RUN}.",
-        )
-    if (size := _inline_bytes(kwargs.get("input"))) > MAX_FILE_BYTES:
-        raise Auth.exceptions.HTTPException(
-            status_code=413,
-            detail=f"The documents sent are {size >> 20} MiB; the limit is "
-            f"{MAX_FILE_BYTES >> 20} MiB a run (send them in several runs).",
-        )
+    try:  # the input and the command's update and Sends, held to one set of limits
+        check_writes(run_writes(kwargs), settings().api_max_question_chars)
+    except Refusal as refused:
+        raise Auth.exceptions.HTTPException(refused.status, detail=refused.message) from None
     if not rules.open:
         await _check_runs_under_way(user)
     value.setdefault("metadata", {}).update(_owner(ctx))
     return _owner(ctx)
-
-
-def _listed(given: Any, key: str) -> list[Any]:
-    """The list ``key`` of a run's input (``[]`` when there is none)."""
-    found = given.get(key) if isinstance(given, dict) else None
-    return found if isinstance(found, list) else []
-
-
-def _inline_bytes(given: Any) -> int:
-    """The size of the text of the documents an indexer run carries (``docs``)."""
-    docs = _listed(given, "docs")
-    texts = (d.get("page_content", "") if isinstance(d, dict) else "" for d in docs)
-    return sum(len(t.encode()) for t in texts if isinstance(t, str))
-
-
-def _question(given: Any) -> str:
-    """The question of a run's input (``question``, or the newest message's text)."""
-    if not isinstance(given, dict):
-        return ""
-    if isinstance(given.get("question"), str):
-        return str(given["question"])
-    messages = given.get("messages") or []
-    last = messages[-1] if isinstance(messages, list) and messages else {}
-    content = last.get("content", "") if isinstance(last, dict) else ""
-    return content if isinstance(content, str) else str(content)
 
 
 async def _check_runs_under_way(user: str) -> None:

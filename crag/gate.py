@@ -21,6 +21,8 @@ loopback from any web page it shows; the gate is what keeps such a page out:
   checks), and nothing but GET reaches the page's files under ``/ui``.
 - **Batches within the limit**: ``POST /runs/batch`` counts each of its runs against the
   user's ``CRAG_API_MAX_RUNS_PER_USER``.
+- **State written directly within a run's limits**: ``POST /threads/{id}/state`` and a new
+  thread's ``supersteps`` are held to the limits of a run's input (``crag.limits``: 413).
 - Every reply says ``nosniff``, may not be framed by another site, and sends no referrer; the
   page's own files carry a content security policy (its own scripts and styles only).
 """
@@ -36,7 +38,8 @@ from urllib.parse import parse_qsl, urlsplit
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.responses import JSONResponse
 
-from crag import auth
+from crag import auth, limits
+from crag.policy import Refusal
 from crag_core.settings import settings
 
 Scope = MutableMapping[str, Any]
@@ -78,6 +81,8 @@ class Gate:
         refusal = _refused(scope, headers, rules)
         if refusal is None and _is_batch(scope) and not rules.open:
             receive, refusal = await _batch_within_limit(headers, receive, rules)
+        elif refusal is None and _writes_state(scope):
+            receive, refusal = await _state_within_limits(scope, receive)
         if refusal is not None:
             status, detail = refusal
             if scope["type"] == "websocket":
@@ -181,19 +186,14 @@ def _is_batch(scope: Scope) -> bool:
     )
 
 
-async def _batch_within_limit(
-    headers: Headers, receive: Receive, rules: auth.Access
-) -> tuple[Receive, tuple[int, str] | None]:
-    """Read a ``/runs/batch`` body and refuse it when its runs would pass the user's limit.
-
-    Returns the ``receive`` that hands the app the body read here, and the refusal if any.
-    """
+async def _read_body(receive: Receive) -> tuple[Receive, bytes | None]:
+    """The request's body (``None`` past ``MAX_BATCH_BODY``) and a ``receive`` that replays it."""
     body = bytearray()
     while True:
         message = await receive()
         body += message.get("body", b"")
         if len(body) > MAX_BATCH_BODY:
-            return receive, (413, f"A batch of runs may be at most {MAX_BATCH_BODY >> 20} MiB.")
+            return receive, None
         if not message.get("more_body"):
             break
     sent = False
@@ -205,6 +205,19 @@ async def _batch_within_limit(
         sent = True
         return {"type": "http.request", "body": bytes(body), "more_body": False}
 
+    return replay, bytes(body)
+
+
+async def _batch_within_limit(
+    headers: Headers, receive: Receive, rules: auth.Access
+) -> tuple[Receive, tuple[int, str] | None]:
+    """Read a ``/runs/batch`` body and refuse it when its runs would pass the user's limit.
+
+    Returns the ``receive`` that hands the app the body read here, and the refusal if any.
+    """
+    replay, body = await _read_body(receive)
+    if body is None:
+        return replay, (413, f"A batch of runs may be at most {MAX_BATCH_BODY >> 20} MiB.")
     user = _user(headers, rules)
     try:
         runs = json.loads(body or b"[]")
@@ -220,6 +233,38 @@ async def _batch_within_limit(
             f"This batch has {len(runs)} runs and {busy} of yours are under way; the limit "
             f"is {limit} at once.",
         )
+    return replay, None
+
+
+def _writes_state(scope: Scope) -> bool:
+    """A request that writes a thread's state: its update, or a new thread's ``supersteps``."""
+    if scope["type"] != "http" or scope.get("method") != "POST":
+        return False
+    parts = scope.get("path", "").strip("/").split("/")
+    return parts == ["threads"] or (len(parts) == 3 and parts[::2] == ["threads", "state"])
+
+
+async def _state_within_limits(
+    scope: Scope, receive: Receive
+) -> tuple[Receive, tuple[int, str] | None]:
+    """Read a state-writing body and refuse it past the limits a run's input has (413).
+
+    The API's run routes check a run's input and command (``crag.auth``); a thread's state
+    written directly is held to the same limits here (``crag.limits``).
+    """
+    replay, body = await _read_body(receive)
+    if body is None:
+        return replay, (413, f"A request may be at most {MAX_BATCH_BODY >> 20} MiB.")
+    try:
+        given = json.loads(body or b"{}")
+    except ValueError:
+        return replay, None  # the API answers a malformed body itself
+    try:
+        limits.check_writes(
+            limits.state_writes(scope.get("path", ""), given), settings().api_max_question_chars
+        )
+    except Refusal as refused:
+        return replay, (refused.status, refused.message)
     return replay, None
 
 

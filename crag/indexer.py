@@ -13,9 +13,11 @@ same API and SDK that ask can also ingest; crag's is ``indexer`` in langgraph.js
 
 The collection is the run's context ``collection``, as for questions. Paths on the server are
 not taken: the API's callers are not the server's users (upload files through the page's
-route, or run ``crag ingest`` there). A document sent inline stays inline: its source is a name
-(shown as given, never read as a path, left alone by a sync), and web pages are fetched only
-where ``crag.policy.outbound`` allows. The output is ``report``: what was added, replaced, left
+route, or run ``crag ingest`` there). Inline documents and addresses are held to an upload's
+limits (``crag.limits``: 2,000,000 characters a document and a run, 20 web pages). A
+document sent inline stays inline: its source is a name (shown as given, never read as a
+path, left alone by a sync), and web pages are fetched only where ``crag.policy.outbound``
+allows. The output is ``report``: what was added, replaced, left
 unchanged, refused (with the reason) and removed, by the names callers see, and the
 collection's chunk count.
 """
@@ -30,7 +32,7 @@ from langchain_core.documents import Document
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from crag import ingest, policy
+from crag import ingest, limits, policy
 from crag_core.clients.chroma import NewDocument
 from crag_core.clients.knowledge_base import KnowledgeBase
 from crag_core.schema.context import Context, context_of
@@ -62,7 +64,15 @@ class IndexState(IndexInput, IndexOutput):
 
 
 def index(state: IndexState, runtime: Runtime[Context]) -> IndexOutput:
-    """Remove, re-sync, then add what the input names; one report of it all."""
+    """Remove, re-sync, then add what the input names; one report of it all.
+
+    First the input's limits (``crag.limits``), whatever door the state came in by: the API's
+    doors check them before the run, this is the last line.
+    """
+    try:
+        limits.check_index(list(state.get("docs") or []), list(state.get("urls") or []))
+    except policy.Refusal as refused:
+        raise ValueError(refused.message) from None
     kb = factory.knowledge_base(context_of(runtime).collection)
     removed = [
         doc_id

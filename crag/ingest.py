@@ -47,6 +47,7 @@ from crag_core.formats.extract import (
 )
 from crag_core.formats.fetch_url import fetch
 from crag_core.formats.isolated import read_bounded
+from crag_core.formats.ocr import OcrEngine
 from crag_core.formats.outbound import Outbound
 from crag_core.text.regions import box_text, chunk_lines, lines_text, union
 from crag_core.text.sources import (
@@ -559,23 +560,34 @@ def upload_name(filename: str) -> str:
     return name
 
 
-def add_upload(kb: KnowledgeBase, incoming: Path, final: Path) -> dict[str, Any]:
+def add_upload(
+    kb: KnowledgeBase, incoming: Path, final: Path, ocr: OcrEngine | None = None
+) -> dict[str, Any]:
     """Ingest an uploaded file received at ``incoming`` as ``final``; what became of it.
 
     The file is read before it takes its place: one crag cannot use is deleted and reported
     ``skipped`` with the reason, and a file of the same name already there is left untouched.
     If storing it fails, the file that was there before is put back (or the new one removed),
     so ``uploads/`` never keeps a file the collection does not hold.
-    Returns ``{"name", "status": added|replaced|unchanged|skipped, "reason", "doc_id",
-    "chunks"}``.
+    ``ocr``: the engine its reading may use (a user's allowance: ``crag.allowance``; default the
+    settings'). Returns ``{"name", "status": added|replaced|unchanged|skipped, "reason",
+    "doc_id", "chunks", "ocr_pages"}`` (pages read by OCR, counted whatever became of it).
     """
-    result: dict[str, Any] = {"name": final.name, "doc_id": document_id(final), "chunks": 0}
+    result: dict[str, Any] = {
+        "name": final.name,
+        "doc_id": document_id(final),
+        "chunks": 0,
+        "ocr_pages": 0,
+    }
     try:
         kind, data = read_file(incoming)
-        extracted = read_bounded(data, kind, final.stem)
+        extracted = read_bounded(data, kind, final.stem, ocr)
     except Unextractable as exc:
         incoming.unlink(missing_ok=True)
+        if "OCR of" in str(exc) and ocr is not None and ocr.pages is not None:
+            result["ocr_pages"] = ocr.pages  # OCR ran, then failed: its pages were spent
         return result | {"status": "skipped", "reason": str(exc)}
+    result["ocr_pages"] = len({s.page for s in extracted.sections if s.ocr})
     previous = final.with_name(f".previous-{incoming.name}")
     had = final.exists()
     if had:

@@ -36,19 +36,18 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from crag import ingest, policy
-from crag.auth import MAX_URLS_PER_RUN, access, user_of_request
+from crag.allowance import OcrAllowance
+from crag.auth import access, user_of_request
 from crag.gate import Gate
+from crag.limits import MAX_URLS_PER_RUN
 from crag_core.clients.knowledge_base import KnowledgeBase, valid_collection_name
 from crag_core.errors import ConfigError, CragError
-from crag_core.formats.extract import (
-    MAX_FILE_BYTES,
-    Unextractable,
-    image_page_png,
-    pdf_page_png,
-)
+from crag_core.formats.extract import MAX_FILE_BYTES, Unextractable, configured_ocr
 from crag_core.formats.fetch_url import url_problem
+from crag_core.formats.page_images import PageImages
 from crag_core.schema.context import Context
 from crag_core.settings import data_dir
+from crag_core.settings import settings as app_settings
 from crag_core.text.documents import doc_location
 from crag_core.text.regions import parse_box
 from crag_core.text.sources import is_url, origin_of, public_source
@@ -63,6 +62,14 @@ INGEST_WORKERS = 4
 their own, so a slow web server or file holds none of the threads that serve the routes."""
 MAX_INGESTS_PER_USER = 2
 """Uploads, page adds and syncs one user may have under way at once (the next gets 429)."""
+
+_pages = PageImages()
+
+
+@functools.lru_cache(maxsize=1)
+def _ocr_allowance() -> OcrAllowance:
+    return OcrAllowance(app_settings().api_ocr_pages_per_hour)
+
 
 _ingests = ThreadPoolExecutor(max_workers=INGEST_WORKERS, thread_name_prefix="crag-ingest")
 _under_way: Counter[str] = Counter()
@@ -214,9 +221,10 @@ def show_chunk(request: Request, kb: KnowledgeBase) -> Response:
 def chunk_page(request: Request, kb: KnowledgeBase) -> Response:
     """``GET /crag/collections/{collection}/chunks/{chunk_id}/page.png``: its page, drawn.
 
-    Drawn here from the PDF or the image the chunk came from (pdfium, Pillow; nothing leaves
-    the server); 404 with the reason when the chunk is not from a PDF page or an image, or its
-    file is gone.
+    Drawn from the PDF or the image the chunk came from (pdfium, Pillow; nothing leaves the
+    server) in a reader child under its ceiling, once (``PageImages``); 404 when the chunk is
+    not from a PDF page or an image, or its file is gone; 422 with the reason for a page that
+    cannot be shown (too large, or past the drawing's memory or time).
     """
     chunk_id = request.path_params["chunk_id"]
     chunk = kb.chunk(chunk_id)
@@ -227,14 +235,11 @@ def chunk_page(request: Request, kb: KnowledgeBase) -> Response:
         return _error(f"{chunk_id!r} is not a chunk of a PDF page or an image.", 404)
     if origin_of(meta) not in ("file", "upload") or not source.is_file():
         return _error(f"The file {public_source(meta)} is no longer there.", 404)
+    page = meta.get("page")
     try:
-        if pdf:
-            png = pdf_page_png(source, int(meta["page"]))
-        else:
-            page = meta.get("page")
-            png = image_page_png(source, int(page) if page is not None else None)
+        png = _pages.png(source, "pdf" if pdf else "image", int(page) if page is not None else None)
     except Unextractable as exc:
-        return _error(str(exc), 404)
+        return _error(str(exc), 422)
     return Response(png, media_type="image/png", headers={"Cache-Control": "private, max-age=300"})
 
 
@@ -340,10 +345,12 @@ async def upload_file(request: Request) -> Response:
         if len(body) > MAX_FILE_BYTES:
             return too_large
     collection = request.path_params["collection"]
-    return await _ingesting(request, _store_upload, collection, name, bytes(body))
+    user = user_of_request(request.scope) or ""
+    return await _ingesting(request, _store_upload, user, collection, name, bytes(body))
 
 
-def _store_upload(collection: str, name: str, body: bytes) -> Response:
+def _store_upload(user: str, collection: str, name: str, body: bytes) -> Response:
+    """Store an upload, its OCR within its user's allowance (``crag.allowance``)."""
     incoming = None
     folder = _uploads() / collection
     made = not folder.exists()
@@ -352,7 +359,9 @@ def _store_upload(collection: str, name: str, body: bytes) -> Response:
         folder.mkdir(parents=True, exist_ok=True)
         incoming = folder / f".incoming-{uuid.uuid4().hex[:8]}-{name}"
         incoming.write_bytes(body)
-        result = ingest.add_upload(kb, incoming, folder / name)
+        ocr = _ocr_allowance().engine(user, configured_ocr())
+        result = ingest.add_upload(kb, incoming, folder / name, ocr)
+        _ocr_allowance().charge(user, result["ocr_pages"])
     except CragError as exc:
         return _unavailable(exc)
     finally:

@@ -170,6 +170,15 @@ class Settings(BaseSettings):
         validation_alias="CRAG_API_MAX_RUNS_PER_USER",
         description="Runs one signed-in user may have under way at once (more: 429).",
     )
+    api_ocr_pages_per_hour: int = Field(
+        default=240,
+        ge=0,
+        validation_alias="CRAG_API_OCR_PAGES_PER_HOUR",
+        description=(
+            "Pages one user's uploads may have read by OCR in any hour (four 60-page scans); a "
+            "file that needs more than are left is refused with the time to wait. 0: no OCR."
+        ),
+    )
     api_database_url: str = Field(
         default="",
         validation_alias="CRAG_API_DATABASE_URL",

@@ -37,6 +37,7 @@ from typing import Any
 from crag_core.formats.ocr import (
     OCR_DPI,
     OCR_PIXELS,
+    QUICK_PAGES,
     OcrEngine,
     OcrFailed,
     ocr_engine,
@@ -526,11 +527,7 @@ def _ocr_pages(
     document: Any, pages: list[int], ocr: OcrEngine, budget: TextBudget
 ) -> dict[int, Section]:
     """The 1-based ``pages`` of the pdfium ``document`` drawn at ``OCR_DPI`` and read by OCR."""
-    if len(pages) > MAX_OCR_PAGES:
-        raise Damaged(
-            f"{len(pages):,} of its pages have no text layer; OCR reads at most {MAX_OCR_PAGES} "
-            "pages of a file (split it)"
-        )
+    _within_ocr_pages(len(pages), ocr, "of its pages have no text layer")
     started = time.monotonic()
     read: dict[int, Section] = {}
     for done, number in enumerate(pages):
@@ -539,10 +536,21 @@ def _ocr_pages(
         width, height = page.get_size()
         scale = min(OCR_DPI / 72, (OCR_PIXELS / max(1.0, width * height)) ** 0.5)
         image = page.render(scale=scale, grayscale=True).to_pil()
-        section = _ocr_section(image, ocr, left, f"page {number}", number, budget)
+        long = done >= QUICK_PAGES
+        section = _ocr_section(image, ocr, left, f"page {number}", number, budget, long)
         if section is not None:
             read[number] = section
     return read
+
+
+def _within_ocr_pages(pages: int, ocr: OcrEngine, what: str) -> None:
+    """``Damaged`` when a file needs OCR of more pages than a file, or the reader, may have."""
+    if pages > MAX_OCR_PAGES:
+        raise Damaged(
+            f"{pages:,} {what}; OCR reads at most {MAX_OCR_PAGES} pages of a file (split it)"
+        )
+    if ocr.pages is not None and pages > ocr.pages:
+        raise Damaged(f"{pages:,} {what}, more than OCR may read now: {ocr.allowance}")
 
 
 def _ocr_time_left(started: float, pages: int, done: int) -> float:
@@ -557,11 +565,20 @@ def _ocr_time_left(started: float, pages: int, done: int) -> float:
 
 
 def _ocr_section(
-    image: Any, ocr: OcrEngine, seconds: float, where: str, page: int | None, budget: TextBudget
+    image: Any,
+    ocr: OcrEngine,
+    seconds: float,
+    where: str,
+    page: int | None,
+    budget: TextBudget,
+    long: bool = False,
 ) -> Section | None:
-    """The section OCR reads on ``image`` (its paragraphs, its lines' boxes); ``None``: no text."""
+    """The section OCR reads on ``image`` (its paragraphs, its lines' boxes); ``None``: no text.
+
+    ``long``: a page of a long scan, read in OCR's long lane (``ocr.read_image``).
+    """
     try:
-        blocks = read_image(image, ocr, seconds)
+        blocks = read_image(image, ocr, seconds, long)
     except OcrFailed as exc:
         raise Damaged(f"{where}: {exc}") from exc
     text = "\n\n".join(b.text for b in blocks)
@@ -592,8 +609,7 @@ def _image(data: bytes, name: str, ocr: OcrEngine) -> Extracted:
             "unreadable image (not a PNG, JPEG, TIFF, WebP or BMP it can decode)"
         ) from exc
     frames = int(getattr(image, "n_frames", 1))
-    if frames > MAX_OCR_PAGES:
-        raise Damaged(f"it has {frames:,} pages, more than OCR reads ({MAX_OCR_PAGES})")
+    _within_ocr_pages(frames, ocr, "pages are in it")
     if not ocr.program:
         raise Unextractable(f"an image: its text needs OCR, and {ocr.why_not}")
     started = time.monotonic()
@@ -612,7 +628,8 @@ def _image(data: bytes, name: str, ocr: OcrEngine) -> Extracted:
             "L", (width // 2, height // 2) if width * height > OCR_PIXELS else (width, height)
         )
         where = f"page {frame + 1}" if frames > 1 else "the image"
-        section = _ocr_section(image, ocr, left, where, frame + 1 if frames > 1 else None, budget)
+        number = frame + 1 if frames > 1 else None
+        section = _ocr_section(image, ocr, left, where, number, budget, frame >= QUICK_PAGES)
         if section is not None:
             sections.append(section)
     if not sections:
@@ -628,19 +645,51 @@ _HTML_BLOCKS = {
 }
 
 
-def pdf_page_png(path: Path, page: int, width: int = 900) -> bytes:
-    """Page ``page`` (1-based) of the PDF at ``path`` drawn as a PNG ``width`` pixels wide."""
+PREVIEW_WIDTH = 900
+"""How wide a page is drawn for the page (pixels)."""
+PREVIEW_PIXELS = 12_000_000
+"""The most pixels a drawn page may have, and an image file may declare to be shown: a PDF
+page is drawn narrower to fit (checked from its size before drawing), an image past it is
+refused before a pixel is decoded."""
+MIN_PREVIEW_WIDTH = 64
+"""A page that fits ``PREVIEW_PIXELS`` only narrower than this is refused (a strip)."""
+
+
+def draw_page(data: bytes, kind: str, page: int | None, width: int = PREVIEW_WIDTH) -> bytes:
+    """Page ``page`` (1-based) of the PDF or image file ``data`` drawn as a PNG.
+
+    ``Unextractable`` with the reason for a page that is not there or cannot be shown. The
+    size is checked before drawing; callers draw a stranger's file in a reader child
+    (``crag_core.formats.isolated.draw_bounded``), whose ceiling bounds what drawing needs.
+    """
+    if kind == "pdf":
+        return _pdf_page_png(data, page or 1, width)
+    return _image_page_png(data, page, width)
+
+
+def _pdf_page_png(data: bytes, page: int, width: int) -> bytes:
     import pypdfium2 as pdfium
 
     try:
-        document = pdfium.PdfDocument(str(path))
+        document = pdfium.PdfDocument(data)
     except (pdfium.PdfiumError, OSError) as exc:
         raise Unextractable(f"cannot open the PDF: {exc}") from exc
     try:
         if not 1 <= page <= len(document):
             raise Unextractable(f"the PDF has no page {page}")
         sheet = document[page - 1]
-        image = sheet.render(scale=width / sheet.get_width()).to_pil()
+        points_wide, points_high = sheet.get_size()
+        area = max(1.0, points_wide) * max(1.0, points_high)
+        # 0.96: the drawing rounds each side up, at most 1/64 more of the narrower side
+        scale = min(width / max(1.0, points_wide), (0.96 * PREVIEW_PIXELS / area) ** 0.5)
+        if points_wide * scale < MIN_PREVIEW_WIDTH:
+            raise Unextractable(
+                f"its page is {points_wide:,.0f} x {points_high:,.0f} points, too large to show"
+            )
+        try:
+            image = sheet.render(scale=scale).to_pil()
+        except (pdfium.PdfiumError, RecursionError, MemoryError, SystemError) as exc:
+            raise Unextractable(f"its page cannot be drawn ({type(exc).__name__})") from exc
         out = BytesIO()
         image.save(out, format="PNG", optimize=True)
         return out.getvalue()
@@ -648,16 +697,11 @@ def pdf_page_png(path: Path, page: int, width: int = 900) -> bytes:
         document.close()
 
 
-PREVIEW_PIXELS = 12_000_000
-"""The largest image file shown as its page (decoded in the server's process)."""
-
-
-def image_page_png(path: Path, page: int | None, width: int = 900) -> bytes:
-    """The image file at ``path`` (page ``page`` of a TIFF) as a PNG ``width`` pixels wide."""
+def _image_page_png(data: bytes, page: int | None, width: int) -> bytes:
     from PIL import Image, UnidentifiedImageError
 
     try:
-        with Image.open(path) as image:
+        with Image.open(BytesIO(data)) as image:
             if page is not None:
                 image.seek(page - 1)
             if image.width * image.height > PREVIEW_PIXELS:
@@ -670,6 +714,8 @@ def image_page_png(path: Path, page: int | None, width: int = 900) -> bytes:
             return out.getvalue()
     except (UnidentifiedImageError, OSError, EOFError, ValueError) as exc:
         raise Unextractable(f"cannot open the image: {exc}") from exc
+    except Image.DecompressionBombError as exc:
+        raise Unextractable("the image is too large to show") from exc
 
 
 def _html(data: bytes, name: str) -> Extracted:

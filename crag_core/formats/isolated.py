@@ -24,6 +24,7 @@ their own caps only.
 from __future__ import annotations
 
 import atexit
+import base64
 import json
 import logging
 import math
@@ -49,6 +50,7 @@ from crag_core.formats.extract import (
     Section,
     Unextractable,
     configured_ocr,
+    draw_page,
     extract_data,
 )
 from crag_core.formats.ocr import OcrEngine
@@ -88,6 +90,8 @@ def over_memory(memory: int) -> str:
 
 
 OVER_MEMORY = over_memory(MAX_READ_MEMORY)
+MAX_DRAW_SECONDS = 20
+"""How long drawing one page may take (an ordinary page draws in well under a second)."""
 START_S = 60.0
 """How long the reader server may take to start (its imports)."""
 
@@ -108,24 +112,59 @@ def read_bounded(data: bytes, kind: str, name: str, ocr: OcrEngine | None = None
     limits = {"memory": MAX_READ_MEMORY, "seconds": MAX_READ_SECONDS}
     about = {"kind": kind, "name": name, "ocr": ocr.to_json() if ocr else None}
     header = json.dumps({**about, **limits}).encode() + b"\n"
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-        conn.settimeout(MAX_READ_SECONDS + 10)  # the child's alarm ends it first
-        try:
-            conn.connect(server.path)
-            conn.sendall(header)
-            conn.sendall(data)
-            conn.shutdown(socket.SHUT_WR)
-            reply = _received(conn)
-        except TimeoutError as exc:
-            raise Damaged(f"reading it took longer than {MAX_READ_SECONDS} s") from exc
-        except OSError as exc:
-            raise Damaged(f"its reader stopped ({exc.strerror or exc})") from exc
+    reply = _exchange(server, header, data, MAX_READ_SECONDS)
     if not reply:  # the child died before answering: its memory, its alarm, or a crash
         raise Damaged(
             f"{over_memory(MAX_READ_MEMORY)}, or more than {MAX_READ_SECONDS} s, or its reader "
             "crashed"
         )
     return _answer(json.loads(reply))
+
+
+def draw_bounded(data: bytes, kind: str, page: int | None) -> bytes:
+    """``draw_page(data, kind, page)`` in a reader child, within its memory and deadline.
+
+    Within ``MAX_READ_MEMORY`` and ``MAX_DRAW_SECONDS``: a stranger's PDF is never drawn in the
+    caller's process.
+
+    ``Unextractable`` with the reason for a page that cannot be shown, past the ceiling or the
+    deadline included (drawing a page of forms nested in forms can crash the drawing library:
+    then only the child ends).
+    """
+    server = _reader_server()
+    if server is None:
+        return draw_page(data, kind, page)
+    header = {"draw": {"kind": kind, "page": page}, "memory": MAX_READ_MEMORY}
+    header["seconds"] = MAX_DRAW_SECONDS
+    try:
+        reply = _exchange(server, json.dumps(header).encode() + b"\n", data, MAX_DRAW_SECONDS)
+    except Damaged as exc:
+        raise Unextractable(f"its page cannot be drawn: {exc}") from exc
+    if not reply:
+        raise Unextractable(
+            f"drawing its page needs more than {MAX_READ_MEMORY >> 20} MiB or "
+            f"{MAX_DRAW_SECONDS} s, or crashed its drawing"
+        )
+    answer = json.loads(reply)
+    if answer.get("refused") is not None:
+        raise Unextractable(str(answer["refused"]))
+    return base64.b64decode(answer["png"])
+
+
+def _exchange(server: _Running, header: bytes, data: bytes, seconds: float) -> bytes:
+    """Send a child ``header`` and ``data``; what it answers (empty: it died first)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.settimeout(seconds + 10)  # the child's alarm ends it first
+        try:
+            conn.connect(server.path)
+            conn.sendall(header)
+            conn.sendall(data)
+            conn.shutdown(socket.SHUT_WR)
+            return _received(conn)
+        except TimeoutError as exc:
+            raise Damaged(f"reading it took longer than {seconds:g} s") from exc
+        except OSError as exc:
+            raise Damaged(f"its reader stopped ({exc.strerror or exc})") from exc
 
 
 def _received(conn: socket.socket) -> bytes:
@@ -187,6 +226,18 @@ def _reply(data: bytes, kind: str, name: str, memory: int, ocr: OcrEngine) -> by
         },
         ensure_ascii=False,
     ).encode()
+
+
+def _drawn(data: bytes, draw: dict[str, Any], memory: int) -> bytes:
+    """What a child sends back for a page to draw: the PNG (base64) or why not, as JSON."""
+    page = draw.get("page")
+    try:
+        png = draw_page(data, str(draw.get("kind")), int(page) if page is not None else None)
+    except Unextractable as exc:
+        return _refusal(str(exc), damaged=False)
+    except MemoryError:
+        return _refusal(f"drawing its page needs more than {memory >> 20} MiB of memory", False)
+    return json.dumps({"png": base64.b64encode(png).decode()}).encode()
 
 
 def _refusal(reason: str, damaged: bool) -> bytes:
@@ -273,6 +324,9 @@ class _Child(socketserver.StreamRequestHandler):
         data = self.rfile.read(MAX_FILE_BYTES + 1)
         if len(data) > MAX_FILE_BYTES:
             self.wfile.write(_refusal(f"larger than {MAX_FILE_BYTES >> 20} MiB", damaged=False))
+            return
+        if isinstance(header.get("draw"), dict):
+            self.wfile.write(_drawn(data, header["draw"], memory))
             return
         ocr = OcrEngine.from_json(header.get("ocr"))
         self.wfile.write(_reply(data, str(header["kind"]), str(header["name"]), memory, ocr))

@@ -31,11 +31,12 @@ import csv
 import os
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import time
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from io import BytesIO
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -73,6 +74,11 @@ MIN_LOOK_CONFIDENCE = 60.0
 figure read as text is not)."""
 LANGUAGE = "eng"
 """Tesseract's language model (Debian's ``tesseract-ocr-eng``)."""
+QUICK_PAGES = 4
+"""A file's first pages read by OCR at the ordinary priority; the rest are a long scan's."""
+LONG_LANE_NICE = 10
+"""How much lower a long scan's pages run (Linux's nice): a short scan read at the same time
+gets about ten times its share of the cores, so it is not held up behind the long one."""
 
 
 @dataclass(frozen=True)
@@ -85,8 +91,13 @@ class OcrEngine:
     tessdata: str = ""
     """Where its language models are (``TESSDATA_PREFIX``); "" for its own default."""
     why_not: str = ""
+    pages: int | None = None
+    """The most pages this read may give OCR (None: the reader's own cap); a user's allowance."""
+    allowance: str = ""
+    """What ``pages`` is, said to the user when a file needs more ("12 of your 240 OCR pages
+    an hour are left")."""
 
-    def to_json(self) -> dict[str, str]:
+    def to_json(self) -> dict[str, Any]:
         """The engine as the reader's request carries it."""
         return asdict(self)
 
@@ -94,9 +105,16 @@ class OcrEngine:
     def from_json(cls, data: dict[str, Any] | None) -> OcrEngine:
         """The engine a reader's request carries (none: OCR unavailable, with the reason)."""
         data = data or {"why_not": "OCR was not set up for this read"}
+        texts = ("program", "libraries", "tessdata", "why_not", "allowance")
+        pages = data.get("pages")
         return cls(
-            **{k: str(data.get(k) or "") for k in ("program", "libraries", "tessdata", "why_not")}
+            **{k: str(data.get(k) or "") for k in texts},
+            pages=int(pages) if isinstance(pages, int) else None,
         )
+
+    def allowing(self, pages: int, allowance: str) -> OcrEngine:
+        """This engine for a read that may give OCR at most ``pages`` pages."""
+        return replace(self, pages=max(0, pages), allowance=allowance)
 
 
 OFF = OcrEngine(why_not="OCR is off (CRAG_OCR=false)")
@@ -151,12 +169,18 @@ class OcrFailed(Exception):
     """Tesseract could not read a page; the message says why."""
 
 
-def read_image(image: Image, engine: OcrEngine, seconds: float = PAGE_SECONDS) -> list[Block]:
-    """The paragraphs Tesseract reads on ``image``, in reading order (``OcrFailed``)."""
+def read_image(
+    image: Image, engine: OcrEngine, seconds: float = PAGE_SECONDS, long: bool = False
+) -> list[Block]:
+    """The paragraphs Tesseract reads on ``image``, in reading order (``OcrFailed``).
+
+    ``long``: the page is part of a long scan (past ``QUICK_PAGES`` of its file); it is read
+    in the long lane (``LONG_LANE_NICE``), so a short scan read meanwhile gets the cores first.
+    """
     seconds = min(seconds, PAGE_SECONDS)
     deadline = time.monotonic() + seconds
     page = _prepared(image)
-    tsv = _tesseract(_ppm(page), engine, seconds=seconds)
+    tsv = _tesseract(_ppm(page), engine, seconds=seconds, long=long)
     blocks = paragraphs(tsv, *page.size)
     missed = unread_bands(page, _word_boxes(tsv, *page.size)) if blocks else []
     for band in missed[:MAX_SECOND_LOOKS]:
@@ -164,7 +188,7 @@ def read_image(image: Image, engine: OcrEngine, seconds: float = PAGE_SECONDS) -
         if left < 1:
             break
         crop = band.crop()
-        tsv = _tesseract(_ppm(crop), engine, seconds=left, layout="6")
+        tsv = _tesseract(_ppm(crop), engine, seconds=left, layout="6", long=long)
         found = [b for b in paragraphs(tsv, *crop.size, MIN_LOOK_CONFIDENCE) if _has_words(b)]
         blocks = _in_place(blocks, [band.placed(b) for b in found])
     return blocks
@@ -305,13 +329,21 @@ def _in_place(blocks: list[Block], found: list[Block]) -> list[Block]:
     return blocks
 
 
-def _tesseract(pixels: bytes, engine: OcrEngine, seconds: float, layout: str = "3") -> str:
-    """Tesseract's TSV of the page ``pixels`` (PPM), within ``seconds``.
+def _tesseract(
+    pixels: bytes, engine: OcrEngine, seconds: float, layout: str = "3", long: bool = False
+) -> str:
+    """Tesseract's TSV of the page ``pixels`` (PPM), within ``seconds`` of CPU and of time.
 
     ``layout`` is Tesseract's page segmentation mode: 3 finds the page's blocks and columns,
-    6 reads the image as one block of text.
+    6 reads the image as one block of text. ``long``: run in the long lane (lower priority).
     """
     limit = max(1, int(seconds))
+
+    def bounded() -> None:
+        resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 1))
+        if long:
+            os.nice(LONG_LANE_NICE)
+
     try:
         done = subprocess.run(
             [engine.program, "stdin", "stdout", "-l", LANGUAGE, "--psm", layout, "tsv"],
@@ -319,13 +351,15 @@ def _tesseract(pixels: bytes, engine: OcrEngine, seconds: float, layout: str = "
             capture_output=True,
             timeout=limit + 1,
             env=_environment(engine),
-            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 1)),
+            preexec_fn=bounded,
             check=False,
         )
     except subprocess.TimeoutExpired as exc:
         raise OcrFailed(f"OCR of a page took longer than {limit} s") from exc
     except OSError as exc:
         raise OcrFailed(f"cannot run tesseract ({exc.strerror or exc})") from exc
+    if done.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
+        raise OcrFailed(f"OCR of a page used its {limit} s of CPU (the page is too dense or large)")
     if done.returncode != 0:
         said = [x for x in done.stderr.decode(errors="replace").splitlines() if x.strip()]
         raise OcrFailed(f"tesseract failed ({said[-1][:120] if said else done.returncode})")

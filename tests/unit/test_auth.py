@@ -69,18 +69,6 @@ def test_serve_refuses_to_listen_beyond_loopback_without_sign_in(monkeypatch):
     assert started.exit_code == 0, started.output
 
 
-def test_the_question_of_a_run_is_found_in_either_input_form():
-    assert auth._question({"question": "Who?"}) == "Who?"
-    assert auth._question({"messages": [{"role": "user", "content": "Why?"}]}) == "Why?"
-    assert auth._question(None) == ""
-
-
-def test_documents_sent_inline_are_measured_for_the_size_limit():
-    docs = [{"page_content": "é" * 10}, {"page_content": "abc"}, {"metadata": {}}, "junk"]
-    assert auth._inline_bytes({"docs": docs}) == 23
-    assert auth._inline_bytes({"question": "x"}) == 0 and auth._inline_bytes(None) == 0
-
-
 def test_serve_picks_the_server_and_says_what_a_shared_one_needs(monkeypatch, tmp_path):
     from crag import serve
 

@@ -142,9 +142,9 @@ def test_a_huge_pdf_page_is_drawn_within_the_pixel_budget(engine, tmp_path, monk
     drawn = []
     real = ocr.read_image
 
-    def spy(image, engine, seconds):
+    def spy(image, engine, seconds, long=False):
         drawn.append(image.size)
-        return real(image, engine, seconds)
+        return real(image, engine, seconds, long)
 
     monkeypatch.setattr("crag_core.formats.extract.read_image", spy)
     (image,), (sentences,) = page_images(1)

@@ -40,7 +40,7 @@ EXPECTED = {
     "pdf: a 2,000-page scan": "OCR reads at most 60 pages",
     "png: 100 bytes declaring 100,000 x 100,000 pixels": "pixels, more than 40 million",
     "png: 20,000 x 20,000 pixels in 76 KB": "pixels, more than 40 million",
-    "tiff: 5,000 pages": "5,000 pages, more than OCR reads (60)",
+    "tiff: 5,000 pages": "5,000 pages are in it; OCR reads at most 60 pages of a file",
 }
 
 

@@ -138,3 +138,17 @@ def test_an_upload_name_is_bounded():
         ingest.upload_name("a" * 250 + ".md")
     reply = client.put(f"/crag/collections/ups/files/{'a' * 250}.md", content=b"# A\n\nx")
     assert reply.status_code == 422
+
+
+def test_the_indexer_holds_its_state_to_an_uploads_limits_whatever_wrote_it(tmp_path):
+    """The last line: state written past every door's check (a direct update) is not read."""
+    from crag.limits import MAX_DOC_CHARS
+
+    long = {"page_content": "word " * (MAX_DOC_CHARS // 5 + 1), "metadata": {"source": "big"}}
+    with pytest.raises(ValueError, match="the limit is 2,000,000 a document"):
+        index("limits-kb", docs=[long])
+    urls = [f"https://example.org/{n}" for n in range(21)]
+    with pytest.raises(ValueError, match="21 web pages in one run"):
+        index("limits-kb", urls=urls)
+    done = index("limits-kb", docs=[{"page_content": "ok " * 3_000, "metadata": {"source": "a"}}])
+    assert done["added"] == ["a"]
