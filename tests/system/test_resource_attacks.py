@@ -4,7 +4,8 @@ A real ``crag serve`` with sign-in, two users (bob may use only 'bobs'), a model
 a call, and on loopback a "public site" the operator allow-lists whose pages are slow in the
 ways an attacker would make them: redirects answered slowly, a body trickled a byte a second.
 Each attack stands beside the legitimate use it must not break: a real 20,000-row workbook,
-a wide table, a page behind one redirect, two users working at once.
+a wide table, a page behind one redirect, two users working at once, an ordinary PDF's page
+drawn, a spreadsheet with an ordinary name, a 1 MB inline document, an honest scan.
 
 The server's own memory is read from ``/proc`` (its peak, ``VmHWM``): reading a file happens in
 a child of the reader server under its own ceiling, so an upload's reading never grows it.
@@ -109,6 +110,7 @@ def served(
             CRAG_BASE_URL=slow_model,
             CRAG_WEB_SEARCH="off",
             CRAG_ANSWER_CACHE="false",
+            CRAG_API_OCR_PAGES_PER_HOUR="8",
             **SECRETS,
         )
         with langgraph_dev(env, work) as srv:
@@ -272,3 +274,125 @@ def test_clear_refusals_leave_nothing_on_disk(served: tuple[Server, Path]):
     assert refused.status_code == 422
     uploads = {p.name for p in (data / "uploads").iterdir()}
     assert "-bad-" not in uploads and "fresh-one" not in uploads
+
+
+def test_a_table_name_in_a_reserved_namespace_holds_no_worker(served: tuple[Server, Path]):
+    import io
+
+    from openpyxl import Workbook
+
+    server, _ = served
+    bob, alice = client(server, BOB), client(server, ALICE)
+    book = Workbook()
+    book.active.title = "Master"
+    book.active.append(["gauge", "level"])
+    book.active.append(["Velna", 4.2])
+    sheet = io.BytesIO()
+    book.save(sheet)
+    csv = b"gauge,level\nVelna,4.2\nOrsk,3.1\n"
+    for name, body in [
+        ("sqlite_master.csv", csv),
+        ("SQLite_Stat1.csv", csv),
+        ("crag_tables.csv", csv),
+        ("sqlite.xlsx", sheet.getvalue()),  # its sheet's table: sqlite_master
+    ]:
+        started = time.monotonic()
+        reply = bob.put(f"/crag/collections/bobs/files/{name}", content=body)
+        assert reply.status_code == 200 and reply.json()["status"] == "added", reply.text
+        assert time.monotonic() - started < 30, name  # it once never answered
+    started = time.monotonic()  # every worker is free: another user's ordinary file goes in
+    reply = alice.put("/crag/collections/alices/files/sales.csv", content=csv)
+    assert reply.status_code == 200 and time.monotonic() - started < 30
+
+
+def test_a_page_image_is_drawn_under_a_ceiling_never_in_the_server(served: tuple[Server, Path]):
+    import io
+
+    from PIL import Image
+
+    from benchmarks.fixtures.hostile_files import tall_page_pdf
+    from benchmarks.fixtures.sample_files import make_pdf
+    from crag_core.formats.extract import PREVIEW_PIXELS
+
+    server, data = served
+    bob = client(server, BOB)
+    make_pdf(data / "honest.pdf", pages=2)
+    for name, body in [tall_page_pdf(), ("honest.pdf", (data / "honest.pdf").read_bytes())]:
+        reply = bob.put(f"/crag/collections/bobs/files/{name}", content=body)
+        assert reply.status_code == 200, reply.text
+    tall = bob.put("/crag/collections/bobs/files/tall_page.pdf", content=tall_page_pdf()[1])
+    doc_id = tall.json()["doc_id"]
+    pid = server_pid(server)
+    before = _status(pid, "VmHWM")
+    for _ in range(3):  # 582 bytes that drew 1.8 GB of pixels in the server, each request
+        page = bob.get(f"/crag/collections/bobs/chunks/{doc_id}__c0000/page.png")
+        assert page.status_code == 200, page.text
+        width, height = Image.open(io.BytesIO(page.content)).size
+        assert width * height <= PREVIEW_PIXELS
+    grown_mib = (_status(pid, "VmHWM") - before) / 1024
+    assert grown_mib < 64, f"the server grew {grown_mib:.0f} MiB drawing a page"
+    honest = bob.get("/crag/collections/bobs/documents").json()["documents"]
+    doc = next(d for d in honest if d["source"].endswith("honest.pdf"))
+    first = bob.get(f"/crag/collections/bobs/chunks/{doc['doc_id']}__c0001/page.png")
+    assert first.status_code == 200 and Image.open(io.BytesIO(first.content)).size[0] == 900
+
+
+def test_every_door_into_the_indexer_holds_its_limits(served: tuple[Server, Path]):
+    server, _ = served
+    alice = client(server, ALICE)
+    urls = [f"https://example.org/{n}" for n in range(25)]
+    big = [{"page_content": "word " * 600_000, "metadata": {"source": "big"}}]  # 3 MB
+    thread = alice.post("/threads", json={}).json()["thread_id"]
+    run = {"assistant_id": "indexer", "context": {"collection": "alices"}}
+    for carried in [
+        {"input": {"urls": urls}},
+        {"command": {"update": {"urls": urls}}},
+        {"command": {"update": [["urls", urls]]}},
+        {"command": {"update": {"docs": big}}},
+        {"input": None, "command": {"goto": [{"node": "index", "input": {"docs": big}}]}},
+    ]:
+        reply = alice.post(f"/threads/{thread}/runs/wait", json=run | carried)
+        assert reply.status_code == 413, (list(carried), reply.text[:200])
+    state = alice.post(f"/threads/{thread}/state", json={"values": {"docs": big}})
+    assert state.status_code == 413 and "2,000,000" in state.json()["detail"]
+    made = alice.post("/threads", json={"supersteps": [{"updates": [{"values": {"urls": urls}}]}]})
+    assert made.status_code == 413 and "25 web pages" in made.json()["detail"]
+    call = {"name": "indexer", "arguments": {"urls": urls}, "context": run["context"]}
+    mcp = alice.post(  # an MCP tool call makes its run through the same API
+        "/mcp",
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call},
+        headers={"Accept": "application/json"},
+    )
+    assert mcp.status_code != 200 or "result" not in mcp.json(), mcp.text
+    assert 'POST http://api/runs/wait "HTTP/1.1 413' in server.log_path.read_text(errors="replace")
+    alice = client(server, ALICE)  # the MCP handler's 500 closed the connection it came on
+    honest = [
+        {"page_content": "The Velna gauge reads 4.2 m. " * 35_000, "metadata": {"source": "n"}}
+    ]
+    done = alice.post(  # about 1 MB: taken, as an upload of it would be
+        "/runs/wait", json=run | {"input": {"docs": honest}}, timeout=600
+    )
+    assert done.status_code == 200 and done.json()["report"]["added"] == ["n"], done.text[:300]
+
+
+def test_ocr_is_shared_by_an_allowance_per_user(served: tuple[Server, Path]):
+    from benchmarks.fixtures.sample_files import make_scan_pdf
+
+    server, data = served
+    bob, alice = client(server, BOB), client(server, ALICE)
+    make_scan_pdf(data / "scan6.pdf", pages=6)
+    make_scan_pdf(data / "scan3.pdf", pages=3)
+    first = bob.put(
+        "/crag/collections/bobs/files/scan6.pdf", content=(data / "scan6.pdf").read_bytes()
+    )
+    assert first.status_code == 200 and first.json()["ocr_pages"] == 6, first.text
+    started = time.monotonic()  # 2 of bob's 8 pages an hour are left: refused before reading
+    second = bob.put(
+        "/crag/collections/bobs/files/scan3.pdf", content=(data / "scan3.pdf").read_bytes()
+    )
+    assert second.status_code == 422 and time.monotonic() - started < 10
+    assert "2 of your 8 OCR pages an hour are left" in second.json()["reason"], second.text
+    theirs = alice.put(
+        "/crag/collections/alices/files/scan3.pdf", content=(data / "scan3.pdf").read_bytes()
+    )
+    assert theirs.status_code == 200 and theirs.json()["ocr_pages"] == 3, theirs.text
