@@ -344,13 +344,14 @@ def test_every_door_into_the_indexer_holds_its_limits(served: tuple[Server, Path
     big = [{"page_content": "word " * 600_000, "metadata": {"source": "big"}}]  # 3 MB
     thread = alice.post("/threads", json={}).json()["thread_id"]
     run = {"assistant_id": "indexer", "context": {"collection": "alices"}}
-    for carried in [
+    doors: list[dict[str, Any]] = [
         {"input": {"urls": urls}},
         {"command": {"update": {"urls": urls}}},
         {"command": {"update": [["urls", urls]]}},
         {"command": {"update": {"docs": big}}},
         {"input": None, "command": {"goto": [{"node": "index", "input": {"docs": big}}]}},
-    ]:
+    ]
+    for carried in doors:
         reply = alice.post(f"/threads/{thread}/runs/wait", json=run | carried)
         assert reply.status_code == 413, (list(carried), reply.text[:200])
     state = alice.post(f"/threads/{thread}/state", json={"values": {"docs": big}})
