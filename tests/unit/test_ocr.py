@@ -300,3 +300,13 @@ def test_a_second_look_keeps_to_the_page_deadline(tmp_path, grainy_scan):
     started = time.monotonic()
     assert ocr.read_image(grainy_scan, slow, seconds=2.5) == []
     assert time.monotonic() - started < 4 and calls.read_text().count("call") == 1
+
+
+def test_a_page_stopped_at_its_cpu_limit_says_so(tmp_path):
+    from crag_core.formats.ocr import OcrEngine, OcrFailed, _tesseract
+
+    spinner = tmp_path / "tesseract"
+    spinner.write_text("#!/bin/sh\nwhile :; do :; done\n")
+    spinner.chmod(0o755)
+    with pytest.raises(OcrFailed, match="used its 1 s of CPU"):
+        _tesseract(b"P5 1 1 255\n\0", OcrEngine(program=str(spinner)), seconds=1)
