@@ -178,7 +178,7 @@ def test_limits_answer_413_and_429_with_a_message(signed_server: Server):
         json={"assistant_id": "indexer", "input": {"docs": [{"page_content": "x" * (21 << 20)}]}},
         timeout=120,
     )
-    assert bulky.status_code == 413 and "limit is 20 MiB" in bulky.json()["detail"]
+    assert bulky.status_code == 413 and "limit is 2,000,000 a document" in bulky.json()["detail"]
 
     first = alice.threads.create()["thread_id"]
     run = alice.runs.create(first, "crag", input={"question": QUESTION})  # under way ~5 s
