@@ -17,15 +17,12 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import threading
 import time
 import uuid
-from collections import Counter
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -36,7 +33,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from crag import ingest, policy
-from crag.allowance import OcrAllowance
+from crag.allowance import IngestLanes, OcrAllowance
 from crag.auth import access, user_of_request
 from crag.gate import Gate
 from crag.limits import MAX_URLS_PER_RUN
@@ -58,12 +55,16 @@ log = logging.getLogger(__name__)
 HIDDEN = "(set on the server)"
 """What the settings route shows of a value that is the operator's alone (``base_url``)."""
 INGEST_WORKERS = 4
-"""Threads that read, fetch and write what users add (uploads, web pages, syncs): a pool of
-their own, so a slow web server or file holds none of the threads that serve the routes."""
+"""Threads that read, fetch and write what users add (uploads, web pages, syncs), for each
+user's first job under way: a pool of their own, so a slow web server or file holds none of
+the threads that serve the routes, and one user's long work holds at most one of them."""
+MORE_INGEST_WORKERS = 2
+"""Threads for a user's second job under way (``crag.allowance.IngestLanes``)."""
 MAX_INGESTS_PER_USER = 2
 """Uploads, page adds and syncs one user may have under way at once (the next gets 429)."""
 
 _pages = PageImages()
+_lanes = IngestLanes(INGEST_WORKERS, MORE_INGEST_WORKERS)
 
 
 @functools.lru_cache(maxsize=1)
@@ -71,34 +72,21 @@ def _ocr_allowance() -> OcrAllowance:
     return OcrAllowance(app_settings().api_ocr_pages_per_hour)
 
 
-_ingests = ThreadPoolExecutor(max_workers=INGEST_WORKERS, thread_name_prefix="crag-ingest")
-_under_way: Counter[str] = Counter()
-_under_way_lock = threading.Lock()
-
-
 async def _ingesting(request: Request, work: Callable[..., Response], *args: Any) -> Response:
-    """``work(*args)`` on the ingest pool, counted against the request's user; 429 past it.
+    """``work(*args)`` on the ingest lanes, counted against the request's user; 429 past it.
 
     The count is released when the work ends, not when the request does: a caller who hangs
     up does not free his place while his upload is still being read.
     """
     user = user_of_request(request.scope) or ""
-    with _under_way_lock:
-        if _under_way[user] >= MAX_INGESTS_PER_USER:
-            return _error(
-                f"{_under_way[user]} uploads, page adds or syncs of yours are under way; "
-                f"wait for one to end (limit {MAX_INGESTS_PER_USER}).",
-                429,
-            )
-        _under_way[user] += 1
-
-    def release(_: object) -> None:
-        with _under_way_lock:
-            _under_way[user] -= 1
-
-    future = _ingests.submit(work, *args)
-    future.add_done_callback(release)
-    return await asyncio.wrap_future(future)
+    future = _lanes.submit(user, work, *args)
+    if future is None:
+        return _error(
+            f"{MAX_INGESTS_PER_USER} uploads, page adds or syncs of yours are under way; "
+            f"wait for one to end (limit {MAX_INGESTS_PER_USER}).",
+            429,
+        )
+    return cast(Response, await asyncio.wrap_future(future))
 
 
 Handler = Callable[[Request], Response]

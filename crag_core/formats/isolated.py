@@ -61,8 +61,9 @@ MAX_READ_MEMORY = 256 * 1024 * 1024
 bounds what it holds): the ceiling of every file, whatever its type or size."""
 MAX_READ_SECONDS = 120
 """How long reading one file may take (a 300-page PDF reads in seconds)."""
-MAX_READERS = 4
-"""Files read at once; the next waits for one to finish (so reading never holds more than
+MAX_READERS = 6
+"""Files read at once (as many as the page's ingest lanes have threads: a reading never waits
+behind another user's); the next waits for one to finish (so reading never holds more than
 ``MAX_READERS`` x ``MAX_READ_MEMORY``)."""
 IN_PROCESS = frozenset({"text", "markdown"})
 """Types read by crag's own code in time and memory linear in the capped text: no child."""

@@ -41,3 +41,36 @@ def test_a_file_needing_more_pages_than_are_left_is_refused_before_any_is_read()
     bob = engine.engine("bob", ENGINE, now=1.0)
     with pytest.raises(Damaged, match="6 pages are in it, more than OCR may read now: 3 of your"):
         extract_data(_tiff(6), "image", "scan", bob)
+
+
+def test_one_users_long_work_never_holds_another_users_file():
+    import threading
+
+    from crag.allowance import IngestLanes
+
+    lanes = IngestLanes(first=2, second=1)
+    release = threading.Event()
+    started: list[str] = []
+
+    def job(name: str) -> str:
+        started.append(name)
+        release.wait(10)
+        return name
+
+    held = [lanes.submit("alice", job, "alice-1"), lanes.submit("alice", job, "alice-2")]
+    assert lanes.submit("alice", job, "alice-3") is None  # two under way: the third is refused
+    assert lanes.under_way("alice") == 2
+    bob = lanes.submit("bob", job, "bob-1")  # alice holds one thread of the first lane only
+    assert bob is not None
+    for _ in range(100):
+        if "bob-1" in started:
+            break
+        threading.Event().wait(0.02)
+    assert sorted(started) == ["alice-1", "alice-2", "bob-1"]
+    release.set()
+    assert [f.result(5) for f in (*held, bob) if f] == ["alice-1", "alice-2", "bob-1"]
+    for _ in range(100):
+        if lanes.under_way("alice") == 0:
+            break
+        threading.Event().wait(0.02)
+    assert lanes.under_way("alice") == 0 and lanes.under_way("bob") == 0
