@@ -1,6 +1,6 @@
 """Each user's share of what ingestion spends: OCR pages an hour, and the ingest workers.
 
-**OCR.** 
+**OCR.**
 OCR is the costliest reading there is (a scanned page: one to two seconds of a core), so one
 user's scans could take the server's cores from everyone. Each upload's reading gets the pages
 its user has left of ``CRAG_API_OCR_PAGES_PER_HOUR`` (``OcrEngine.allowing``); a file needing
