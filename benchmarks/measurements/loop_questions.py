@@ -47,6 +47,12 @@ TABLES = (
     "invoices",
     "invoice_lines",
 )
+FILES = {
+    p.name: p for p in sorted(LOOP.iterdir()) if p.suffix in (".csv", ".md") and p.stem != "README"
+}
+"""The collection's files: every table and note (the README is about the set, not in it)."""
+MODIFIED = dict.fromkeys(FILES, "2025-06-01")
+"""One modification date for every file (no question asks about dates)."""
 SEED = 2027
 NOT_MUSIC = {"TV Shows", "Drama", "Comedy", "Sci Fi & Fantasy", "Science Fiction"}
 """Genres the store files its video under: left out where a question means music."""

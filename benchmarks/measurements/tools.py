@@ -55,6 +55,7 @@ from typing import Any
 
 from benchmarks import ROOT
 from benchmarks.measurements import (
+    loop_questions,
     pdf_tables,
     rdocs_questions,
     rtables_questions,
@@ -101,6 +102,12 @@ SETS = {
         unseen_questions.QUESTIONS,
         unseen_questions.FILES,
         unseen_questions.MODIFIED,
+    ),
+    "loop": QuestionSet(  # the agent loop's never-tuned set: tables that join, notes beside
+        "loop-bench",
+        loop_questions.QUESTIONS,
+        loop_questions.FILES,
+        loop_questions.MODIFIED,
     ),
     "rtables": QuestionSet(
         "rtables-bench",
@@ -678,6 +685,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "build":
         builders = {
             "unseen": unseen_questions.build,
+            "loop": loop_questions.build,
             "rtables": rtables_questions.build,
             "rdocs": rdocs_questions.build,
             "rmixed": rdocs_questions.build,
