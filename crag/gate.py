@@ -240,8 +240,7 @@ def _writes_state(scope: Scope) -> bool:
     """A request that writes a thread's state: its update, or a new thread's ``supersteps``."""
     if scope["type"] != "http" or scope.get("method") != "POST":
         return False
-    parts = scope.get("path", "").strip("/").split("/")
-    return parts == ["threads"] or (len(parts) == 3 and parts[::2] == ["threads", "state"])
+    return limits.state_route(scope.get("path", "")) is not None
 
 
 async def _state_within_limits(

@@ -54,21 +54,30 @@ def state_writes(path: str, body: Any) -> list[Any]:
     ``POST /threads/{id}/state`` writes ``values``; ``POST /threads`` the ``values`` of each
     update of each of its ``supersteps``.
     """
-    if not isinstance(body, Mapping):
+    route = state_route(path)
+    if not isinstance(body, Mapping) or route is None:
         return []
+    if route == "state":
+        return [_as_values(body.get("values"))]
+    steps = body.get("supersteps")
+    return [
+        _as_values(update.get("values"))
+        for step in (steps if isinstance(steps, list) else [])
+        if isinstance(step, Mapping)
+        for update in _listed(step, "updates")
+        if isinstance(update, Mapping)
+    ]
+
+
+def state_route(path: str) -> str | None:
+    """``"state"`` for ``/threads/{id}/state``, ``"threads"`` for ``/threads``, else None.
+
+    The two routes whose POST writes a thread's state.
+    """
     parts = path.strip("/").split("/")
     if len(parts) == 3 and parts[0] == "threads" and parts[2] == "state":
-        return [_as_values(body.get("values"))]
-    if parts == ["threads"]:
-        steps = body.get("supersteps")
-        return [
-            _as_values(update.get("values"))
-            for step in (steps if isinstance(steps, list) else [])
-            if isinstance(step, Mapping)
-            for update in _listed(step, "updates")
-            if isinstance(update, Mapping)
-        ]
-    return []
+        return "state"
+    return "threads" if parts == ["threads"] else None
 
 
 def check_writes(writes: Iterable[Any], question_chars: int) -> None:

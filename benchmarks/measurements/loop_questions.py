@@ -34,6 +34,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from benchmarks.measurements.tools_questions import numbered, q
+
 LOOP = Path(__file__).resolve().parents[1] / "data" / "loop"
 QUESTIONS = LOOP / "questions.jsonl"
 TABLES = (
@@ -56,37 +58,6 @@ MODIFIED = dict.fromkeys(FILES, "2025-06-01")
 SEED = 2027
 NOT_MUSIC = {"TV Shows", "Drama", "Comedy", "Sci Fi & Fantasy", "Science Fiction"}
 """Genres the store files its video under: left out where a question means music."""
-
-
-def q(
-    template: str,
-    question: str,
-    tool: str,
-    kind: str,
-    gold_kind: str,
-    gold: Any,
-    universe: list[str] | None = None,
-) -> dict[str, Any]:
-    """One question, in the fields the other sets use."""
-    return {
-        "template": template,
-        "question": question,
-        "tool": tool,
-        "type": kind,
-        "gold_kind": gold_kind,
-        "gold": gold,
-        "universe": universe or [],
-    }
-
-
-def numbered(made: list[dict[str, Any]], split: str) -> list[dict[str, Any]]:
-    """Each question with its id (its template and its number in it) and ``split``."""
-    seen: Counter[str] = Counter()
-    out = []
-    for row in made:
-        seen[row["template"]] += 1
-        out.append(row | {"id": f"{row['template']}-{seen[row['template']]:02d}", "split": split})
-    return out
 
 
 def _said(value: str, text: str) -> bool:

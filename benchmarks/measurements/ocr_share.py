@@ -13,14 +13,12 @@ baseline, same process). The long scans are not waited for.
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 from benchmarks import ROOT
 from benchmarks.fixtures.sample_files import make_scan_pdf
+from benchmarks.measurements.boundary_doors import run
 from crag.eval.tables import markdown_table
 
 PROBE = r"""
@@ -55,23 +53,21 @@ def main() -> None:
     make_scan_pdf(folder / "short.pdf", pages=1)
     rows = []
     for label, checkout in (("before", args.before), ("after", ROOT)):
-        done = subprocess.run(
-            [sys.executable, "-c", PROBE, str(checkout), str(folder / "long.pdf")]
-            + [str(folder / "short.pdf"), str(args.delay)],
-            capture_output=True,
-            text=True,
+        got = run(
+            PROBE,
+            checkout,
+            str(folder / "long.pdf"),
+            str(folder / "short.pdf"),
+            str(args.delay),
             timeout=900,
-            cwd=checkout,
-            check=False,
         )
-        lines = done.stdout.strip().splitlines()
-        got = json.loads(lines[-1]) if lines else {"alone": "", "behind": done.stderr[-200:]}
         rows.append({"checkout": label, **got})
     columns = [
         ("checkout", "checkout"),
         ("alone", "1-page scan alone, s"),
         ("behind", "behind two 60-page scans, s"),
         ("ocr", "their OCR processes then"),
+        ("outcome", "failed"),
     ]
     print(markdown_table(rows, columns))
 

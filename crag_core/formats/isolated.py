@@ -135,8 +135,8 @@ def draw_bounded(data: bytes, kind: str, page: int | None) -> bytes:
     server = _reader_server()
     if server is None:
         return draw_page(data, kind, page)
-    header = {"draw": {"kind": kind, "page": page}, "memory": MAX_READ_MEMORY}
-    header["seconds"] = MAX_DRAW_SECONDS
+    draw = {"kind": kind, "page": page}
+    header = {"draw": draw, "memory": MAX_READ_MEMORY, "seconds": MAX_DRAW_SECONDS}
     try:
         reply = _exchange(server, json.dumps(header).encode() + b"\n", data, MAX_DRAW_SECONDS)
     except Damaged as exc:

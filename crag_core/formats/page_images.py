@@ -14,7 +14,7 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
-from crag_core.formats.extract import MAX_FILE_BYTES, Unextractable
+from crag_core.formats.extract import Unextractable, read_file
 from crag_core.formats.isolated import draw_bounded
 
 CACHE_BYTES = 64 * 1024 * 1024
@@ -45,7 +45,7 @@ class PageImages:
                 self._kept.move_to_end(key)
                 return _given(self._kept[key])
         try:
-            kept: bytes | str = draw_bounded(_bytes(path), kind, page)
+            kept: bytes | str = draw_bounded(read_file(path)[1], kind, page)
         except Unextractable as exc:
             kept = str(exc)
         self._keep(key, kept)
@@ -67,15 +67,3 @@ def _given(kept: bytes | str) -> bytes:
     if isinstance(kept, str):
         raise Unextractable(kept)
     return kept
-
-
-def _bytes(path: Path) -> bytes:
-    """The file's bytes, at most ``MAX_FILE_BYTES`` (a larger file is not drawn)."""
-    try:
-        with path.open("rb") as file:
-            data = file.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise Unextractable("the file cannot be read") from exc
-    if len(data) > MAX_FILE_BYTES:
-        raise Unextractable(f"the file is larger than {MAX_FILE_BYTES >> 20} MiB")
-    return data
