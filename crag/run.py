@@ -82,7 +82,9 @@ def run_config(ctx: Context, thread_id: str | None = None) -> dict[str, Any]:
         "run_name": "crag",
         "tags": tags,
         "metadata": metadata,
-        "recursion_limit": step_limit(ctx.max_retries, ctx.max_citation_corrections),
+        "recursion_limit": step_limit(
+            ctx.max_retries, ctx.max_citation_corrections, ctx.max_tool_calls
+        ),
     }
     if thread_id is not None:
         config["configurable"] = thread_config(thread_id)["configurable"]

@@ -23,10 +23,14 @@ its answer:
     choose_tool --asks a summary of a document it names, or what it says--> read_document
                 --asks how many or which documents (type, date, topic)--> query_catalog
                 --names a table's column, asks a computation or a row--> query_table
+                --planner loop (or auto, a text question of a collection with tables)--> agent
                 --else--> retrieve
     read_document, query_catalog -> END
     query_table --the SQL's result answers--> END
+                --else, planner auto--> agent
                 --else (no query worked, or nothing found)--> retrieve
+    agent --calls a tool--> run_tools -> agent (the loop, until an answer or the budget)
+          --answers--> validate_citations (its bad citation goes back to agent)
     retrieve -> grade_documents
     grade_documents --correct--> generate
                     --ambiguous / incorrect, web not searched in this pass--> web_search
@@ -85,6 +89,7 @@ from langgraph.types import Checkpointer, Send
 from crag_core.schema.context import (
     MAX_CITATION_CORRECTIONS_LIMIT,
     MAX_RETRIES_LIMIT,
+    MAX_TOOL_CALLS_LIMIT,
     Context,
     context_of,
 )
@@ -115,23 +120,38 @@ def steps_per_pass(citation_corrections: int) -> int:
     return 11 + 2 * citation_corrections
 
 
-def step_limit(max_retries: int, citation_corrections: int = MAX_CITATION_CORRECTIONS_LIMIT) -> int:
+def loop_steps(max_tool_calls: int, citation_corrections: int) -> int:
+    """Nodes in the longest loop pass after choose_tool.
+
+    query_table (``auto`` tries the rules' table first), agent and run_tools per tool call,
+    the agent's answer, validate_citations (agent and validate_citations again per citation
+    correction), check_hallucination, check_relevance and choose_answer.
+    """
+    return 1 + 2 * max_tool_calls + 2 + 2 * citation_corrections + 3
+
+
+def step_limit(
+    max_retries: int,
+    citation_corrections: int = MAX_CITATION_CORRECTIONS_LIMIT,
+    max_tool_calls: int = MAX_TOOL_CALLS_LIMIT,
+) -> int:
     """The recursion limit a run needs for all its passes.
 
     The longest run is ``max_retries + 1`` of the longest passes, the first starting with
     contextualize_question, analyze_query, check_cache and choose_tool instead of
     rewrite_query (a table question's text fallback is one pass: ``_can_retry``) and the
     last ending in choose_answer and finalize instead of increment_retry; LangGraph also
-    counts the step that takes the input.
+    counts the step that takes the input; or one loop pass (``loop_steps``), never retried.
 
     The pass runs in its own subgraph, which counts its steps against the same limit (the
     turn's graph takes a handful); the count above is the run's as one graph, an upper bound
-    for either. The loops are bounded by ``max_retries`` and ``max_citation_corrections``;
-    this limit is the backstop, and it must be set explicitly: a graph run inside another
-    runnable inherits LangChain's default limit of 25, which a run with two retries can
-    exceed.
+    for either. The loops are bounded by ``max_retries``, ``max_citation_corrections`` and
+    ``max_tool_calls``; this limit is the backstop, and it must be set explicitly: a graph run
+    inside another runnable inherits LangChain's default limit of 25, which a run with two
+    retries can exceed.
     """
-    return 5 + steps_per_pass(citation_corrections) * (max_retries + 1) + DECOMPOSITION_STEPS
+    passes = steps_per_pass(citation_corrections) * (max_retries + 1)
+    return 5 + max(passes, loop_steps(max_tool_calls, citation_corrections)) + DECOMPOSITION_STEPS
 
 
 DECOMPOSITION_STEPS = 4
@@ -196,19 +216,38 @@ def route_after_cache(state: PassState) -> Literal["answered", "choose_tool"]:
 
 def route_after_tool(
     state: PassState,
-) -> Literal["read_document", "query_catalog", "query_table", "retrieve"]:
+) -> Literal["read_document", "query_catalog", "query_table", "agent", "retrieve"]:
     """Follow the plan ``choose_tool`` made."""
     tool = tool_of(state)
     if tool == "document":
         return "read_document"
     if tool == "catalog":
         return "query_catalog"
+    if tool == "loop":
+        return "agent"
     return "query_table" if tool == "table" else "retrieve"
 
 
-def route_after_table(state: PassState) -> Literal["answered", "retrieve"]:
-    """A table's answer ends the pass; otherwise the text is searched (the CRAG fallback)."""
+def route_after_table(
+    state: PassState, runtime: Runtime[Context]
+) -> Literal["answered", "agent", "retrieve"]:
+    """A table's answer ends the pass; otherwise the text is searched (the CRAG fallback).
+
+    With ``planner`` ``auto`` a question no table answered goes to the loop instead, which
+    may read the text, list a column's values, join other tables or do both.
+    """
+    if state.get("answer") and not is_no_answer(state["answer"]):
+        return "answered"
+    if context_of(runtime).planner == "auto":
+        return "agent"
     return "answered" if state.get("answer") else "retrieve"
+
+
+def route_after_agent(state: PassState) -> Literal["run_tools", "validate_citations"]:
+    """A step that calls tools has them run; an answer goes to the citation check."""
+    steps = state.get("loop_messages") or []
+    calls = getattr(steps[-1], "tool_calls", None) if steps else None
+    return "run_tools" if calls else "validate_citations"
 
 
 def route_after_grading(state: PassState) -> Literal["generate", "web_search"]:
@@ -231,10 +270,14 @@ def route_after_grading(state: PassState) -> Literal["generate", "web_search"]:
 
 def route_after_citations(
     state: PassState,
-) -> Literal["generate", "check_hallucination", "choose_answer"]:
-    """End on "I don't know"; send citations that need a correction back; else go on."""
+) -> Literal["generate", "agent", "check_hallucination", "choose_answer"]:
+    """End on "I don't know"; send citations that need a correction back; else go on.
+
+    The loop's answer goes back to the loop (``agent``), which may read more before answering
+    again; a text pass's to ``generate``.
+    """
     if state.get("citation_feedback"):
-        return "generate"
+        return "agent" if tool_of(state) == "loop" else "generate"
     if is_no_answer(state.get("generation", "")):
         return "choose_answer"
     return "check_hallucination"
@@ -245,9 +288,10 @@ def _can_retry(state: PassState, runtime: Runtime[Context]) -> bool:
 
     A table question that no query answered has spent its retry on the SQL (written twice);
     its search of the text is one pass, so the whole question stays within about three
-    passes' time (a retried text pass after two queries took 175 s on 2 cores).
+    passes' time (a retried text pass after two queries took 175 s on 2 cores). The loop's
+    answer is not retried either: the loop has already tried what it chose, within its budget.
     """
-    if tool_of(state) == "table":
+    if tool_of(state) in ("table", "loop"):
         return False
     return state.get("retry_count", 0) < context_of(runtime).max_retries
 
@@ -283,6 +327,8 @@ def add_pass(
     builder.add_node(ledgered(tools.query_table, services))
     builder.add_node(ledgered(tools.query_catalog, services))
     builder.add_node(ledgered(tools.read_document, services))
+    builder.add_node(ledgered(tools.agent, services))
+    builder.add_node(ledgered(tools.run_tools, services))
     builder.add_node(ledgered(correction.rewrite_query, services))
     builder.add_node(ledgered(correction.retrieve, services))
     builder.add_node(ledgered(correction.grade_documents, services))
@@ -300,8 +346,12 @@ def add_pass(
     )
     builder.add_conditional_edges("choose_tool", route_after_tool)
     builder.add_conditional_edges(
-        "query_table", route_after_table, {"answered": then, "retrieve": "retrieve"}
+        "query_table",
+        route_after_table,
+        {"answered": then, "agent": "agent", "retrieve": "retrieve"},
     )
+    builder.add_conditional_edges("agent", route_after_agent)
+    builder.add_edge("run_tools", "agent")
     builder.add_edge("query_catalog", then)
     builder.add_edge("read_document", then)
     builder.add_edge("retrieve", "grade_documents")

@@ -15,12 +15,14 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.constants import TAG_NOSTREAM
 from pydantic import SecretStr
 
@@ -213,22 +215,54 @@ def takes_grammar(model: str) -> bool:
 
 
 def complete(
-    llm: BaseChatModel, prompt: RenderedPrompt, *, streamed: bool = False, grammar: str = ""
+    llm: BaseChatModel,
+    prompt: RenderedPrompt,
+    *,
+    streamed: bool = False,
+    grammar: str = "",
+    json_schema: Mapping[str, Any] | None = None,
 ) -> str:
     """Run ``prompt`` and return the reply's text, stripped.
 
     ``streamed``: the reply is generated token by token when the caller streams (LangGraph's
     ``messages`` mode); otherwise it is asked for in one response. ``grammar``: a GBNF grammar
-    the reply must follow (llama.cpp servers only: see ``takes_grammar``).
+    the reply must follow (llama.cpp servers only: see ``takes_grammar``). ``json_schema``: a
+    JSON schema the reply must follow (OpenAI's ``response_format``, which llama.cpp's server
+    turns into a grammar), named ``step``.
     """
     options: dict[str, Any] = {} if streamed else {"stream": False}
     if grammar:
         options["extra_body"] = {"grammar": grammar}
+    if json_schema is not None:
+        options["extra_body"] = {
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": "step", "schema": dict(json_schema)},
+            }
+        }
     model = llm.bind(**options) if options else llm
     started = time.perf_counter()
     reply = model.invoke(prompt.messages, config=_call_config(prompt, streamed))
     usage.record(reply, time.perf_counter() - started)
     return _text(reply).strip()
+
+
+def call_tools(llm: BaseChatModel, prompt: RenderedPrompt, tools: Sequence[BaseTool]) -> AIMessage:
+    """The model's reply to ``prompt`` with ``tools`` offered natively (OpenAI's ``tools``).
+
+    The reply's ``tool_calls`` are the tools it asks for; none means its text is its answer.
+    The tools go in the request as OpenAI function schemas, so any chat model that passes
+    request fields on (a pool, a lazily built client) offers them; with none, a plain call.
+    """
+    options: dict[str, Any] = {"stream": False}
+    if tools:
+        options["tools"] = [convert_to_openai_tool(t) for t in tools]
+    started = time.perf_counter()
+    reply = llm.bind(**options).invoke(prompt.messages, config=_call_config(prompt))
+    usage.record(reply, time.perf_counter() - started)
+    if not isinstance(reply, AIMessage):
+        return AIMessage(content=_text(reply))
+    return reply
 
 
 def yes_probability(llm: BaseChatModel, prompt: RenderedPrompt) -> float | None:

@@ -24,11 +24,14 @@ from crag_core.text.documents import RetrievalMode
 from crag_core.text.filters import parse_where
 
 WebSearchProvider = Literal["auto", "tavily", "encyclopedia", "off"]
+Planner = Literal["rules", "loop", "auto"]
 
 MAX_RETRIES_LIMIT = 10
 """The largest ``max_retries`` accepted: each retry costs several LLM calls."""
 MAX_CITATION_CORRECTIONS_LIMIT = 3
 """The largest ``max_citation_corrections`` accepted."""
+MAX_TOOL_CALLS_LIMIT = 8
+"""The largest ``max_tool_calls`` accepted: each call is a model step."""
 MAX_SUBQUESTIONS_LIMIT = 5
 """The largest ``max_subquestions`` accepted: each part costs a pass."""
 
@@ -213,6 +216,50 @@ class Context:
             "description": (
                 "Answer questions about the collection from its catalog and table questions by "
                 "SQL over its tables (choose_tool); off: every question searches the text."
+            ),
+        },
+    )
+    planner: Planner = field(
+        default="rules",
+        metadata={
+            "caller": CALLER,
+            "description": (
+                "Who chooses what a question reads. rules: choose_tool's rules pick one tool "
+                "(catalog, table, whole document or text search) before anything is read. "
+                "loop: the model picks a tool, sees what it returned and goes on (search, "
+                "read_around, read_document, list_documents, query_table, column_values, "
+                "web_search) until it answers or a budget ends it. auto: the rules where they "
+                "answer, the loop where no table answered and for text questions of a "
+                "collection with tables."
+            ),
+        },
+    )
+    max_tool_calls: Annotated[int, Field(ge=1, le=MAX_TOOL_CALLS_LIMIT)] = field(
+        default=4,
+        metadata={
+            "caller": caller_up_to(6),
+            "description": (
+                "Tool calls the loop makes at most before it must answer from what it read."
+            ),
+        },
+    )
+    loop_tokens: Annotated[int, Field(ge=200, le=6000)] = field(
+        default=3000,
+        metadata={
+            "caller": caller_up_to(6000),
+            "description": (
+                "Tokens of documents and results the loop reads at most (characters / 4); "
+                "past it the loop must answer. Leaves room in the embedded model's 8,192 "
+                "tokens for the instructions, the steps and the answer."
+            ),
+        },
+    )
+    loop_seconds: Positive = field(
+        default=90.0,
+        metadata={
+            "caller": caller_up_to(120),
+            "description": (
+                "Seconds the loop may take from its first step; once spent it must answer."
             ),
         },
     )

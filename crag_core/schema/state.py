@@ -72,8 +72,8 @@ RetrievalVerdict = Literal["correct", "ambiguous", "incorrect"]
 """CRAG's three-way judgement of the retrieval (see ``nodes.correction.grade_documents``)."""
 Route = Literal["small_talk", "history", "single", "multi_part", "multi_step"]
 """How a turn is handled (``analyze_query``)."""
-Tool = Literal["search", "table", "catalog", "document"]
-"""What a question's pass reads (``choose_tool``)."""
+Tool = Literal["search", "table", "catalog", "document", "loop"]
+"""What a question's pass reads (``choose_tool``); ``loop``: what the model chooses, step by step."""
 
 
 class SearchPlan(TypedDict):
@@ -147,7 +147,14 @@ class DocumentPlan(TypedDict):
     """What is asked of it ("" for a summary)."""
 
 
-Plan = SearchPlan | TablePlan | CatalogPlan | DocumentPlan
+class LoopPlan(TypedDict):
+    """Let the model choose the tools, step by step (the agent loop: ``nodes.tools.agent``)."""
+
+    tool: Literal["loop"]
+    reason: str
+
+
+Plan = SearchPlan | TablePlan | CatalogPlan | DocumentPlan | LoopPlan
 """What ``choose_tool`` decided for a question's pass, with everything the tool needs: the tools
 read it and never parse the question again."""
 
@@ -161,9 +168,9 @@ def tool_of(state: Mapping[str, Any]) -> Tool:
 def scope_of(state: Mapping[str, Any]) -> str:
     """The documents a pass's plan keeps, in crag's filter language; "" for all of them."""
     plan: Plan | None = state.get("plan")
-    if plan is None or plan["tool"] == "table" or plan["tool"] == "document":
+    if plan is None or plan["tool"] not in ("search", "catalog"):
         return ""
-    return plan["where"]
+    return plan["where"]  # type: ignore[typeddict-item]
 
 
 class Source(TypedDict):
@@ -495,6 +502,10 @@ class PassState(Answered, total=False):
     rejected_chunks: Annotated[list[str], PER_TURN, add_unique]
     """Ids of the chunks the grader judged irrelevant in the failed passes of this turn: a
     retry searches past them instead of grading them again."""
+    loop_messages: Annotated[list[AnyMessage], PER_TURN, add_messages]
+    """The agent loop's steps: the model's tool calls, what each tool returned, corrections."""
+    loop_started: Annotated[float, PER_TURN]
+    """When the loop's first step began (seconds since the epoch): its deadline counts from it."""
 
 
 class PartState(PassState, total=False):

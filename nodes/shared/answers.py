@@ -26,6 +26,8 @@ def sources_of(docs: list[Document], answer: str = "", question: str = "") -> li
         source = Source(id=doc_id(d), source=doc_source(d))
         if location := doc_location(d):
             source["location"] = location
+        if sql := d.metadata.get("sql"):  # a query's result the agent loop read
+            source["sql"] = str(sql)
         if box := parse_box(d.metadata.get("box")):
             source["box"] = list(box)
         if answer and (sentence := quote(d.page_content, answer, question)):

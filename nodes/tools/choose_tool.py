@@ -14,6 +14,7 @@ from crag_core.schema.state import (
     CatalogAsked,
     CatalogPlan,
     DocumentPlan,
+    LoopPlan,
     PassState,
     PassUpdate,
     Plan,
@@ -47,19 +48,39 @@ def choose_tool(state: PassState, runtime: Runtime[Context], services: Services)
     tables it names best and what of each (``crag_core.text.sql.asked_matches``). A catalog
     that cannot be read sends the question to text search with a warning.
 
+    With ``planner`` ``loop`` every question goes to the loop (``agent``), no rule asked; with
+    ``auto`` the rules decide, and a question they send to text search in a collection that
+    holds tables goes to the loop (the model may need a table, or a table and a text).
+
     A search limited by the question to some documents ("according to the PDFs", "in the
     files modified in 2024") carries that filter (``where``, crag's filter language:
     ``crag_core.text.catalog.question_scope``) to ``retrieve``.
     """
     question = question_of(state)
-    if not context_of(runtime).tools:
+    ctx = context_of(runtime)
+    if not ctx.tools:
         return {"plan": SearchPlan(tool="search", reason="tools are off", where="")}
+    if ctx.planner == "loop":
+        return {"plan": LoopPlan(tool="loop", reason="planner loop: the model chooses the tools")}
     plan, warnings = choose(question, services)
     scope = question_scope(question, dt.date.today()) if plan["tool"] == "search" else None
     if scope is not None:
         reason = f"{plan['reason']}; only documents {scope.where} ({scope.said!r})"
         plan = SearchPlan(tool="search", reason=reason, where=scope.where)
+    elif ctx.planner == "auto" and plan["tool"] == "search" and has_tables(services):
+        reason = f"{plan['reason']}; the collection has tables: the model chooses the tools"
+        plan = LoopPlan(tool="loop", reason=reason)
     return {"plan": plan, "warnings": warnings} if warnings else {"plan": plan}
+
+
+def has_tables(services: Services) -> bool:
+    """Whether the collection holds a table (one that cannot be read counts as none)."""
+    if services.tables is None:
+        return False
+    try:
+        return bool(services.tables.catalog())
+    except CragError:
+        return False
 
 
 def choose(question: str, services: Services) -> tuple[Plan, list[str]]:

@@ -1,0 +1,227 @@
+"""agent: the loop's planner — the model chooses the next tool, or answers.
+
+One step per call. The model reads the question, the tools (``nodes.tools.toolbox``), the
+collection's tables and every step so far (its own calls, what each tool returned), and
+replies with one tool call or its answer. ``run_tools`` runs the call and comes back here;
+an answer goes on to ``validate_citations`` and the same checks as every text answer.
+
+Two ways to ask for a step, one loop:
+
+- a model served by llama.cpp (the embedded one, ``takes_grammar``) replies with one JSON
+  object under a JSON schema built from the tools' argument schemas (``step_schema``): a tool
+  and its arguments, or ``answer``. Its server's native tool calls are not reliable (the 1.5B
+  model writes its call as text the server does not parse; ``tool_choice: required`` gets no
+  reply), a schema-constrained reply always parses. The steps so far are shown to it as text;
+- any other model (OpenAI, an OpenAI-compatible server) gets the tools natively and replies
+  with ``tool_calls``, or text for its answer.
+
+Either way the step is an ``AIMessage`` with ``tool_calls`` (or none), so ``run_tools``, the
+stream, LangSmith and Studio see tool calls.
+
+The budget ends the loop: after ``max_tool_calls`` calls, ``loop_tokens`` of documents read or
+``loop_seconds`` since the first step, the model is asked for its answer with no tool offered.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from langchain_core.documents import Document
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
+from langchain_core.tools import BaseTool
+from langgraph.runtime import Runtime
+
+from crag_core.clients.llm import call_tools, complete, takes_grammar
+from crag_core.clients.services import Services
+from crag_core.errors import CragError
+from crag_core.schema.context import Context, context_of
+from crag_core.schema.state import LoopPlan, PassState, PassUpdate
+from crag_core.text.answer_text import NO_ANSWER
+from nodes.shared.common import question_of, reports
+from nodes.shared.prompting import render
+from nodes.tools.toolbox import observed_tokens, toolbox
+
+ANSWER = "answer"
+"""The step that ends the loop with the model's answer (the JSON-schema way)."""
+MAX_ANSWER_CHARS = 400
+"""An answer's length at most (the JSON-schema way)."""
+LISTED_TABLES = 30
+"""Tables the instructions list at most (``list_documents`` names every file)."""
+FINAL = "Answer now from what the tools returned (with its keys), or say exactly \"I don't know\"."
+"""What the model is told when the budget is spent."""
+
+
+def describe(update: Mapping[str, Any]) -> str:
+    """The tool the step calls with its arguments, or the answer."""
+    step = (update.get("loop_messages") or [AIMessage(content="")])[-1]
+    calls = getattr(step, "tool_calls", None) or []
+    if calls:
+        return "; ".join(f"{c['name']}({_args(c['args'])})" for c in calls)
+    return f"answers {update.get('generation', '')!r}"
+
+
+def _args(args: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in args.items())
+
+
+@reports(describe)
+def agent(state: PassState, runtime: Runtime[Context], services: Services) -> PassUpdate:
+    """The loop's next step: a tool call (to ``run_tools``) or the answer (to the checks).
+
+    The answer's documents are everything the loop read (``relevant_documents``, keyed S1…
+    in the order read), so ``validate_citations`` checks its citations against them and a bad
+    one comes back here as a correction, in the loop's own steps.
+    """
+    ctx = context_of(runtime)
+    question = question_of(state)
+    evidence = list(state.get("relevant_documents") or [])
+    steps = list(state.get("loop_messages") or [])
+    started = state.get("loop_started") or time.time()
+    update: PassUpdate = {"loop_started": started}
+    if state.get("plan") is None or state["plan"]["tool"] != "loop":
+        update["plan"] = LoopPlan(tool="loop", reason="the model chooses the tools")
+    if state.get("citation_feedback"):  # validate_citations sent the answer back
+        correction = HumanMessage(content=str(state["citation_feedback"]))
+        steps.append(correction)
+        update |= {"loop_messages": [correction], "citation_feedback": ""}
+    spent = out_of_budget(steps, evidence, started, ctx)
+    offered = toolbox(services, ctx, question, evidence)
+    tools = [] if spent else offered
+    prompt, versions = render(
+        state, ctx, "agent", tools=tool_list(offered), tables=table_list(services), question=question
+    )
+    update["prompt_versions"] = versions
+    history = [*prompt.messages, *steps] + ([HumanMessage(content=FINAL)] if spent else [])
+    if takes_grammar(ctx.model):
+        shown = [*prompt.messages, *as_text(history[len(prompt.messages) :])]
+        reply = complete(services.llm, replace(prompt, messages=shown), json_schema=step_schema(tools))
+        step = parse_step(reply, call_id=f"call_{len(steps)}")
+    else:
+        step = call_tools(services.llm, replace(prompt, messages=history), tools)
+    step = step if step.tool_calls and not spent else AIMessage(content=step.text)
+    update["loop_messages"] = [*update.get("loop_messages", []), step]
+    if step.tool_calls:
+        return update
+    return update | {
+        "generation": step.text.strip() or NO_ANSWER,
+        "relevant_documents": evidence,
+        "warnings": [f"The loop's budget ended it: {spent}."] if spent else [],
+    }
+
+
+def out_of_budget(
+    steps: Sequence[AnyMessage], evidence: Sequence[Document], started: float, ctx: Context
+) -> str:
+    """Which of the loop's budgets is spent ("" for none)."""
+    calls = sum(isinstance(m, ToolMessage) for m in steps)
+    if calls >= ctx.max_tool_calls:
+        return f"{calls} tool calls of {ctx.max_tool_calls}"
+    if observed_tokens(evidence) >= ctx.loop_tokens:
+        return f"{observed_tokens(evidence)} tokens read of {ctx.loop_tokens}"
+    if time.time() - started >= ctx.loop_seconds:
+        return f"{ctx.loop_seconds:.0f} s"
+    return ""
+
+
+def tool_list(tools: Sequence[BaseTool]) -> str:
+    """The tools as the instructions list them: name, arguments, what for."""
+    lines = []
+    for tool in tools:
+        fields = tool.get_input_schema().model_json_schema().get("properties", {})
+        args = ", ".join(f"{name}: {spec.get('type', 'string')}" for name, spec in fields.items())
+        lines.append(f"- {tool.name}({args}): {tool.description}")
+    return "\n".join(lines)
+
+
+def table_list(services: Services) -> str:
+    """The collection's tables, one line each: name, columns, rows, file."""
+    if services.tables is None:
+        return "(none)"
+    try:
+        catalog = services.tables.catalog()
+    except CragError as exc:
+        return f"(the tables could not be read: {exc})"
+    lines = [
+        f"{t.name}({', '.join(f'{c.name} {c.type}' for c in t.columns)}) -- {t.rows} rows, "
+        f"from {t.label}{' sheet ' + t.sheet if t.sheet else ''}"
+        for t in catalog[:LISTED_TABLES]
+    ]
+    more = len(catalog) - LISTED_TABLES
+    return "\n".join(lines) + (f"\n(and {more} more)" if more > 0 else "") or "(none)"
+
+
+def step_schema(tools: Sequence[BaseTool]) -> dict[str, Any]:
+    """The JSON schema of one step: a tool with its arguments, or the answer."""
+    choices: list[dict[str, Any]] = [
+        {
+            "type": "object",
+            "properties": {"tool": {"const": tool.name}, "args": _strict(tool)},
+            "required": ["tool", "args"],
+            "additionalProperties": False,
+        }
+        for tool in tools
+    ]
+    choices.append(
+        {
+            "type": "object",
+            "properties": {
+                "tool": {"const": ANSWER},
+                "answer": {"type": "string", "maxLength": MAX_ANSWER_CHARS},
+            },
+            "required": ["tool", "answer"],
+            "additionalProperties": False,
+        }
+    )
+    return {"anyOf": choices} if len(choices) > 1 else choices[0]
+
+
+def _strict(tool: BaseTool) -> dict[str, Any]:
+    """A tool's arguments as a closed schema: every field required, nothing else."""
+    schema = tool.get_input_schema().model_json_schema()
+    properties = {
+        name: {k: v for k, v in spec.items() if k in ("type", "maxLength", "description")}
+        for name, spec in schema.get("properties", {}).items()
+    }
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
+def parse_step(reply: str, call_id: str) -> AIMessage:
+    """A schema-constrained reply as a step: a tool call, or the answer's text."""
+    try:
+        step = json.loads(reply)
+    except json.JSONDecodeError:
+        return AIMessage(content=reply)  # cut at max_tokens: read as an answer, checked as one
+    if not isinstance(step, dict):
+        return AIMessage(content=reply)
+    if step.get("tool") == ANSWER or not isinstance(step.get("args"), dict):
+        return AIMessage(content=str(step.get("answer") or ""))
+    call = {"name": str(step.get("tool")), "args": step["args"], "id": call_id, "type": "tool_call"}
+    return AIMessage(content="", tool_calls=[call])
+
+
+def as_text(steps: Sequence[AnyMessage]) -> list[AnyMessage]:
+    """The steps as plain messages, for a model that calls tools by writing JSON.
+
+    Its own calls become the JSON it wrote, each tool's result a user message naming the
+    tool: no chat template has to render tool messages.
+    """
+    shown: list[AnyMessage] = []
+    for message in steps:
+        if isinstance(message, AIMessage):
+            calls = [{"tool": c["name"], "args": c["args"]} for c in message.tool_calls]
+            text = json.dumps(calls[0]) if calls else json.dumps({"tool": ANSWER, "answer": message.text})
+            shown.append(AIMessage(content=text))
+        elif isinstance(message, ToolMessage):
+            shown.append(HumanMessage(content=f"{message.name} returned:\n{message.text}"))
+        else:
+            shown.append(HumanMessage(content=message.text))
+    return shown

@@ -1,0 +1,66 @@
+"""run_tools: run the tool calls of the loop's last step; what they return is the next step's."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from langchain_core.documents import Document
+from langchain_core.messages import AIMessage, ToolMessage
+from langgraph.runtime import Runtime
+
+from crag_core.clients.services import Services
+from crag_core.schema.context import Context, context_of
+from crag_core.schema.state import PassState, PassUpdate
+from crag_core.text.documents import doc_id
+from crag_core.text.read_around import within_budget
+from nodes.shared.common import question_of, reports
+from nodes.tools.toolbox import observed_tokens, shown, toolbox
+
+
+def describe(update: Mapping[str, Any]) -> str:
+    """Each tool's first line of what it returned."""
+    lines = [str(m.text).splitlines()[0] for m in update.get("loop_messages") or [] if m.text]
+    return "; ".join(line[:100] for line in lines) or "nothing returned"
+
+
+@reports(describe)
+def run_tools(state: PassState, runtime: Runtime[Context], services: Services) -> PassUpdate:
+    """Run each tool call of the last step (LangGraph's ``ToolNode``, on this run's clients).
+
+    Every call gets a ``ToolMessage``: what the tool returned, with the documents it read
+    keyed S1, S2… after the loop's earlier ones (a document already read is not shown twice);
+    an unknown tool or bad arguments get a message saying so, for the model to correct. The
+    documents join the loop's evidence (``relevant_documents``), cut to what is left of
+    ``loop_tokens``.
+    """
+    ctx = context_of(runtime)
+    steps = state.get("loop_messages") or []
+    last = steps[-1] if steps else None
+    if not isinstance(last, AIMessage) or not last.tool_calls:
+        raise ValueError("run_tools runs the tool calls of the loop's last step, and there are none")
+    evidence = list(state.get("relevant_documents") or [])
+    tools = {t.name: t for t in toolbox(services, ctx, question_of(state), evidence)}
+    replies: list[ToolMessage] = []
+    for call in last.tool_calls:
+        tool = tools.get(call["name"])
+        if tool is None:
+            known = ", ".join(tools)
+            text = f"There is no tool {call['name']!r} here; the tools are: {known}."
+            replies.append(ToolMessage(text, tool_call_id=call["id"] or "", name=call["name"], status="error"))
+            continue
+        message = tool.invoke({**call, "type": "tool_call"})
+        assert isinstance(message, ToolMessage)
+        found = _new(message.artifact, evidence)
+        found = within_budget(found, max(ctx.loop_tokens - observed_tokens(evidence), 0)) if found else []
+        if found:
+            message.content = f"{message.text}\n{shown(found, len(evidence) + 1)}"
+        evidence += found
+        replies.append(message)
+    return {"loop_messages": replies, "relevant_documents": evidence}
+
+
+def _new(artifact: Any, evidence: list[Document]) -> list[Document]:
+    """The documents a tool returned that the loop has not read yet."""
+    read = {doc_id(d) for d in evidence}
+    return [d for d in artifact or [] if isinstance(d, Document) and doc_id(d) not in read]

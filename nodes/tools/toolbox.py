@@ -1,0 +1,360 @@
+"""The loop's tools: each retrieval capability as a LangChain tool, typed and described.
+
+``toolbox(services, ctx, evidence)`` builds them for one step of a question's loop over the
+clients of its run. Each tool says what it is for and what it is not for (the model reads the
+description), takes typed arguments (pydantic), and returns its observation text and the
+documents it read (``response_format="content_and_artifact"``): the loop numbers those
+documents ``S1``, ``S2``… as it goes, and its answer may cite only them.
+
+Every tool runs the same code as the rules' plan: ``search`` the knowledge base's hybrid
+search and floor (``nodes.correction`` reads it the same way, through ``Retriever.search``),
+``query_table`` a SELECT through the table store's authorizer, row limit and time budget and
+through ``query_table.run_query``'s checks (whose findings come back as the observation, so
+the model can act on them), ``list_documents`` the catalog the catalog plan reads,
+``read_document`` the chunks the document plan reads, ``web_search`` the configured provider.
+A tool's failure is an observation ("no table named …"), never an exception out of the loop.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from langchain_core.documents import Document
+from langchain_core.tools import BaseTool, StructuredTool
+from pydantic import BaseModel, Field
+
+from crag_core.clients.services import Services
+from crag_core.errors import CragError, TableQueryError
+from crag_core.schema.context import Context
+from crag_core.text.documents import doc_id, doc_source
+from crag_core.text.read_around import estimate_tokens, within_budget
+from crag_core.text.sql import format_cell
+from crag_core.text.table_shapes import QueryResult, TableInfo
+from crag_core.text.whole_document import joined
+from crag_core.text.words import normalize
+from nodes.tools.choose_tool import has_tables
+from nodes.tools.query_table import run_query
+
+Observation = tuple[str, list[Document]]
+"""What a tool returns: the text the model reads, and the documents it may cite."""
+
+SHOWN_ROWS = 20
+"""Rows of a query's result the model sees (the count of all of them is said)."""
+SHOWN_VALUES = 40
+"""Distinct values ``column_values`` lists at most."""
+DOCUMENT_TOKENS = 1500
+"""Tokens of a document ``read_document`` returns (from its start)."""
+LISTED_DOCUMENTS = 40
+"""Documents ``list_documents`` names at most."""
+
+
+class SearchArgs(BaseModel):
+    query: str = Field(description="What to look for, in words the text would use.", max_length=300)
+    file: str = Field(
+        default="", description="Only this file (its name as list_documents gives it).", max_length=200
+    )
+    kind: str = Field(default="", description="Only files of this type, e.g. pdf, md, html.", max_length=20)
+
+
+class AroundArgs(BaseModel):
+    key: str = Field(description="The key of a passage already read, e.g. S2.", max_length=8)
+
+
+class DocumentArgs(BaseModel):
+    file: str = Field(description="The file's name as list_documents gives it.", max_length=200)
+
+
+class TableArgs(BaseModel):
+    sql: str = Field(
+        description="One SQLite SELECT over the tables listed in the instructions.", max_length=2000
+    )
+
+
+class ValuesArgs(BaseModel):
+    table: str = Field(description="A table's name.", max_length=120)
+    column: str = Field(description="One of its columns.", max_length=120)
+
+
+class ListArgs(BaseModel):
+    kind: str = Field(default="", description="Only files of this type, e.g. csv, pdf.", max_length=20)
+
+
+class WebArgs(BaseModel):
+    query: str = Field(description="What to look up on the web.", max_length=300)
+
+
+@dataclass
+class Toolbox:
+    """The tools of one loop step over one run's clients, and what they have read so far."""
+
+    services: Services
+    ctx: Context
+    question: str
+    evidence: Sequence[Document]
+    """The documents the loop has read, in the order of their keys (S1 first)."""
+
+    def search(self, query: str, file: str = "", kind: str = "") -> Observation:
+        where: dict[str, object] = {}
+        if file:
+            found = self._document(file)
+            if found is None:
+                return self._unknown_file(file), []
+            where = {"doc_id": str(found["doc_id"])}
+        if kind:
+            kinds = {"type": kind.lower().lstrip(".")}
+            where = {"$and": [where, kinds]} if where else kinds
+        hits = self.services.retriever.search(query, self.ctx.top_k, where or None)
+        kept = [d for d in hits if d.metadata.get("score", 1.0) >= self.ctx.min_similarity]
+        kept = kept or hits[:1]  # the best keyword hit even under the floor: the model judges
+        fresh = [d for d in kept if doc_id(d) not in self._read_ids()]
+        if not hits:
+            return "Nothing found.", []
+        if not fresh:
+            return "Only passages already read were found.", []
+        return f"{len(fresh)} passages found.", within_budget(fresh, self.ctx.context_tokens // 3)
+
+    def read_around(self, key: str) -> Observation:
+        index = _key_index(key, len(self.evidence))
+        if index is None:
+            return f"No passage has the key {key!r}; the keys are S1 to S{len(self.evidence)}.", []
+        doc = self.evidence[index]
+        chunk, owner = doc.metadata.get("chunk"), doc.metadata.get("doc_id")
+        if not isinstance(chunk, int) or not owner:
+            return f"{key.upper()} is not a passage of a file (nothing is beside it).", []
+        ids = [f"{owner}__c{chunk + step:04d}" for step in (-1, 1) if chunk + step >= 0]
+        beside = [d for d in self.services.retriever.chunks(ids) if doc_id(d) not in self._read_ids()]
+        if not beside:
+            return f"Nothing new is beside {key.upper()}.", []
+        return f"The passages before and after {key.upper()}.", beside
+
+    def read_document(self, file: str) -> Observation:
+        found = self._document(file)
+        if found is None or self.services.document_chunks is None:
+            return self._unknown_file(file), []
+        chunks = self.services.document_chunks(str(found["doc_id"]))
+        if not chunks:
+            return f"{file} has no text.", []
+        text = joined([c.page_content for c in chunks])
+        whole = Document(
+            page_content=text,
+            id=str(found["doc_id"]),
+            metadata={**chunks[0].metadata, "id": str(found["doc_id"]), "chunk": None},
+        )
+        (read,) = within_budget([whole], DOCUMENT_TOKENS)
+        said = "all of it" if len(read.page_content) >= len(text) else "its beginning"
+        return f"{_label(found)}: {said}.", [read]
+
+    def list_documents(self, kind: str = "") -> Observation:
+        docs = self.services.documents() if self.services.documents else []
+        if kind:
+            docs = [d for d in docs if str(d.get("type", "")).lower() == kind.lower().lstrip(".")]
+        if not docs:
+            return "No document" + (f" of type {kind}." if kind else "s in the collection."), []
+        lines = [
+            f"{_label(d)} (type {d.get('type') or '?'}, modified {str(d.get('modified') or '?')[:10]})"
+            for d in sorted(docs, key=_label)[:LISTED_DOCUMENTS]
+        ]
+        more = len(docs) - LISTED_DOCUMENTS
+        text = "\n".join(lines) + (f"\n(and {more} more)" if more > 0 else "")
+        listing = Document(
+            page_content=f"The collection holds {len(docs)} documents:\n{text}",
+            id="catalog",
+            metadata={"id": "catalog", "source": "the collection's catalog"},
+        )
+        return f"{len(docs)} documents.", [listing]
+
+    def query_table(self, sql: str) -> Observation:
+        store = self.services.tables
+        if store is None:
+            return "The collection has no tables.", []
+        try:
+            catalog = store.catalog()
+            result, answer, premise, reason = run_query(store, sql, catalog, catalog, self.question)
+        except CragError as exc:
+            return f"The tables could not be read: {exc}", []
+        if result is None:
+            return f"The query failed: {reason}. Correct it and try again.", []
+        read = [t for t in catalog if t.name in result.tables]
+        said = f"False premise: {answer}" if premise else _rows(result)
+        found = [_result_document(sql, said, read)]
+        if reason:  # feedback, not a veto: the model fixes the query or answers knowing it
+            return (
+                f"The query ran, but a check found: {reason}. Fix the query if so "
+                "(column_values lists what a column holds), or use another tool.",
+                found,
+            )
+        return "The query's result:", found
+
+    def column_values(self, table: str, column: str) -> Observation:
+        store = self.services.tables
+        if store is None:
+            return "The collection has no tables.", []
+        try:
+            info = next((t for t in store.catalog() if t.name == table.lower()), None)
+            named = info and next(
+                (c for c in info.columns if column.lower() in (c.name, c.original.lower())), None
+            )
+            if info is None or named is None:
+                return f"No column {column!r} in a table {table!r}.", []
+            result = store.query(
+                f'SELECT "{named.name}", COUNT(*) FROM "{info.name}" GROUP BY 1 '
+                f"ORDER BY 2 DESC, 1 LIMIT {SHOWN_VALUES + 1}",
+                max_rows=SHOWN_VALUES + 1,
+            )
+        except (CragError, TableQueryError) as exc:
+            return f"The values could not be read: {exc}", []
+        values = [format_cell(row[0]) for row in result.rows[:SHOWN_VALUES]]
+        more = " (and more)" if len(result.rows) > SHOWN_VALUES else ""
+        return f"{info.name}.{named.name} holds: " + "; ".join(values) + more, []
+
+    def web_search(self, query: str) -> Observation:
+        if self.services.web_search is None:
+            return "Web search is off.", []
+        try:
+            found = self.services.web_search.search(query, self.ctx.web_results)
+        except CragError as exc:
+            return f"The web search failed: {exc}", []
+        return f"{len(found)} web results.", within_budget(found, self.ctx.context_tokens // 3)
+
+    def _read_ids(self) -> set[str]:
+        return {doc_id(d) for d in self.evidence}
+
+    def _document(self, file: str) -> dict[str, object] | None:
+        wanted = normalize(file)
+        docs = self.services.documents() if self.services.documents else []
+        return next((d for d in docs if normalize(_label(d)) == wanted), None) or next(
+            (d for d in docs if wanted and wanted in normalize(_label(d))), None
+        )
+
+    def _unknown_file(self, file: str) -> str:
+        return f"No document is called {file!r}; list_documents names them."
+
+
+def _label(doc: dict[str, object]) -> str:
+    return str(doc.get("label") or doc.get("title") or doc.get("doc_id"))
+
+
+def _key_index(key: str, count: int) -> int | None:
+    text = key.strip().strip("[]").upper()
+    if not text.startswith("S") or not text[1:].isdigit():
+        return None
+    index = int(text[1:]) - 1
+    return index if 0 <= index < count else None
+
+
+def _rows(result: QueryResult) -> str:
+    lines = [" | ".join(result.columns)]
+    lines += [" | ".join(format_cell(c) for c in row) for row in result.rows[:SHOWN_ROWS]]
+    more = len(result.rows) - SHOWN_ROWS
+    count = f"({len(result.rows)} rows{', cut' if result.truncated else ''})"
+    return "\n".join(lines) + (f"\n… {more} more rows" if more > 0 else "") + f"\n{count}"
+
+
+def _result_document(sql: str, shown: str, read: list[TableInfo]) -> Document:
+    """A query's result as a document the answer can cite (its id: the SQL's tables)."""
+    names = ",".join(t.name for t in read) or "tables"
+    key = f"table:{names}:{hashlib.sha256(sql.encode()).hexdigest()[:10]}"
+    label = ", ".join(t.label for t in read) or "the collection's tables"
+    return Document(
+        page_content=f"SQL: {sql}\nResult:\n{shown}",
+        id=key,
+        metadata={"id": key, "source": label, "sql": sql},
+    )
+
+
+DESCRIPTIONS: dict[str, str] = {
+    "search": (
+        "Search the collection's text (hybrid: meaning and keywords) for passages. For facts "
+        "stated in prose: who, what, when, why. Optional: only one file, or one type of file. "
+        "Example: search(query='year the band was formed'). Not for computing over table rows "
+        "(query_table) nor for which files exist (list_documents)."
+    ),
+    "read_around": (
+        "Read the passages just before and after a passage already read, by its key. For a hit "
+        "whose sentence is cut or whose answer is nearby. Example: read_around(key='S2'). Not "
+        "for new searches."
+    ),
+    "read_document": (
+        "Read one file from its beginning (up to about 1,500 tokens). For a summary of a file "
+        "or what a short note says. Example: read_document(file='notes.md'). Not for finding "
+        "a fact across files (search)."
+    ),
+    "list_documents": (
+        "List the collection's files: name, type, date modified. For which files exist, how "
+        "many, of which type, changed when. Not for what they say."
+    ),
+    "query_table": (
+        "Run one SQLite SELECT over the collection's tables (listed in the instructions) and "
+        "see its rows. For counts, sums, averages, rankings, lists of rows, joins on keys. "
+        "Example: query_table(sql='SELECT COUNT(*) FROM track WHERE genre_id = 1'). The result "
+        "is checked; a problem comes back to fix. Not for prose."
+    ),
+    "column_values": (
+        "List the values a table's column holds (most frequent first). For spelling a value "
+        "as the table does before filtering on it. Example: column_values(table='genre', "
+        "column='name'). Not an answer by itself."
+    ),
+    "web_search": (
+        "Search the web. Only for what the collection does not hold, after searching it."
+    ),
+}
+"""What each tool is for, an example, and what it is not for: the model chooses by these."""
+
+ARGS: dict[str, type[BaseModel]] = {
+    "search": SearchArgs,
+    "read_around": AroundArgs,
+    "read_document": DocumentArgs,
+    "list_documents": ListArgs,
+    "query_table": TableArgs,
+    "column_values": ValuesArgs,
+    "web_search": WebArgs,
+}
+
+
+def available(services: Services, ctx: Context) -> list[str]:
+    """The names of the tools this run offers (tables, documents and the web only when present)."""
+    names = ["search", "read_around"]
+    if services.documents is not None:
+        names.append("list_documents")
+        if services.document_chunks is not None:
+            names.append("read_document")
+    if has_tables(services):
+        names += ["query_table", "column_values"]
+    if services.web_search is not None and ctx.web_search != "off":
+        names.append("web_search")
+    return names
+
+
+def toolbox(
+    services: Services, ctx: Context, question: str, evidence: Sequence[Document]
+) -> list[BaseTool]:
+    """The tools this run offers, as LangChain tools bound to its clients and evidence."""
+    box = Toolbox(services, ctx, question, evidence)
+    tools: list[BaseTool] = []
+    for name in available(services, ctx):
+        method: Callable[..., Observation] = getattr(box, name)
+        tools.append(
+            StructuredTool.from_function(
+                func=method,
+                name=name,
+                description=DESCRIPTIONS[name],
+                args_schema=ARGS[name],
+                response_format="content_and_artifact",
+                handle_validation_error=True,
+            )
+        )
+    return tools
+
+
+def observed_tokens(docs: Sequence[Document]) -> int:
+    """The tokens of documents the loop has read (characters / 4), for its budget."""
+    return sum(estimate_tokens(d.page_content) for d in docs)
+
+
+def shown(docs: Sequence[Document], first_key: int) -> str:
+    """Documents as the model reads them in an observation: key, source, text."""
+    return "\n".join(
+        f"[S{first_key + i}] ({doc_source(d)}) {d.page_content.strip()}" for i, d in enumerate(docs)
+    )

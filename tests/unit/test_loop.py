@@ -1,0 +1,235 @@
+"""The agent loop: the model calls tools, sees what they return and answers, within its budget."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage, ToolMessage
+
+from crag_core.schema.context import Context
+from graph.graph import build_graph, loop_steps, step_limit
+from nodes.tools.agent import parse_step, step_schema
+from nodes.tools.toolbox import toolbox
+from tests.fakes import (
+    FakeRetriever,
+    doc,
+    happy_responder,
+    make_llm,
+    make_services,
+    make_table_store,
+)
+
+ARTISTS: list[list[Any]] = [
+    ["ArtistId", "Name"],
+    [1, "AC/DC"],
+    [2, "Accept"],
+    [3, "Aerosmith"],
+]
+ALBUMS: list[list[Any]] = [
+    ["AlbumId", "Title", "ArtistId"],
+    [1, "For Those About To Rock", 1],
+    [2, "Let There Be Rock", 1],
+    [3, "Balls to the Wall", 2],
+    [4, "Big Ones", 3],
+]
+NOTES = [
+    doc("notes__c0000", "AC/DC are an Australian rock band formed in Sydney in 1973.", 0.7),
+    doc("notes__c0001", "Aerosmith is an American rock band formed in Boston in 1970.", 0.6),
+]
+
+
+@pytest.fixture
+def store(tmp_path):
+    return make_table_store(
+        tmp_path / "tables.sqlite3", {"music/artists.csv": ARTISTS, "music/albums.csv": ALBUMS}
+    )
+
+
+def scripted(*steps: Any, checks: Any = happy_responder) -> Any:
+    """A model whose loop steps are ``steps`` in order (dicts as JSON), checks as a good model."""
+    queue: Iterator[Any] = iter(steps)
+
+    def respond(prompt: str, text: str) -> Any:
+        if prompt == "agent":
+            step = next(queue)
+            return json.dumps(step) if isinstance(step, dict) else step
+        return checks(prompt, text)
+
+    return make_llm(respond)
+
+
+def ask(services: Any, question: str, **context: Any) -> tuple[dict[str, Any], list[Any]]:
+    """Run the graph on ``question``; its final state and the loop's node lines."""
+    graph = build_graph(services=lambda _: services)
+    lines: list[Any] = []
+    final: dict[str, Any] = {}
+    for namespace, mode, chunk in graph.stream(
+        {"question": question},
+        context={"planner": "loop", **context},
+        stream_mode=["custom", "values"],
+        subgraphs=True,
+    ):
+        if mode == "custom":
+            lines.append(chunk)
+        elif not namespace:
+            final = chunk
+    return final, lines
+
+
+def test_the_loop_queries_a_table_sees_its_rows_and_answers_with_a_citation(store):
+    llm = scripted(
+        {"tool": "query_table", "args": {"sql": "SELECT COUNT(*) FROM albums WHERE artistid = 1"}},
+        {"tool": "answer", "answer": "2 [S1]"},
+    )
+    services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
+    final, lines = ask(services, "How many albums of artist 1 are there?")
+    assert final["answer"] == "2"
+    assert final["sources"][0]["id"].startswith("table:albums")
+    assert final["sources"][0]["sql"] == "SELECT COUNT(*) FROM albums WHERE artistid = 1"
+    summaries = {line["node"]: line["summary"] for line in lines}
+    assert summaries["agent"].startswith("answers")
+    assert "query_table(sql=" in [line for line in lines if line["node"] == "agent"][0]["summary"]
+    assert "run_tools" in summaries
+    # the embedded model's step is a reply under the tools' JSON schema
+    agent_calls = [c for c in llm.calls if c["prompt"] == "agent"]
+    body = agent_calls[0]["kwargs"]["extra_body"]["response_format"]["json_schema"]
+    names = [c["properties"]["tool"]["const"] for c in body["schema"]["anyOf"]]
+    assert names[-1] == "answer" and "query_table" in names and "search" in names
+    # what the tool returned is the next step's to read
+    assert "2 (1 rows)" in agent_calls[1]["text"].replace("\n", " ")
+
+
+def test_a_two_step_question_reads_the_text_then_joins_the_tables(store):
+    llm = scripted(
+        {"tool": "search", "args": {"query": "band formed in Boston", "file": "", "kind": ""}},
+        {
+            "tool": "query_table",
+            "args": {
+                "sql": "SELECT COUNT(*) FROM albums JOIN artists USING (artistid) "
+                "WHERE artists.name = 'Aerosmith'"
+            },
+        },
+        {"tool": "answer", "answer": "1 [S3]"},
+    )
+    services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
+    final, _ = ask(services, "How many albums has the band formed in Boston?")
+    assert final["answer"] == "1"
+    assert final["sources"][0]["id"].startswith("table:")
+
+
+def test_a_bad_citation_goes_back_into_the_loop_and_is_corrected(store):
+    llm = scripted(
+        {"tool": "search", "args": {"query": "AC/DC formed", "file": "", "kind": ""}},
+        {"tool": "answer", "answer": "1973 [S7]"},
+        {"tool": "answer", "answer": "1973 [S1]"},
+    )
+    services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
+    final, lines = ask(services, "When was AC/DC formed?")
+    assert final["answer"] == "1973"
+    assert final["sources"][0]["id"] == "notes__c0000"
+    third = [c for c in llm.calls if c["prompt"] == "agent"][2]
+    assert "[S7], which is not a document id" in third["text"]
+    assert any(line["summary"].startswith("sent back") for line in lines)
+
+
+def test_the_budget_ends_the_loop_with_an_answer_and_no_tool_offered(store):
+    search = {"tool": "search", "args": {"query": "rock band", "file": "", "kind": ""}}
+    llm = scripted(search, search, {"tool": "answer", "answer": "Sydney [S1]"})
+    services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
+    final, _ = ask(services, "Where was AC/DC formed?", max_tool_calls=2)
+    assert final["answer"] == "Sydney"
+    last = [c for c in llm.calls if c["prompt"] == "agent"][-1]
+    schema = last["kwargs"]["extra_body"]["response_format"]["json_schema"]["schema"]
+    assert "anyOf" not in schema and schema["properties"]["tool"]["const"] == "answer"
+    assert "Answer now" in last["text"]
+    assert any("budget ended it: 2 tool calls of 2" in w for w in final["warnings"])
+
+
+def test_a_tool_error_is_an_observation_the_model_acts_on(store):
+    llm = scripted(
+        {"tool": "query_table", "args": {"sql": "SELECT nme FROM artists"}},
+        {"tool": "column_values", "args": {"table": "artists", "column": "name"}},
+        {"tool": "query_table", "args": {"sql": "SELECT name FROM artists WHERE artistid = 3"}},
+        {"tool": "answer", "answer": "Aerosmith [S1]"},
+    )
+    services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
+    final, _ = ask(services, "Which artist has id 3?")
+    assert final["answer"] == "Aerosmith"
+    texts = [c["text"] for c in llm.calls if c["prompt"] == "agent"]
+    assert "query failed" in texts[1] and "nme" in texts[1]
+    assert "AC/DC; Accept; Aerosmith" in texts[2]
+
+
+def test_a_loop_that_reads_nothing_useful_says_it_does_not_know(store):
+    llm = scripted(
+        {"tool": "search", "args": {"query": "platinum records", "file": "", "kind": ""}},
+        {"tool": "answer", "answer": "I don't know"},
+    )
+    services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
+    final, _ = ask(services, "How many platinum records did Accept sell?")
+    assert final["answer"].startswith("I don't know")
+    assert final["confidence"] is None
+
+
+def test_the_auto_planner_keeps_the_rules_table_answer_and_loops_when_none_passes(store):
+    llm = scripted(
+        {"tool": "search", "args": {"query": "AC/DC formed", "file": "", "kind": ""}},
+        {"tool": "answer", "answer": "Sydney [S1]"},
+    )
+    services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
+    final, lines = ask(services, "In which city was AC/DC formed?", planner="auto")
+    nodes = [line["node"] for line in lines]
+    assert "choose_tool" in nodes and "agent" in nodes and "retrieve" not in nodes
+    assert final["answer"] == "Sydney"
+
+
+def test_a_step_that_is_not_json_is_read_as_an_answer_and_checked_as_one():
+    assert parse_step("1973 [S1]", "c").text == "1973 [S1]"
+    step = parse_step('{"tool": "search", "args": {"query": "x"}}', "c0")
+    assert step.tool_calls[0]["name"] == "search" and step.tool_calls[0]["id"] == "c0"
+    assert parse_step('{"tool": "answer", "answer": "42"}', "c").text == "42"
+
+
+def test_every_tool_is_described_typed_and_closed_in_the_step_schema(store):
+    services = make_services(retriever=FakeRetriever(NOTES), tables=store)
+    services = type(services)(**{**services.__dict__, "documents": lambda: [], "document_chunks": lambda _: []})
+    tools = toolbox(services, Context(), "q", [])
+    names = {t.name for t in tools}
+    assert names == {
+        "search", "read_around", "list_documents", "read_document", "query_table",
+        "column_values", "web_search",
+    }
+    for tool in tools:
+        assert "Not " in tool.description or "Only " in tool.description  # what it is NOT for
+    schema = step_schema(tools)
+    for choice in schema["anyOf"]:
+        assert choice["additionalProperties"] is False
+        if "args" in choice["properties"]:
+            args = choice["properties"]["args"]
+            assert args["additionalProperties"] is False and set(args["required"]) == set(args["properties"])
+
+
+def test_the_step_limit_holds_the_longest_loop():
+    ctx = Context()
+    assert step_limit(0, 1, ctx.max_tool_calls) >= 5 + loop_steps(ctx.max_tool_calls, 1)
+
+
+def test_run_tools_answers_an_unknown_tool_with_the_tools_there_are(store):
+    from nodes.tools.run_tools import run_tools
+    from tests.fakes import as_state
+
+    services = make_services(retriever=FakeRetriever(NOTES), tables=store)
+    call = {"name": "delete_everything", "args": {}, "id": "c1", "type": "tool_call"}
+    state = as_state({"question": "q", "loop_messages": [AIMessage(content="", tool_calls=[call])]})
+
+    class Run:
+        context = Context()
+        stream_writer = None
+
+    update = run_tools(state, Run(), services)  # type: ignore[arg-type]
+    (reply,) = update["loop_messages"]
+    assert isinstance(reply, ToolMessage) and reply.status == "error"
+    assert "no tool 'delete_everything'" in reply.text and "query_table" in reply.text
