@@ -71,7 +71,8 @@ from crag_core.schema.state import scope_of
 from crag_core.text.answer_text import is_no_answer
 from crag_core.text.sql import ABBREVIATED
 
-PIPELINES = ("naive", "crag-text", "crag")
+PIPELINES = ("naive", "crag-text", "crag", "crag-loop", "crag-auto")
+"""``crag-loop`` and ``crag-auto``: the shipped graph with ``planner`` ``loop`` or ``auto``."""
 
 
 @dataclass(frozen=True)
@@ -206,6 +207,8 @@ def filter_match(row: dict[str, Any], where: str, today: dt.date) -> dict[str, A
 def tool_of(record: dict[str, Any]) -> str:
     """The tool a record's run answered with (a table question that fell back: ``search``)."""
     path = record.get("path") or []
+    if "agent" in path:
+        return "loop"
     if "query_catalog" in path:
         return "catalog"
     if "query_table" in path and "retrieve" not in path:
@@ -215,7 +218,13 @@ def tool_of(record: dict[str, Any]) -> str:
 
 def context_for(pipeline: str, collection: str = SETS["tools"].collection) -> Context:
     """The graph's settings for ``pipeline`` (no answer cache)."""
-    return Context(collection=collection, answer_cache=False, tools=pipeline != "crag-text")
+    planner = pipeline.removeprefix("crag-") if pipeline in ("crag-loop", "crag-auto") else "rules"
+    return Context(
+        collection=collection,
+        answer_cache=False,
+        tools=pipeline != "crag-text",
+        planner=planner,  # type: ignore[arg-type]
+    )
 
 
 def prepare_collection(data_dir: Path, qset: QuestionSet = SETS["tools"]) -> None:
@@ -268,6 +277,7 @@ def answerer(job: dict[str, Any]) -> Callable[[str], None]:
             "warnings": result.get("warnings", []),
             "path": result["path"],
             "sql": [s.get("sql") for s in result["sources"] if s.get("sql")],
+            "tool_calls": result["path"].count("run_tools"),
             **filter_match(row, result.get("where", ""), dt.date.today()),
             **spent,
         }
@@ -653,6 +663,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", default="tools", choices=sorted(SETS), help="the question set")
     parser.add_argument("--split", default="test", choices=["test", "calibration"])
     parser.add_argument("--per-template", type=int, default=0, help="0: every question")
+    parser.add_argument("--per-type", type=int, default=0, help="the first N of each type")
     parser.add_argument("--templates", default="", help="only these (comma-separated)")
     parser.add_argument("--tool", default="", help="only questions for these tools (table,…)")
     parser.add_argument("--data", type=Path, default=Path("out/tools-data"), help="its store")
@@ -703,6 +714,13 @@ def main(argv: list[str] | None = None) -> int:
         chosen = [r for r in chosen if r["template"] in args.templates.split(",")]
     if args.tool:
         chosen = [r for r in chosen if r["tool"] in args.tool.split(",")]
+    if args.per_type:
+        of_type: Counter[str] = Counter()
+        chosen = [
+            r
+            for r in chosen
+            if (of_type.update([r["type"]]) or of_type[r["type"]]) <= args.per_type
+        ]
     if args.per_template:
         taken: Counter[str] = Counter()
         kept = []

@@ -41,17 +41,22 @@ from crag_core.errors import CragError
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import LoopPlan, PassState, PassUpdate
 from crag_core.text.answer_text import NO_ANSWER
+from crag_core.text.sql import asked_matches
 from nodes.shared.common import question_of, reports
 from nodes.shared.prompting import render
 from nodes.tools.toolbox import observed_tokens, toolbox
 
 ANSWER = "answer"
-"""The step that ends the loop with the model's answer (the JSON-schema way)."""
+"""The field of a step that ends the loop with the model's answer (the JSON-schema way)."""
+ENOUGH = "enough"
+"""The field a step starts with: whether what was read answers the question (yes / no)."""
 MAX_ANSWER_CHARS = 400
 """An answer's length at most (the JSON-schema way)."""
+MATCHED_TABLES = 3
+"""Tables the hint after the question names at most (those its words name most)."""
 LISTED_TABLES = 30
 """Tables the instructions list at most (``list_documents`` names every file)."""
-FINAL = "Answer now from what the tools returned (with its keys), or say exactly \"I don't know\"."
+FINAL = 'Answer now from what the tools returned (with its keys), or say exactly "I don\'t know".'
 """What the model is told when the budget is spent."""
 
 
@@ -92,13 +97,20 @@ def agent(state: PassState, runtime: Runtime[Context], services: Services) -> Pa
     offered = toolbox(services, ctx, question, evidence)
     tools = [] if spent else offered
     prompt, versions = render(
-        state, ctx, "agent", tools=tool_list(offered), tables=table_list(services), question=question
+        state,
+        ctx,
+        "agent",
+        tools=tool_list(offered),
+        tables=table_list(services),
+        question=question,
+        hint=table_hint(services, question),
     )
     update["prompt_versions"] = versions
     history = [*prompt.messages, *steps] + ([HumanMessage(content=FINAL)] if spent else [])
     if takes_grammar(ctx.model):
         shown = [*prompt.messages, *as_text(history[len(prompt.messages) :])]
-        reply = complete(services.llm, replace(prompt, messages=shown), json_schema=step_schema(tools))
+        schema = step_schema(tools, may_answer=bool(evidence))
+        reply = complete(services.llm, replace(prompt, messages=shown), json_schema=schema)
         step = parse_step(reply, call_id=f"call_{len(steps)}")
     else:
         step = call_tools(services.llm, replace(prompt, messages=history), tools)
@@ -145,46 +157,96 @@ def table_list(services: Services) -> str:
         catalog = services.tables.catalog()
     except CragError as exc:
         return f"(the tables could not be read: {exc})"
-    lines = [
-        f"{t.name}({', '.join(f'{c.name} {c.type}' for c in t.columns)}) -- {t.rows} rows, "
-        f"from {t.label}{' sheet ' + t.sheet if t.sheet else ''}"
-        for t in catalog[:LISTED_TABLES]
-    ]
+    lines = []
+    for table in catalog[:LISTED_TABLES]:
+        try:
+            first = services.tables.sample(table.name, 1).rows
+        except CragError:
+            first = ()
+        example = dict(
+            zip([c.name for c in table.columns], first[0] if first else (), strict=False)
+        )
+        columns = ", ".join(_column(c.name, c.type, example.get(c.name)) for c in table.columns)
+        where = f"{table.label}{' sheet ' + table.sheet if table.sheet else ''}"
+        lines.append(f"{table.name}({columns}) -- {table.rows} rows, from {where}")
     more = len(catalog) - LISTED_TABLES
     return "\n".join(lines) + (f"\n(and {more} more)" if more > 0 else "") or "(none)"
 
 
-def step_schema(tools: Sequence[BaseTool]) -> dict[str, Any]:
-    """The JSON schema of one step: a tool with its arguments, or the answer."""
+def _column(name: str, kind: str, example: object) -> str:
+    """A column as the listing shows it: a text column with its first row's value."""
+    if kind == "TEXT" and isinstance(example, str) and example:
+        return f"{name} TEXT e.g. {example[:30]!r}"
+    return f"{name} {kind}"
+
+
+def table_hint(services: Services, question: str) -> str:
+    """The tables whose columns or values the question's words name (the rules' matching).
+
+    After the question, so the instructions before it stay one prefix for every question.
+    """
+    if services.tables is None:
+        return ""
+    try:
+        matches = asked_matches(question, services.tables.catalog())[:MATCHED_TABLES]
+    except CragError:
+        return ""
+    said = []
+    for m in matches:
+        named = [*m.columns, *(f"'{v}'" for v in m.values)]
+        said.append(f"{m.table.name} ({', '.join(named)})" if named else m.table.name)
+    return f"Tables its words name: {'; '.join(said)}\n" if said else ""
+
+
+def step_schema(tools: Sequence[BaseTool], may_answer: bool = True) -> dict[str, Any]:
+    """The JSON schema of one step: ``enough`` first, then the answer or a tool and its arguments.
+
+    The model says whether what it has read answers the question before anything else: a
+    yes/no a small model gets right more often than picking "answer" among the tools' names.
+    ``may_answer`` False (nothing read yet) leaves only the tools; no tools, only the answer.
+    """
     choices: list[dict[str, Any]] = [
         {
             "type": "object",
-            "properties": {"tool": {"const": tool.name}, "args": _strict(tool)},
-            "required": ["tool", "args"],
+            "properties": {
+                ENOUGH: {"const": "no"},
+                "tool": {"const": tool.name},
+                "args": _strict(tool),
+            },
+            "required": [ENOUGH, "tool", "args"],
             "additionalProperties": False,
         }
         for tool in tools
     ]
-    choices.append(
-        {
-            "type": "object",
-            "properties": {
-                "tool": {"const": ANSWER},
-                "answer": {"type": "string", "maxLength": MAX_ANSWER_CHARS},
+    if may_answer or not tools:
+        choices.insert(
+            0,
+            {
+                "type": "object",
+                "properties": {
+                    ENOUGH: {"const": "yes"},
+                    ANSWER: {"type": "string", "maxLength": MAX_ANSWER_CHARS},
+                },
+                "required": [ENOUGH, ANSWER],
+                "additionalProperties": False,
             },
-            "required": ["tool", "answer"],
-            "additionalProperties": False,
-        }
-    )
+        )
     return {"anyOf": choices} if len(choices) > 1 else choices[0]
 
 
 def _strict(tool: BaseTool) -> dict[str, Any]:
-    """A tool's arguments as a closed schema: every field required, nothing else."""
+    """A tool's required arguments as a closed schema: each of them, nothing else.
+
+    Optional arguments (a search's file or type filter, a query's own SQL) are left to
+    models that call tools natively: the 1.5B model filled them with guesses that emptied
+    its searches.
+    """
     schema = tool.get_input_schema().model_json_schema()
+    required = set(schema.get("required", []))
     properties = {
         name: {k: v for k, v in spec.items() if k in ("type", "maxLength", "description")}
         for name, spec in schema.get("properties", {}).items()
+        if name in required
     }
     return {
         "type": "object",
@@ -202,8 +264,8 @@ def parse_step(reply: str, call_id: str) -> AIMessage:
         return AIMessage(content=reply)  # cut at max_tokens: read as an answer, checked as one
     if not isinstance(step, dict):
         return AIMessage(content=reply)
-    if step.get("tool") == ANSWER or not isinstance(step.get("args"), dict):
-        return AIMessage(content=str(step.get("answer") or ""))
+    if ANSWER in step or not isinstance(step.get("args"), dict):
+        return AIMessage(content=str(step.get(ANSWER) or ""))
     call = {"name": str(step.get("tool")), "args": step["args"], "id": call_id, "type": "tool_call"}
     return AIMessage(content="", tool_calls=[call])
 
@@ -217,8 +279,10 @@ def as_text(steps: Sequence[AnyMessage]) -> list[AnyMessage]:
     shown: list[AnyMessage] = []
     for message in steps:
         if isinstance(message, AIMessage):
-            calls = [{"tool": c["name"], "args": c["args"]} for c in message.tool_calls]
-            text = json.dumps(calls[0]) if calls else json.dumps({"tool": ANSWER, "answer": message.text})
+            calls = [
+                {ENOUGH: "no", "tool": c["name"], "args": c["args"]} for c in message.tool_calls
+            ]
+            text = json.dumps(calls[0] if calls else {ENOUGH: "yes", ANSWER: message.text})
             shown.append(AIMessage(content=text))
         elif isinstance(message, ToolMessage):
             shown.append(HumanMessage(content=f"{message.name} returned:\n{message.text}"))

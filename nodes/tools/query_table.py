@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from langchain_core.language_models import BaseChatModel
 from langgraph.runtime import Runtime
 
 from crag_core.clients.llm import complete, takes_grammar
@@ -97,7 +99,7 @@ def query_table(state: PassState, runtime: Runtime[Context], services: Services)
     if plan is None or plan["tool"] != "table" or store is None:
         raise ValueError("query_table queries choose_tool's table plan, and there is none")
     update: PassUpdate = {"prompt_versions": {}}
-    sql, feedback, reason, rejected = "", "", "", ""
+    sql, reason, rejected = "", "", ""
     try:
         catalog = store.catalog()
         by_name = {t.name: t for t in catalog}
@@ -106,21 +108,13 @@ def query_table(state: PassState, runtime: Runtime[Context], services: Services)
         text = schema_of(store, tables, question, ranges)
     except CragError as exc:
         return {"sql": "", "warnings": [f"The collection's tables could not be read: {exc}"]}
-    grammar = select_grammar(tables) if takes_grammar(ctx.model) else ""
-    computed = computed_query(question, tables)
-    for attempt in range(0 if computed else 1, SQL_ATTEMPTS + 1):
-        if attempt:
-            prompt, versions = render(
-                state, ctx, "write_sql", schema=text, question=question, feedback=feedback
-            )
-            update["prompt_versions"] |= versions
-            sql = extract_sql(complete(services.llm, prompt, grammar=grammar))
-        else:
-            sql = computed  # a difference or rank of named rows: written in code
-        result, answer, premise, reason = run_query(store, sql, tables, catalog, question, ranges)
-        if result and answer and not reason:
-            kind = table_kind(result, premise, attempt)
-            measured = table_signals(question, sql, result, tables, answer, kind)
+    for tried in attempts(state, ctx, services.llm, store, tables, catalog, question, ranges, text):
+        update["prompt_versions"] |= tried.versions
+        sql, answer, reason = tried.sql, tried.answer, tried.reason
+        if tried.passed:
+            assert tried.result is not None
+            kind = table_kind(tried.result, tried.premise, tried.attempt)
+            measured = table_signals(question, sql, tried.result, tables, answer, kind)
             confidence = tool_confidence(kind, measured)
             update |= {"answer_kind": kind, "tool_signals": measured}
             if confidence is not None and confidence < ctx.min_confidence:
@@ -132,18 +126,11 @@ def query_table(state: PassState, runtime: Runtime[Context], services: Services)
             return update | {
                 "sql": sql,
                 "answer": answer,
-                "sources": _sources(result, catalog, sql),
+                "sources": _sources(tried.result, catalog, sql),
                 "confidence": confidence,
             }
         if answer:
             rejected = f"{answer!r} ({reason})"
-        if not attempt:
-            continue  # the model writes its own query, told nothing of this one
-        shape = idiom(question, tables)
-        example = f"-- A query of this kind: {shape}\n" if shape and "e.g." not in reason else ""
-        feedback = (
-            f"-- This query failed: {sql}\n-- Why: {reason}\n{example}-- Write a corrected query.\n"
-        )
     if "withheld" in update:
         why = f"its answer {rejected} is not given"
     else:
@@ -166,6 +153,68 @@ def query_table(state: PassState, runtime: Runtime[Context], services: Services)
         "sql": sql,
         "warnings": [f"No table answered the question ({why}); the text was searched."],
     }
+
+
+@dataclass(frozen=True)
+class Attempted:
+    """One query written for a table question, run and checked."""
+
+    attempt: int
+    """0: the query written in code (``computed_query``); 1, 2: the model's."""
+    sql: str
+    result: QueryResult | None
+    answer: str
+    premise: bool
+    """The answer says the table has no such value (a false premise)."""
+    reason: str
+    """What the checks found wrong ("" when nothing)."""
+    versions: dict[str, str]
+
+    @property
+    def passed(self) -> bool:
+        """Whether the query ran, gave an answer and passed every check."""
+        return self.result is not None and bool(self.answer) and not self.reason
+
+
+def attempts(
+    state: Mapping[str, Any],
+    ctx: Context,
+    llm: BaseChatModel,
+    store: TableStore,
+    tables: list[TableInfo],
+    catalog: list[TableInfo],
+    question: str,
+    ranges: dict[str, dict[str, Span]],
+    text: str,
+) -> Iterator[Attempted]:
+    """Queries for ``question`` over ``tables``, each run and checked, until the caller stops.
+
+    First the query written in code for a difference or rank of named rows (when there is
+    one), then the model's (under the tables' grammar on a llama.cpp server), then once more
+    told what was wrong (``SQL_ATTEMPTS`` of the model's at most). ``query_table`` and the
+    loop's ``query_table`` tool both ask through here.
+    """
+    grammar = select_grammar(tables) if takes_grammar(ctx.model) else ""
+    computed = computed_query(question, tables)
+    feedback = ""
+    for attempt in range(0 if computed else 1, SQL_ATTEMPTS + 1):
+        versions: dict[str, str] = {}
+        if attempt:
+            prompt, versions = render(
+                state, ctx, "write_sql", schema=text, question=question, feedback=feedback
+            )
+            sql = extract_sql(complete(llm, prompt, grammar=grammar))
+        else:
+            sql = computed  # a difference or rank of named rows: written in code
+        result, answer, premise, reason = run_query(store, sql, tables, catalog, question, ranges)
+        yield Attempted(attempt, sql, result, answer, premise, reason, versions)
+        if not attempt:
+            continue  # the model writes its own query, told nothing of this one
+        shape = idiom(question, tables)
+        example = f"-- A query of this kind: {shape}\n" if shape and "e.g." not in reason else ""
+        feedback = (
+            f"-- This query failed: {sql}\n-- Why: {reason}\n{example}-- Write a corrected query.\n"
+        )
 
 
 def schema_of(

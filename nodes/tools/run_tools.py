@@ -18,6 +18,11 @@ from nodes.shared.common import question_of, reports
 from nodes.tools.toolbox import observed_tokens, shown, toolbox
 
 
+NEXT = "If this answers the question, answer now citing its key ({keys}); if not, go on."
+"""What an observation with documents ends with: a small model otherwise reads on after the
+answer is in front of it."""
+
+
 def describe(update: Mapping[str, Any]) -> str:
     """Each tool's first line of what it returned."""
     lines = [str(m.text).splitlines()[0] for m in update.get("loop_messages") or [] if m.text]
@@ -30,7 +35,8 @@ def run_tools(state: PassState, runtime: Runtime[Context], services: Services) -
 
     Every call gets a ``ToolMessage``: what the tool returned, with the documents it read
     keyed S1, S2… after the loop's earlier ones (a document already read is not shown twice);
-    an unknown tool or bad arguments get a message saying so, for the model to correct. The
+    an unknown tool, bad arguments or a call the loop made before (same tool, same arguments)
+    get a message saying so, for the model to correct. The
     documents join the loop's evidence (``relevant_documents``), cut to what is left of
     ``loop_tokens``.
     """
@@ -38,23 +44,43 @@ def run_tools(state: PassState, runtime: Runtime[Context], services: Services) -
     steps = state.get("loop_messages") or []
     last = steps[-1] if steps else None
     if not isinstance(last, AIMessage) or not last.tool_calls:
-        raise ValueError("run_tools runs the tool calls of the loop's last step, and there are none")
+        raise ValueError(
+            "run_tools runs the tool calls of the loop's last step, and there are none"
+        )
     evidence = list(state.get("relevant_documents") or [])
     tools = {t.name: t for t in toolbox(services, ctx, question_of(state), evidence)}
     replies: list[ToolMessage] = []
+    earlier = [c for m in steps[:-1] if isinstance(m, AIMessage) for c in m.tool_calls]
     for call in last.tool_calls:
         tool = tools.get(call["name"])
+        if any(c["name"] == call["name"] and c["args"] == call["args"] for c in earlier):
+            text = "You made this very call before; it returns the same. Do something else."
+            replies.append(
+                ToolMessage(text, tool_call_id=call["id"] or "", name=call["name"], status="error")
+            )
+            continue
         if tool is None:
             known = ", ".join(tools)
             text = f"There is no tool {call['name']!r} here; the tools are: {known}."
-            replies.append(ToolMessage(text, tool_call_id=call["id"] or "", name=call["name"], status="error"))
+            replies.append(
+                ToolMessage(text, tool_call_id=call["id"] or "", name=call["name"], status="error")
+            )
             continue
         message = tool.invoke({**call, "type": "tool_call"})
         assert isinstance(message, ToolMessage)
         found = _new(message.artifact, evidence)
-        found = within_budget(found, max(ctx.loop_tokens - observed_tokens(evidence), 0)) if found else []
+        found = (
+            within_budget(found, max(ctx.loop_tokens - observed_tokens(evidence), 0))
+            if found
+            else []
+        )
         if found:
-            message.content = f"{message.text}\n{shown(found, len(evidence) + 1)}"
+            keys = f"S{len(evidence) + 1}" + (
+                f"-S{len(evidence) + len(found)}" if len(found) > 1 else ""
+            )
+            message.content = (
+                f"{message.text}\n{shown(found, len(evidence) + 1)}\n{NEXT.format(keys=keys)}"
+            )
         evidence += found
         replies.append(message)
     return {"loop_messages": replies, "relevant_documents": evidence}

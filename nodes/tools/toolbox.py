@@ -18,6 +18,7 @@ A tool's failure is an observation ("no table named …"), never an exception ou
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -30,12 +31,12 @@ from crag_core.errors import CragError, TableQueryError
 from crag_core.schema.context import Context
 from crag_core.text.documents import doc_id, doc_source
 from crag_core.text.read_around import estimate_tokens, within_budget
-from crag_core.text.sql import format_cell
+from crag_core.text.sql import asked_tables, format_cell
 from crag_core.text.table_shapes import QueryResult, TableInfo
 from crag_core.text.whole_document import joined
 from crag_core.text.words import normalize
 from nodes.tools.choose_tool import has_tables
-from nodes.tools.query_table import run_query
+from nodes.tools.query_table import Attempted, attempts, run_query, schema_of, spans
 
 Observation = tuple[str, list[Document]]
 """What a tool returns: the text the model reads, and the documents it may cite."""
@@ -53,9 +54,13 @@ LISTED_DOCUMENTS = 40
 class SearchArgs(BaseModel):
     query: str = Field(description="What to look for, in words the text would use.", max_length=300)
     file: str = Field(
-        default="", description="Only this file (its name as list_documents gives it).", max_length=200
+        default="",
+        description="Only this file (its name as list_documents gives it).",
+        max_length=200,
     )
-    kind: str = Field(default="", description="Only files of this type, e.g. pdf, md, html.", max_length=20)
+    kind: str = Field(
+        default="", description="Only files of this type, e.g. pdf, md, html.", max_length=20
+    )
 
 
 class AroundArgs(BaseModel):
@@ -67,8 +72,14 @@ class DocumentArgs(BaseModel):
 
 
 class TableArgs(BaseModel):
+    question: str = Field(
+        description="What to compute from the tables, as a question naming columns and values.",
+        max_length=300,
+    )
     sql: str = Field(
-        description="One SQLite SELECT over the tables listed in the instructions.", max_length=2000
+        default="",
+        description="Optional: one SQLite SELECT over the listed tables to run as written.",
+        max_length=2000,
     )
 
 
@@ -78,7 +89,9 @@ class ValuesArgs(BaseModel):
 
 
 class ListArgs(BaseModel):
-    kind: str = Field(default="", description="Only files of this type, e.g. csv, pdf.", max_length=20)
+    kind: str = Field(
+        default="", description="Only files of this type, e.g. csv, pdf.", max_length=20
+    )
 
 
 class WebArgs(BaseModel):
@@ -124,7 +137,9 @@ class Toolbox:
         if not isinstance(chunk, int) or not owner:
             return f"{key.upper()} is not a passage of a file (nothing is beside it).", []
         ids = [f"{owner}__c{chunk + step:04d}" for step in (-1, 1) if chunk + step >= 0]
-        beside = [d for d in self.services.retriever.chunks(ids) if doc_id(d) not in self._read_ids()]
+        beside = [
+            d for d in self.services.retriever.chunks(ids) if doc_id(d) not in self._read_ids()
+        ]
         if not beside:
             return f"Nothing new is beside {key.upper()}.", []
         return f"The passages before and after {key.upper()}.", beside
@@ -165,27 +180,54 @@ class Toolbox:
         )
         return f"{len(docs)} documents.", [listing]
 
-    def query_table(self, sql: str) -> Observation:
+    def query_table(self, question: str, sql: str = "") -> Observation:
         store = self.services.tables
         if store is None:
             return "The collection has no tables.", []
         try:
             catalog = store.catalog()
-            result, answer, premise, reason = run_query(store, sql, catalog, catalog, self.question)
+            if sql:
+                result, answer, premise, reason = run_query(store, sql, catalog, catalog, question)
+                tried = Attempted(0, sql, result, answer, premise, reason, {})
+            else:
+                tried = self._ask_tables(question, catalog)
         except CragError as exc:
             return f"The tables could not be read: {exc}", []
-        if result is None:
-            return f"The query failed: {reason}. Correct it and try again.", []
-        read = [t for t in catalog if t.name in result.tables]
-        said = f"False premise: {answer}" if premise else _rows(result)
-        found = [_result_document(sql, said, read)]
-        if reason:  # feedback, not a veto: the model fixes the query or answers knowing it
+        if tried is None:
+            return _NO_TABLE, []
+        if tried.result is None:
+            why = f"{tried.reason}{_holders(tried.reason, tried.sql, catalog)}"
+            return f"The query {tried.sql!r} failed: {why}.", []
+        read = [t for t in catalog if t.name in tried.result.tables]
+        said = f"False premise: {tried.answer}" if tried.premise else _rows(tried.result)
+        if tried.answer and not tried.premise:
+            said += f"\nThe rows answer: {tried.answer}"
+        found = [_result_document(tried.sql, said, read)]
+        if tried.reason:  # feedback, not a veto: the model asks again or answers knowing it
             return (
-                f"The query ran, but a check found: {reason}. Fix the query if so "
+                f"The query ran, but a check found: {tried.reason}. Ask again more precisely "
                 "(column_values lists what a column holds), or use another tool.",
                 found,
             )
         return "The query's result:", found
+
+    def _ask_tables(self, question: str, catalog: list[TableInfo]) -> Attempted | None:
+        """The tables' answer to ``question``: the first query that passes, else the last."""
+        store = self.services.tables
+        assert store is not None
+        tables = asked_tables(question, catalog)
+        if not tables:
+            return None
+        ranges = {t.name: spans(store, t) for t in tables}
+        text = schema_of(store, tables, question, ranges)
+        last = None
+        for tried in attempts(
+            {}, self.ctx, self.services.llm, store, tables, catalog, question, ranges, text
+        ):
+            last = tried
+            if tried.passed:
+                break
+        return last
 
     def column_values(self, table: str, column: str) -> Observation:
         store = self.services.tables
@@ -236,6 +278,28 @@ def _label(doc: dict[str, object]) -> str:
     return str(doc.get("label") or doc.get("title") or doc.get("doc_id"))
 
 
+_NO_TABLE = (
+    "No table's columns or values match the question's words: ask naming a table's column "
+    "(the tables are listed in the instructions), or search the text."
+)
+
+
+def _holders(error: str, sql: str, catalog: Sequence[TableInfo]) -> str:
+    """For an unknown column: the columns of the tables the query reads, and which tables have
+    a column of that name ("" for any other error)."""
+    found = re.search(r"no such column: (?:\w+\.)?(\w+)", error)
+    if not found:
+        return ""
+    name = found.group(1).lower()
+    words = set(re.findall(r"\w+", sql.lower()))
+    read = [t for t in catalog if t.name in words]
+    said = [f"; {t.name} has the columns {', '.join(c.name for c in t.columns)}" for t in read]
+    holders = [t.name for t in catalog if any(c.name == name for c in t.columns)]
+    if holders:
+        said.append(f"; the tables with a column {name}: {', '.join(holders)}")
+    return "".join(said)
+
+
 def _key_index(key: str, count: int) -> int | None:
     text = key.strip().strip("[]").upper()
     if not text.startswith("S") or not text[1:].isdigit():
@@ -268,17 +332,17 @@ DESCRIPTIONS: dict[str, str] = {
     "search": (
         "Search the collection's text (hybrid: meaning and keywords) for passages. For facts "
         "stated in prose: who, what, when, why. Optional: only one file, or one type of file. "
-        "Example: search(query='year the band was formed'). Not for computing over table rows "
+        "Example: search(query='<the thing asked about> <what is asked of it>'). Not for computing over table rows "
         "(query_table) nor for which files exist (list_documents)."
     ),
     "read_around": (
         "Read the passages just before and after a passage already read, by its key. For a hit "
-        "whose sentence is cut or whose answer is nearby. Example: read_around(key='S2'). Not "
+        "whose sentence is cut or whose answer is nearby. Example: read_around(key='S<n>'). Not "
         "for new searches."
     ),
     "read_document": (
         "Read one file from its beginning (up to about 1,500 tokens). For a summary of a file "
-        "or what a short note says. Example: read_document(file='notes.md'). Not for finding "
+        "or what a short note says. Example: read_document(file='<file name>'). Not for finding "
         "a fact across files (search)."
     ),
     "list_documents": (
@@ -286,15 +350,15 @@ DESCRIPTIONS: dict[str, str] = {
         "many, of which type, changed when. Not for what they say."
     ),
     "query_table": (
-        "Run one SQLite SELECT over the collection's tables (listed in the instructions) and "
-        "see its rows. For counts, sums, averages, rankings, lists of rows, joins on keys. "
-        "Example: query_table(sql='SELECT COUNT(*) FROM track WHERE genre_id = 1'). The result "
-        "is checked; a problem comes back to fix. Not for prose."
+        "Answer a question from the collection's tables (listed in the instructions): SQL is "
+        "written for it, run and checked, and you see the rows. For counts, sums, averages, "
+        "rankings, lists of rows, values in a row. Ask in the tables' words, one thing at a "
+        "time. Example: query_table(question='<the question, or the part of it the tables answer>'). A "
+        "problem the checks find comes back to you. Not for prose."
     ),
     "column_values": (
         "List the values a table's column holds (most frequent first). For spelling a value "
-        "as the table does before filtering on it. Example: column_values(table='genre', "
-        "column='name'). Not an answer by itself."
+        "as the table does before filtering on it. Example: column_values(table='<table>', column='<column>'). Not an answer by itself."
     ),
     "web_search": (
         "Search the web. Only for what the collection does not hold, after searching it."

@@ -48,14 +48,17 @@ def store(tmp_path):
     )
 
 
-def scripted(*steps: Any, checks: Any = happy_responder) -> Any:
-    """A model whose loop steps are ``steps`` in order (dicts as JSON), checks as a good model."""
+def scripted(*steps: Any, sql: str = "", checks: Any = happy_responder) -> Any:
+    """A model whose loop steps are ``steps`` in order (dicts as JSON), whose SQL is ``sql``,
+    and whose checks are a good model's."""
     queue: Iterator[Any] = iter(steps)
 
     def respond(prompt: str, text: str) -> Any:
         if prompt == "agent":
             step = next(queue)
             return json.dumps(step) if isinstance(step, dict) else step
+        if prompt == "write_sql":
+            return sql
         return checks(prompt, text)
 
     return make_llm(respond)
@@ -81,38 +84,53 @@ def ask(services: Any, question: str, **context: Any) -> tuple[dict[str, Any], l
 
 def test_the_loop_queries_a_table_sees_its_rows_and_answers_with_a_citation(store):
     llm = scripted(
-        {"tool": "query_table", "args": {"sql": "SELECT COUNT(*) FROM albums WHERE artistid = 1"}},
-        {"tool": "answer", "answer": "2 [S1]"},
+        {
+            "enough": "no",
+            "tool": "query_table",
+            "args": {"question": "How many albums has artist 1?"},
+        },
+        {"enough": "yes", "answer": "2 [S1]"},
+        sql="SELECT COUNT(*) FROM albums WHERE artistid = 1",
     )
     services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
     final, lines = ask(services, "How many albums of artist 1 are there?")
     assert final["answer"] == "2"
     assert final["sources"][0]["id"].startswith("table:albums")
     assert final["sources"][0]["sql"] == "SELECT COUNT(*) FROM albums WHERE artistid = 1"
+    # the tool wrote its SQL as the rules do: the write_sql prompt, under the tables' grammar
+    (write,) = [c for c in llm.calls if c["prompt"] == "write_sql"]
+    assert "CREATE TABLE" in write["text"] and write["kwargs"]["extra_body"]["grammar"]
     summaries = {line["node"]: line["summary"] for line in lines}
     assert summaries["agent"].startswith("answers")
-    assert "query_table(sql=" in [line for line in lines if line["node"] == "agent"][0]["summary"]
+    assert "query_table(question=" in [ln for ln in lines if ln["node"] == "agent"][0]["summary"]
     assert "run_tools" in summaries
     # the embedded model's step is a reply under the tools' JSON schema
     agent_calls = [c for c in llm.calls if c["prompt"] == "agent"]
     body = agent_calls[0]["kwargs"]["extra_body"]["response_format"]["json_schema"]
     names = [c["properties"]["tool"]["const"] for c in body["schema"]["anyOf"]]
-    assert names[-1] == "answer" and "query_table" in names and "search" in names
+    assert "query_table" in names and "search" in names  # nothing read yet: no answer offered
+    second = agent_calls[1]["kwargs"]["extra_body"]["response_format"]["json_schema"]["schema"]
+    assert second["anyOf"][0]["properties"]["answer"]["type"] == "string"
     # what the tool returned is the next step's to read
     assert "2 (1 rows)" in agent_calls[1]["text"].replace("\n", " ")
 
 
 def test_a_two_step_question_reads_the_text_then_joins_the_tables(store):
     llm = scripted(
-        {"tool": "search", "args": {"query": "band formed in Boston", "file": "", "kind": ""}},
+        {
+            "enough": "no",
+            "tool": "search",
+            "args": {"query": "band formed in Boston", "file": "", "kind": ""},
+        },
         {
             "tool": "query_table",
             "args": {
+                "question": "How many albums has Aerosmith?",
                 "sql": "SELECT COUNT(*) FROM albums JOIN artists USING (artistid) "
-                "WHERE artists.name = 'Aerosmith'"
+                "WHERE artists.name = 'Aerosmith'",
             },
         },
-        {"tool": "answer", "answer": "1 [S3]"},
+        {"enough": "yes", "answer": "1 [S3]"},
     )
     services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
     final, _ = ask(services, "How many albums has the band formed in Boston?")
@@ -122,9 +140,13 @@ def test_a_two_step_question_reads_the_text_then_joins_the_tables(store):
 
 def test_a_bad_citation_goes_back_into_the_loop_and_is_corrected(store):
     llm = scripted(
-        {"tool": "search", "args": {"query": "AC/DC formed", "file": "", "kind": ""}},
-        {"tool": "answer", "answer": "1973 [S7]"},
-        {"tool": "answer", "answer": "1973 [S1]"},
+        {
+            "enough": "no",
+            "tool": "search",
+            "args": {"query": "AC/DC formed", "file": "", "kind": ""},
+        },
+        {"enough": "yes", "answer": "1973 [S7]"},
+        {"enough": "yes", "answer": "1973 [S1]"},
     )
     services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
     final, lines = ask(services, "When was AC/DC formed?")
@@ -136,37 +158,56 @@ def test_a_bad_citation_goes_back_into_the_loop_and_is_corrected(store):
 
 
 def test_the_budget_ends_the_loop_with_an_answer_and_no_tool_offered(store):
-    search = {"tool": "search", "args": {"query": "rock band", "file": "", "kind": ""}}
-    llm = scripted(search, search, {"tool": "answer", "answer": "Sydney [S1]"})
+    search = {
+        "enough": "no",
+        "tool": "search",
+        "args": {"query": "rock band", "file": "", "kind": ""},
+    }
+    llm = scripted(search, search, {"enough": "yes", "answer": "Sydney [S1]"})
     services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
     final, _ = ask(services, "Where was AC/DC formed?", max_tool_calls=2)
     assert final["answer"] == "Sydney"
     last = [c for c in llm.calls if c["prompt"] == "agent"][-1]
     schema = last["kwargs"]["extra_body"]["response_format"]["json_schema"]["schema"]
-    assert "anyOf" not in schema and schema["properties"]["tool"]["const"] == "answer"
+    assert "anyOf" not in schema and set(schema["properties"]) == {"enough", "answer"}
     assert "Answer now" in last["text"]
     assert any("budget ended it: 2 tool calls of 2" in w for w in final["warnings"])
 
 
 def test_a_tool_error_is_an_observation_the_model_acts_on(store):
     llm = scripted(
-        {"tool": "query_table", "args": {"sql": "SELECT nme FROM artists"}},
-        {"tool": "column_values", "args": {"table": "artists", "column": "name"}},
-        {"tool": "query_table", "args": {"sql": "SELECT name FROM artists WHERE artistid = 3"}},
-        {"tool": "answer", "answer": "Aerosmith [S1]"},
+        {
+            "enough": "no",
+            "tool": "query_table",
+            "args": {"question": "Which artist has id 3?", "sql": "SELECT nme FROM artists"},
+        },
+        {"enough": "no", "tool": "column_values", "args": {"table": "artists", "column": "name"}},
+        {
+            "enough": "no",
+            "tool": "query_table",
+            "args": {
+                "question": "Which artist has id 3?",
+                "sql": "SELECT name FROM artists WHERE artistid = 3",
+            },
+        },
+        {"enough": "yes", "answer": "Aerosmith [S1]"},
     )
     services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
     final, _ = ask(services, "Which artist has id 3?")
     assert final["answer"] == "Aerosmith"
     texts = [c["text"] for c in llm.calls if c["prompt"] == "agent"]
-    assert "query failed" in texts[1] and "nme" in texts[1]
+    assert "failed" in texts[1] and "artists has the columns artistid, name" in texts[1]
     assert "AC/DC; Accept; Aerosmith" in texts[2]
 
 
 def test_a_loop_that_reads_nothing_useful_says_it_does_not_know(store):
     llm = scripted(
-        {"tool": "search", "args": {"query": "platinum records", "file": "", "kind": ""}},
-        {"tool": "answer", "answer": "I don't know"},
+        {
+            "enough": "no",
+            "tool": "search",
+            "args": {"query": "platinum records", "file": "", "kind": ""},
+        },
+        {"enough": "yes", "answer": "I don't know"},
     )
     services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
     final, _ = ask(services, "How many platinum records did Accept sell?")
@@ -176,8 +217,12 @@ def test_a_loop_that_reads_nothing_useful_says_it_does_not_know(store):
 
 def test_the_auto_planner_keeps_the_rules_table_answer_and_loops_when_none_passes(store):
     llm = scripted(
-        {"tool": "search", "args": {"query": "AC/DC formed", "file": "", "kind": ""}},
-        {"tool": "answer", "answer": "Sydney [S1]"},
+        {
+            "enough": "no",
+            "tool": "search",
+            "args": {"query": "AC/DC formed", "file": "", "kind": ""},
+        },
+        {"enough": "yes", "answer": "Sydney [S1]"},
     )
     services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
     final, lines = ask(services, "In which city was AC/DC formed?", planner="auto")
@@ -188,19 +233,26 @@ def test_the_auto_planner_keeps_the_rules_table_answer_and_loops_when_none_passe
 
 def test_a_step_that_is_not_json_is_read_as_an_answer_and_checked_as_one():
     assert parse_step("1973 [S1]", "c").text == "1973 [S1]"
-    step = parse_step('{"tool": "search", "args": {"query": "x"}}', "c0")
+    step = parse_step('{"enough": "no", "tool": "search", "args": {"query": "x"}}', "c0")
     assert step.tool_calls[0]["name"] == "search" and step.tool_calls[0]["id"] == "c0"
-    assert parse_step('{"tool": "answer", "answer": "42"}', "c").text == "42"
+    assert parse_step('{"enough": "yes", "answer": "42"}', "c").text == "42"
 
 
 def test_every_tool_is_described_typed_and_closed_in_the_step_schema(store):
     services = make_services(retriever=FakeRetriever(NOTES), tables=store)
-    services = type(services)(**{**services.__dict__, "documents": lambda: [], "document_chunks": lambda _: []})
+    services = type(services)(
+        **{**services.__dict__, "documents": lambda: [], "document_chunks": lambda _: []}
+    )
     tools = toolbox(services, Context(), "q", [])
     names = {t.name for t in tools}
     assert names == {
-        "search", "read_around", "list_documents", "read_document", "query_table",
-        "column_values", "web_search",
+        "search",
+        "read_around",
+        "list_documents",
+        "read_document",
+        "query_table",
+        "column_values",
+        "web_search",
     }
     for tool in tools:
         assert "Not " in tool.description or "Only " in tool.description  # what it is NOT for
@@ -209,7 +261,9 @@ def test_every_tool_is_described_typed_and_closed_in_the_step_schema(store):
         assert choice["additionalProperties"] is False
         if "args" in choice["properties"]:
             args = choice["properties"]["args"]
-            assert args["additionalProperties"] is False and set(args["required"]) == set(args["properties"])
+            assert args["additionalProperties"] is False and set(args["required"]) == set(
+                args["properties"]
+            )
 
 
 def test_the_step_limit_holds_the_longest_loop():
