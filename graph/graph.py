@@ -121,13 +121,13 @@ def steps_per_pass(citation_corrections: int) -> int:
 
 
 def loop_steps(max_tool_calls: int, citation_corrections: int) -> int:
-    """Nodes in the longest loop pass after choose_tool.
+    """Nodes in the longest loop pass, from choose_tool to choose_answer.
 
-    query_table (``auto`` tries the rules' table first), agent and run_tools per tool call,
-    the agent's answer, validate_citations (agent and validate_citations again per citation
-    correction), check_hallucination, check_relevance and choose_answer.
+    choose_tool, query_table (``auto`` tries the rules' table first), agent and run_tools per
+    tool call, the agent's answer, validate_citations (agent and validate_citations again per
+    citation correction), check_hallucination, check_relevance and choose_answer.
     """
-    return 1 + 2 * max_tool_calls + 2 + 2 * citation_corrections + 3
+    return 2 + 2 * max_tool_calls + 2 + 2 * citation_corrections + 3
 
 
 def step_limit(

@@ -73,7 +73,7 @@ RetrievalVerdict = Literal["correct", "ambiguous", "incorrect"]
 Route = Literal["small_talk", "history", "single", "multi_part", "multi_step"]
 """How a turn is handled (``analyze_query``)."""
 Tool = Literal["search", "table", "catalog", "document", "loop"]
-"""What a question's pass reads (``choose_tool``); ``loop``: what the model chooses, step by step."""
+"""What a question's pass reads (``choose_tool``); ``loop``: what the model chooses, by steps."""
 
 
 class SearchPlan(TypedDict):
@@ -170,7 +170,7 @@ def scope_of(state: Mapping[str, Any]) -> str:
     plan: Plan | None = state.get("plan")
     if plan is None or plan["tool"] not in ("search", "catalog"):
         return ""
-    return plan["where"]  # type: ignore[typeddict-item]
+    return str(plan.get("where", ""))
 
 
 class Source(TypedDict):

@@ -87,7 +87,8 @@ def agent(state: PassState, runtime: Runtime[Context], services: Services) -> Pa
     steps = list(state.get("loop_messages") or [])
     started = state.get("loop_started") or time.time()
     update: PassUpdate = {"loop_started": started}
-    if state.get("plan") is None or state["plan"]["tool"] != "loop":
+    plan = state.get("plan")
+    if plan is None or plan["tool"] != "loop":
         update["plan"] = LoopPlan(tool="loop", reason="the model chooses the tools")
     if state.get("citation_feedback"):  # validate_citations sent the answer back
         correction = HumanMessage(content=str(state["citation_feedback"]))
@@ -106,14 +107,14 @@ def agent(state: PassState, runtime: Runtime[Context], services: Services) -> Pa
         hint=table_hint(services, question),
     )
     update["prompt_versions"] = versions
-    history = [*prompt.messages, *steps] + ([HumanMessage(content=FINAL)] if spent else [])
+    said: list[AnyMessage] = [*steps, *([HumanMessage(content=FINAL)] if spent else [])]
     if takes_grammar(ctx.model):
-        shown = [*prompt.messages, *as_text(history[len(prompt.messages) :])]
+        shown = [*prompt.messages, *as_text(said)]
         schema = step_schema(tools, may_answer=bool(evidence))
         reply = complete(services.llm, replace(prompt, messages=shown), json_schema=schema)
         step = parse_step(reply, call_id=f"call_{len(steps)}")
     else:
-        step = call_tools(services.llm, replace(prompt, messages=history), tools)
+        step = call_tools(services.llm, replace(prompt, messages=[*prompt.messages, *said]), tools)
     step = step if step.tool_calls and not spent else AIMessage(content=step.text)
     update["loop_messages"] = [*update.get("loop_messages", []), step]
     if step.tool_calls:
@@ -143,7 +144,7 @@ def tool_list(tools: Sequence[BaseTool]) -> str:
     """The tools as the instructions list them: name, arguments, what for."""
     lines = []
     for tool in tools:
-        fields = tool.get_input_schema().model_json_schema().get("properties", {})
+        fields = _schema(tool).get("properties", {})
         args = ", ".join(f"{name}: {spec.get('type', 'string')}" for name, spec in fields.items())
         lines.append(f"- {tool.name}({args}): {tool.description}")
     return "\n".join(lines)
@@ -241,7 +242,7 @@ def _strict(tool: BaseTool) -> dict[str, Any]:
     models that call tools natively: the 1.5B model filled them with guesses that emptied
     its searches.
     """
-    schema = tool.get_input_schema().model_json_schema()
+    schema = _schema(tool)
     required = set(schema.get("required", []))
     properties = {
         name: {k: v for k, v in spec.items() if k in ("type", "maxLength", "description")}
@@ -254,6 +255,11 @@ def _strict(tool: BaseTool) -> dict[str, Any]:
         "required": list(properties),
         "additionalProperties": False,
     }
+
+
+def _schema(tool: BaseTool) -> dict[str, Any]:
+    """A tool's arguments as JSON schema."""
+    return dict(tool.tool_call_schema.model_json_schema())  # type: ignore[union-attr]
 
 
 def parse_step(reply: str, call_id: str) -> AIMessage:

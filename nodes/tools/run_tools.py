@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from langchain_core.documents import Document
-from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
 from langgraph.runtime import Runtime
 
 from crag_core.clients.services import Services
@@ -16,7 +16,6 @@ from crag_core.text.documents import doc_id
 from crag_core.text.read_around import within_budget
 from nodes.shared.common import question_of, reports
 from nodes.tools.toolbox import observed_tokens, shown, toolbox
-
 
 NEXT = "If this answers the question, answer now citing its key ({keys}); if not, go on."
 """What an observation with documents ends with: a small model otherwise reads on after the
@@ -49,7 +48,7 @@ def run_tools(state: PassState, runtime: Runtime[Context], services: Services) -
         )
     evidence = list(state.get("relevant_documents") or [])
     tools = {t.name: t for t in toolbox(services, ctx, question_of(state), evidence)}
-    replies: list[ToolMessage] = []
+    replies: list[AnyMessage] = []
     earlier = [c for m in steps[:-1] if isinstance(m, AIMessage) for c in m.tool_calls]
     for call in last.tool_calls:
         tool = tools.get(call["name"])

@@ -52,6 +52,8 @@ LISTED_DOCUMENTS = 40
 
 
 class SearchArgs(BaseModel):
+    """search's arguments."""
+
     query: str = Field(description="What to look for, in words the text would use.", max_length=300)
     file: str = Field(
         default="",
@@ -64,14 +66,20 @@ class SearchArgs(BaseModel):
 
 
 class AroundArgs(BaseModel):
+    """read_around's arguments."""
+
     key: str = Field(description="The key of a passage already read, e.g. S2.", max_length=8)
 
 
 class DocumentArgs(BaseModel):
+    """read_document's arguments."""
+
     file: str = Field(description="The file's name as list_documents gives it.", max_length=200)
 
 
 class TableArgs(BaseModel):
+    """query_table's arguments."""
+
     question: str = Field(
         description="What to compute from the tables, as a question naming columns and values.",
         max_length=300,
@@ -84,17 +92,23 @@ class TableArgs(BaseModel):
 
 
 class ValuesArgs(BaseModel):
+    """column_values's arguments."""
+
     table: str = Field(description="A table's name.", max_length=120)
     column: str = Field(description="One of its columns.", max_length=120)
 
 
 class ListArgs(BaseModel):
+    """list_documents's arguments."""
+
     kind: str = Field(
         default="", description="Only files of this type, e.g. csv, pdf.", max_length=20
     )
 
 
 class WebArgs(BaseModel):
+    """web_search's arguments."""
+
     query: str = Field(description="What to look up on the web.", max_length=300)
 
 
@@ -109,6 +123,12 @@ class Toolbox:
     """The documents the loop has read, in the order of their keys (S1 first)."""
 
     def search(self, query: str, file: str = "", kind: str = "") -> Observation:
+        """Search the collection's text (hybrid: meaning and keywords) for passages.
+
+        For facts stated in prose: who, what, when, why. Optional: only one file, or one type
+        of file. Example: search(query='<the thing asked about> <what is asked of it>'). Not for
+        computing over table rows (query_table) nor for which files exist (list_documents).
+        """
         where: dict[str, object] = {}
         if file:
             found = self._document(file)
@@ -116,7 +136,7 @@ class Toolbox:
                 return self._unknown_file(file), []
             where = {"doc_id": str(found["doc_id"])}
         if kind:
-            kinds = {"type": kind.lower().lstrip(".")}
+            kinds: dict[str, object] = {"type": kind.lower().lstrip(".")}
             where = {"$and": [where, kinds]} if where else kinds
         hits = self.services.retriever.search(query, self.ctx.top_k, where or None)
         kept = [d for d in hits if d.metadata.get("score", 1.0) >= self.ctx.min_similarity]
@@ -129,6 +149,11 @@ class Toolbox:
         return f"{len(fresh)} passages found.", within_budget(fresh, self.ctx.context_tokens // 3)
 
     def read_around(self, key: str) -> Observation:
+        """Read the passages just before and after a passage already read, by its key.
+
+        For a hit whose sentence is cut or whose answer is nearby. Example:
+        read_around(key='S<n>'). Not for new searches.
+        """
         index = _key_index(key, len(self.evidence))
         if index is None:
             return f"No passage has the key {key!r}; the keys are S1 to S{len(self.evidence)}.", []
@@ -145,6 +170,11 @@ class Toolbox:
         return f"The passages before and after {key.upper()}.", beside
 
     def read_document(self, file: str) -> Observation:
+        """Read one file from its beginning (up to about 1,500 tokens).
+
+        For a summary of a file or what a short note says. Example:
+        read_document(file='<file name>'). Not for finding a fact across files (search).
+        """
         found = self._document(file)
         if found is None or self.services.document_chunks is None:
             return self._unknown_file(file), []
@@ -162,13 +192,17 @@ class Toolbox:
         return f"{_label(found)}: {said}.", [read]
 
     def list_documents(self, kind: str = "") -> Observation:
+        """List the collection's files: name, type, date modified.
+
+        For which files exist, how many, of which type, changed when. Not for what they say.
+        """
         docs = self.services.documents() if self.services.documents else []
         if kind:
             docs = [d for d in docs if str(d.get("type", "")).lower() == kind.lower().lstrip(".")]
         if not docs:
             return "No document" + (f" of type {kind}." if kind else "s in the collection."), []
         lines = [
-            f"{_label(d)} (type {d.get('type') or '?'}, modified {str(d.get('modified') or '?')[:10]})"
+            f"{_label(d)} (type {d.get('type') or '?'}, modified {str(d.get('modified'))[:10]})"
             for d in sorted(docs, key=_label)[:LISTED_DOCUMENTS]
         ]
         more = len(docs) - LISTED_DOCUMENTS
@@ -181,9 +215,17 @@ class Toolbox:
         return f"{len(docs)} documents.", [listing]
 
     def query_table(self, question: str, sql: str = "") -> Observation:
+        """Answer a question from the collection's tables (listed in the instructions).
+
+        SQL is written for it, run and checked, and you see the rows. For counts, sums,
+        averages, rankings, lists of rows, values in a row. Ask in the tables' words, one thing
+        at a time. Example: query_table(question='<the question, or the part of it the tables
+        answer>'). A problem the checks find comes back to you. Not for prose.
+        """
         store = self.services.tables
         if store is None:
             return "The collection has no tables.", []
+        tried: Attempted | None
         try:
             catalog = store.catalog()
             if sql:
@@ -230,6 +272,11 @@ class Toolbox:
         return last
 
     def column_values(self, table: str, column: str) -> Observation:
+        """List the values a table's column holds (most frequent first).
+
+        For spelling a value as the table does before filtering on it. Example:
+        column_values(table='<table>', column='<column>'). Not an answer by itself.
+        """
         store = self.services.tables
         if store is None:
             return "The collection has no tables.", []
@@ -252,6 +299,11 @@ class Toolbox:
         return f"{info.name}.{named.name} holds: " + "; ".join(values) + more, []
 
     def web_search(self, query: str) -> Observation:
+        """Search the web.
+
+        Only for what the collection does not hold, after searching it. Not for the
+        collection's own files.
+        """
         if self.services.web_search is None:
             return "Web search is off.", []
         try:
@@ -285,8 +337,10 @@ _NO_TABLE = (
 
 
 def _holders(error: str, sql: str, catalog: Sequence[TableInfo]) -> str:
-    """For an unknown column: the columns of the tables the query reads, and which tables have
-    a column of that name ("" for any other error)."""
+    """What to say of an unknown column ("" for any other error).
+
+    The columns of the tables the query reads, and which tables have a column of that name.
+    """
     found = re.search(r"no such column: (?:\w+\.)?(\w+)", error)
     if not found:
         return ""
@@ -328,44 +382,6 @@ def _result_document(sql: str, shown: str, read: list[TableInfo]) -> Document:
     )
 
 
-DESCRIPTIONS: dict[str, str] = {
-    "search": (
-        "Search the collection's text (hybrid: meaning and keywords) for passages. For facts "
-        "stated in prose: who, what, when, why. Optional: only one file, or one type of file. "
-        "Example: search(query='<the thing asked about> <what is asked of it>'). Not for computing over table rows "
-        "(query_table) nor for which files exist (list_documents)."
-    ),
-    "read_around": (
-        "Read the passages just before and after a passage already read, by its key. For a hit "
-        "whose sentence is cut or whose answer is nearby. Example: read_around(key='S<n>'). Not "
-        "for new searches."
-    ),
-    "read_document": (
-        "Read one file from its beginning (up to about 1,500 tokens). For a summary of a file "
-        "or what a short note says. Example: read_document(file='<file name>'). Not for finding "
-        "a fact across files (search)."
-    ),
-    "list_documents": (
-        "List the collection's files: name, type, date modified. For which files exist, how "
-        "many, of which type, changed when. Not for what they say."
-    ),
-    "query_table": (
-        "Answer a question from the collection's tables (listed in the instructions): SQL is "
-        "written for it, run and checked, and you see the rows. For counts, sums, averages, "
-        "rankings, lists of rows, values in a row. Ask in the tables' words, one thing at a "
-        "time. Example: query_table(question='<the question, or the part of it the tables answer>'). A "
-        "problem the checks find comes back to you. Not for prose."
-    ),
-    "column_values": (
-        "List the values a table's column holds (most frequent first). For spelling a value "
-        "as the table does before filtering on it. Example: column_values(table='<table>', column='<column>'). Not an answer by itself."
-    ),
-    "web_search": (
-        "Search the web. Only for what the collection does not hold, after searching it."
-    ),
-}
-"""What each tool is for, an example, and what it is not for: the model chooses by these."""
-
 ARGS: dict[str, type[BaseModel]] = {
     "search": SearchArgs,
     "read_around": AroundArgs,
@@ -394,7 +410,11 @@ def available(services: Services, ctx: Context) -> list[str]:
 def toolbox(
     services: Services, ctx: Context, question: str, evidence: Sequence[Document]
 ) -> list[BaseTool]:
-    """The tools this run offers, as LangChain tools bound to its clients and evidence."""
+    """The tools this run offers, as LangChain tools bound to its clients and evidence.
+
+    A tool's description is its method's docstring (what it is for, an example, what it is
+    not for): the model chooses by it.
+    """
     box = Toolbox(services, ctx, question, evidence)
     tools: list[BaseTool] = []
     for name in available(services, ctx):
@@ -403,7 +423,7 @@ def toolbox(
             StructuredTool.from_function(
                 func=method,
                 name=name,
-                description=DESCRIPTIONS[name],
+                description=" ".join((method.__doc__ or name).split()),
                 args_schema=ARGS[name],
                 response_format="content_and_artifact",
                 handle_validation_error=True,

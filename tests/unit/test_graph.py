@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from typing import Any, cast
 
@@ -19,10 +20,12 @@ from graph.graph import (
     build_part_graph,
     build_pass_graph,
     graph,
+    loop_steps,
     route_after_grading,
     route_after_hallucination,
     route_after_relevance,
     step_limit,
+    steps_per_pass,
 )
 from tests.fakes import (
     KB_PATH,
@@ -51,6 +54,8 @@ NODES = {
 PASS_NODES = {
     "check_cache",
     "choose_tool",
+    "agent",
+    "run_tools",
     "query_table",
     "query_catalog",
     "read_document",
@@ -128,6 +133,12 @@ def test_topology_matches_the_crag_diagram():
         ("read_document", "__end__", False),
         ("query_table", "__end__", True),
         ("query_table", "retrieve", True),
+        ("choose_tool", "agent", True),
+        ("query_table", "agent", True),
+        ("agent", "run_tools", True),
+        ("agent", "validate_citations", True),
+        ("run_tools", "agent", False),
+        ("validate_citations", "agent", True),
         ("rewrite_query", "retrieve", False),
         ("retrieve", "grade_documents", False),
         ("grade_documents", "generate", True),
@@ -363,13 +374,55 @@ def test_the_longest_run_fits_its_step_limit_even_inside_another_runnable(
     result = RunnableLambda[str, RunResult](lambda q: run_question(q, ctx)).invoke(
         "Which team won?"
     )
-    limit = step_limit(max_retries, ctx.max_citation_corrections)
+    limit = step_limit(max_retries, ctx.max_citation_corrections, max_tool_calls=1)
     # + the input step + a described question's steps = the limit (next test)
     assert len(result.path) == limit - 1 - DECOMPOSITION_STEPS
     assert result.path.count("validate_citations") == 2 * (max_retries + 1)
     assert result.path.count("web_search") == max_retries + 1
     assert result.path[3:5] == ["choose_tool", "retrieve"]
     assert result.path[-1] == "finalize"
+
+
+@pytest.mark.parametrize(("max_tool_calls", "corrections"), [(1, 0), (4, 1), (8, 2)])
+def test_the_longest_loop_fits_its_step_limit_exactly(
+    fake_services, tmp_path, max_tool_calls, corrections
+):
+    """planner auto: the rules' table query fails, then the loop spends its every tool call and
+    citation correction and passes both checks: the longest loop there is, within the limit
+    (exactly the limit's steps but the decomposition's where the loop is longer than a pass)."""
+    answers = iter([*(["the Denver Broncos [S99]"] * corrections), "the Denver Broncos [S1]"])
+
+    def responder(prompt: str, text: str) -> Any:
+        if prompt == "agent":
+            calls = text.count(" returned:\n")
+            if calls < max_tool_calls:
+                step = {"enough": "no", "tool": "search", "args": {"query": f"team {calls}"}}
+                return json.dumps(step)
+            return json.dumps({"enough": "yes", "answer": next(answers)})
+        if prompt in ("check_relevance", "check_support"):
+            return "yes"
+        return longest_pass(prompt, text)
+
+    fake_services(llm=make_llm(responder), tables=longest_tables(tmp_path))
+    ctx = Context(
+        planner="auto",
+        max_retries=0,
+        max_tool_calls=max_tool_calls,
+        max_citation_corrections=corrections,
+        min_confidence=0.0,
+    )
+    result = RunnableLambda[str, RunResult](lambda q: run_question(q, ctx)).invoke(
+        "Which team won most?"
+    )
+    limit = step_limit(0, corrections, max_tool_calls)
+    assert result.path[3:6] == ["choose_tool", "query_table", "agent"], result.path
+    assert result.path.count("run_tools") == max_tool_calls
+    assert result.path.count("validate_citations") == corrections + 1
+    assert result.path[-3:] == ["check_relevance", "choose_answer", "finalize"]
+    assert len(result.path) == 4 + loop_steps(max_tool_calls, corrections)
+    assert len(result.path) <= limit - 1 - DECOMPOSITION_STEPS
+    if loop_steps(max_tool_calls, corrections) > steps_per_pass(corrections):
+        assert len(result.path) == limit - 1 - DECOMPOSITION_STEPS
 
 
 def test_a_table_question_that_falls_back_searches_the_text_once(fake_services, tmp_path):
@@ -394,7 +447,7 @@ def test_a_described_question_asked_whole_then_in_steps_fits_exactly(
     ctx = Context(max_retries=max_retries, answer_threshold=0.5, min_confidence=0.0)
     question = "Who painted the portrait that hangs in the Louvre?"
     result = RunnableLambda[str, RunResult](lambda q: run_question(q, ctx)).invoke(question)
-    limit = step_limit(max_retries, ctx.max_citation_corrections)
+    limit = step_limit(max_retries, ctx.max_citation_corrections, max_tool_calls=1)
     steps = [p for p in result.path if not p.startswith("part ")]  # a part's pass is one step
     assert steps.count("answer_part") == 2 and "decompose" in steps
     assert len(steps) == limit - 1  # the longest run there is: the bound is exact

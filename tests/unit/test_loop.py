@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from langchain_core.messages import AIMessage, ToolMessage
@@ -78,7 +78,7 @@ def ask(services: Any, question: str, **context: Any) -> tuple[dict[str, Any], l
         if mode == "custom":
             lines.append(chunk)
         elif not namespace:
-            final = chunk
+            final = cast(dict[str, Any], chunk)
     return final, lines
 
 
@@ -287,3 +287,49 @@ def test_run_tools_answers_an_unknown_tool_with_the_tools_there_are(store):
     (reply,) = update["loop_messages"]
     assert isinstance(reply, ToolMessage) and reply.status == "error"
     assert "no tool 'delete_everything'" in reply.text and "query_table" in reply.text
+
+
+def test_an_openai_compatible_server_gets_the_tools_natively_and_answers_with_tool_calls(store):
+    """The loop over the OpenAI protocol: ``tools`` in the request, ``tool_calls`` in the reply,
+    the tool's result sent back as a ``tool`` message with its call's id."""
+    from crag_core.clients.llm import build_chat_model
+    from tests.loopback import chat_completion, loopback, scripted_model
+
+    checks = scripted_model("unused")
+    sql = "SELECT COUNT(*) FROM albums WHERE artistid = 1"
+
+    def handler(method: str, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+        if "tools" not in body:
+            return checks(method, path, body)
+        if not any(m["role"] == "tool" for m in body["messages"]):
+            call = {
+                "id": "call_7",
+                "type": "function",
+                "function": {
+                    "name": "query_table",
+                    "arguments": json.dumps({"question": "albums of artist 1", "sql": sql}),
+                },
+            }
+            reply = chat_completion("")
+            reply["choices"][0]["message"] |= {"content": None, "tool_calls": [call]}
+            reply["choices"][0]["finish_reason"] = "tool_calls"
+            return 200, reply
+        return 200, chat_completion("2 [S1]")
+
+    with loopback(handler) as (url, requests):
+        model = "openai-compatible:m"
+        llm = build_chat_model(
+            model, base_url=f"{url}/v1", temperature=0, max_tokens=64, timeout_s=10, max_retries=0
+        )
+        services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
+        final, _ = ask(services, "How many albums has artist 1?", model=model, base_url=f"{url}/v1")
+    assert final["answer"] == "2"
+    assert final["sources"][0]["sql"] == sql
+    tooled = [r["body"] for r in requests if "tools" in r["body"]]
+    offered = {t["function"]["name"]: t["function"] for t in tooled[0]["tools"]}
+    assert {"search", "query_table", "column_values"} <= set(offered)
+    assert "Not for prose" in offered["query_table"]["description"]
+    assert offered["query_table"]["parameters"]["required"] == ["question"]
+    (sent,) = [m for m in tooled[1]["messages"] if m["role"] == "tool"]
+    assert sent["tool_call_id"] == "call_7" and "[S1]" in sent["content"]
+    assert "response_format" not in tooled[0]  # native calls: no schema-constrained reply
