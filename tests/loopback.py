@@ -132,7 +132,9 @@ def scripted_model(answer: str, standalone: str = "", verdict_score: float = 0.9
     def handler(method: str, path: str, body: dict[str, Any]) -> tuple[int, Any]:
         if not path.endswith("/chat/completions"):
             return 404, {"error": {"message": f"no route {path}"}}
-        text = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
+        text = "\n".join(str(m.get("content") or "") for m in body.get("messages", []))
+        if body.get("tools"):  # the agent loop: search once, then answer
+            return 200, loop_step(body, text, answer)
         if text.rstrip().endswith("Reply with one word: yes or no."):
             top = {"yes": math.log(verdict_score), "no": math.log(1 - verdict_score)}
             return 200, chat_completion("yes", top=top)
@@ -150,6 +152,23 @@ def scripted_model(answer: str, standalone: str = "", verdict_score: float = 0.9
         return 200, chat_completion(answer)
 
     return handler
+
+
+def loop_step(body: dict[str, Any], text: str, answer: str) -> dict[str, Any]:
+    """The agent loop's step as a tool-calling model takes it: a ``search`` for the question
+    first (a ``tool_calls`` reply), then ``answer`` once a tool's result is in the messages."""
+    if any(m.get("role") == "tool" for m in body.get("messages", [])):
+        return chat_completion(answer)
+    question = text.rsplit("Question:", 1)[-1].strip().splitlines()[0]
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "search", "arguments": json.dumps({"query": question})},
+    }
+    reply = chat_completion("")
+    reply["choices"][0]["message"] |= {"content": None, "tool_calls": [call]}
+    reply["choices"][0]["finish_reason"] = "tool_calls"
+    return reply
 
 
 JUDGE_VERDICTS = {"contains_answer", "grounded", "answers_question"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from tests.loopback import langsmith_recorder, traced_runs
-from tests.system.conftest import SECRETS, crag, scripted_env
+from tests.system.conftest import ANSWER, SECRETS, crag, scripted_env
 
 
 def test_a_traced_question_posts_one_root_run_with_node_and_llm_children(
@@ -64,6 +64,35 @@ def test_a_traced_question_posts_one_root_run_with_node_and_llm_children(
         assert secret.encode() not in payload, f"{name} leaked into a trace"
         assert secret not in done.stdout + done.stderr, f"{name} leaked into CLI output"
         assert secret.encode() not in written, f"{name} leaked into the data dir"
+
+
+def test_the_loops_tool_calls_are_tool_runs_under_their_node(sb50_data_dir, scripted_llm):
+    with langsmith_recorder() as (url, requests):
+        env = scripted_env(
+            sb50_data_dir,
+            scripted_llm,
+            CRAG_PLANNER="loop",
+            CRAG_ANSWER_CACHE="false",
+            LANGSMITH_TRACING="true",
+            LANGSMITH_ENDPOINT=url,
+            LANGSMITH_PROJECT="crag-tests",
+        )
+        done = crag("ask", "Which team won Super Bowl 50?", "--json", env=env)
+        assert done.returncode == 0, done.stderr
+        out = json.loads(done.stdout)
+    shown = crag("ask", "Which team won Super Bowl 50?", env=env | {"LANGSMITH_TRACING": "false"})
+    assert out["answer"] == ANSWER and out["sources"]
+    assert out["path"][3:7] == ["choose_tool", "agent", "run_tools", "agent"]
+    runs = traced_runs(requests)
+    (tool,) = [r for r in runs.values() if r.get("run_type") == "tool"]
+    assert tool["name"] == "search" and "Super Bowl 50" in json.dumps(tool["inputs"])
+    assert runs[tool["parent_run_id"]]["name"] == "run_tools"
+    agent_calls = [r for r in runs.values() if r.get("run_type") == "llm" and r["name"] == "agent"]
+    assert len(agent_calls) == 2  # the tool call, then the answer
+    agent_entries = [e for e in out["cost"]["ledger"] if e["node"] == "agent"]
+    assert [e["calls"] for e in agent_entries] == [1, 1]  # the ledger counts the loop's calls
+    # crag ask's node lines show the call and what it returned
+    assert "search(query='Which team won Super Bowl 50?')" in shown.stderr + shown.stdout
 
 
 def test_tracing_unset_sends_nothing(sb50_data_dir, scripted_llm):
