@@ -50,6 +50,9 @@ ANSWER = "answer"
 """The field of a step that ends the loop with the model's answer (the JSON-schema way)."""
 ENOUGH = "enough"
 """The field a step starts with: whether what was read answers the question (yes / no)."""
+MIN_READ_TOKENS = 100
+"""Tokens left of ``loop_tokens`` under which the budget counts as spent: a step that could
+read less is not worth its call."""
 MAX_ANSWER_CHARS = 400
 """An answer's length at most (the JSON-schema way)."""
 MATCHED_TABLES = 3
@@ -133,10 +136,10 @@ def out_of_budget(
     calls = sum(isinstance(m, ToolMessage) for m in steps)
     if calls >= ctx.max_tool_calls:
         return f"{calls} tool calls of {ctx.max_tool_calls}"
-    if observed_tokens(evidence) >= ctx.loop_tokens:
+    if observed_tokens(evidence) > ctx.loop_tokens - MIN_READ_TOKENS:
         return f"{observed_tokens(evidence)} tokens read of {ctx.loop_tokens}"
     if time.time() - started >= ctx.loop_seconds:
-        return f"{ctx.loop_seconds:.0f} s"
+        return f"{ctx.loop_seconds:g} s"
     return ""
 
 

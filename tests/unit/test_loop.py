@@ -333,3 +333,33 @@ def test_an_openai_compatible_server_gets_the_tools_natively_and_answers_with_to
     (sent,) = [m for m in tooled[1]["messages"] if m["role"] == "tool"]
     assert sent["tool_call_id"] == "call_7" and "[S1]" in sent["content"]
     assert "response_format" not in tooled[0]  # native calls: no schema-constrained reply
+
+
+def test_the_auto_planner_keeps_an_answer_the_rules_table_query_gives(store):
+    llm = scripted(sql="SELECT COUNT(*) FROM albums WHERE artistid = 1")  # no loop step
+    services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
+    final, lines = ask(services, "How many albums have the artistid 1?", planner="auto")
+    nodes = [line["node"] for line in lines]
+    assert "query_table" in nodes and "agent" not in nodes
+    assert final["answer"] == "2"
+
+
+def test_the_token_budget_ends_the_loop_once_it_has_read_enough(store):
+    long_notes = [doc(f"long__c{i:04d}", "Rock history. " * 120, 0.7) for i in range(3)]
+    search = {"enough": "no", "tool": "search", "args": {"query": "rock"}}
+    llm = scripted(search, {"enough": "yes", "answer": "I don't know"})
+    services = make_services(llm=llm, retriever=FakeRetriever(long_notes), tables=store)
+    final, _ = ask(services, "What is rock?", loop_tokens=300, max_tool_calls=6)
+    assert any("tokens read of 300" in w for w in final["warnings"])
+    first = [c for c in llm.calls if c["prompt"] == "agent"][1]["text"]
+    assert len(first.split("returned:")[-1]) < 300 * 4 + 600  # cut to the budget
+
+
+def test_the_deadline_ends_the_loop(store):
+    # the first step starts the clock; by the second a millisecond has passed
+    search = {"enough": "no", "tool": "search", "args": {"query": "AC/DC"}}
+    llm = scripted(search, {"enough": "yes", "answer": "Sydney [S1]"})
+    services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
+    final, _ = ask(services, "Where was AC/DC formed?", loop_seconds=0.001)
+    assert final["answer"] == "Sydney"
+    assert any("budget ended it: 0.001 s" in w for w in final["warnings"])
