@@ -236,9 +236,7 @@ def route_after_table(
     With ``planner`` ``auto`` a question no table answered goes to the loop instead, which
     may read the text, list a column's values, join other tables or do both.
     """
-    if state.get("answer") and not is_no_answer(state["answer"]):
-        return "answered"
-    if context_of(runtime).planner == "auto":
+    if context_of(runtime).planner == "auto" and not state.get("answer"):
         return "agent"
     return "answered" if state.get("answer") else "retrieve"
 

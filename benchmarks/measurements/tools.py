@@ -51,6 +51,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import mean
 from typing import Any
 
 from benchmarks import ROOT
@@ -63,7 +64,7 @@ from benchmarks.measurements import (
     unseen_questions,
 )
 from benchmarks.measurements.multi_part import ask, compare, cost
-from crag.eval.metrics import verdict
+from crag.eval.metrics import percentile, verdict
 from crag.eval.records import append_record, done_ids, read_records
 from crag.eval.tables import markdown_table
 from crag_core.schema.context import Context
@@ -350,7 +351,48 @@ def report(out: Path, pipelines: tuple[str, ...] = PIPELINES) -> str:
         f"labelled ({100 * right_route / max(len(crag), 1):.0f}%; a table question whose SQL "
         f"failed and fell back to the text counts as search):\n\n{confusion}\n\n"
         f"{filters(crag)}"
-        f"Cost per question:\n\n{cost_table}"
+        f"Cost per question:\n\n{cost_table}\n\n"
+        f"Every question, per pipeline:\n\n{spread(records)}"
+    )
+
+
+def spread(records: dict[str, list[dict[str, Any]]]) -> str:
+    """Per pipeline over all its questions: the loop's budget targets.
+
+    Wrong share, seconds and LLM calls at p50 and p95, the slowest question, tool calls.
+    """
+    rows = []
+    for pipeline, rs in records.items():
+        seconds = [r["seconds"] for r in rs] or [0.0]
+        calls = [r["llm_calls"] for r in rs] or [0]
+        rows.append(
+            {
+                "pipeline": pipeline,
+                "n": len(rs),
+                "wrong": f"{100 * sum(r['verdict'] == 'wrong' for r in rs) / max(len(rs), 1):.0f}%",
+                "s50": f"{percentile(seconds, 50):.1f}",
+                "s95": f"{percentile(seconds, 95):.1f}",
+                "smax": f"{max(seconds):.1f}",
+                "c50": f"{percentile(calls, 50):.0f}",
+                "c95": f"{percentile(calls, 95):.0f}",
+                "tools": f"{mean([r.get('tool_calls', 0) for r in rs] or [0]):.2f}",
+                "tokens": f"{mean([r['prompt_tokens'] for r in rs] or [0]):.0f}",
+            }
+        )
+    return markdown_table(
+        rows,
+        [
+            ("pipeline", "pipeline"),
+            ("n", "questions"),
+            ("wrong", "wrong"),
+            ("s50", "seconds p50"),
+            ("s95", "seconds p95"),
+            ("smax", "seconds max"),
+            ("c50", "LLM calls p50"),
+            ("c95", "LLM calls p95"),
+            ("tools", "tool calls / q"),
+            ("tokens", "prompt tokens / q"),
+        ],
     )
 
 

@@ -76,7 +76,8 @@ def query_table(state: PassState, runtime: Runtime[Context], services: Services)
     superlative, one number for a count, every value and number the question names used). A
     query that fails, finds nothing, misspells a value or does not pass is written once more,
     told why. If that fails too, the warning says why (the table's answer that did not pass,
-    and what was wrong with it) and the answer is "I don't know" when the tables are
+    and what was wrong with it); with ``planner`` ``auto`` the agent loop takes the question
+    on; otherwise the answer is "I don't know" when the tables are
     spreadsheets: the text cannot compute over their rows ("how many", "average", "…: A or
     B?": ``computes``), and what it holds of them is the rows the query read (on the
     calibration sets, 10 such searches gave 0 right, 1 wrong and took 10-52 s each). A
@@ -137,6 +138,11 @@ def query_table(state: PassState, runtime: Runtime[Context], services: Services)
         why = f"its answer {rejected} did not pass its checks" if rejected else reason
     if sql:
         why += f"; its last query: {sql}"
+    if ctx.planner == "auto":  # route_after_table hands the question to the agent loop
+        return update | {
+            "sql": sql,
+            "warnings": [f"No table answered the question ({why}); the agent loop took it on."],
+        }
     if tables and not any(incidental(t) for t in tables):
         said = "the text was not searched: " + (
             "it cannot compute over a table's rows"
