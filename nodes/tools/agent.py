@@ -40,7 +40,7 @@ from crag_core.clients.services import Services
 from crag_core.errors import CragError
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import LoopPlan, PassState, PassUpdate
-from crag_core.text.answer_text import NO_ANSWER
+from crag_core.text.answer_text import NO_ANSWER, is_no_answer
 from crag_core.text.sql import asked_matches
 from nodes.shared.common import question_of, reports
 from nodes.shared.prompting import render
@@ -122,11 +122,17 @@ def agent(state: PassState, runtime: Runtime[Context], services: Services) -> Pa
     update["loop_messages"] = [*update.get("loop_messages", []), step]
     if step.tool_calls:
         return update
-    return update | {
-        "generation": step.text.strip() or NO_ANSWER,
-        "relevant_documents": evidence,
-        "warnings": [f"The loop's budget ended it: {spent}."] if spent else [],
-    }
+    answer = step.text.strip() or NO_ANSWER
+    warnings = [f"The loop's budget ended it: {spent}."] if spent else []
+    if is_no_answer(answer):
+        warnings.append(f"The loop found no answer; it tried: {tried(steps)}.")
+    return update | {"generation": answer, "relevant_documents": evidence, "warnings": warnings}
+
+
+def tried(steps: Sequence[AnyMessage]) -> str:
+    """The tool calls a loop made, in order ("no tool" when none)."""
+    calls = [c for m in steps if isinstance(m, AIMessage) for c in m.tool_calls]
+    return "; ".join(f"{c['name']}({_args(c['args'])})" for c in calls) or "no tool"
 
 
 def out_of_budget(

@@ -213,6 +213,9 @@ def test_a_loop_that_reads_nothing_useful_says_it_does_not_know(store):
     final, _ = ask(services, "How many platinum records did Accept sell?")
     assert final["answer"].startswith("I don't know")
     assert final["confidence"] is None
+    assert "The loop found no answer; it tried: search(query='platinum records'" in " ".join(
+        final["warnings"]
+    )
 
 
 def test_the_auto_planner_keeps_the_rules_table_answer_and_loops_when_none_passes(store):
