@@ -243,7 +243,7 @@ class Context:
             ),
         },
     )
-    loop_tokens: Annotated[int, Field(ge=200, le=6000)] = field(
+    loop_tokens: Annotated[int, Field(ge=200)] = field(
         default=3000,
         metadata={
             "caller": caller_up_to(6000),

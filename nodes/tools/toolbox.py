@@ -34,7 +34,7 @@ from crag_core.text.read_around import estimate_tokens, within_budget
 from crag_core.text.sql import asked_tables, format_cell
 from crag_core.text.table_shapes import QueryResult, TableInfo
 from crag_core.text.whole_document import joined
-from crag_core.text.words import normalize
+from crag_core.text.words import normalize, words_of
 from nodes.tools.choose_tool import has_tables
 from nodes.tools.query_table import Attempted, attempts, run_query, schema_of, spans
 
@@ -345,7 +345,7 @@ def _holders(error: str, sql: str, catalog: Sequence[TableInfo]) -> str:
     if not found:
         return ""
     name = found.group(1).lower()
-    words = set(re.findall(r"\w+", sql.lower()))
+    words = set(words_of(sql, underscores=True))
     read = [t for t in catalog if t.name in words]
     said = [f"; {t.name} has the columns {', '.join(c.name for c in t.columns)}" for t in read]
     holders = [t.name for t in catalog if any(c.name == name for c in t.columns)]

@@ -126,6 +126,10 @@ A_CHOICE: dict[str, Any] = {
     "history_threshold": 0.9,
     "answer_cache": False,
     "cache_threshold": 0.99,
+    "planner": "loop",
+    "max_tool_calls": 3,
+    "loop_tokens": 2000,
+    "loop_seconds": 60.0,
     "prompt_versions": {"generate": "v4"},
 }
 """A value of each field other than the server's, within any caller's bound."""
