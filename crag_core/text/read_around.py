@@ -69,7 +69,7 @@ def beginning(preceding: str, text: str) -> str:
     return start[-MAX_READ_CHARS:].strip()
 
 
-def _neighbour(doc: Document, step: int) -> str | None:
+def neighbour(doc: Document, step: int) -> str | None:
     """The id of the chunk ``step`` positions from ``doc`` in its document, if it has one."""
     meta = doc.metadata
     index, count, doc_id = meta.get("chunk"), meta.get("chunks"), meta.get("doc_id")
@@ -94,23 +94,23 @@ def read_around(
     wanted: dict[str, tuple[int, int]] = {}
     for n, doc in enumerate(docs):
         for step, cut in ((1, ends_cut), (-1, starts_cut)):
-            neighbour = _neighbour(doc, step)
-            if neighbour and neighbour not in present and cut(doc.page_content):
-                wanted[neighbour] = (n, step)
+            beside = neighbour(doc, step)
+            if beside and beside not in present and cut(doc.page_content):
+                wanted[beside] = (n, step)
     if not wanted:
         return docs
     texts = {d.id: d.page_content for d in fetch(list(wanted))}
     read = [d.model_copy(deep=True) for d in docs]
-    for neighbour, (n, step) in wanted.items():
-        if neighbour not in texts:
+    for beside, (n, step) in wanted.items():
+        if beside not in texts:
             continue
         doc = read[n]
         if step == 1:
             text = doc.page_content.rstrip()
-            doc.page_content = f"{text} {continuation(text, texts[neighbour])}"
+            doc.page_content = f"{text} {continuation(text, texts[beside])}"
         else:
-            doc.page_content = f"{beginning(texts[neighbour], doc.page_content)} {doc.page_content}"
-        doc.metadata["read_around"] = [*doc.metadata.get("read_around", []), neighbour]
+            doc.page_content = f"{beginning(texts[beside], doc.page_content)} {doc.page_content}"
+        doc.metadata["read_around"] = [*doc.metadata.get("read_around", []), beside]
     return read
 
 

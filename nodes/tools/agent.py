@@ -66,9 +66,8 @@ FINAL = 'Answer now from what the tools returned (with its keys), or say exactly
 def describe(update: Mapping[str, Any]) -> str:
     """The tool the step calls with its arguments, or the answer."""
     step = (update.get("loop_messages") or [AIMessage(content="")])[-1]
-    calls = getattr(step, "tool_calls", None) or []
-    if calls:
-        return "; ".join(f"{c['name']}({_args(c['args'])})" for c in calls)
+    if getattr(step, "tool_calls", None):
+        return tried([step])
     return f"answers {update.get('generation', '')!r}"
 
 

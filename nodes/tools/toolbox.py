@@ -30,7 +30,7 @@ from crag_core.clients.services import Services
 from crag_core.errors import CragError, TableQueryError
 from crag_core.schema.context import Context
 from crag_core.text.documents import doc_id, doc_source
-from crag_core.text.read_around import estimate_tokens, within_budget
+from crag_core.text.read_around import estimate_tokens, neighbour, within_budget
 from crag_core.text.sql import asked_tables, format_cell
 from crag_core.text.table_shapes import QueryResult, TableInfo
 from crag_core.text.whole_document import joined
@@ -161,7 +161,7 @@ class Toolbox:
         chunk, owner = doc.metadata.get("chunk"), doc.metadata.get("doc_id")
         if not isinstance(chunk, int) or not owner:
             return f"{key.upper()} is not a passage of a file (nothing is beside it).", []
-        ids = [f"{owner}__c{chunk + step:04d}" for step in (-1, 1) if chunk + step >= 0]
+        ids = [n for step in (-1, 1) if (n := neighbour(doc, step))]
         beside = [
             d for d in self.services.retriever.chunks(ids) if doc_id(d) not in self._read_ids()
         ]

@@ -366,3 +366,19 @@ def test_the_deadline_ends_the_loop(store):
     final, _ = ask(services, "Where was AC/DC formed?", loop_seconds=0.001)
     assert final["answer"] == "Sydney"
     assert any("budget ended it: 0.001 s" in w for w in final["warnings"])
+
+
+def test_read_around_returns_the_stored_neighbours_of_a_passage_read(store):
+    pieces = [
+        doc(f"band__c{i:04d}", text, 0.7)
+        for i, text in enumerate(["AC/DC formed in 1973.", "They came from Sydney.", "Later…"])
+    ]
+    for i, piece in enumerate(pieces):
+        piece.metadata |= {"chunk": i, "chunks": 3, "doc_id": "band"}
+        piece.id = piece.metadata["id"]
+    services = make_services(retriever=FakeRetriever(pieces), tables=store)
+    box = {t.name: t for t in toolbox(services, Context(), "q", [pieces[1]])}
+    reply = box["read_around"].invoke(
+        {"name": "read_around", "args": {"key": "S1"}, "id": "c", "type": "tool_call"}
+    )
+    assert [d.id for d in reply.artifact] == ["band__c0000", "band__c0002"]
