@@ -24,6 +24,7 @@ The budget ends the loop: after ``max_tool_calls`` calls, ``loop_tokens`` of doc
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from collections.abc import Mapping, Sequence
@@ -41,10 +42,11 @@ from crag_core.errors import CragError
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import LoopPlan, PassState, PassUpdate
 from crag_core.text.answer_text import NO_ANSWER, is_no_answer
+from crag_core.text.documents import doc_id
 from crag_core.text.sql import asked_matches
 from nodes.shared.common import question_of, reports
 from nodes.shared.prompting import render
-from nodes.tools.toolbox import observed_tokens, toolbox
+from nodes.tools.toolbox import ANSWERS, observed_tokens, toolbox
 
 ANSWER = "answer"
 """The field of a step that ends the loop with the model's answer (the JSON-schema way)."""
@@ -97,6 +99,13 @@ def agent(state: PassState, runtime: Runtime[Context], services: Services) -> Pa
         steps.append(correction)
         update |= {"loop_messages": [correction], "citation_feedback": ""}
     spent = out_of_budget(steps, evidence, started, ctx)
+    if answer := settled(steps, evidence):
+        step = AIMessage(content=answer, name="query_table")
+        return update | {
+            "loop_messages": [step],
+            "generation": answer,
+            "relevant_documents": evidence,
+        }
     offered = toolbox(services, ctx, question, evidence)
     tools = [] if spent else offered
     prompt, versions = render(
@@ -126,6 +135,24 @@ def agent(state: PassState, runtime: Runtime[Context], services: Services) -> Pa
     if is_no_answer(answer):
         warnings.append(f"The loop found no answer; it tried: {tried(steps)}.")
     return update | {"generation": answer, "relevant_documents": evidence, "warnings": warnings}
+
+
+def settled(steps: Sequence[AnyMessage], evidence: Sequence[Document]) -> str:
+    """The answer of the last step's query when it answers the whole question ("" if none).
+
+    A query of the user's question (or of one that names all it names) that passed every
+    check of ``query_table`` is the rules' answer, cited by its key: the loop ends there,
+    without a model call to read it back (the 1.5B model went on calling tools with the
+    answer in front of it). It is checked and gated as every answer.
+    """
+    replies = list(itertools.takewhile(lambda m: isinstance(m, ToolMessage), reversed(steps)))
+    read = {doc_id(d): i for i, d in enumerate(evidence)}
+    for reply in replies:
+        for doc in reply.artifact or [] if isinstance(reply, ToolMessage) else []:
+            answer = doc.metadata.get(ANSWERS) if isinstance(doc, Document) else None
+            if answer and doc_id(doc) in read:
+                return f"{answer} [S{read[doc_id(doc)] + 1}]"
+    return ""
 
 
 def tried(steps: Sequence[AnyMessage]) -> str:

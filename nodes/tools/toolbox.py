@@ -34,7 +34,7 @@ from crag_core.text.read_around import estimate_tokens, neighbour, within_budget
 from crag_core.text.sql import asked_tables, format_cell
 from crag_core.text.table_shapes import QueryResult, TableInfo
 from crag_core.text.whole_document import joined
-from crag_core.text.words import normalize, words_of
+from crag_core.text.words import content_words, normalize, stem, words_of
 from nodes.tools.choose_tool import has_tables
 from nodes.tools.query_table import Attempted, attempts, run_query, schema_of, spans
 
@@ -49,6 +49,8 @@ DOCUMENT_TOKENS = 1500
 """Tokens of a document ``read_document`` returns (from its start)."""
 LISTED_DOCUMENTS = 40
 """Documents ``list_documents`` names at most."""
+ANSWERS = "answers"
+"""A query result's metadata: its answer to the user's whole question, when it passed."""
 
 
 class SearchArgs(BaseModel):
@@ -225,6 +227,7 @@ class Toolbox:
         store = self.services.tables
         if store is None:
             return "The collection has no tables.", []
+        question = self.question if restates(question, self.question) else question
         tried: Attempted | None
         try:
             catalog = store.catalog()
@@ -244,7 +247,8 @@ class Toolbox:
         said = f"False premise: {tried.answer}" if tried.premise else _rows(tried.result)
         if tried.answer and not tried.premise:
             said += f"\nThe rows answer: {tried.answer}"
-        found = [_result_document(tried.sql, said, read)]
+        whole = tried.passed and covers(question, self.question)
+        found = [_result_document(tried.sql, said, read, tried.answer if whole else "")]
         if tried.reason:  # feedback, not a veto: the model asks again or answers knowing it
             return (
                 f"The query ran, but a check found: {tried.reason}. Ask again more precisely "
@@ -370,15 +374,19 @@ def _rows(result: QueryResult) -> str:
     return "\n".join(lines) + (f"\n… {more} more rows" if more > 0 else "") + f"\n{count}"
 
 
-def _result_document(sql: str, shown: str, read: list[TableInfo]) -> Document:
-    """A query's result as a document the answer can cite (its id: the SQL's tables)."""
+def _result_document(sql: str, shown: str, read: list[TableInfo], answer: str) -> Document:
+    """A query's result as a document the answer can cite (its id: the SQL's tables).
+
+    ``answer``: the answer it gives to the user's whole question, having passed every check
+    ("" when it did not, or answers a part): the loop ends on it (``agent.settled``).
+    """
     names = ",".join(t.name for t in read) or "tables"
     key = f"table:{names}:{hashlib.sha256(sql.encode()).hexdigest()[:10]}"
     label = ", ".join(t.label for t in read) or "the collection's tables"
     return Document(
         page_content=f"SQL: {sql}\nResult:\n{shown}",
         id=key,
-        metadata={"id": key, "source": label, "sql": sql},
+        metadata={"id": key, "source": label, "sql": sql, ANSWERS: answer},
     )
 
 
@@ -430,6 +438,22 @@ def toolbox(
             )
         )
     return tools
+
+
+def restates(asked: str, question: str) -> bool:
+    """Whether ``asked`` names nothing ``question`` does not: a rewording, or a narrower one.
+
+    The 1.5B model hands ``query_table`` the user's question in fewer words ("Which car has
+    the highest hp?" as "What is the highest hp?"), losing what the checks read; a part that
+    adds a word of its own (a name found in the text) is a step of its own and is asked as is.
+    """
+    said = {stem(w) for w in content_words(question)}
+    return all(stem(w) in said for w in content_words(asked))
+
+
+def covers(asked: str, question: str) -> bool:
+    """Whether ``asked`` names everything ``question`` does (so its answer answers it)."""
+    return restates(question, asked)
 
 
 def observed_tokens(docs: Sequence[Document]) -> int:

@@ -87,7 +87,7 @@ def test_the_loop_queries_a_table_sees_its_rows_and_answers_with_a_citation(stor
         {
             "enough": "no",
             "tool": "query_table",
-            "args": {"question": "How many albums has artist 1?"},
+            "args": {"question": "How many records has artist 1 made?"},
         },
         {"enough": "yes", "answer": "2 [S1]"},
         sql="SELECT COUNT(*) FROM albums WHERE artistid = 1",
@@ -113,6 +113,23 @@ def test_the_loop_queries_a_table_sees_its_rows_and_answers_with_a_citation(stor
     assert second["anyOf"][0]["properties"]["answer"]["type"] == "string"
     # what the tool returned is the next step's to read
     assert "2 (1 rows)" in agent_calls[1]["text"].replace("\n", " ")
+
+
+def test_a_passing_query_of_the_whole_question_ends_the_loop_without_a_model_call(store):
+    llm = scripted(
+        {"enough": "no", "tool": "query_table", "args": {"question": "How many albums?"}},
+        {"enough": "yes", "answer": "7 [S1]"},  # never asked for
+        sql="SELECT COUNT(*) FROM albums WHERE artistid = 1",
+    )
+    services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
+    final, lines = ask(services, "How many albums of artist 1 are there?")
+    assert final["answer"] == "2"
+    assert [c["prompt"] for c in llm.calls].count("agent") == 1
+    # the model's narrower rewording was asked as the user's question: its checks read "1"
+    (write,) = [c for c in llm.calls if c["prompt"] == "write_sql"]
+    assert "How many albums of artist 1 are there?" in write["text"]
+    (ended,) = [ln for ln in lines if ln["node"] == "agent"][1:]
+    assert ended["summary"] == "answers '2 [S1]'"
 
 
 def test_a_two_step_question_reads_the_text_then_joins_the_tables(store):
@@ -310,7 +327,7 @@ def test_an_openai_compatible_server_gets_the_tools_natively_and_answers_with_to
                 "type": "function",
                 "function": {
                     "name": "query_table",
-                    "arguments": json.dumps({"question": "albums of artist 1", "sql": sql}),
+                    "arguments": json.dumps({"question": "records by artist one", "sql": sql}),
                 },
             }
             reply = chat_completion("")
