@@ -241,8 +241,15 @@ def route_after_table(
     return "answered" if state.get("answer") else "retrieve"
 
 
-def route_after_agent(state: PassState) -> Literal["run_tools", "validate_citations"]:
-    """A step that calls tools has them run; an answer goes to the citation check."""
+def route_after_agent(
+    state: PassState,
+) -> Literal["answered", "run_tools", "validate_citations"]:
+    """A step that calls tools has them run; an answer goes to the citation check.
+
+    A table's answer to the whole question (``agent.settled``) is given as the rules give it.
+    """
+    if state.get("answer"):
+        return "answered"
     steps = state.get("loop_messages") or []
     calls = getattr(steps[-1], "tool_calls", None) if steps else None
     return "run_tools" if calls else "validate_citations"
@@ -348,7 +355,11 @@ def add_pass(
         route_after_table,
         {"answered": then, "agent": "agent", "retrieve": "retrieve"},
     )
-    builder.add_conditional_edges("agent", route_after_agent)
+    builder.add_conditional_edges(
+        "agent",
+        route_after_agent,
+        {"answered": then, "run_tools": "run_tools", "validate_citations": "validate_citations"},
+    )
     builder.add_edge("run_tools", "agent")
     builder.add_edge("query_catalog", then)
     builder.add_edge("read_document", then)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
+from crag_core.text.sql_tree import read as read_sql
 from crag_core.text.table_shapes import (
     Cell,
     ColumnInfo,
@@ -417,14 +418,6 @@ def did_you_mean(error: str, tables: Sequence[TableInfo]) -> str:
     return f"{error} (did you mean: {', '.join(close)}?)"
 
 
-_EQUALS = re.compile(r"\b(\w+)\s*(?:=|==|\bIS\b|\bLIKE\b)\s*'((?:[^']|'')*)'", re.I)
-
-
-def equalities(sql: str) -> list[tuple[str, str]]:
-    """The ``column = 'text'`` comparisons of a query: (column, value)."""
-    return [(name, value.replace("''", "'")) for name, value in _EQUALS.findall(sql)]
-
-
 def near_value(value: str, column: ColumnInfo) -> str:
     """The value of ``column`` that ``value`` is a misspelling or a part of ("" if none)."""
     low = value.lower()
@@ -469,7 +462,7 @@ def missing_values(
     elsewhere = {v.lower() for t in catalog for c in t.columns for v in c.values}
     listed = _listed(tables)
     missing = []
-    for name, value in equalities(sql):
+    for name, value in read_sql(sql).equalities():
         if "%" in value or "_" in value and "like" in sql.lower():
             continue
         found = listed.get(name.lower())
@@ -504,7 +497,7 @@ def unasked_values(sql: str, tables: Sequence[TableInfo], question: str) -> list
     """
     listed = _listed(tables)
     found = []
-    for name, value in equalities(sql):
+    for name, value in read_sql(sql).equalities():
         _, column = listed.get(name.lower(), (None, None))
         if column is None or "%" in value or _said(value, question, column.original):
             continue
@@ -518,9 +511,6 @@ def unasked_values(sql: str, tables: Sequence[TableInfo], question: str) -> list
     return found
 
 
-_COMPARED = re.compile(r"\b(\w+)\s*(?:=|==|!=|<>|<=|>=|<|>|\bLIKE\b|\bBETWEEN\b|\bIN\b)", re.I)
-
-
 def held_by(sql: str, tables: Sequence[TableInfo], spans: dict[str, dict[str, Span]]) -> str:
     """What the columns a query compares hold, for a query that found no rows.
 
@@ -528,7 +518,7 @@ def held_by(sql: str, tables: Sequence[TableInfo], spans: dict[str, dict[str, Sp
     "July" compared with a column of numbers, a day with month ends.
     """
     said = []
-    for name in dict.fromkeys(n.lower() for n in _COMPARED.findall(sql)):
+    for name in dict.fromkeys(n.lower() for n in read_sql(sql).compared()):
         for table in tables:
             column = next((c for c in table.columns if c.name.lower() == name), None)
             if column is None:
@@ -546,7 +536,7 @@ def misspelled(sql: str, tables: Sequence[TableInfo]) -> list[str]:
     """A query's values that its column holds spelled otherwise, as feedback for a retry."""
     columns = {c.name.lower(): c for t in tables for c in t.columns if c.values}
     said = []
-    for name, value in equalities(sql):
+    for name, value in read_sql(sql).equalities():
         column = columns.get(name.lower())
         if column is None or value.lower() in {v.lower() for v in column.values}:
             continue

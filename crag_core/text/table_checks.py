@@ -20,12 +20,12 @@ from crag_core.text.sql import (
     ANALYTIC,
     MONTH_WORD,
     Span,
-    equalities,
     named_values,
     names_column,
     names_value,
     touches_column,
 )
+from crag_core.text.sql_tree import read as read_sql
 from crag_core.text.table_shapes import ColumnInfo, QueryResult, TableInfo, sql_name, sql_text
 from crag_core.text.words import STOPWORDS, content_words, words_of
 
@@ -360,7 +360,7 @@ def _unsaid_filters(question: str, sql: str, tables: Sequence[TableInfo]) -> lis
     low = " ".join(words_of(question))
     columns = {c.name.lower(): c for t in tables for c in t.columns if c.type == "TEXT"}
     found = []
-    for name, value in equalities(sql):
+    for name, value in read_sql(sql).equalities():
         column = columns.get(name.lower())
         if column is None or value.lower() in _YES_NO or "%" in value:
             continue
@@ -408,13 +408,6 @@ def _every_value(question: str, result: QueryResult, tables: Sequence[TableInfo]
     return []
 
 
-_TEXT_COMPARED = re.compile(
-    r"\b(\w+)\s*(?:=|==|!=|<>|<=|>=|<|>)\s*'((?:[^']|'')*)'|"
-    r"\b(?:strftime|date|datetime|julianday)\s*\([^()]*?\b(\w+)\s*\)",
-    re.I,
-)
-
-
 def _mistyped(
     sql: str, tables: Sequence[TableInfo], spans: Mapping[str, Mapping[str, Span]]
 ) -> list[str]:
@@ -431,11 +424,16 @@ def _mistyped(
         if c.type in ("INTEGER", "REAL")
     }
     found = []
-    for name, text, dated in _TEXT_COMPARED.findall(sql):
-        key = (name or dated).lower()
-        if key not in numeric or (name and re.fullmatch(r"-?\d+(?:\.\d+)?", text.strip())):
+    query = read_sql(sql)
+    texts = [
+        c.column
+        for c in query.comparisons
+        if c.text and c.op != "like" and not re.fullmatch(r"-?\d+(?:\.\d+)?", c.value or "")
+    ]
+    for name in [*texts, *query.dated]:
+        if name.lower() not in numeric:
             continue
-        table, column = numeric[key]
+        table, column = numeric[name.lower()]
         low, high = spans.get(table, {}).get(column.name, (None, None))
         holds = f" ({low} to {high})" if low is not None else ""
         found.append(
@@ -446,7 +444,6 @@ def _mistyped(
 
 _YEAR = r"(?:1[5-9]|20)\d\d"
 """A year as a question or a query writes it (1500-2099)."""
-_YEAR_EQUALS = re.compile(rf"\b(\w+)\s*=\s*({_YEAR})\b(?!\s*')")
 
 
 def _span(
@@ -469,8 +466,8 @@ def misread_years(
     (R tables calibration set, twice). As feedback for the query written again.
     """
     found = []
-    for name, year in _YEAR_EQUALS.findall(sql):
-        if not re.search(rf"\b{year}\b", question):
+    for name, year in read_sql(sql).numbers_equal():
+        if not re.fullmatch(_YEAR, year) or not re.search(rf"\b{year}\b", question):
             continue
         for table in tables:
             column = next((c for c in table.columns if c.name == name.lower()), None)
@@ -795,9 +792,6 @@ def _pair_idiom(question: str, pair: tuple[str, str], tables: Sequence[TableInfo
 _AVERAGE = re.compile(r"\b(?:average|mean)\b", re.I)
 
 
-_EQUALS = re.compile(r"\b(\w+)\s*=\s*'((?:[^']|'')*)'")
-
-
 def _aggregates_left_out(question: str, low_sql: str, tables: Sequence[TableInfo]) -> list[str]:
     """An average the question asks for that the query does not take.
 
@@ -812,7 +806,7 @@ def _aggregates_left_out(question: str, low_sql: str, tables: Sequence[TableInfo
     if not _AVERAGE.search(question) or takes:  # a column of means ("Mean") is one too
         return []
     unique = {c.name.lower() for t in tables for c in t.columns if c.distinct == t.rows > 1}
-    named = [column for column, _ in _EQUALS.findall(low_sql)]
+    named = [column for column, _ in read_sql(low_sql).equalities()]
     if named and "group by" not in low_sql and all(c in unique for c in named):
         return []
     return ["the question asks for an average but the query takes none (use AVG)"]
@@ -912,7 +906,7 @@ def _one_row_counted(sql: str, bare: str, tables: Sequence[TableInfo]) -> list[s
     bare = bare.lower()
     if not re.search(r"\bcount\s*\(", bare) or re.search(r"[<>]|\(\s*select\b", bare):
         return []
-    for name, value in equalities(sql):
+    for name, value in read_sql(sql).equalities():
         for table in tables:
             for c in table.columns:
                 if c.name.lower() == name.lower() and c.type == "TEXT" and c.distinct == table.rows:

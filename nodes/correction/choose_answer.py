@@ -14,7 +14,7 @@ from crag_core.text.answer_text import NO_ANSWER, is_no_answer
 from nodes.correction.cached import remember
 from nodes.shared.answers import answer_summary, current_attempt
 from nodes.shared.common import reports
-from nodes.shared.confidence import confidence
+from nodes.shared.confidence import confidence, held_back
 
 INGEST_HINT = (
     "Add documents (`crag ingest PATH`, the page's Documents panel or the API's indexer graph) "
@@ -42,14 +42,6 @@ def checked(current: Attempt) -> tuple[str, list[Source]]:
     if is_no_answer(current["generation"]) or not passed(current):
         return NO_ANSWER, []
     return current["generation"], current["sources"]
-
-
-def held_back(withheld: Withheld, min_confidence: float) -> str:
-    """The warning for an answer under ``min_confidence``."""
-    return (
-        f"The answer {withheld['answer']!r} is not given: its confidence "
-        f"{withheld['confidence']:.2f} is under min_confidence {min_confidence:.2f}."
-    )
 
 
 def unverified(state: PassState, current: Attempt) -> list[str]:

@@ -24,7 +24,7 @@ from typing import Any
 
 from langchain_core.documents import Document
 
-from crag_core.schema.state import PassState
+from crag_core.schema.state import PassState, Withheld
 from crag_core.text.answer_text import is_no_answer
 from crag_core.text.answer_type import type_fits
 from crag_core.text.documents import containing
@@ -229,3 +229,11 @@ def kind_share(kinds: Mapping[str, Mapping[str, int]], kind: str) -> float | Non
         return round(share, 3)
     right = int(fine["right"]) + PRIOR_ANSWERS * share
     return round(right / (int(fine["answers"]) + PRIOR_ANSWERS), 3)
+
+
+def held_back(withheld: Withheld, min_confidence: float) -> str:
+    """The warning for an answer under ``min_confidence``."""
+    return (
+        f"The answer {withheld['answer']!r} is not given: its confidence "
+        f"{withheld['confidence']:.2f} is under min_confidence {min_confidence:.2f}."
+    )

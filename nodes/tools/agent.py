@@ -40,11 +40,12 @@ from crag_core.clients.llm import call_tools, complete, takes_grammar
 from crag_core.clients.services import Services
 from crag_core.errors import CragError
 from crag_core.schema.context import Context, context_of
-from crag_core.schema.state import LoopPlan, PassState, PassUpdate
+from crag_core.schema.state import LoopPlan, PassState, PassUpdate, Withheld
 from crag_core.text.answer_text import NO_ANSWER, is_no_answer
 from crag_core.text.documents import doc_id
 from crag_core.text.sql import asked_matches
 from nodes.shared.common import question_of, reports
+from nodes.shared.confidence import held_back
 from nodes.shared.prompting import render
 from nodes.tools.toolbox import ANSWERS, observed_tokens, toolbox
 
@@ -70,7 +71,7 @@ def describe(update: Mapping[str, Any]) -> str:
     step = (update.get("loop_messages") or [AIMessage(content="")])[-1]
     if getattr(step, "tool_calls", None):
         return tried([step])
-    return f"answers {update.get('generation', '')!r}"
+    return f"answers {step.text!r}"
 
 
 def _args(args: Mapping[str, Any]) -> str:
@@ -99,13 +100,8 @@ def agent(state: PassState, runtime: Runtime[Context], services: Services) -> Pa
         steps.append(correction)
         update |= {"loop_messages": [correction], "citation_feedback": ""}
     spent = out_of_budget(steps, evidence, started, ctx)
-    if answer := settled(steps, evidence):
-        step = AIMessage(content=answer, name="query_table")
-        return update | {
-            "loop_messages": [step],
-            "generation": answer,
-            "relevant_documents": evidence,
-        }
+    if table := settled(steps, evidence):
+        return update | _table_answer(table, evidence, ctx.min_confidence)
     offered = toolbox(services, ctx, question, evidence)
     tools = [] if spent else offered
     prompt, versions = render(
@@ -137,22 +133,36 @@ def agent(state: PassState, runtime: Runtime[Context], services: Services) -> Pa
     return update | {"generation": answer, "relevant_documents": evidence, "warnings": warnings}
 
 
-def settled(steps: Sequence[AnyMessage], evidence: Sequence[Document]) -> str:
-    """The answer of the last step's query when it answers the whole question ("" if none).
+def settled(steps: Sequence[AnyMessage], evidence: Sequence[Document]) -> Document | None:
+    """The last step's query result when it answers the whole question (None if none).
 
     A query of the user's question (or of one that names all it names) that passed every
-    check of ``query_table`` is the rules' answer, cited by its key: the loop ends there,
-    without a model call to read it back (the 1.5B model went on calling tools with the
-    answer in front of it). It is checked and gated as every answer.
+    check of ``query_table`` is the rules' table answer: the loop ends there, without a model
+    call to read it back (the 1.5B model went on calling tools with the answer in front of
+    it), and the answer is given, or withheld under ``min_confidence``, exactly as the rules
+    give it (``query_table.table_answer``).
     """
-    replies = list(itertools.takewhile(lambda m: isinstance(m, ToolMessage), reversed(steps)))
-    read = {doc_id(d): i for i, d in enumerate(evidence)}
+    replies = itertools.takewhile(lambda m: isinstance(m, ToolMessage), reversed(steps))
+    read = {doc_id(d) for d in evidence}
     for reply in replies:
         for doc in reply.artifact or [] if isinstance(reply, ToolMessage) else []:
-            answer = doc.metadata.get(ANSWERS) if isinstance(doc, Document) else None
-            if answer and doc_id(doc) in read:
-                return f"{answer} [S{read[doc_id(doc)] + 1}]"
-    return ""
+            if isinstance(doc, Document) and doc.metadata.get(ANSWERS) and doc_id(doc) in read:
+                return doc
+    return None
+
+
+def _table_answer(doc: Document, evidence: Sequence[Document], min_confidence: float) -> PassUpdate:
+    """The loop's end on a table's answer: its step (citing the result's key) and the answer."""
+    table: PassUpdate = doc.metadata[ANSWERS]
+    key = next(i for i, d in enumerate(evidence) if doc_id(d) == doc_id(doc)) + 1
+    answer = table.get("answer") or NO_ANSWER
+    step = AIMessage(content=f"{answer} [S{key}]" if "answer" in table else NO_ANSWER)
+    update: PassUpdate = {**table, "loop_messages": [step], "relevant_documents": list(evidence)}
+    if "answer" not in table:
+        withheld = table.get("withheld") or Withheld(answer="", confidence=0.0)
+        warning = held_back(withheld, min_confidence)
+        update |= {"answer": NO_ANSWER, "confidence": None, "warnings": [warning]}
+    return update
 
 
 def tried(steps: Sequence[AnyMessage]) -> str:

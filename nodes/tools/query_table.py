@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +29,7 @@ from crag_core.text.sql import (
     unasked_values,
 )
 from crag_core.text.sql_grammar import select_grammar
+from crag_core.text.sql_tree import read as read_sql
 from crag_core.text.table_checks import (
     computed_query,
     computes,
@@ -113,23 +113,11 @@ def query_table(state: PassState, runtime: Runtime[Context], services: Services)
         update["prompt_versions"] |= tried.versions
         sql, answer, reason = tried.sql, tried.answer, tried.reason
         if tried.passed:
-            assert tried.result is not None
-            kind = table_kind(tried.result, tried.premise, tried.attempt)
-            measured = table_signals(question, sql, tried.result, tables, answer, kind)
-            confidence = tool_confidence(kind, measured)
-            update |= {"answer_kind": kind, "tool_signals": measured}
-            if confidence is not None and confidence < ctx.min_confidence:
-                rejected = (
-                    f"{answer!r} (confidence {confidence:.2f}, under {ctx.min_confidence:.2f})"
-                )
-                update["withheld"] = Withheld(answer=answer, confidence=confidence)
-                break
-            return update | {
-                "sql": sql,
-                "answer": answer,
-                "sources": _sources(tried.result, catalog, sql),
-                "confidence": confidence,
-            }
+            update |= table_answer(ctx, question, tried, tables, catalog)
+            if "answer" in update:
+                return update
+            rejected = _withheld(update, ctx)
+            break
         if answer:
             rejected = f"{answer!r} ({reason})"
     if "withheld" in update:
@@ -298,9 +286,6 @@ def run_query(
     return result, answer, False, "; ".join(found)
 
 
-_NUMBER_EQUALS = re.compile(r"\b(\w+)\s*=\s*(-?\d+(?:\.\d+)?)\b(?!\s*')")
-
-
 def absent_numbers(
     store: TableStore,
     sql: str,
@@ -313,7 +298,7 @@ def absent_numbers(
     1952 to 2007)." ``ranges``: the tables' ``spans``, when already measured.
     """
     missing = []
-    for name, number in _NUMBER_EQUALS.findall(sql):
+    for name, number in read_sql(sql).numbers_equal():
         for table in tables:
             column = next((c for c in table.columns if c.name == name.lower()), None)
             if column is None or column.type not in ("INTEGER", "REAL"):
@@ -328,6 +313,46 @@ def absent_numbers(
                     f"{table.label} has no {column.original} {number} (it has {low} to {high})."
                 )
     return list(dict.fromkeys(missing))
+
+
+def table_answer(
+    ctx: Context,
+    question: str,
+    tried: Attempted,
+    tables: list[TableInfo],
+    catalog: list[TableInfo],
+) -> PassUpdate:
+    """A query that passed its checks as the graph's answer (or, under ``min_confidence``, not).
+
+    The answer, its sources and confidence; under ``min_confidence`` no answer, but what was
+    withheld.
+    The confidence is the share of right table answers of its kind
+    (``nodes.shared.confidence.tool_confidence``, from the answer's signals); the rules' plan
+    and the loop's ``query_table`` tool give a table's answer through this one function.
+    """
+    assert tried.result is not None
+    kind = table_kind(tried.result, tried.premise, tried.attempt)
+    measured = table_signals(question, tried.sql, tried.result, tables, tried.answer, kind)
+    confidence = tool_confidence(kind, measured)
+    update: PassUpdate = {"answer_kind": kind, "tool_signals": measured, "sql": tried.sql}
+    if confidence is not None and confidence < ctx.min_confidence:
+        return update | {"withheld": Withheld(answer=tried.answer, confidence=confidence)}
+    return update | {
+        "answer": tried.answer,
+        "sources": _sources(tried.result, catalog, tried.sql),
+        "confidence": confidence,
+    }
+
+
+def _withheld(update: PassUpdate, ctx: Context) -> str:
+    """What a withheld table answer's warning says of it."""
+    withheld = update.get("withheld")
+    if not withheld:
+        return ""
+    return (
+        f"{withheld['answer']!r} (confidence {withheld['confidence']:.2f}, "
+        f"under {ctx.min_confidence:.2f})"
+    )
 
 
 def _sources(result: QueryResult, tables: list[TableInfo], sql: str) -> list[Source]:

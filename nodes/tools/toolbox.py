@@ -36,7 +36,14 @@ from crag_core.text.table_shapes import QueryResult, TableInfo
 from crag_core.text.whole_document import joined
 from crag_core.text.words import content_words, normalize, stem, words_of
 from nodes.tools.choose_tool import has_tables
-from nodes.tools.query_table import Attempted, attempts, run_query, schema_of, spans
+from nodes.tools.query_table import (
+    Attempted,
+    attempts,
+    run_query,
+    schema_of,
+    spans,
+    table_answer,
+)
 
 Observation = tuple[str, list[Document]]
 """What a tool returns: the text the model reads, and the documents it may cite."""
@@ -50,7 +57,8 @@ DOCUMENT_TOKENS = 1500
 LISTED_DOCUMENTS = 40
 """Documents ``list_documents`` names at most."""
 ANSWERS = "answers"
-"""A query result's metadata: its answer to the user's whole question, when it passed."""
+"""A query result's metadata: the table's answer to the user's whole question, when it
+passed (``query_table.table_answer``'s update)."""
 
 
 class SearchArgs(BaseModel):
@@ -231,11 +239,12 @@ class Toolbox:
         tried: Attempted | None
         try:
             catalog = store.catalog()
+            tables = catalog if sql else asked_tables(question, catalog)
             if sql:
                 result, answer, premise, reason = run_query(store, sql, catalog, catalog, question)
                 tried = Attempted(0, sql, result, answer, premise, reason, {})
             else:
-                tried = self._ask_tables(question, catalog)
+                tried = self._ask_tables(question, tables, catalog)
         except CragError as exc:
             return f"The tables could not be read: {exc}", []
         if tried is None:
@@ -248,7 +257,8 @@ class Toolbox:
         if tried.answer and not tried.premise:
             said += f"\nThe rows answer: {tried.answer}"
         whole = tried.passed and covers(question, self.question)
-        found = [_result_document(tried.sql, said, read, tried.answer if whole else "")]
+        given = table_answer(self.ctx, self.question, tried, tables, catalog) if whole else {}
+        found = [_result_document(tried.sql, said, read, dict(given))]
         if tried.reason:  # feedback, not a veto: the model asks again or answers knowing it
             return (
                 f"The query ran, but a check found: {tried.reason}. Ask again more precisely "
@@ -257,11 +267,12 @@ class Toolbox:
             )
         return "The query's result:", found
 
-    def _ask_tables(self, question: str, catalog: list[TableInfo]) -> Attempted | None:
+    def _ask_tables(
+        self, question: str, tables: list[TableInfo], catalog: list[TableInfo]
+    ) -> Attempted | None:
         """The tables' answer to ``question``: the first query that passes, else the last."""
         store = self.services.tables
         assert store is not None
-        tables = asked_tables(question, catalog)
         if not tables:
             return None
         ranges = {t.name: spans(store, t) for t in tables}
@@ -374,11 +385,14 @@ def _rows(result: QueryResult) -> str:
     return "\n".join(lines) + (f"\n… {more} more rows" if more > 0 else "") + f"\n{count}"
 
 
-def _result_document(sql: str, shown: str, read: list[TableInfo], answer: str) -> Document:
+def _result_document(
+    sql: str, shown: str, read: list[TableInfo], answer: dict[str, object]
+) -> Document:
     """A query's result as a document the answer can cite (its id: the SQL's tables).
 
-    ``answer``: the answer it gives to the user's whole question, having passed every check
-    ("" when it did not, or answers a part): the loop ends on it (``agent.settled``).
+    ``answer``: the table's answer to the user's whole question when the query passed every
+    check (``query_table.table_answer``: the answer and its confidence, or what was withheld;
+    empty when it did not pass, or answers a part): the loop ends on it (``agent.settled``).
     """
     names = ",".join(t.name for t in read) or "tables"
     key = f"table:{names}:{hashlib.sha256(sql.encode()).hexdigest()[:10]}"

@@ -136,6 +136,7 @@ def test_topology_matches_the_crag_diagram():
         ("choose_tool", "agent", True),
         ("query_table", "agent", True),
         ("agent", "run_tools", True),
+        ("agent", "__end__", True),
         ("agent", "validate_citations", True),
         ("run_tools", "agent", False),
         ("validate_citations", "agent", True),

@@ -130,6 +130,24 @@ def test_a_passing_query_of_the_whole_question_ends_the_loop_without_a_model_cal
     assert "How many albums of artist 1 are there?" in write["text"]
     (ended,) = [ln for ln in lines if ln["node"] == "agent"][1:]
     assert ended["summary"] == "answers '2 [S1]'"
+    # the table's answer as the rules give it: its kind's confidence, its sources, no text checks
+    assert final["answer_kind"] and final["confidence"] is not None
+    assert final["sources"][0]["sql"] == "SELECT COUNT(*) FROM albums WHERE artistid = 1"
+    assert "check_hallucination" not in {ln["node"] for ln in lines}
+
+
+def test_a_table_answer_under_min_confidence_ends_the_loop_unsaid(store):
+    llm = scripted(
+        {"enough": "no", "tool": "query_table", "args": {"question": "How many albums?"}},
+        sql="SELECT COUNT(*) FROM albums WHERE artistid = 1",
+    )
+    services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
+    final, _ = ask(services, "How many albums of artist 1 are there?", min_confidence=0.999)
+    assert final["answer"] == "I don't know."
+    assert any(
+        w.startswith("The answer '2' is not given") and "under min_confidence 1.00" in w
+        for w in final["warnings"]
+    )
 
 
 def test_a_two_step_question_reads_the_text_then_joins_the_tables(store):

@@ -1,0 +1,166 @@
+"""A query read once into a tree (sqlglot, SQLite's dialect): what the table checks read of it.
+
+The checks of a query the model wrote ask the same few things of it — which columns it
+compares with which values, which it reads through a date function — and used to ask them
+of its text with a regular expression each, which disagreed (one read ``==`` and ``LIKE``,
+another not) and let a quoted column (``"Name" = 'x'``), a value written first
+(``1987 = year``) or an ``IN`` list through. ``read`` parses the query once (cached by its
+text) and every check reads the same ``Comparison`` list.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+_OPS: dict[type[exp.Expr], str] = {
+    exp.EQ: "=",
+    exp.NullSafeEQ: "is",
+    exp.Is: "is",
+    exp.NEQ: "!=",
+    exp.LT: "<",
+    exp.LTE: "<=",
+    exp.GT: ">",
+    exp.GTE: ">=",
+    exp.Like: "like",
+    exp.ILike: "like",
+}
+_FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+EQUAL = frozenset({"=", "is", "like", "in"})
+"""The operators that compare a column with one value it should hold."""
+_DATED = re.compile(r"(?:STRFTIME|DATE|DATETIME|JULIANDAY|TIME|UNIXEPOCH)\(", re.I)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A column compared with a literal: ``name = 'Queen'``, ``year > 1990``, ``x IN (1, 2)``.
+
+    A comparison with another column or a subquery has no ``value`` (``None``); an ``IN``
+    list is one comparison per value, a ``BETWEEN`` one per bound (``>=`` and ``<=``).
+    """
+
+    column: str
+    """The column's name as written, unquoted (a table's prefix left out)."""
+    op: str
+    """``=``, ``!=``, ``<``, ``<=``, ``>``, ``>=``, ``like``, ``in`` or ``is``, as read from
+    the column's side (``1987 < year`` is ``year > 1987``)."""
+    value: str | None
+    """The literal as written (a text unquoted, ``''`` read as ``'``; a number's digits)."""
+    text: bool
+    """Whether the literal is a text ('…'), not a number."""
+    dated: bool = False
+    """Whether the column is read through a date function (``strftime('%Y', date)``)."""
+
+
+@dataclass(frozen=True)
+class Query:
+    """What the checks read of a query."""
+
+    comparisons: tuple[Comparison, ...]
+    dated: tuple[str, ...]
+    """The columns read through a date function anywhere in the query."""
+    parsed: bool
+    """Whether the query parsed (a query that does not is read as comparing nothing)."""
+
+    def equalities(self) -> list[tuple[str, str]]:
+        """The columns compared for equality with a text: (column, value); not through a date."""
+        return [
+            (c.column, c.value)
+            for c in self.comparisons
+            if c.op in EQUAL and c.text and c.value is not None and not c.dated
+        ]
+
+    def numbers_equal(self) -> list[tuple[str, str]]:
+        """The columns compared for equality with a number: (column, the number as written)."""
+        return [
+            (c.column, c.value)
+            for c in self.comparisons
+            if c.op == "=" and not c.text and c.value is not None and not c.dated
+        ]
+
+    def compared(self) -> list[str]:
+        """The names of the columns the query compares with anything, in order, once each."""
+        return list(dict.fromkeys(c.column for c in self.comparisons))
+
+
+@functools.lru_cache(maxsize=512)
+def read(sql: str) -> Query:
+    """``sql`` read into a tree once (cached by its text); nothing compared if it does not parse."""
+    try:
+        tree = sqlglot.parse_one(sql, read="sqlite")
+    except SqlglotError:
+        return Query((), (), parsed=False)
+    if tree is None:
+        return Query((), (), parsed=False)
+    found: list[Comparison] = []
+    for node in tree.walk(bfs=False):  # in the order written
+        found += _comparisons(node)
+    dated = [
+        column.name
+        for call in tree.find_all(exp.Func, bfs=False)
+        if _date_function(call)
+        for column in call.find_all(exp.Column)
+    ]
+    return Query(tuple(found), tuple(dict.fromkeys(dated)), parsed=True)
+
+
+def _comparisons(node: exp.Expr) -> list[Comparison]:
+    if isinstance(node, exp.In):
+        return [_compared(node.this, "in", v) for v in node.expressions if _column(node.this)]
+    if isinstance(node, exp.Between):
+        low, high = node.args.get("low"), node.args.get("high")
+        if not _column(node.this):
+            return []
+        return [_compared(node.this, ">=", low), _compared(node.this, "<=", high)]
+    op = next((name for kind, name in _OPS.items() if type(node) is kind), None)
+    if op is None or not isinstance(node, exp.Binary):
+        return []
+    left, right = node.left, node.right
+    if _column(left):
+        return [_compared(left, op, right)]
+    if _column(right):
+        return [_compared(right, _FLIPPED.get(op, op), left)]
+    return []
+
+
+def _column(node: exp.Expr | None) -> exp.Column | None:
+    """The column a side of a comparison reads: itself, or inside a date function."""
+    if isinstance(node, exp.Column):
+        return node
+    if node is not None and _date_function(node):
+        return next(node.find_all(exp.Column, bfs=False), None)
+    return None
+
+
+def _date_function(node: exp.Expr | None) -> bool:
+    """Whether ``node`` calls a date function (``strftime``, ``date``, ``julianday``…).
+
+    Read from the call as SQLite writes it; an operator (``AND``, ``=``) is no call, though
+    sqlglot types it as a function too.
+    """
+    if not isinstance(node, exp.Func) or isinstance(node, exp.Binary | exp.Connector):
+        return False
+    return _DATED.match(node.sql(dialect="sqlite")) is not None
+
+
+def _compared(side: exp.Expr, op: str, other: exp.Expr | None) -> Comparison:
+    column = _column(side)
+    assert column is not None
+    value, text = _literal(other)
+    return Comparison(column.name, op, value, text, dated=not isinstance(side, exp.Column))
+
+
+def _literal(node: exp.Expr | None) -> tuple[str | None, bool]:
+    """A literal's value as written and whether it is a text; (None, False) for anything else."""
+    if isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal):
+        return f"-{node.this.this}", False
+    if isinstance(node, exp.Literal):
+        return str(node.this), bool(node.is_string)
+    return None, False
