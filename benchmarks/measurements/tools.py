@@ -8,6 +8,7 @@
     python -m benchmarks.measurements.tools run --set unseen --out docs/benchmarks/unseen/<run>
     python -m benchmarks.measurements.tools routes --set rmixed --split calibration
     python -m benchmarks.measurements.tools recheck --set rtables --records <run>/crag.jsonl
+    python -m benchmarks.measurements.tools refusals --set unseen --records <run>/crag.jsonl
 
 Two question sets (``--set``): ``tools``, the collection and questions the tools were built
 with (``benchmarks.measurements.tools_questions``), and ``unseen``, the never-tuned set
@@ -34,7 +35,8 @@ or value by accident).
 
 ``routes`` shows where the planner's rules send each template's questions (no model);
 ``recheck`` runs recorded table answers' SQL again through today's checks and counts what
-they would refuse among right and wrong answers (no model).
+they would refuse among right and wrong answers (no model); ``refusals`` does so for every
+recorded query, check by check, counting the refused answers that equal the gold.
 
 """
 
@@ -627,6 +629,70 @@ def recheck(qset: QuestionSet, records: list[Path]) -> str:
     return markdown_table(rows, columns) + "\n\n" + "\n".join(flagged)
 
 
+def refusals(qset: QuestionSet, records: list[Path]) -> str:
+    """Each check's refusals among recorded queries, by whether their answer equals the gold.
+
+    Every query a pipeline wrote (each record's ``sql``; once, however many runs wrote it)
+    runs again; the answer read off its
+    result with no check (``result_answer``) is judged against the gold, and each check that
+    would refuse it is counted: a check that refuses answers equal to the gold costs right
+    answers, one that refuses wrong ones keeps them from being given. No model call. Run with
+    ``CRAG_DATA_DIR`` at the set's store.
+    """
+    from crag_core.errors import CragError, TableQueryError
+    from crag_core.text.sql import asked_tables, misspelled, result_answer, unasked_values
+    from crag_core.text.table_checks import findings, misread_years
+    from graph.factory import default_services
+    from nodes.tools.query_table import spans
+
+    store = default_services(Context(collection=qset.collection)).tables
+    assert store is not None
+    catalog = store.catalog()
+    questions = {r["id"]: r for r in read_records(qset.questions)}
+    counts: Counter[tuple[str, str]] = Counter()
+    seen: set[tuple[str, str]] = set()  # a query written again in another run counts once
+    for r in (r for path in records for r in read_records(path) if r["id"] in questions):
+        tables = asked_tables(r["question"], catalog)
+        ranges = {t.name: spans(store, t) for t in tables}
+        for sql in r.get("sql") or []:
+            if (r["id"], sql) in seen:
+                continue
+            seen.add((r["id"], sql))
+            try:
+                result = store.query(sql, max_rows=1_000)
+            except (TableQueryError, CragError):
+                continue
+            read = [t for t in catalog if t.name in result.tables]
+            answer = result_answer(result, r["question"])
+            verdict_of = judge(answer, questions[r["id"]]) if answer else "no rows"
+            named = [("no rows", "")] if not answer else []
+            named += [("misspelled", t) for t in misspelled(sql, read)]
+            named += [("unasked value", t) for t in unasked_values(sql, read, r["question"])]
+            named += [("year column", t) for t in misread_years(r["question"], sql, read, ranges)]
+            if answer:
+                named += findings(r["question"], sql, result, read or tables, ranges)
+            counts[("queries", verdict_of)] += 1
+            for check in dict.fromkeys(name for name, _ in named):
+                counts[(check, verdict_of)] += 1
+    checks = dict.fromkeys(name for name, _ in counts if name != "queries")
+    rows = [
+        {
+            "check": name,
+            "right": counts[(name, "right")],
+            "wrong": counts[(name, "wrong")] + counts[(name, "unknown")],
+            "empty": counts[(name, "no rows")],
+        }
+        for name in ["queries", *checks]
+    ]
+    columns = [
+        ("check", "check (queries: all of them)"),
+        ("right", "refused, answer = gold"),
+        ("wrong", "refused, answer wrong"),
+        ("empty", "no rows"),
+    ]
+    return markdown_table(rows, columns)
+
+
 def compare_runs(runs: dict[str, Path], qset: QuestionSet) -> str:
     """Right / IDK / wrong by type for each named run's pipelines, side by side.
 
@@ -693,7 +759,8 @@ def main(argv: list[str] | None = None) -> int:
     """``build`` the questions, or ``run`` the pipelines on them."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "command", choices=["build", "run", "fit", "compare", "routes", "plans", "recheck"]
+        "command",
+        choices=["build", "run", "fit", "compare", "routes", "plans", "recheck", "refusals"],
     )
     parser.add_argument(
         "--runs", default="", help="compare: name=out-dir pairs, comma-separated (before=…,after=…)"
@@ -727,13 +794,14 @@ def main(argv: list[str] | None = None) -> int:
         runs = dict(pair.split("=", 1) for pair in args.runs.split(",") if "=" in pair)
         print(compare_runs({k: Path(v) for k, v in runs.items()}, qset))
         return 0
-    if args.command in ("routes", "plans", "recheck"):
+    if args.command in ("routes", "plans", "recheck", "refusals"):
         os.environ["CRAG_DATA_DIR"] = str(args.data.resolve())
         prepare_collection(args.data.resolve(), qset)
         if args.command in ("routes", "plans"):
             print((routes if args.command == "routes" else plans)(qset, args.split))
         else:
-            print(recheck(qset, [Path(p) for p in args.records.split(",") if p]))
+            checked = recheck if args.command == "recheck" else refusals
+            print(checked(qset, [Path(p) for p in args.records.split(",") if p]))
         return 0
     if args.command == "build":
         builders = {

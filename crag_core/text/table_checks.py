@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from crag_core.text.sql import (
     ABBREVIATED,
@@ -209,6 +210,37 @@ def _in_sql(number: str, sql: str, scale: str = "", fractions: bool = False) -> 
     return any(re.search(rf"(?<![\d.]){re.escape(number)}(?![\d])", t) for t in literals)
 
 
+@dataclass(frozen=True)
+class Answered:
+    """What every check reads of one table answer."""
+
+    question: str
+    sql: str
+    result: QueryResult
+    tables: Sequence[TableInfo]
+    spans: Mapping[str, Mapping[str, Span]]
+
+    @property
+    def bare(self) -> str:
+        """The query with its strings emptied: '2015-04-30' holds no subtraction."""
+        return _STRING.sub("''", self.sql)
+
+    @property
+    def low_sql(self) -> str:
+        """The query in lower case."""
+        return self.sql.lower()
+
+    @property
+    def rows(self) -> int:
+        """The result's distinct rows."""
+        return _distinct_rows(self.result)
+
+    @property
+    def pair(self) -> tuple[str, str] | None:
+        """The two values a "…: A or B?" question chooses between (None if none)."""
+        return alternatives(self.question)
+
+
 def problems(
     question: str,
     sql: str,
@@ -217,6 +249,8 @@ def problems(
     spans: Mapping[str, Mapping[str, Span]] | None = None,
 ) -> list[str]:
     """What is wrong with ``result`` as the answer to ``question`` (``[]``: nothing found).
+
+    Each of ``CHECKS`` in turn (``findings`` names which said what):
 
     - a choice between two named values ("…: A or B?") names exactly one of them;
     - a "which/who … highest" (or a comparison) is one row; "the second highest" skips the
@@ -236,67 +270,112 @@ def problems(
       (``_one_row_counted``), not a computation with a constant it does not say
       (``_unsaid_constants``).
     """
-    found: list[str] = []
-    bare = _STRING.sub("''", sql)  # no strings: '2015-04-30' holds no subtraction
-    rows = _distinct_rows(result)
-    texts = _texts(result)
-    pair = alternatives(question)
+    return list(dict.fromkeys(text for _, text in findings(question, sql, result, tables, spans)))
+
+
+def findings(
+    question: str,
+    sql: str,
+    result: QueryResult,
+    tables: Sequence[TableInfo],
+    spans: Mapping[str, Mapping[str, Span]] | None = None,
+) -> list[tuple[str, str]]:
+    """``problems`` with the name of the check that found each: (check, what it found)."""
+    answered = Answered(question, sql, result, tables, spans or {})
+    return [(name, text) for name, check in CHECKS.items() for text in check(answered)]
+
+
+def _one_answer(a: Answered) -> list[str]:
+    """A choice between two names one of them; a "which … highest" one row."""
+    pair, rows = a.pair, a.rows
     if pair is not None:
-        said = [name for name in _distinctive(pair) if any(_says(t, name) for t in texts)]
+        said = [n for n in _distinctive(pair) if any(_says(t, n) for t in _texts(a.result))]
         if len(said) != 1 or rows > 1:
-            found.append(
+            return [
                 f"the question asks which of {pair[0]!r} or {pair[1]!r}: return only that one "
                 f"(the result has {rows} rows naming {len(said)} of them), e.g. "
-                + _pair_idiom(question, pair, tables)
-            )
-    elif asks_one(question) and rows > 1:
-        found.append(f"the question asks for one; the result has {rows} rows (ORDER BY … LIMIT 1)")
-    place = nth(question)
-    if place is not None and (not _skips(bare, place[0]) or _misordered(bare, place[1])):
-        found.append(
+                + _pair_idiom(a.question, pair, a.tables)
+            ]
+    elif asks_one(a.question) and rows > 1:
+        return [f"the question asks for one; the result has {rows} rows (ORDER BY … LIMIT 1)"]
+    return []
+
+
+def _place_asked(a: Answered) -> list[str]:
+    """A place past the first ("the second highest") skips the rows before it, in order."""
+    place = nth(a.question)
+    if place is not None and (not _skips(a.bare, place[0]) or _misordered(a.bare, place[1])):
+        return [
             f"the question asks for the {place[1]}: one row, after the {place[0] - 1} "
             f"before it in that order, e.g. {_nth_idiom(place[0], _order(place[1]))}"
-        )
-    scaled = _scaled_by_unit(question, sql)
-    if scaled:
-        found.append(
-            f"the question's {scaled!r} is the unit the column is in: read the column as it is, "
-            "without scaling it"
-        )
-    if _MISSING.search(question) and " null" not in sql.lower():
-        found.append(
+        ]
+    return []
+
+
+def _unit_scaled(a: Answered) -> list[str]:
+    scaled = _scaled_by_unit(a.question, a.sql)
+    if not scaled:
+        return []
+    return [
+        f"the question's {scaled!r} is the unit the column is in: read the column as it is, "
+        "without scaling it"
+    ]
+
+
+def _missing_asked(a: Answered) -> list[str]:
+    if _MISSING.search(a.question) and " null" not in a.low_sql:
+        return [
             "the question asks about missing values: an empty cell is NULL, e.g. WHERE <column> "
             "IS NULL"
-        )
-    if _RANK.search(question):
-        if not (rows == 1 and _is_number(result)):
-            found.append(f"the question asks for a rank: one number, e.g. {_rank_idiom()}")
-        elif not re.search(r"[<>]", bare):
-            found.append(
-                "a rank counts the rows above the named one (a comparison with < or >, not =), "
-                f"e.g. {_rank_idiom()}"
-            )
-    if _HOW_MUCH_MORE.search(question) and "-" not in bare:
-        found.append("the question asks how much more or less: subtract one value from the other")
-    computed = _computed_look_up(question, bare, tables)
-    if computed:
-        found.append(computed)
-    if _ONE_NUMBER.search(question) and not _EACH.search(question) and rows > 1:
-        hint = (
-            ": compute it in one SELECT, (SELECT … WHERE <the second>) - (SELECT … WHERE "
-            "<the first>)"
-            if _DIFFERENCE.search(question)
-            else ""
-        )
-        found.append(f"the question asks for one number; the result has {rows} rows{hint}")
-    low_sql = sql.lower()
-    chosen = [name.lower() for name in pair or ()]
-    for table in tables:
-        if table.name.lower() not in low_sql:
+        ]
+    return []
+
+
+def _rank_counted(a: Answered) -> list[str]:
+    if not _RANK.search(a.question):
+        return []
+    if not (a.rows == 1 and _is_number(a.result)):
+        return [f"the question asks for a rank: one number, e.g. {_rank_idiom()}"]
+    if not re.search(r"[<>]", a.bare):
+        return [
+            "a rank counts the rows above the named one (a comparison with < or >, not =), "
+            f"e.g. {_rank_idiom()}"
+        ]
+    return []
+
+
+def _subtracted(a: Answered) -> list[str]:
+    if _HOW_MUCH_MORE.search(a.question) and "-" not in a.bare:
+        return ["the question asks how much more or less: subtract one value from the other"]
+    return []
+
+
+def _look_up_as_held(a: Answered) -> list[str]:
+    computed = _computed_look_up(a.question, a.bare, a.tables)
+    return [computed] if computed else []
+
+
+def _one_number(a: Answered) -> list[str]:
+    if not _ONE_NUMBER.search(a.question) or _EACH.search(a.question) or a.rows <= 1:
+        return []
+    hint = (
+        ": compute it in one SELECT, (SELECT … WHERE <the second>) - (SELECT … WHERE <the first>)"
+        if _DIFFERENCE.search(a.question)
+        else ""
+    )
+    return [f"the question asks for one number; the result has {a.rows} rows{hint}"]
+
+
+def _named_used(a: Answered) -> list[str]:
+    """Every column the question names is read, and every value it names is in the query."""
+    found: list[str] = []
+    chosen = [name.lower() for name in a.pair or ()]
+    for table in a.tables:
+        if table.name.lower() not in a.low_sql:
             continue
-        found += _columns_left_out(question, low_sql, table)
+        found += _columns_left_out(a.question, a.low_sql, table)
         columns = {c.name.lower() for c in table.columns}
-        for column, values in named_values(question, table).items():
+        for column, values in named_values(a.question, table).items():
             filters = [
                 v
                 for v in values
@@ -304,37 +383,66 @@ def problems(
                 and v.lower() not in columns
                 and v.lower() not in table.label.lower()
             ]
-            if filters and not any(_value_in(v, low_sql) for v in filters):
+            if filters and not any(_value_in(v, a.low_sql) for v in filters):
                 found.append(
                     f"the question names {sql_text(filters[0])} (a value of {column}) but the "
                     "query does not use it"
                 )
-    found += _aggregates_left_out(question, low_sql, tables)
-    found += _unsaid_answer(question, sql, bare, tables)
-    found += _one_row_counted(sql, bare, tables)
-    found += _unsaid_constants(question, bare)
-    found += _unsaid_filters(question, sql, tables)
-    found += _every_value(question, result, tables)
-    found += _mistyped(sql, tables, spans or {})
-    if _SELF_SUBTRACTION.search(bare):
-        found.append(
-            "the query subtracts a column from itself (always 0): read the two rows' values "
-            "in two subqueries, e.g. (SELECT … WHERE <the second>) - (SELECT … WHERE <the first>)"
-        )
-    if asks_one(question) and not _RATIO.search(question) and _ORDER_COMPUTED.search(bare):
-        found.append(
+    return found
+
+
+def _self_subtracted(a: Answered) -> list[str]:
+    if not _SELF_SUBTRACTION.search(a.bare):
+        return []
+    return [
+        "the query subtracts a column from itself (always 0): read the two rows' values "
+        "in two subqueries, e.g. (SELECT … WHERE <the second>) - (SELECT … WHERE <the first>)"
+    ]
+
+
+def _ordered_as_held(a: Answered) -> list[str]:
+    if asks_one(a.question) and not _RATIO.search(a.question) and _ORDER_COMPUTED.search(a.bare):
+        return [
             "the question asks for the row with the highest or lowest value of a column: "
             "ORDER BY the column itself, with no arithmetic"
-        )
-    fractions = _reads_shares(low_sql, tables, spans or {})
-    for number, scale in _numbers_said(question):
-        if (
-            not _in_sql(number, sql, scale, fractions)
-            and not _is_year_column(number, tables, low_sql)
-            and not _year_none_holds(number, tables, spans or {})
-        ):
-            found.append(f"the question says {number} but the query does not")
-    return list(dict.fromkeys(found))
+        ]
+    return []
+
+
+def _numbers_used(a: Answered) -> list[str]:
+    """Every number the question states is a constant of the query."""
+    fractions = _reads_shares(a.low_sql, a.tables, a.spans)
+    return [
+        f"the question says {number} but the query does not"
+        for number, scale in _numbers_said(a.question)
+        if not _in_sql(number, a.sql, scale, fractions)
+        and not _is_year_column(number, a.tables, a.low_sql)
+        and not _year_none_holds(number, a.tables, a.spans)
+    ]
+
+
+CHECKS: dict[str, Callable[[Answered], list[str]]] = {
+    "one answer": _one_answer,
+    "place": _place_asked,
+    "unit": _unit_scaled,
+    "missing values": _missing_asked,
+    "rank": _rank_counted,
+    "difference": _subtracted,
+    "look-up": _look_up_as_held,
+    "one number": _one_number,
+    "named": _named_used,
+    "average": lambda a: _aggregates_left_out(a.question, a.low_sql, a.tables),
+    "unsaid name": lambda a: _unsaid_answer(a.question, a.sql, a.bare, a.tables),
+    "one row counted": lambda a: _one_row_counted(a.sql, a.bare, a.tables),
+    "unsaid constant": lambda a: _unsaid_constants(a.question, a.bare),
+    "unsaid filter": lambda a: _unsaid_filters(a.question, a.sql, a.tables),
+    "every value": lambda a: _every_value(a.question, a.result, a.tables),
+    "mistyped": lambda a: _mistyped(a.sql, a.tables, a.spans),
+    "self subtraction": _self_subtracted,
+    "ordered": _ordered_as_held,
+    "numbers": _numbers_used,
+}
+"""The checks of a table's answer that need no model, by name, in the order they run."""
 
 
 _SELF_SUBTRACTION = re.compile(

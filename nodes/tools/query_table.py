@@ -1,4 +1,38 @@
-"""query_table: answer from the collection's tables with SQL the model writes."""
+"""query_table: answer from the collection's tables with SQL the model writes.
+
+The model sees the named tables (at most ``MAX_TABLES``) as ``CREATE TABLE`` statements
+with a few rows each, each column's range and the values the question names
+(``crag_core.text.sql.schema``), and writes one SELECT (the embedded model under a grammar
+that lets it name only those tables and their columns: ``crag_core.text.sql_grammar``);
+the query runs read-only behind the table store's authorizer, row limit and time budget
+(``crag_core.clients.table_store``).
+
+A difference or a rank of rows the question names by value, over one number column it
+names, is first queried as written in code (``crag_core.text.table_checks.
+computed_query``, kind ``table:<shape>:0``); when that does not pass, the model writes it.
+
+The result is an answer only when it passes the checks that need no model
+(``crag_core.text.table_checks.problems``: one of two named values, one row for a
+superlative, one number for a count, every value and number the question names used). A
+query that fails, finds nothing, misspells a value or does not pass is written once more,
+told why. If that fails too, the warning says why (the table's answer that did not pass,
+and what was wrong with it); with ``planner`` ``auto`` the agent loop takes the question
+on; otherwise the answer is "I don't know" when the tables are
+spreadsheets: the text cannot compute over their rows ("how many", "average", "…: A or
+B?": ``computes``), and what it holds of them is the rows the query read (on the
+calibration sets, 10 such searches gave 0 right, 1 wrong and took 10-52 s each). A
+question about a table inside a page searches the page's text instead.
+
+A query that compares a column with a value no table of the collection holds answers
+that the table has no such value, and what it has (a false premise is said, not answered
+"0") — from a spreadsheet only: a table inside a page (an HTML page's table of
+statistics) is incidental to its text, which is searched instead.
+
+The answer's confidence is the share of right table answers of its kind (one value, a
+row, a list, a false premise; first query or retry) on the tools benchmark's calibration
+split (``nodes.shared.confidence.tool_confidence``); one under ``min_confidence`` is not given
+(and the text is searched only for a table inside a page).
+"""
 
 from __future__ import annotations
 
@@ -60,38 +94,7 @@ def describe(update: Mapping[str, Any]) -> str:
 def query_table(state: PassState, runtime: Runtime[Context], services: Services) -> PassUpdate:
     """Write a SELECT over the tables the plan names, run it, check it, answer.
 
-    The model sees the named tables (at most ``MAX_TABLES``) as ``CREATE TABLE`` statements
-    with a few rows each, each column's range and the values the question names
-    (``crag_core.text.sql.schema``), and writes one SELECT (the embedded model under a grammar
-    that lets it name only those tables and their columns: ``crag_core.text.sql_grammar``);
-    the query runs read-only behind the table store's authorizer, row limit and time budget
-    (``crag_core.clients.table_store``).
-
-    A difference or a rank of rows the question names by value, over one number column it
-    names, is first queried as written in code (``crag_core.text.table_checks.
-    computed_query``, kind ``table:<shape>:0``); when that does not pass, the model writes it.
-
-    The result is an answer only when it passes the checks that need no model
-    (``crag_core.text.table_checks.problems``: one of two named values, one row for a
-    superlative, one number for a count, every value and number the question names used). A
-    query that fails, finds nothing, misspells a value or does not pass is written once more,
-    told why. If that fails too, the warning says why (the table's answer that did not pass,
-    and what was wrong with it); with ``planner`` ``auto`` the agent loop takes the question
-    on; otherwise the answer is "I don't know" when the tables are
-    spreadsheets: the text cannot compute over their rows ("how many", "average", "…: A or
-    B?": ``computes``), and what it holds of them is the rows the query read (on the
-    calibration sets, 10 such searches gave 0 right, 1 wrong and took 10-52 s each). A
-    question about a table inside a page searches the page's text instead.
-
-    A query that compares a column with a value no table of the collection holds answers
-    that the table has no such value, and what it has (a false premise is said, not answered
-    "0") — from a spreadsheet only: a table inside a page (an HTML page's table of
-    statistics) is incidental to its text, which is searched instead.
-
-    The answer's confidence is the share of right table answers of its kind (one value, a
-    row, a list, a false premise; first query or retry) on the tools benchmark's calibration
-    split (``nodes.shared.confidence.tool_confidence``); one under ``min_confidence`` is not given
-    (and the text is searched only for a table inside a page).
+    How, and what happens when it does not pass: the module's docstring.
     """
     ctx = context_of(runtime)
     question = question_of(state)
@@ -126,27 +129,29 @@ def query_table(state: PassState, runtime: Runtime[Context], services: Services)
         why = f"its answer {rejected} did not pass its checks" if rejected else reason
     if sql:
         why += f"; its last query: {sql}"
-    if ctx.planner == "auto":  # route_after_table hands the question to the agent loop
-        return update | {
-            "sql": sql,
-            "warnings": [f"No table answered the question ({why}); the agent loop took it on."],
-        }
+    return update | {"sql": sql} | _unanswered(ctx, question, tables, why)
+
+
+def _unanswered(ctx: Context, question: str, tables: list[TableInfo], why: str) -> PassUpdate:
+    """Where a question no table answered goes, and the warning that says so and why.
+
+    ``planner`` ``auto``: the agent loop (``route_after_table``); a spreadsheet's question:
+    "I don't know" (the text cannot compute over its rows); a table inside a page: its text.
+    """
+    if ctx.planner == "auto":
+        return {"warnings": [f"No table answered the question ({why}); the agent loop took it on."]}
     if tables and not any(incidental(t) for t in tables):
         said = "the text was not searched: " + (
             "it cannot compute over a table's rows"
             if computes(question)
             else "it holds the spreadsheet's rows the query read"
         )
-        return update | {
-            "sql": sql,
+        return {
             "answer": NO_ANSWER,
             "confidence": None,
             "warnings": [f"No table answered the question ({why}); {said}."],
         }
-    return update | {
-        "sql": sql,
-        "warnings": [f"No table answered the question ({why}); the text was searched."],
-    }
+    return {"warnings": [f"No table answered the question ({why}); the text was searched."]}
 
 
 @dataclass(frozen=True)

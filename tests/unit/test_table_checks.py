@@ -26,8 +26,10 @@ from crag_core.text.sql import (
     unasked_values,
 )
 from crag_core.text.table_checks import (
+    CHECKS,
     alternatives,
     computed_query,
+    findings,
     idiom,
     misread_years,
     problems,
@@ -124,6 +126,9 @@ def test_a_superlative_is_one_row_and_a_count_one_number(store):
     assert any("one number" in p for p in problems(count, sql, many, tables))
     per = "How many states had a poverty rate above 12 in each year?"
     assert not any("one number" in p for p in problems(per, sql, many, tables))
+    # each finding is named by its check (what the refusals benchmark counts)
+    assert [name for name, _ in findings(count, sql, many, tables)] == ["one number"]
+    assert set(CHECKS) >= {"one answer", "named", "numbers", "average"}
 
 
 def test_a_place_past_the_first_skips_the_rows_before_it(store):
