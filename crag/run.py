@@ -173,12 +173,15 @@ def _steps(
     its last values are ``result.pass_state`` (its update of the turn, the keys the two share,
     is not a step of its own); a part's pass reports its nodes as ``part N/<node>`` (N: the
     part's place in the question; parallel parts interleave). Generator tokens are kept of the
-    question's pass only, not of its parts.
+    question's pass only, not of its parts. A graph run inside a node (the table graph of
+    ``query_table``) is part of that node's step.
     """
     summaries: dict[tuple[tuple[str, ...], str], str] = {}
     parts: dict[str, int] = {}
     last = time.perf_counter()
     for namespace, mode, chunk in stream:
+        if len(namespace) > 1 and mode != "messages":
+            continue  # a graph a node runs (the table graph inside query_table): its node's step
         in_part = bool(namespace) and not _in_question_pass(namespace)
         if mode == "messages":  # the generator's tokens, and the messages nodes return
             message, meta = chunk

@@ -594,7 +594,7 @@ def recheck(qset: QuestionSet, records: list[Path]) -> str:
     """
     from crag_core.text.sql import asked_tables
     from graph.factory import default_services
-    from nodes.tools.query_table import run_query, spans
+    from nodes.tools.table_query import run_query, spans
 
     store = default_services(Context(collection=qset.collection)).tables
     assert store is not None
@@ -643,7 +643,7 @@ def refusals(qset: QuestionSet, records: list[Path]) -> str:
     from crag_core.text.sql import asked_tables, misspelled, result_answer, unasked_values
     from crag_core.text.table_checks import findings, misread_years
     from graph.factory import default_services
-    from nodes.tools.query_table import spans
+    from nodes.tools.table_query import spans
 
     store = default_services(Context(collection=qset.collection)).tables
     assert store is not None

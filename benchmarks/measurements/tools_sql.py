@@ -47,7 +47,7 @@ from crag_core.schema.context import Context
 from crag_core.text.sql import asked_tables, extract_sql
 from crag_core.text.sql_grammar import select_grammar
 from crag_core.text.table_shapes import TableInfo
-from nodes.tools.query_table import run_query, schema_of
+from nodes.tools.table_query import run_query, schema_of
 
 WRITERS = ("plain", "plain-grammar", "schema", "grammar")
 

@@ -41,13 +41,24 @@ _current: ContextVar[Meter | None] = ContextVar("crag_meter", default=None)
 
 @contextmanager
 def metered() -> Iterator[Meter]:
-    """Count the model calls made inside the block (this thread's, and what it awaits)."""
+    """Count the model calls made inside the block (this thread's, and what it awaits).
+
+    A block inside another's (a step of the table graph inside the node that runs it) counts
+    its calls in both: the outer meter misses none.
+    """
     meter = Meter()
+    outer = _current.get()
     token = _current.set(meter)
     try:
         yield meter
     finally:
         _current.reset(token)
+        if outer is not None:
+            outer.calls += meter.calls
+            outer.prompt_tokens += meter.prompt_tokens
+            outer.cached_tokens += meter.cached_tokens
+            outer.completion_tokens += meter.completion_tokens
+            outer.llm_seconds += meter.llm_seconds
 
 
 def usage_of(reply: Any) -> dict[str, int]:

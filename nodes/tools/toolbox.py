@@ -9,7 +9,7 @@ documents ``S1``, ``S2``… as it goes, and its answer may cite only them.
 Every tool runs the same code as the rules' plan: ``search`` the knowledge base's hybrid
 search and floor (``nodes.correction`` reads it the same way, through ``Retriever.search``),
 ``query_table`` a SELECT through the table store's authorizer, row limit and time budget and
-through ``query_table.run_query``'s checks (whose findings come back as the observation, so
+through ``table_query.run_query``'s checks (whose findings come back as the observation, so
 the model can act on them), ``list_documents`` the catalog the catalog plan reads,
 ``read_document`` the chunks the document plan reads, ``web_search`` the configured provider.
 A tool's failure is an observation ("no table named …"), never an exception out of the loop.
@@ -36,14 +36,9 @@ from crag_core.text.table_shapes import QueryResult, TableInfo
 from crag_core.text.whole_document import joined
 from crag_core.text.words import content_words, normalize, stem, words_of
 from nodes.tools.choose_tool import has_tables
-from nodes.tools.query_table import (
-    Attempted,
-    attempts,
-    run_query,
-    schema_of,
-    spans,
-    table_answer,
-)
+from nodes.tools.query_table import table_answer
+from nodes.tools.table_graph import ask_tables, measured
+from nodes.tools.table_query import Attempted, run_query
 
 Observation = tuple[str, list[Document]]
 """What a tool returns: the text the model reads, and the documents it may cite."""
@@ -275,16 +270,9 @@ class Toolbox:
         assert store is not None
         if not tables:
             return None
-        ranges = {t.name: spans(store, t) for t in tables}
-        text = schema_of(store, tables, question, ranges)
-        last = None
-        for tried in attempts(
-            {}, self.ctx, self.services.llm, store, tables, catalog, question, ranges, text
-        ):
-            last = tried
-            if tried.passed:
-                break
-        return last
+        ranges, schema = measured(store, tables, question)
+        tried = ask_tables(self.services, self.ctx, {}, question, tables, catalog, ranges, schema)
+        return tried[-1]
 
     def column_values(self, table: str, column: str) -> Observation:
         """List the values a table's column holds (most frequent first).

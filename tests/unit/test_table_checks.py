@@ -37,7 +37,7 @@ from crag_core.text.table_checks import (
 from crag_core.text.table_shapes import ColumnInfo, QueryResult, TableInfo, sql_name
 from nodes.shared import confidence as confidence_module
 from nodes.shared.confidence import table_kind
-from nodes.tools.query_table import spans
+from nodes.tools.table_query import spans
 from tests.fakes import make_llm, make_table_store
 from tests.unit.test_table_questions import sql_responder
 
@@ -544,7 +544,7 @@ def test_a_column_named_by_an_sql_word_is_written_quoted_under_the_grammar():
 def test_a_malformed_query_is_written_again_with_the_shape_its_kind_needs(
     fake_services, store, monkeypatch
 ):
-    module = importlib.import_module("nodes.tools.query_table")  # the module, not the node
+    module = importlib.import_module("nodes.tools.table_graph")  # the module, not the node
     monkeypatch.setattr(module, "computed_query", lambda question, tables: "")
     q = "How much higher is the murder rate of Ohio than that of Utah?"  # the model writes it
     broken = "SELECT murder_rate - murder_rate FROM crime WHERE state = 'Ohio' - murder_rate FROM"

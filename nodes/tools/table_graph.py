@@ -1,0 +1,191 @@
+"""The table tool's own small graph: write SQL, run and check it, write it again told why.
+
+::
+
+    START -> write_sql -> run_sql --passed, or no attempt left--> END
+                 ^           |
+                 +--retry----+  (told what was wrong)
+
+``ask_tables`` runs it for one question over the tables chosen for it, on its own state
+(``TableState``): the rules' ``query_table`` node and the loop's ``query_table`` tool both ask
+the tables through it, so there is one way to write, run, check and retry a query. Each
+attempt is two steps, each with its cost entry (``TableState.cost``: the model calls and the
+seconds of that step); they are also counted in the meter of the node that runs the graph,
+so the turn's ledger misses none (``crag_core.clients.usage.metered``).
+
+The first attempt is the query written in code for a difference or rank of named rows
+(``computed_query``), when there is one; then the model's, under the tables' grammar on a
+llama.cpp server (``SQL_ATTEMPTS`` of them at most). Run in the node's thread and its
+LangGraph run, so its steps are seen in the stream and in a LangSmith trace; it keeps no
+checkpoint of its own (its state is the node's to keep).
+"""
+
+from __future__ import annotations
+
+import operator
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Annotated, Any, TypedDict
+
+from langgraph.graph import END, START, StateGraph
+
+from crag_core.clients.llm import complete, takes_grammar
+from crag_core.clients.services import Services
+from crag_core.clients.table_store import TableStore
+from crag_core.clients.usage import metered
+from crag_core.schema.context import Context
+from crag_core.schema.state import Cost
+from crag_core.text.sql import Span, extract_sql
+from crag_core.text.sql_grammar import select_grammar
+from crag_core.text.table_checks import computed_query, idiom
+from crag_core.text.table_shapes import TableInfo
+from nodes.shared.prompting import render
+from nodes.tools.table_query import SQL_ATTEMPTS, Attempted, run_query, schema_of, spans
+
+
+class TableState(TypedDict, total=False):
+    """One question's attempts at the tables."""
+
+    attempt: int
+    """The attempt under way: 0 the query written in code, 1… the model's."""
+    sql: str
+    """Its query."""
+    versions: dict[str, str]
+    """The prompt versions it was written with."""
+    feedback: str
+    """What the next attempt is told of the last one ("" for none)."""
+    tried: Annotated[list[Attempted], operator.add]
+    """Every attempt, run and checked, in order."""
+    cost: Annotated[list[Cost], operator.add]
+    """Each step's cost entry."""
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What stays fixed while one question is asked of the tables."""
+
+    services: Services
+    ctx: Context
+    state: Mapping[str, Any]
+    """The pass's state, for the prompt's variables (a part's own question, its language)."""
+    question: str
+    tables: list[TableInfo]
+    catalog: list[TableInfo]
+    ranges: dict[str, dict[str, Span]]
+    schema: str
+    computed: str
+    """The query written in code ("" when the question has no such shape)."""
+
+
+def measured(
+    store: TableStore, tables: list[TableInfo], question: str
+) -> tuple[dict[str, dict[str, Span]], str]:
+    """The tables' ranges (``spans``) and the schema the model writes against (``schema_of``)."""
+    ranges = {t.name: spans(store, t) for t in tables}
+    return ranges, schema_of(store, tables, question, ranges)
+
+
+def ask_tables(
+    services: Services,
+    ctx: Context,
+    state: Mapping[str, Any],
+    question: str,
+    tables: list[TableInfo],
+    catalog: list[TableInfo],
+    ranges: dict[str, dict[str, Span]],
+    schema: str,
+) -> list[Attempted]:
+    """Every attempt at ``question`` over ``tables``: the last passed, or none was left.
+
+    ``ranges`` and ``schema``: ``measured(store, tables, question)``.
+    """
+    computed = computed_query(question, tables)
+    asked = Asked(services, ctx, state, question, tables, catalog, ranges, schema, computed)
+    out: dict[str, Any] = table_graph(asked).invoke(
+        {"attempt": 0 if computed else 1, "tried": [], "cost": []}
+    )
+    return list(out["tried"])
+
+
+def table_graph(asked: Asked) -> Any:
+    """The graph for one question (its steps closed over what stays fixed: ``Asked``)."""
+
+    def write_sql(state: TableState) -> dict[str, Any]:
+        """The attempt's query: the one written in code, or the model's (told why, again)."""
+        with _step("write_sql") as cost:
+            attempt = state["attempt"]
+            versions: dict[str, str] = {}
+            if attempt == 0:
+                sql = asked.computed
+            else:
+                grammar = select_grammar(asked.tables) if takes_grammar(asked.ctx.model) else ""
+                prompt, versions = render(
+                    asked.state,
+                    asked.ctx,
+                    "write_sql",
+                    schema=asked.schema,
+                    question=asked.question,
+                    feedback=state.get("feedback", ""),
+                )
+                sql = extract_sql(complete(asked.services.llm, prompt, grammar=grammar))
+        return {"sql": sql, "versions": versions, "cost": cost}
+
+    def run_sql(state: TableState) -> dict[str, Any]:
+        """Run the query behind the store's guards and check its answer."""
+        with _step("run_sql") as cost:
+            store = asked.services.tables
+            assert store is not None
+            sql, attempt = state["sql"], state["attempt"]
+            ran = run_query(store, sql, asked.tables, asked.catalog, asked.question, asked.ranges)
+            tried = Attempted(attempt, sql, *ran, state.get("versions", {}))
+        update: dict[str, Any] = {"tried": [tried], "cost": cost, "attempt": attempt + 1}
+        if attempt:  # the query written in code teaches the model nothing
+            update["feedback"] = _feedback(asked, tried)
+        return update
+
+    builder = StateGraph(TableState)
+    builder.add_node("write_sql", write_sql)
+    builder.add_node("run_sql", run_sql)
+    builder.add_edge(START, "write_sql")
+    builder.add_edge("write_sql", "run_sql")
+    builder.add_conditional_edges("run_sql", route_after_run, {"retry": "write_sql", "done": END})
+    return builder.compile(checkpointer=False, name="query_tables")
+
+
+def route_after_run(state: TableState) -> str:
+    """Done when the last attempt passed or none is left; else the model writes it again."""
+    last = state["tried"][-1]
+    return "done" if last.passed or last.attempt >= SQL_ATTEMPTS else "retry"
+
+
+def _feedback(asked: Asked, tried: Attempted) -> str:
+    """What the next attempt is told: the query, why it failed, a query of its kind."""
+    shape = idiom(asked.question, asked.tables)
+    example = f"-- A query of this kind: {shape}\n" if shape and "e.g." not in tried.reason else ""
+    return (
+        f"-- This query failed: {tried.sql}\n-- Why: {tried.reason}\n{example}"
+        "-- Write a corrected query.\n"
+    )
+
+
+@contextmanager
+def _step(node: str) -> Iterator[list[Cost]]:
+    """Measure a step: its cost entry, filled when the block ends."""
+    entry: list[Cost] = []
+    started = time.perf_counter()
+    with metered() as m:
+        yield entry
+    entry.append(
+        Cost(
+            node=node,
+            part=None,
+            calls=m.calls,
+            prompt_tokens=m.prompt_tokens,
+            cached_tokens=m.cached_tokens,
+            completion_tokens=m.completion_tokens,
+            llm_seconds=round(m.llm_seconds, 3),
+            seconds=round(time.perf_counter() - started, 3),
+        )
+    )

@@ -1,0 +1,161 @@
+"""One query over the collection's tables, run behind the store's guards and checked.
+
+``run_query`` runs a SELECT (read-only, behind the table store's authorizer, row limit and
+time budget) and says what its answer is and what is wrong with it: a value its column spells
+otherwise, one the question does not say, a year in a column of other numbers, a value no
+table holds (a false premise), no rows, or what ``crag_core.text.table_checks`` finds.
+``schema_of`` is what the model writes its query against. The table graph
+(``nodes.tools.table_graph``) runs one attempt after another through here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from crag_core.clients.table_store import TableStore
+from crag_core.errors import TableQueryError
+from crag_core.text.sql import (
+    Span,
+    did_you_mean,
+    held_by,
+    incidental,
+    missing_values,
+    misspelled,
+    result_answer,
+    schema,
+    unasked_values,
+)
+from crag_core.text.sql_tree import read as read_sql
+from crag_core.text.table_checks import misread_years, problems
+from crag_core.text.table_shapes import QueryResult, TableInfo
+
+SQL_ATTEMPTS = 2
+"""Queries written per question: the first, and one retry told the database's error."""
+RESULT_ROWS = 1_000
+"""Rows read of a result: a list the model wrote without DISTINCT is named each value once
+from all of them (the answer lists at most ``crag_core.text.sql.MAX_LISTED``)."""
+
+
+@dataclass(frozen=True)
+class Attempted:
+    """One query written for a table question, run and checked."""
+
+    attempt: int
+    """0: the query written in code (``computed_query``); 1, 2: the model's."""
+    sql: str
+    result: QueryResult | None
+    answer: str
+    premise: bool
+    """The answer says the table has no such value (a false premise)."""
+    reason: str
+    """What the checks found wrong ("" when nothing)."""
+    versions: dict[str, str]
+
+    @property
+    def passed(self) -> bool:
+        """Whether the query ran, gave an answer and passed every check."""
+        return self.result is not None and bool(self.answer) and not self.reason
+
+
+def schema_of(
+    store: TableStore,
+    tables: list[TableInfo],
+    question: str = "",
+    ranges: dict[str, dict[str, Span]] | None = None,
+) -> str:
+    """The schema the model writes against: ``tables`` with a few rows and ranges each.
+
+    ``ranges``: the tables' ``spans``, when already measured.
+    """
+    if ranges is None:
+        ranges = {t.name: spans(store, t) for t in tables}
+    return schema(tables, [store.sample(t.name) for t in tables], question, ranges)
+
+
+SPAN_COLUMNS = 20
+"""Columns measured per query by ``spans`` (a query's text stays under the store's limit)."""
+
+
+def spans(store: TableStore, table: TableInfo) -> dict[str, Span]:
+    """Each number or date column's smallest and largest value."""
+    measured = [c for c in table.columns if c.type != "TEXT"]
+    found: dict[str, Span] = {}
+    for start in range(0, len(measured), SPAN_COLUMNS):
+        some = measured[start : start + SPAN_COLUMNS]
+        parts = ", ".join(f'MIN("{c.name}"), MAX("{c.name}")' for c in some)
+        row = store.query(f'SELECT {parts} FROM "{table.name}"', max_rows=1).rows[0]
+        found |= {c.name: (row[2 * i], row[2 * i + 1]) for i, c in enumerate(some)}
+    return found
+
+
+def run_query(
+    store: TableStore,
+    sql: str,
+    tables: list[TableInfo],
+    catalog: list[TableInfo],
+    question: str = "",
+    ranges: dict[str, dict[str, Span]] | None = None,
+) -> tuple[QueryResult | None, str, bool, str]:
+    """Run ``sql``: its result, its answer, whether that is a false premise, what is wrong.
+
+    What is wrong is "" when nothing is.
+    A comparison with a value no table of the collection holds answers that the table has no
+    such value (a false premise), not what the query found; a value the column holds spelled
+    otherwise, or a result that does not pass ``problems``, is an answer with what is wrong
+    with it. Tables inside pages give no false premise (their text may hold the value).
+    """
+    if not sql:
+        return None, "", False, "the reply held no SELECT"
+    try:
+        result = store.query(sql, max_rows=RESULT_ROWS)
+    except TableQueryError as exc:
+        return None, "", False, did_you_mean(str(exc), tables)
+    spelled = misspelled(sql, tables)
+    if spelled:
+        return result, "", False, "; ".join(spelled)
+    read = [t for t in tables if t.name in result.tables]
+    unasked = unasked_values(sql, read, question) if question else []
+    if unasked:
+        return result, "", False, "; ".join(unasked)
+    misread = misread_years(question, sql, read, ranges or {})
+    if misread:
+        return result, "", False, "; ".join(misread)
+    premise = missing_values(sql, read, catalog) or absent_numbers(store, sql, read, ranges)
+    if premise and not any(incidental(t) for t in read):
+        return result, " ".join(premise), True, ""
+    answer = result_answer(result, question)
+    if not answer:
+        held = held_by(sql, read or tables, ranges or {})
+        why = premise[0] if premise else held
+        return result, "", False, "it returned no rows" + (f" ({why})" if why else "")
+    found = problems(question, sql, result, tables, ranges)
+    return result, answer, False, "; ".join(found)
+
+
+def absent_numbers(
+    store: TableStore,
+    sql: str,
+    tables: list[TableInfo],
+    ranges: dict[str, dict[str, Span]] | None = None,
+) -> list[str]:
+    """A query's ``column = number`` that no row of its table holds, as sentences.
+
+    "year = 1960" where the years are 1952, 1957…: "gapminder.csv has no year 1960 (it has
+    1952 to 2007)." ``ranges``: the tables' ``spans``, when already measured.
+    """
+    missing = []
+    for name, number in read_sql(sql).numbers_equal():
+        for table in tables:
+            column = next((c for c in table.columns if c.name == name.lower()), None)
+            if column is None or column.type not in ("INTEGER", "REAL"):
+                continue
+            held = store.query(
+                f'SELECT COUNT(*) FROM "{table.name}" WHERE "{column.name}" = {number}', max_rows=1
+            ).rows[0][0]
+            if held == 0:
+                measured = (ranges or {}).get(table.name) or spans(store, table)
+                low, high = measured.get(column.name, (None, None))
+                missing.append(
+                    f"{table.label} has no {column.original} {number} (it has {low} to {high})."
+                )
+    return list(dict.fromkeys(missing))
