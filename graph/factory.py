@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -28,11 +27,10 @@ from crag_core.clients.knowledge_base import KnowledgeBase, ModeRetriever
 from crag_core.clients.llm import build_chat_model
 from crag_core.clients.services import Services
 from crag_core.clients.small_talk import SmallTalk
-from crag_core.clients.usage import metered
 from crag_core.clients.web_providers import build_web_search
 from crag_core.runtime.model_pool import LazyChatModel
 from crag_core.schema.context import Context, context_of
-from crag_core.schema.state import Cost
+from crag_core.schema.state import costed
 from crag_core.settings import data_dir, settings
 from crag_core.text.filters import parse_where
 
@@ -191,19 +189,10 @@ def ledgered(node: ServiceNode[S], services: ServiceFactory | None) -> GraphNode
     bound = bind(node, services)
 
     def run(state: S, runtime: Runtime[Context]) -> Mapping[str, Any]:
-        started = time.perf_counter()
-        with metered() as meter:
+        part = state.get("part_index")
+        with costed(node.__name__, part if isinstance(part, int) else None) as measured:
             update = dict(bound(state, runtime))
-        entry = Cost(
-            node=node.__name__,
-            part=part if isinstance(part := state.get("part_index"), int) else None,
-            calls=meter.calls,
-            prompt_tokens=meter.prompt_tokens,
-            cached_tokens=meter.cached_tokens,
-            completion_tokens=meter.completion_tokens,
-            llm_seconds=round(meter.llm_seconds, 3),
-            seconds=round(time.perf_counter() - started, 3),
-        )
+        (entry,) = measured
         ledger = update.get("cost")  # a turn's first node starts the ledger anew (Overwrite)
         if isinstance(ledger, Overwrite):
             update["cost"] = Overwrite([*ledger.value, entry])

@@ -20,8 +20,10 @@ optional key's zero value is ``None``.
 from __future__ import annotations
 
 import operator
+import time
 import types
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Annotated, Any, Literal, NotRequired, Union, get_args, get_origin, get_type_hints
 
 from langchain_core.documents import Document
@@ -29,6 +31,8 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 from langgraph.types import Overwrite
 from typing_extensions import TypedDict
+
+from crag_core.clients.usage import metered
 
 Verdict = Literal["yes", "no", "unknown"]
 """A check's outcome; ``unknown`` means the judge's reply could not be parsed."""
@@ -210,6 +214,32 @@ class Cost(TypedDict):
     """Time spent waiting for the model."""
     seconds: float
     """The node's whole time."""
+
+
+@contextmanager
+def costed(node: str, part: int | None = None) -> Iterator[list[Cost]]:
+    """Measure a block's model calls and time as one ledger entry.
+
+    The entry is appended to the list the block gets when it ends (``with costed(name) as
+    entry: …``, then ``entry[0]``): the node's (or a step's) calls, tokens and seconds, as
+    ``crag_core.clients.usage.metered`` counted them.
+    """
+    entry: list[Cost] = []
+    started = time.perf_counter()
+    with metered() as meter:
+        yield entry
+    entry.append(
+        Cost(
+            node=node,
+            part=part,
+            calls=meter.calls,
+            prompt_tokens=meter.prompt_tokens,
+            cached_tokens=meter.cached_tokens,
+            completion_tokens=meter.completion_tokens,
+            llm_seconds=round(meter.llm_seconds, 3),
+            seconds=round(time.perf_counter() - started, 3),
+        )
+    )
 
 
 class Attempt(TypedDict):

@@ -23,9 +23,7 @@ checkpoint of its own (its state is the node's to keep).
 from __future__ import annotations
 
 import operator
-import time
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, TypedDict
 
@@ -34,9 +32,8 @@ from langgraph.graph import END, START, StateGraph
 from crag_core.clients.llm import complete, takes_grammar
 from crag_core.clients.services import Services
 from crag_core.clients.table_store import TableStore
-from crag_core.clients.usage import metered
 from crag_core.schema.context import Context
-from crag_core.schema.state import Cost
+from crag_core.schema.state import Cost, costed
 from crag_core.text.sql import Span, extract_sql
 from crag_core.text.sql_grammar import select_grammar
 from crag_core.text.table_checks import computed_query, idiom
@@ -114,7 +111,7 @@ def table_graph(asked: Asked) -> Any:
 
     def write_sql(state: TableState) -> dict[str, Any]:
         """The attempt's query: the one written in code, or the model's (told why, again)."""
-        with _step("write_sql") as cost:
+        with costed("write_sql") as cost:
             attempt = state["attempt"]
             versions: dict[str, str] = {}
             if attempt == 0:
@@ -134,7 +131,7 @@ def table_graph(asked: Asked) -> Any:
 
     def run_sql(state: TableState) -> dict[str, Any]:
         """Run the query behind the store's guards and check its answer."""
-        with _step("run_sql") as cost:
+        with costed("run_sql") as cost:
             store = asked.services.tables
             assert store is not None
             sql, attempt = state["sql"], state["attempt"]
@@ -167,25 +164,4 @@ def _feedback(asked: Asked, tried: Attempted) -> str:
     return (
         f"-- This query failed: {tried.sql}\n-- Why: {tried.reason}\n{example}"
         "-- Write a corrected query.\n"
-    )
-
-
-@contextmanager
-def _step(node: str) -> Iterator[list[Cost]]:
-    """Measure a step: its cost entry, filled when the block ends."""
-    entry: list[Cost] = []
-    started = time.perf_counter()
-    with metered() as m:
-        yield entry
-    entry.append(
-        Cost(
-            node=node,
-            part=None,
-            calls=m.calls,
-            prompt_tokens=m.prompt_tokens,
-            cached_tokens=m.cached_tokens,
-            completion_tokens=m.completion_tokens,
-            llm_seconds=round(m.llm_seconds, 3),
-            seconds=round(time.perf_counter() - started, 3),
-        )
     )
