@@ -34,7 +34,7 @@ from crag.eval.corpus import index_paragraphs, paragraph_of  # noqa: E402
 from crag.eval.squad import Dataset, Question, load_squad  # noqa: E402
 from crag.eval.tables import markdown_table  # noqa: E402
 from crag_core.schema.context import Context  # noqa: E402
-from nodes.correction.retrieve import above_floor  # noqa: E402
+from crag_core.text.documents import above_floor  # noqa: E402
 
 TOP_K = Context().top_k
 # (label, min_similarity, keyword_min_similarity); -1 means no floor.

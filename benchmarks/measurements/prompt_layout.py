@@ -87,10 +87,9 @@ def run(which: str, n: int, out: Path, only: list[str] | None) -> None:
     from crag_core.clients.llm import complete
     from crag_core.schema.context import Context
     from crag_core.text.citations import citation_keys, strip_citations
-    from crag_core.text.documents import format_documents
+    from crag_core.text.documents import above_floor, format_documents
     from graph.factory import default_services
     from graph.naive import naive_context
-    from nodes.correction.retrieve import above_floor
     from prompts import RenderedPrompt
 
     data, asked = questions(which, n)

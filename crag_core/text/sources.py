@@ -61,3 +61,8 @@ def public_source(meta: Mapping[str, Any]) -> str:
     if origin_of(meta) in ("file", "upload"):
         return PurePosixPath(source.replace("\\", "/")).name
     return source
+
+
+def document_name(doc: Mapping[str, Any]) -> str:
+    """What a catalog entry is called in an answer (its label, else its title, else its id)."""
+    return str(doc.get("label") or doc.get("title") or doc.get("doc_id"))

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Set
-
-from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import PassState, PassUpdate, pass_reset, scope_of
-from crag_core.text.documents import doc_id, reciprocal_rank_fusion
+from crag_core.text.documents import above_floor
 from crag_core.text.filters import parse_where
 from crag_core.text.read_around import read_around, within_budget
 from crag_core.text.words import plural
@@ -56,47 +53,3 @@ def _unfilled(unfilled: str | None, state: PassState) -> str:
     if unfilled or not scope_of(state):
         return unfilled or ""
     return f"No document in the collection matches what the question names ({scope_of(state)})."
-
-
-def _top_keyword_hit(ranking: list[Document], rejected: Set[str]) -> str | None:
-    """Id of the ranking's best keyword hit that is not rejected.
-
-    That is keyword rank 1, or the next rank when every better one was rejected (and is
-    still in the ranking, so the ranks in between are known).
-    """
-    hits = sorted(
-        (d for d in ranking if d.metadata.get("keyword_rank") is not None),
-        key=lambda d: d.metadata["keyword_rank"],
-    )
-    for expected, doc in enumerate(hits, start=1):
-        if doc.metadata["keyword_rank"] != expected:
-            return None
-        if doc_id(doc) not in rejected:
-            return doc_id(doc)
-    return None
-
-
-def above_floor(
-    rankings: list[list[Document]],
-    min_similarity: float,
-    keyword_min_similarity: float,
-    rejected: Set[str] = frozenset(),
-) -> list[Document]:
-    """Fuse ``rankings``, drop ``rejected`` ids and keep the chunks at or above their floor.
-
-    The floor is ``min_similarity``, except for a chunk that is some query's top BM25 hit
-    (``keyword_rank`` 1, or the best not yet rejected): it shares that query's rarest words,
-    so it is kept down to ``keyword_min_similarity`` (or ``min_similarity`` if that is lower).
-    ``score`` is the cosine similarity to the query.
-    """
-    keyword_min_similarity = min(keyword_min_similarity, min_similarity)
-    top_keyword = {_top_keyword_hit(ranking, rejected) for ranking in rankings} - {None}
-
-    def floor(doc: Document) -> float:
-        return keyword_min_similarity if doc_id(doc) in top_keyword else min_similarity
-
-    return [
-        d
-        for d in reciprocal_rank_fusion(rankings)
-        if doc_id(d) not in rejected and d.metadata.get("score", 1.0) >= floor(d)
-    ]

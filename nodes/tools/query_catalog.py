@@ -11,6 +11,7 @@ from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import PassState, PassUpdate, Source
 from crag_core.text.catalog import CatalogQuery, catalog_answer, named_by, select
+from crag_core.text.sources import document_name
 from crag_core.text.words import plural
 from nodes.shared.common import reports
 from nodes.shared.confidence import tool_confidence
@@ -50,15 +51,10 @@ def query_catalog(state: PassState, runtime: Runtime[Context], services: Service
             if h.metadata.get("score", 0) >= ctx.min_similarity
         }
         docs = [d for d in docs if d.get("doc_id") in covering or named_by(query.topic, d)]
-    docs.sort(key=_name)
+    docs.sort(key=document_name)
     sources = [
         Source(id=str(d.get("doc_id")), source=str(d.get("label") or d.get("doc_id")))
         for d in docs[:MAX_SOURCES]
     ]
-    answer = catalog_answer(query, [_name(d) for d in docs])
+    answer = catalog_answer(query, [document_name(d) for d in docs])
     return {"answer": answer, "sources": sources, "confidence": tool_confidence("catalog")}
-
-
-def _name(doc: Mapping[str, Any]) -> str:
-    """What a document is called in an answer: its label (the name callers see), else title."""
-    return str(doc.get("label") or doc.get("title") or doc.get("doc_id"))

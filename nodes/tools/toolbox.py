@@ -29,8 +29,9 @@ from pydantic import BaseModel, Field
 from crag_core.clients.services import Services
 from crag_core.errors import CragError, TableQueryError
 from crag_core.schema.context import Context
-from crag_core.text.documents import doc_id, doc_source
+from crag_core.text.documents import above_floor, doc_id, doc_source
 from crag_core.text.read_around import estimate_tokens, neighbour, within_budget
+from crag_core.text.sources import document_name
 from crag_core.text.sql import asked_tables, format_cell
 from crag_core.text.table_shapes import QueryResult, TableInfo
 from crag_core.text.whole_document import joined
@@ -144,13 +145,16 @@ class Toolbox:
             kinds: dict[str, object] = {"type": kind.lower().lstrip(".")}
             where = {"$and": [where, kinds]} if where else kinds
         hits = self.services.retriever.search(query, self.ctx.top_k, where or None)
-        kept = [d for d in hits if d.metadata.get("score", 1.0) >= self.ctx.min_similarity]
-        kept = kept or hits[:1]  # the best keyword hit even under the floor: the model judges
-        fresh = [d for d in kept if doc_id(d) not in self._read_ids()]
+        read = self._read_ids()
+        fresh = above_floor(
+            [hits], self.ctx.min_similarity, self.ctx.keyword_min_similarity, read
+        )  # the retrieve node's floor: one rule for the rules' search and the loop's
         if not hits:
             return "Nothing found.", []
         if not fresh:
-            return "Only passages already read were found.", []
+            new = any(doc_id(d) not in read for d in hits)
+            why = "none close enough to the query" if new else "only passages already read"
+            return f"Nothing new found ({why}).", []
         return f"{len(fresh)} passages found.", within_budget(fresh, self.ctx.context_tokens // 3)
 
     def read_around(self, key: str) -> Observation:
@@ -194,7 +198,7 @@ class Toolbox:
         )
         (read,) = within_budget([whole], DOCUMENT_TOKENS)
         said = "all of it" if len(read.page_content) >= len(text) else "its beginning"
-        return f"{_label(found)}: {said}.", [read]
+        return f"{document_name(found)}: {said}.", [read]
 
     def list_documents(self, kind: str = "") -> Observation:
         """List the collection's files: name, type, date modified.
@@ -207,8 +211,9 @@ class Toolbox:
         if not docs:
             return "No document" + (f" of type {kind}." if kind else "s in the collection."), []
         lines = [
-            f"{_label(d)} (type {d.get('type') or '?'}, modified {str(d.get('modified'))[:10]})"
-            for d in sorted(docs, key=_label)[:LISTED_DOCUMENTS]
+            f"{document_name(d)} (type {d.get('type') or '?'}, "
+            f"modified {str(d.get('modified'))[:10]})"
+            for d in sorted(docs, key=document_name)[:LISTED_DOCUMENTS]
         ]
         more = len(docs) - LISTED_DOCUMENTS
         text = "\n".join(lines) + (f"\n(and {more} more)" if more > 0 else "")
@@ -321,16 +326,12 @@ class Toolbox:
     def _document(self, file: str) -> dict[str, object] | None:
         wanted = normalize(file)
         docs = self.services.documents() if self.services.documents else []
-        return next((d for d in docs if normalize(_label(d)) == wanted), None) or next(
-            (d for d in docs if wanted and wanted in normalize(_label(d))), None
+        return next((d for d in docs if normalize(document_name(d)) == wanted), None) or next(
+            (d for d in docs if wanted and wanted in normalize(document_name(d))), None
         )
 
     def _unknown_file(self, file: str) -> str:
         return f"No document is called {file!r}; list_documents names them."
-
-
-def _label(doc: dict[str, object]) -> str:
-    return str(doc.get("label") or doc.get("title") or doc.get("doc_id"))
 
 
 _NO_TABLE = (

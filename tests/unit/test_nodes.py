@@ -154,7 +154,7 @@ def test_retrieve_keeps_a_top_keyword_hit_down_to_the_keyword_floor(fake_service
 
 
 def test_retrieve_exempts_a_chunk_that_only_the_rewrite_ranks_first(fake_services):
-    from nodes.correction.retrieve import above_floor
+    from crag_core.text.documents import above_floor
 
     by_question = [doc("dense", "x", 0.5), keyword_hit("gold", 0.27, rank=2)]
     by_rewrite = [keyword_hit("gold", 0.24, rank=1)]
@@ -170,7 +170,7 @@ def test_retrieve_on_a_retry_searches_past_the_rejected_chunks(fake_services):
 
 
 def test_the_keyword_exemption_passes_to_the_best_hit_not_rejected():
-    from nodes.correction.retrieve import above_floor
+    from crag_core.text.documents import above_floor
 
     ranking = [
         doc("dense", "x", 0.5),
