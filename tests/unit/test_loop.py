@@ -417,3 +417,24 @@ def test_read_around_returns_the_stored_neighbours_of_a_passage_read(store):
         {"name": "read_around", "args": {"key": "S1"}, "id": "c", "type": "tool_call"}
     )
     assert [d.id for d in reply.artifact] == ["band__c0000", "band__c0002"]
+
+
+def test_the_loops_search_keeps_what_the_retrieve_node_keeps(store):
+    """One floor for both: the cosine floor, the top keyword hit exempt down to its own."""
+    from langchain_core.documents import Document
+
+    from nodes.tools.toolbox import Toolbox
+
+    def doc(id_: str, score: float, keyword_rank: int | None = None) -> Document:
+        meta = {"id": id_, "source": f"{id_}.md", "score": score, "keyword_rank": keyword_rank}
+        return Document(page_content=f"{id_} text", id=id_, metadata=meta)
+
+    hits = [doc("close", 0.8), doc("keyword", 0.25, keyword_rank=1), doc("far", 0.05)]
+    ctx = Context(min_similarity=0.3, keyword_min_similarity=0.2)
+    services = make_services(retriever=FakeRetriever(hits), tables=store)
+    said, found = Toolbox(services, ctx, "q", []).search("anything")
+    assert said == "2 passages found." and [d.id for d in found] == ["close", "keyword"]
+    said, found = Toolbox(services, ctx, "q", found).search("anything")
+    assert said == "Nothing new found (none close enough to the query)." and found == []
+    everything = Toolbox(services, ctx, "q", hits).search("anything")
+    assert everything == ("Nothing new found (only passages already read).", [])
