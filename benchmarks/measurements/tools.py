@@ -636,14 +636,23 @@ def refusals(qset: QuestionSet, records: list[Path]) -> str:
     runs again; the answer read off its
     result with no check (``result_answer``) is judged against the gold, and each check that
     would refuse it is counted: a check that refuses answers equal to the gold costs right
-    answers, one that refuses wrong ones keeps them from being given. No model call. Run with
-    ``CRAG_DATA_DIR`` at the set's store.
+    answers, one that refuses wrong ones keeps them from being given. The checks run as
+    ``run_query`` runs them (the same tables; a query answered as a false premise is counted
+    apart, as ``premise``, and checked no further). No model call. Run with ``CRAG_DATA_DIR``
+    at the set's store.
     """
     from crag_core.errors import CragError, TableQueryError
-    from crag_core.text.sql import asked_tables, misspelled, result_answer, unasked_values
+    from crag_core.text.sql import (
+        asked_tables,
+        incidental,
+        missing_values,
+        misspelled,
+        result_answer,
+        unasked_values,
+    )
     from crag_core.text.table_checks import findings, misread_years
     from graph.factory import default_services
-    from nodes.tools.table_query import spans
+    from nodes.tools.table_query import absent_numbers, spans
 
     store = default_services(Context(collection=qset.collection)).tables
     assert store is not None
@@ -662,15 +671,19 @@ def refusals(qset: QuestionSet, records: list[Path]) -> str:
                 result = store.query(sql, max_rows=1_000)
             except (TableQueryError, CragError):
                 continue
-            read = [t for t in catalog if t.name in result.tables]
+            read = [t for t in tables if t.name in result.tables]  # as run_query reads them
+            premise = missing_values(sql, read, catalog) or absent_numbers(store, sql, read)
+            if premise and not any(incidental(t) for t in read):
+                counts[("queries", "premise")] += 1  # answered as a false premise, unchecked
+                continue
             answer = result_answer(result, r["question"])
             verdict_of = judge(answer, questions[r["id"]]) if answer else "no rows"
             named = [("no rows", "")] if not answer else []
-            named += [("misspelled", t) for t in misspelled(sql, read)]
+            named += [("misspelled", t) for t in misspelled(sql, tables)]
             named += [("unasked value", t) for t in unasked_values(sql, read, r["question"])]
             named += [("year column", t) for t in misread_years(r["question"], sql, read, ranges)]
             if answer:
-                named += findings(r["question"], sql, result, read or tables, ranges)
+                named += findings(r["question"], sql, result, tables, ranges)
             counts[("queries", verdict_of)] += 1
             for check in dict.fromkeys(name for name, _ in named):
                 counts[(check, verdict_of)] += 1
@@ -681,6 +694,7 @@ def refusals(qset: QuestionSet, records: list[Path]) -> str:
             "right": counts[(name, "right")],
             "wrong": counts[(name, "wrong")] + counts[(name, "unknown")],
             "empty": counts[(name, "no rows")],
+            "premise": counts[(name, "premise")],
         }
         for name in ["queries", *checks]
     ]
@@ -689,6 +703,7 @@ def refusals(qset: QuestionSet, records: list[Path]) -> str:
         ("right", "refused, answer = gold"),
         ("wrong", "refused, answer wrong"),
         ("empty", "no rows"),
+        ("premise", "false premise (not checked)"),
     ]
     return markdown_table(rows, columns)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import sqlglot
 from sqlglot import exp
@@ -31,6 +31,8 @@ _OPS: dict[type[exp.Expr], str] = {
     exp.ILike: "like",
 }
 _FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+_NEGATED = {"=": "!=", "is": "is not", "like": "not like", "in": "not in", ">=": "<", "<=": ">"}
+"""A comparison under ``NOT``: no value the column should hold (``NOT IN ('Total')``)."""
 EQUAL = frozenset({"=", "is", "like", "in"})
 """The operators that compare a column with one value it should hold."""
 _DATED = re.compile(r"(?:STRFTIME|DATE|DATETIME|JULIANDAY|TIME|UNIXEPOCH)\(", re.I)
@@ -47,8 +49,9 @@ class Comparison:
     column: str
     """The column's name as written, unquoted (a table's prefix left out)."""
     op: str
-    """``=``, ``!=``, ``<``, ``<=``, ``>``, ``>=``, ``like``, ``in`` or ``is``, as read from
-    the column's side (``1987 < year`` is ``year > 1987``)."""
+    """``=``, ``!=``, ``<``, ``<=``, ``>``, ``>=``, ``like``, ``in`` or ``is`` (``not like``,
+    ``not in``, ``is not`` under ``NOT``), as read from the column's side (``1987 < year``
+    is ``year > 1987``)."""
     value: str | None
     """The literal as written (a text unquoted, ``''`` read as ``'``; a number's digits)."""
     text: bool
@@ -93,13 +96,16 @@ def read(sql: str) -> Query:
     """``sql`` read into a tree once (cached by its text); nothing compared if it does not parse."""
     try:
         tree = sqlglot.parse_one(sql, read="sqlite")
-    except SqlglotError:
+    except (SqlglotError, RecursionError):  # too deeply nested for the parser
         return Query((), (), parsed=False)
     if tree is None:
         return Query((), (), parsed=False)
     found: list[Comparison] = []
     for node in tree.walk(bfs=False):  # in the order written
-        found += _comparisons(node)
+        read = _comparisons(node)
+        if isinstance(node.parent, exp.Not) or node.args.get("negate"):  # NOT x / x NOT LIKE
+            read = [replace(c, op=_NEGATED.get(c.op, c.op)) for c in read]
+        found += read
     dated = [
         column.name
         for call in tree.find_all(exp.Func, bfs=False)
@@ -130,6 +136,8 @@ def _comparisons(node: exp.Expr) -> list[Comparison]:
 
 def _column(node: exp.Expr | None) -> exp.Column | None:
     """The column a side of a comparison reads: itself, or inside a date function."""
+    if isinstance(node, exp.Collate):  # name COLLATE NOCASE
+        node = node.this
     if isinstance(node, exp.Column):
         return node
     if node is not None and _date_function(node):
@@ -152,12 +160,13 @@ def _compared(side: exp.Expr, op: str, other: exp.Expr | None) -> Comparison:
     column = _column(side)
     assert column is not None
     value, text = _literal(other)
-    return Comparison(column.name, op, value, text, dated=not isinstance(side, exp.Column))
+    dated = _date_function(side.this if isinstance(side, exp.Collate) else side)
+    return Comparison(column.name, op, value, text, dated=dated)
 
 
 def _literal(node: exp.Expr | None) -> tuple[str | None, bool]:
     """A literal's value as written and whether it is a text; (None, False) for anything else."""
-    if isinstance(node, exp.Paren):
+    if isinstance(node, exp.Paren | exp.Collate):  # ('x'), 'x' COLLATE NOCASE
         node = node.this
     if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal):
         return f"-{node.this.this}", False

@@ -914,7 +914,7 @@ def _aggregates_left_out(question: str, low_sql: str, tables: Sequence[TableInfo
     if not _AVERAGE.search(question) or takes:  # a column of means ("Mean") is one too
         return []
     unique = {c.name.lower() for t in tables for c in t.columns if c.distinct == t.rows > 1}
-    named = [column for column, _ in read_sql(low_sql).equalities()]
+    named = [c.column for c in read_sql(low_sql).comparisons if c.op == "=" and c.text]
     if named and "group by" not in low_sql and all(c in unique for c in named):
         return []
     return ["the question asks for an average but the query takes none (use AVG)"]

@@ -235,16 +235,16 @@ class Toolbox:
         store = self.services.tables
         if store is None:
             return "The collection has no tables.", []
-        question = self.question if restates(question, self.question) else question
+        asked = self.question if restates(question, self.question) else question
         tried: Attempted | None
         try:
             catalog = store.catalog()
-            tables = catalog if sql else asked_tables(question, catalog)
+            tables = catalog if sql else asked_tables(asked, catalog)
             if sql:
-                result, answer, premise, reason = run_query(store, sql, catalog, catalog, question)
-                tried = Attempted(0, sql, result, answer, premise, reason, {})
+                result, answer, premise, reason = run_query(store, sql, catalog, catalog, asked)
+                tried = Attempted(1, sql, result, answer, premise, reason, {})  # the model's
             else:
-                tried = self._ask_tables(question, tables, catalog)
+                tried = self._ask_tables(asked, tables, catalog)
         except CragError as exc:
             return f"The tables could not be read: {exc}", []
         if tried is None:
@@ -256,7 +256,7 @@ class Toolbox:
         said = f"False premise: {tried.answer}" if tried.premise else _rows(tried.result)
         if tried.answer and not tried.premise:
             said += f"\nThe rows answer: {tried.answer}"
-        whole = tried.passed and covers(question, self.question)
+        whole = tried.passed and self._answers_all(question)
         given = table_answer(self.ctx, self.question, tried, tables, catalog) if whole else {}
         found = [_result_document(tried.sql, said, read, dict(given))]
         if tried.reason:  # feedback, not a veto: the model asks again or answers knowing it
@@ -319,6 +319,19 @@ class Toolbox:
         except CragError as exc:
             return f"The web search failed: {exc}", []
         return f"{len(found)} web results.", within_budget(found, self.ctx.context_tokens // 3)
+
+    def _answers_all(self, asked: str) -> bool:
+        """Whether a query of ``asked`` answers the user's whole question.
+
+        ``asked`` must name all the question names (a narrower rewording, or a first step of
+        two, does not), and what it names besides must come from what the loop has read (a
+        name found in the text), not be a condition the model added.
+        """
+        if not covers(asked, self.question):
+            return False
+        said = {stem(w) for w in content_words(self.question)}
+        read = {stem(w) for d in self.evidence for w in content_words(d.page_content)}
+        return all(stem(w) in said or stem(w) in read for w in content_words(asked))
 
     def _read_ids(self) -> set[str]:
         return {doc_id(d) for d in self.evidence}

@@ -53,3 +53,17 @@ def test_a_quoted_column_no_longer_escapes_the_checks(store):  # noqa: F811
     assert "state holds" in held_by(
         "SELECT murder_rate FROM crime WHERE \"state\" IN ('Italy')", crime, {}
     )
+
+
+def test_a_negated_comparison_names_no_value_the_column_should_hold():
+    query = read(
+        "SELECT 1 FROM t WHERE country NOT IN ('Total') AND name NOT LIKE 'World' "
+        "AND NOT v = 1 AND w = 'x' COLLATE NOCASE"
+    )
+    assert [c.op for c in query.comparisons] == ["not in", "not like", "!=", "="]
+    assert query.equalities() == [("w", "x")]  # COLLATE does not hide the value
+
+
+def test_a_query_nested_too_deep_for_the_parser_compares_nothing():
+    deep = "SELECT 1 FROM t WHERE " + "(" * 200 + "x = 1" + ")" * 200
+    assert read(deep).comparisons == () and not read(deep).parsed
