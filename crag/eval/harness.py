@@ -41,6 +41,7 @@ from crag_core.text.answer_text import is_no_answer
 from crag_core.text.documents import containing, doc_id
 from graph.naive import naive_context
 from nodes.shared.confidence import signals
+from nodes.tools.agent import tried
 
 PIPELINES = ("crag", "naive")
 BUNDLED_SAMPLE = Path(__file__).resolve().parents[1] / "resources" / "squad-dev-sample.json.gz"
@@ -141,6 +142,7 @@ def outcome(result: RunResult) -> dict[str, Any]:
         "prediction": prediction,
         "tool": tool_of(state),
         "plan": state.get("plan"),
+        "tried": tried(state.get("loop_messages") or []),
         "cost": state.get("cost") or [],
         "first_token_s": result.first_token_s,
         "confidence": state.get("confidence"),
