@@ -142,7 +142,7 @@ def outcome(result: RunResult) -> dict[str, Any]:
         "prediction": prediction,
         "tool": tool_of(state),
         "plan": state.get("plan"),
-        "tried": tried(state.get("loop_messages") or []),
+        "tried": tried([m for s in result.steps for m in s.update.get("loop_messages") or []]),
         "cost": state.get("cost") or [],
         "first_token_s": result.first_token_s,
         "confidence": state.get("confidence"),
