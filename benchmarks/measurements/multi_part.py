@@ -124,6 +124,7 @@ def ask(pipeline: str, question: str, ctx: Context) -> tuple[dict[str, Any], dic
         "seconds": round(out["latency_s"], 2),
         "llm_calls": out["llm_calls"],
         "prompt_tokens": out["prompt_tokens"],
+        "cached_prompt_tokens": out["cached_prompt_tokens"],
         "completion_tokens": out["completion_tokens"],
     }
     return out, spent

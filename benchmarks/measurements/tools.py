@@ -282,6 +282,7 @@ def answerer(job: dict[str, Any]) -> Callable[[str], None]:
             "sql": [s.get("sql") for s in result["sources"] if s.get("sql")],
             "tool_calls": result["path"].count("run_tools"),
             "tried": result.get("tried", ""),
+            "cost": result.get("cost", []),
             **filter_match(row, result.get("where", ""), dt.date.today()),
             **spent,
         }

@@ -47,6 +47,7 @@ from crag_core.text.sql import asked_matches
 from nodes.shared.common import question_of, reports
 from nodes.shared.confidence import held_back
 from nodes.shared.prompting import render
+from nodes.tools.run_tools import REPEATED
 from nodes.tools.toolbox import ANSWERS, observed_tokens, toolbox
 
 ANSWER = "answer"
@@ -174,14 +175,25 @@ def tried(steps: Sequence[AnyMessage]) -> str:
 def out_of_budget(
     steps: Sequence[AnyMessage], evidence: Sequence[Document], started: float, ctx: Context
 ) -> str:
-    """Which of the loop's budgets is spent ("" for none)."""
+    """Which of the loop's budgets is spent ("" for none).
+
+    Time is a deadline, not a start line: the next round is not begun when it would end past
+    ``loop_seconds`` at the pace of the rounds so far (a round is a model step and its tool,
+    often a query's SQL written and retried). A repeated call (``run_tools.REPEATED``) also
+    ends the tool use: the model is asking again for what it has read.
+    """
     calls = sum(isinstance(m, ToolMessage) for m in steps)
     if calls >= ctx.max_tool_calls:
         return f"{calls} tool calls of {ctx.max_tool_calls}"
     if observed_tokens(evidence) > ctx.loop_tokens - MIN_READ_TOKENS:
         return f"{observed_tokens(evidence)} tokens read of {ctx.loop_tokens}"
-    if time.time() - started >= ctx.loop_seconds:
-        return f"{ctx.loop_seconds:g} s"
+    elapsed = time.time() - started
+    rounds = sum(isinstance(m, AIMessage) and bool(m.tool_calls) for m in steps)
+    if elapsed + (elapsed / rounds if rounds else 0.0) >= ctx.loop_seconds:
+        return f"{ctx.loop_seconds:g} s (another round would pass it)"
+    replies = itertools.takewhile(lambda m: isinstance(m, ToolMessage), reversed(steps))
+    if any(reply.text == REPEATED for reply in replies):
+        return "it called a tool again with the same arguments"
     return ""
 
 

@@ -20,6 +20,10 @@ from nodes.tools.toolbox import observed_tokens, shown, toolbox
 NEXT = "If this answers the question, answer now citing its key ({keys}); if not, go on."
 """What an observation with documents ends with: a small model otherwise reads on after the
 answer is in front of it."""
+REPEATED = "You made this very call before; its result is above. Answer from what you have read."
+"""The reply to a call the loop made before (same tool, same arguments). It ends the loop's
+tool use (``agent.out_of_budget``): a model that asks again for what it has read is done
+reading, and another tool round would only spend the budget."""
 
 
 def describe(update: Mapping[str, Any]) -> str:
@@ -34,8 +38,8 @@ def run_tools(state: PassState, runtime: Runtime[Context], services: Services) -
 
     Every call gets a ``ToolMessage``: what the tool returned, with the documents it read
     keyed S1, S2… after the loop's earlier ones (a document already read is not shown twice);
-    an unknown tool, bad arguments or a call the loop made before (same tool, same arguments)
-    get a message saying so, for the model to correct. The
+    an unknown tool or bad arguments get a message saying so, for the model to correct; a
+    call the loop made before (same tool, same arguments) is not run again (``REPEATED``). The
     documents join the loop's evidence (``relevant_documents``), cut to what is left of
     ``loop_tokens``.
     """
@@ -53,9 +57,10 @@ def run_tools(state: PassState, runtime: Runtime[Context], services: Services) -
     for call in last.tool_calls:
         tool = tools.get(call["name"])
         if any(c["name"] == call["name"] and c["args"] == call["args"] for c in earlier):
-            text = "You made this very call before; it returns the same. Do something else."
             replies.append(
-                ToolMessage(text, tool_call_id=call["id"] or "", name=call["name"], status="error")
+                ToolMessage(
+                    REPEATED, tool_call_id=call["id"] or "", name=call["name"], status="error"
+                )
             )
             continue
         if tool is None:

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from typing import Any, cast
 
 import pytest
-from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
 
 from crag_core.schema.context import Context
 from graph.graph import build_graph, loop_steps, step_limit
-from nodes.tools.agent import parse_step, step_schema
+from nodes.tools.agent import out_of_budget, parse_step, step_schema
 from nodes.tools.toolbox import toolbox
 from tests.fakes import (
     FakeRetriever,
@@ -422,6 +423,32 @@ def test_the_deadline_ends_the_loop(store):
     final, _ = ask(services, "Where was AC/DC formed?", loop_seconds=0.001)
     assert final["answer"] == "Sydney"
     assert any("budget ended it: 0.001 s" in w for w in final["warnings"])
+
+
+def test_a_repeated_call_ends_the_tool_use_and_the_model_answers(store):
+    search = {"enough": "no", "tool": "search", "args": {"query": "AC/DC"}}
+    llm = scripted(search, search, {"enough": "yes", "answer": "Sydney [S1]"})
+    services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
+    final, _ = ask(services, "Where was AC/DC formed?", max_tool_calls=6)
+    assert final["answer"] == "Sydney"
+    agent_calls = [c for c in llm.calls if c["prompt"] == "agent"]
+    assert len(agent_calls) == 3  # the search, its repeat, the answer: no fourth round
+    schema = agent_calls[-1]["kwargs"]["extra_body"]["response_format"]["json_schema"]["schema"]
+    assert set(schema["properties"]) == {"enough", "answer"}  # no tool offered
+    assert "its result is above" in agent_calls[-1]["text"]
+    assert any("same arguments" in w for w in final["warnings"])
+
+
+def test_no_round_begins_that_would_end_past_the_deadline():
+    """One round took 40 s: at 40 s of 60 another would end past the deadline, at 40 of 90 not."""
+    call = {"name": "search", "args": {"query": "AC/DC"}, "id": "call_0", "type": "tool_call"}
+    steps: list[AnyMessage] = [
+        AIMessage(content="", tool_calls=[call]),
+        ToolMessage("Nothing found.", tool_call_id="call_0"),
+    ]
+    started = time.time() - 40
+    assert out_of_budget(steps, [], started, Context(loop_seconds=60)).startswith("60 s")
+    assert out_of_budget(steps, [], started, Context(loop_seconds=90)) == ""
 
 
 def test_read_around_returns_the_stored_neighbours_of_a_passage_read(store):
