@@ -259,7 +259,9 @@ class Context:
         metadata={
             "caller": caller_up_to(120),
             "description": (
-                "Seconds the loop may take from its first step; once spent it must answer."
+                "Seconds the loop may take from its first step: no round (a model step and "
+                "its tool) begins that would end past it at the pace of the rounds so far; "
+                "then it must answer."
             ),
         },
     )

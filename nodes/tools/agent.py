@@ -18,8 +18,9 @@ Two ways to ask for a step, one loop:
 Either way the step is an ``AIMessage`` with ``tool_calls`` (or none), so ``run_tools``, the
 stream, LangSmith and Studio see tool calls.
 
-The budget ends the loop: after ``max_tool_calls`` calls, ``loop_tokens`` of documents read or
-``loop_seconds`` since the first step, the model is asked for its answer with no tool offered.
+The budget ends the loop: after ``max_tool_calls`` calls, ``loop_tokens`` of documents read,
+when another round would end past ``loop_seconds`` from the first step, or when the model
+repeats a call, it is asked for its answer with no tool offered.
 """
 
 from __future__ import annotations
