@@ -9,12 +9,12 @@ from langgraph.runtime import Runtime
 
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
-from crag_core.schema.state import Attempt, PassState, PassUpdate, Source, Withheld
+from crag_core.schema.state import Attempt, PassState, PassUpdate, Source
 from crag_core.text.answer_text import NO_ANSWER, is_no_answer
 from nodes.correction.cached import remember
 from nodes.shared.answers import answer_summary, current_attempt
 from nodes.shared.common import reports
-from nodes.shared.confidence import confidence, held_back
+from nodes.shared.confidence import confidence, gate, held_back
 
 INGEST_HINT = (
     "Add documents (`crag ingest PATH`, the page's Documents panel or the API's indexer graph) "
@@ -85,10 +85,8 @@ def choose_answer(
     current = current_attempt(state)
     answer, sources = checked(current)
     given = confidence(state, answer)
-    withheld: Withheld | None = None
     warnings: list[str] = []
-    if given is not None and given < ctx.min_confidence:
-        withheld = Withheld(answer=answer, confidence=given)
+    if withheld := gate(answer, given, ctx.min_confidence):
         warnings = [held_back(withheld, ctx.min_confidence)]
         answer, sources, given = NO_ANSWER, [], None
     elif is_no_answer(answer):

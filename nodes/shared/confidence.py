@@ -231,8 +231,21 @@ def kind_share(kinds: Mapping[str, Mapping[str, int]], kind: str) -> float | Non
     return round(right / (int(fine["answers"]) + PRIOR_ANSWERS), 3)
 
 
+def gate(answer: str, confidence: float | None, min_confidence: float) -> Withheld | None:
+    """The one comparison with ``min_confidence``: the answer withheld, or None (it is given).
+
+    Every answer kind passes here (text, table, the loop's, catalog, whole document, cached,
+    combined parts): in its pass where a withheld answer changes what the pass does next
+    (``choose_answer``, ``query_table.table_answer``), and once more for the turn's answer in
+    ``finalize``. An answer with no confidence, and "I don't know", are given as they are.
+    """
+    if confidence is None or is_no_answer(answer) or confidence >= min_confidence:
+        return None
+    return Withheld(answer=answer, confidence=confidence)
+
+
 def held_back(withheld: Withheld, min_confidence: float) -> str:
-    """The warning for an answer under ``min_confidence``."""
+    """The one warning for an answer under ``min_confidence`` (``gate``)."""
     return (
         f"The answer {withheld['answer']!r} is not given: its confidence "
         f"{withheld['confidence']:.2f} is under min_confidence {min_confidence:.2f}."

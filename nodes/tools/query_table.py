@@ -44,7 +44,7 @@ from langgraph.runtime import Runtime
 from crag_core.clients.services import Services
 from crag_core.errors import CragError
 from crag_core.schema.context import Context, context_of
-from crag_core.schema.state import PassState, PassUpdate, Source, Withheld
+from crag_core.schema.state import PassState, PassUpdate, Source
 from crag_core.text.answer_text import NO_ANSWER
 from crag_core.text.sql import (
     incidental,
@@ -54,7 +54,7 @@ from crag_core.text.table_checks import (
 )
 from crag_core.text.table_shapes import QueryResult, TableInfo
 from nodes.shared.common import question_of, reports
-from nodes.shared.confidence import table_kind, table_signals, tool_confidence
+from nodes.shared.confidence import gate, held_back, table_kind, table_signals, tool_confidence
 from nodes.tools.table_graph import ask_tables, measured
 from nodes.tools.table_query import Attempted
 
@@ -92,13 +92,18 @@ def query_table(state: PassState, runtime: Runtime[Context], services: Services)
         update |= table_answer(ctx, question, last, tables, catalog)
         if "answer" in update:
             return update
-        why = f"its answer {_withheld(update, ctx)} is not given"
+        withheld = update.get("withheld")
+        assert withheld is not None  # table_answer gives the answer or withholds it
+        update["warnings"] = [held_back(withheld, ctx.min_confidence)]
+        why = "its answer is under min_confidence"
     else:
         rejected = next((f"{t.answer!r} ({t.reason})" for t in reversed(tried) if t.answer), "")
         why = f"its answer {rejected} did not pass its checks" if rejected else last.reason
     if last.sql:
         why += f"; its last query: {last.sql}"
-    return update | {"sql": last.sql} | _unanswered(ctx, question, tables, why)
+    unanswered = _unanswered(ctx, question, tables, why)
+    warnings = [*update.get("warnings", []), *unanswered.get("warnings", [])]
+    return update | {"sql": last.sql} | unanswered | {"warnings": warnings}
 
 
 def _unanswered(ctx: Context, question: str, tables: list[TableInfo], why: str) -> PassUpdate:
@@ -143,24 +148,13 @@ def table_answer(
     measured = table_signals(question, tried.sql, tried.result, tables, tried.answer, kind)
     confidence = tool_confidence(kind, measured)
     update: PassUpdate = {"answer_kind": kind, "tool_signals": measured, "sql": tried.sql}
-    if confidence is not None and confidence < ctx.min_confidence:
-        return update | {"withheld": Withheld(answer=tried.answer, confidence=confidence)}
+    if withheld := gate(tried.answer, confidence, ctx.min_confidence):
+        return update | {"withheld": withheld}
     return update | {
         "answer": tried.answer,
         "sources": _sources(tried.result, catalog, tried.sql),
         "confidence": confidence,
     }
-
-
-def _withheld(update: PassUpdate, ctx: Context) -> str:
-    """What a withheld table answer's warning says of it."""
-    withheld = update.get("withheld")
-    if not withheld:
-        return ""
-    return (
-        f"{withheld['answer']!r} (confidence {withheld['confidence']:.2f}, "
-        f"under {ctx.min_confidence:.2f})"
-    )
 
 
 def _sources(result: QueryResult, tables: list[TableInfo], sql: str) -> list[Source]:

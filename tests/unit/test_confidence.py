@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from langgraph.runtime import Runtime
 
 import nodes.shared.confidence as confidence_module
 from benchmarks.calibration import confidence as bench
@@ -21,8 +22,9 @@ from crag_core.schema.context import Context
 from crag_core.text.answer_text import NO_ANSWER
 from graph.graph import build_graph
 from nodes.parts.collect_part import combined_confidence
-from nodes.shared.confidence import confidence, features, signals
+from nodes.shared.confidence import confidence, features, gate, held_back, signals
 from nodes.turn.chat import earlier_turns, turn_messages
+from nodes.turn.finalize import finalize
 from tests.fakes import KB_DOCS, WEB_DOCS, make_services
 
 MODEL = {
@@ -125,6 +127,42 @@ def test_a_part_keeps_its_confidence_and_the_reply_takes_the_weakest_or_the_chai
     state["nested"] = True  # both steps must be right
     assert combined_confidence(state, "Ron Rivera") == 0.4
     assert combined_confidence(state, NO_ANSWER) is None
+
+
+@pytest.mark.parametrize(
+    ("route_answer", "confidence", "given"),
+    [
+        ("Ron Rivera\n\nSteps: …", 0.3, False),  # combined parts (a chain's product)
+        ("Broncos", 0.35, False),  # a cached answer stored under a lower min_confidence
+        ("report.pdf, notes.md", 0.9, True),  # a catalog's answer
+        ("A summary of report.pdf. [S1]", None, True),  # a whole document read: none measured
+        (NO_ANSWER, 0.1, True),  # "I don't know" is said as it is
+    ],
+)
+def test_every_routes_answer_passes_the_one_gate(route_answer, confidence, given):
+    state: Any = {
+        "question": "q?",
+        "answer": route_answer,
+        "sources": [{"id": "S1", "source": "report.pdf"}],
+        "confidence": confidence,
+        "warnings": [],
+    }
+    out = finalize(state, Runtime(context=Context(min_confidence=0.4)))
+    if given:
+        assert out["answer"] == route_answer and out["confidence"] == confidence
+        assert out["warnings"] == []
+    else:
+        assert out["answer"] == NO_ANSWER and out["sources"] == [] and out["confidence"] is None
+        said = held_back({"answer": route_answer, "confidence": confidence}, 0.4)
+        assert out["warnings"] == [said]
+        assert out["messages"][-1].content == NO_ANSWER  # the thread keeps what was said
+
+
+def test_one_gate_compares_every_answer_with_min_confidence():
+    assert gate("Broncos", 0.39, 0.4) == {"answer": "Broncos", "confidence": 0.39}
+    assert gate("Broncos", 0.4, 0.4) is None  # at the threshold: given
+    assert gate("Broncos", None, 0.4) is None  # no confidence measured: given as it is
+    assert gate(NO_ANSWER, 0.1, 0.4) is None
 
 
 def test_a_thread_and_the_cache_give_the_confidence_back(tmp_path):
