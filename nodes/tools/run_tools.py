@@ -51,7 +51,10 @@ def run_tools(state: PassState, runtime: Runtime[Context], services: Services) -
             "run_tools runs the tool calls of the loop's last step, and there are none"
         )
     evidence = list(state.get("relevant_documents") or [])
-    tools = {t.name: t for t in toolbox(services, ctx, question_of(state), evidence)}
+    # the rules' last query when planner auto tried them and no answer of theirs passed (one
+    # withheld under min_confidence is not asked again: it would come back as a first query)
+    rules_sql = "" if state.get("withheld") else state.get("sql", "")
+    tools = {t.name: t for t in toolbox(services, ctx, question_of(state), evidence, rules_sql)}
     replies: list[AnyMessage] = []
     earlier = [c for m in steps[:-1] if isinstance(m, AIMessage) for c in m.tool_calls]
     for call in last.tool_calls:

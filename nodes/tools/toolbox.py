@@ -127,6 +127,10 @@ class Toolbox:
     question: str
     evidence: Sequence[Document]
     """The documents the loop has read, in the order of their keys (S1 first)."""
+    rules_sql: str = ""
+    """The last query the rules' table plan wrote for this question in this pass (``planner``
+    ``auto``, after it did not answer): the loop's query of the same question runs it again
+    (no model call) instead of writing the same SQL from the same prompt anew."""
 
     def search(self, query: str, file: str = "", kind: str = "") -> Observation:
         """Search the collection's text (hybrid: meaning and keywords) for passages.
@@ -236,6 +240,8 @@ class Toolbox:
         if store is None:
             return "The collection has no tables.", []
         asked = self.question if restates(question, self.question) else question
+        if not sql and asked == self.question and self.rules_sql:
+            sql = self.rules_sql  # the rules wrote it for this very question, told why
         tried: Attempted | None
         try:
             catalog = store.catalog()
@@ -432,14 +438,18 @@ def available(services: Services, ctx: Context) -> list[str]:
 
 
 def toolbox(
-    services: Services, ctx: Context, question: str, evidence: Sequence[Document]
+    services: Services,
+    ctx: Context,
+    question: str,
+    evidence: Sequence[Document],
+    rules_sql: str = "",
 ) -> list[BaseTool]:
     """The tools this run offers, as LangChain tools bound to its clients and evidence.
 
     A tool's description is its method's docstring (what it is for, an example, what it is
-    not for): the model chooses by it.
+    not for): the model chooses by it. ``rules_sql``: ``Toolbox.rules_sql``.
     """
-    box = Toolbox(services, ctx, question, evidence)
+    box = Toolbox(services, ctx, question, evidence, rules_sql)
     tools: list[BaseTool] = []
     for name in available(services, ctx):
         method: Callable[..., Observation] = getattr(box, name)

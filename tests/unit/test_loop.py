@@ -291,6 +291,27 @@ def test_the_auto_planner_keeps_the_rules_table_answer_and_loops_when_none_passe
     assert final["answer"] == "Sydney"
 
 
+def test_the_loop_runs_the_rules_query_of_the_same_question_again_without_rewriting_it(store):
+    """planner auto: the rules' query found nothing; the loop's query of the same question
+    (reworded) runs that query again, its finding the observation: no SQL written twice."""
+    asked = {"enough": "no", "tool": "query_table", "args": {"question": "albums, artistid 1?"}}
+    llm = scripted(
+        asked,
+        {"enough": "no", "tool": "column_values", "args": {"table": "artists", "column": "name"}},
+        {"enough": "yes", "answer": "I don't know"},
+        sql="SELECT COUNT(*) FROM albums WHERE artistid = 2",  # not the 1 asked: fails
+    )
+    services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
+    final, lines = ask(services, "How many albums have the artistid 1?", planner="auto")
+    nodes = [line["node"] for line in lines]
+    assert nodes.index("query_table") < nodes.index("agent")  # the rules first
+    written = [c for c in llm.calls if c["prompt"] == "write_sql"]
+    agent_calls = [c for c in llm.calls if c["prompt"] == "agent"]
+    assert len(agent_calls) == 3
+    assert len(written) <= 2  # the rules' attempts only, none by the loop's query_table
+    assert "query_table returned:\nThe query ran, but a check found" in agent_calls[1]["text"]
+
+
 def test_a_step_that_is_not_json_is_read_as_an_answer_and_checked_as_one():
     assert parse_step("1973 [S1]", "c").text == "1973 [S1]"
     step = parse_step('{"enough": "no", "tool": "search", "args": {"query": "x"}}', "c0")
