@@ -69,6 +69,35 @@ class Query:
     """The columns read through a date function anywhere in the query."""
     parsed: bool
     """Whether the query parsed (a query that does not is read as comparing nothing)."""
+    order: str = ""
+    """``ASC`` or ``DESC``: the direction of the last ORDER BY's first term ("" for none)."""
+    offsets: tuple[int, ...] = ()
+    """The rows skipped, each OFFSET's (``LIMIT 1, 1`` skips 1)."""
+    below_extreme: bool = False
+    """Whether a column is compared below or above a subquery's MAX or MIN (``hp < (SELECT
+    MAX(hp) …)``: the second of an order)."""
+    bounded: bool = False
+    """Whether the query compares anything with ``<``, ``<=``, ``>`` or ``>=``."""
+    subtracts: bool = False
+    """Whether the query subtracts anything (a negative literal is no subtraction)."""
+    selects_computed: bool = False
+    """Whether the outermost SELECT computes what it returns: arithmetic or an aggregate."""
+    order_computed: bool = False
+    """Whether an ORDER BY orders by a product or a quotient (``ORDER BY hp / wt``)."""
+    self_subtracted: bool = False
+    """Whether the query subtracts a column from itself (``x - x``, ``CAST(x …) - CAST(x …)``)."""
+    selected: tuple[str, ...] = ()
+    """The columns the outermost SELECT's expressions read, in order, once each."""
+    numbers: tuple[float, ...] = ()
+    """The query's number literals (unsigned: ``-3`` is 3)."""
+    constants: tuple[float, ...] = ()
+    """Its number literals but a LIMIT's and an OFFSET's: the numbers it computes with."""
+    counts: bool = False
+    """Whether the query counts (``COUNT``)."""
+    nested: bool = False
+    """Whether the query holds a subquery (in its FROM, a comparison, a list, anywhere)."""
+    texts: tuple[str, ...] = ()
+    """The query's text literals ('2007-01-01', '6+')."""
 
     def equalities(self) -> list[tuple[str, str]]:
         """The columns compared for equality with a text: (column, value); not through a date."""
@@ -112,7 +141,96 @@ def read(sql: str) -> Query:
         if _date_function(call)
         for column in call.find_all(exp.Column)
     ]
-    return Query(tuple(found), tuple(dict.fromkeys(dated)), parsed=True)
+    literals = list(tree.find_all(exp.Literal, bfs=False))
+    outer = tree if isinstance(tree, exp.Select) else tree.find(exp.Select)
+    selected = [
+        c.name for e in (outer.expressions if outer else []) for c in e.find_all(exp.Column)
+    ]
+    return Query(
+        tuple(found),
+        tuple(dict.fromkeys(dated)),
+        parsed=True,
+        order=_order(tree),
+        offsets=tuple(
+            n for o in tree.find_all(exp.Offset) if (n := _int(o.expression)) is not None
+        ),
+        below_extreme=any(_below_extreme(node) for node in tree.find_all(*_BOUNDS)),
+        bounded=tree.find(*_BOUNDS) is not None,
+        subtracts=tree.find(exp.Sub) is not None,
+        selects_computed=any(
+            e.find(*_COMPUTED) is not None or _total(e)
+            for e in (outer.expressions if outer else [])
+        ),
+        order_computed=any(o.this.find(exp.Mul, exp.Div) for o in tree.find_all(exp.Ordered)),
+        self_subtracted=any(_self_subtraction(node) for node in tree.find_all(exp.Sub)),
+        selected=tuple(dict.fromkeys(selected)),
+        numbers=tuple(float(n.this) for n in literals if not n.is_string and _number(n.this)),
+        constants=tuple(
+            float(n.this)
+            for n in literals
+            if not n.is_string and _number(n.this) and not n.find_ancestor(exp.Limit, exp.Offset)
+        ),
+        counts=tree.find(exp.Count) is not None,
+        nested=sum(1 for _ in tree.find_all(exp.Select)) > 1,
+        texts=tuple(str(n.this) for n in literals if n.is_string),
+    )
+
+
+_BOUNDS = (exp.LT, exp.LTE, exp.GT, exp.GTE)
+_COMPUTED = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.AggFunc)
+
+
+def _total(node: exp.Expr) -> bool:
+    """Whether ``node`` calls SQLite's ``TOTAL`` (a sum sqlglot reads as an unknown function)."""
+    return any(f.name.lower() == "total" for f in node.find_all(exp.Anonymous))
+
+
+def _order(tree: exp.Expr) -> str:
+    """The direction of the last ORDER BY's first term, in the order written ("" for none)."""
+    orders = list(tree.find_all(exp.Order, bfs=False))
+    if not orders or not orders[-1].expressions:
+        return ""
+    return "DESC" if orders[-1].expressions[0].args.get("desc") else "ASC"
+
+
+def _int(node: exp.Expr | None) -> int | None:
+    if isinstance(node, exp.Literal) and not node.is_string and str(node.this).isdigit():
+        return int(node.this)
+    return None
+
+
+def _number(text: object) -> bool:
+    try:
+        float(str(text))
+    except ValueError:
+        return False
+    return True
+
+
+def _below_extreme(node: exp.Expr) -> bool:
+    """Whether a bound's other side is a subquery of one MAX or MIN (``< (SELECT MAX(x) …)``)."""
+    side = node.args.get("expression")
+    while isinstance(side, exp.Paren):
+        side = side.this
+    query = side.this if isinstance(side, exp.Subquery) else side
+    if not isinstance(query, exp.Select) or len(query.expressions) != 1:
+        return False
+    (picked,) = query.expressions
+    return isinstance(picked.unalias(), exp.Max | exp.Min)
+
+
+def _self_subtraction(node: exp.Expr) -> bool:
+    """Whether a subtraction's two sides are the same column (through a CAST or parentheses)."""
+    left, right = (_unwrapped(node.args.get(k)) for k in ("this", "expression"))
+    if not (isinstance(left, exp.Column) and isinstance(right, exp.Column)):
+        return False
+    return (left.name.lower(), left.table.lower()) == (right.name.lower(), right.table.lower())
+
+
+def _unwrapped(node: exp.Expr | None) -> exp.Expr | None:
+    while isinstance(node, exp.Paren | exp.Cast):
+        node = node.this
+    return node
 
 
 def _comparisons(node: exp.Expr) -> list[Comparison]:

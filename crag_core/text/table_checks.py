@@ -71,7 +71,6 @@ _PER = re.compile(r"\bper\s+$", re.I)
 _DATE_WORDS = re.compile(rf"\b{MONTH_WORD}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b", re.I)
 _MONTH_NAMED = re.compile(rf"\b{MONTH_WORD}\b", re.I)
 _ORDINAL_WORDS = re.compile(r"\b\d+(?:st|nd|rd|th)\b", re.I)
-_STRING = re.compile(r"'((?:[^']|'')*)'")
 """A string of a query, '' inside."""
 _PLACES = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5}
 _NTH = re.compile(
@@ -125,24 +124,16 @@ def _order(words: str) -> str:
     return "ASC" if _LOW.search(words) else "DESC" if _HIGH.search(words) else ""
 
 
-def _misordered(bare: str, words: str) -> bool:
-    """Whether a query (its strings blanked) orders the other way than the place asked."""
-    order = _order(words)
-    bare = bare.lower()
-    found = re.findall(r"\border\s+by\s+[^;]*?\b(asc|desc)\b", bare)
-    said = found[-1].upper() if found else ("ASC" if re.search(r"\border\s+by\b", bare) else "")
+def _misordered(sql: str, words: str) -> bool:
+    """Whether a query orders the other way than the place asked (its last ORDER BY)."""
+    order, said = _order(words), read_sql(sql).order
     return bool(order and said and said != order)
 
 
-def _skips(bare: str, place: int) -> bool:
-    """Whether a query skips the rows before ``place`` (an OFFSET; the second: below a MAX or MIN).
-
-    ``bare``: the query, its strings blanked.
-    """
-    bare = bare.lower()
-    skipped = rf"\boffset\s+{place - 1}\b|\blimit\s+{place - 1}\s*,"
-    below_top = place == 2 and re.search(r"[<>]\s*\(\s*select\s+(?:max|min)\s*\(", bare)
-    return bool(re.search(skipped, bare) or below_top)
+def _skips(sql: str, place: int) -> bool:
+    """Whether a query skips the rows before ``place`` (an OFFSET; a second: below a MAX/MIN)."""
+    query = read_sql(sql)
+    return place - 1 in query.offsets or (place == 2 and query.below_extreme)
 
 
 def asks_one(question: str) -> bool:
@@ -203,11 +194,11 @@ def _in_sql(number: str, sql: str, scale: str = "", fractions: bool = False) -> 
     allowed = {value, value * _SCALES.get(scale, 1.0)}
     if scale in ("percent", "per cent", "%") and fractions:
         allowed.add(value / 100)
-    for found in re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])", sql):
-        if any(abs(float(found) - v) <= 1e-9 * max(abs(v), 1) for v in allowed):
-            return True
-    literals = _STRING.findall(sql)  # in a text or date: '2007-01-01', '6+'
-    return any(re.search(rf"(?<![\d.]){re.escape(number)}(?![\d])", t) for t in literals)
+    query = read_sql(sql)
+    if any(abs(n - v) <= 1e-9 * max(abs(v), 1) for n in query.numbers for v in allowed):
+        return True
+    # in a text or date: '2007-01-01', '6+'
+    return any(re.search(rf"(?<![\d.]){re.escape(number)}(?![\d])", t) for t in query.texts)
 
 
 @dataclass(frozen=True)
@@ -219,11 +210,6 @@ class Answered:
     result: QueryResult
     tables: Sequence[TableInfo]
     spans: Mapping[str, Mapping[str, Span]]
-
-    @property
-    def bare(self) -> str:
-        """The query with its strings emptied: '2015-04-30' holds no subtraction."""
-        return _STRING.sub("''", self.sql)
 
     @property
     def low_sql(self) -> str:
@@ -304,7 +290,7 @@ def _one_answer(a: Answered) -> list[str]:
 def _place_asked(a: Answered) -> list[str]:
     """A place past the first ("the second highest") skips the rows before it, in order."""
     place = nth(a.question)
-    if place is not None and (not _skips(a.bare, place[0]) or _misordered(a.bare, place[1])):
+    if place is not None and (not _skips(a.sql, place[0]) or _misordered(a.sql, place[1])):
         return [
             f"the question asks for the {place[1]}: one row, after the {place[0] - 1} "
             f"before it in that order, e.g. {_nth_idiom(place[0], _order(place[1]))}"
@@ -336,7 +322,7 @@ def _rank_counted(a: Answered) -> list[str]:
         return []
     if not (a.rows == 1 and _is_number(a.result)):
         return [f"the question asks for a rank: one number, e.g. {_rank_idiom()}"]
-    if not re.search(r"[<>]", a.bare):
+    if not read_sql(a.sql).bounded:
         return [
             "a rank counts the rows above the named one (a comparison with < or >, not =), "
             f"e.g. {_rank_idiom()}"
@@ -345,13 +331,13 @@ def _rank_counted(a: Answered) -> list[str]:
 
 
 def _subtracted(a: Answered) -> list[str]:
-    if _HOW_MUCH_MORE.search(a.question) and "-" not in a.bare:
+    if _HOW_MUCH_MORE.search(a.question) and not read_sql(a.sql).subtracts:
         return ["the question asks how much more or less: subtract one value from the other"]
     return []
 
 
 def _look_up_as_held(a: Answered) -> list[str]:
-    computed = _computed_look_up(a.question, a.bare, a.tables)
+    computed = _computed_look_up(a.question, a.sql, a.tables)
     return [computed] if computed else []
 
 
@@ -392,7 +378,7 @@ def _named_used(a: Answered) -> list[str]:
 
 
 def _self_subtracted(a: Answered) -> list[str]:
-    if not _SELF_SUBTRACTION.search(a.bare):
+    if not read_sql(a.sql).self_subtracted:
         return []
     return [
         "the query subtracts a column from itself (always 0): read the two rows' values "
@@ -401,7 +387,7 @@ def _self_subtracted(a: Answered) -> list[str]:
 
 
 def _ordered_as_held(a: Answered) -> list[str]:
-    if asks_one(a.question) and not _RATIO.search(a.question) and _ORDER_COMPUTED.search(a.bare):
+    if asks_one(a.question) and not _RATIO.search(a.question) and read_sql(a.sql).order_computed:
         return [
             "the question asks for the row with the highest or lowest value of a column: "
             "ORDER BY the column itself, with no arithmetic"
@@ -432,9 +418,9 @@ CHECKS: dict[str, Callable[[Answered], list[str]]] = {
     "one number": _one_number,
     "named": _named_used,
     "average": lambda a: _aggregates_left_out(a.question, a.low_sql, a.tables),
-    "unsaid name": lambda a: _unsaid_answer(a.question, a.sql, a.bare, a.tables),
-    "one row counted": lambda a: _one_row_counted(a.sql, a.bare, a.tables),
-    "unsaid constant": lambda a: _unsaid_constants(a.question, a.bare),
+    "unsaid name": lambda a: _unsaid_answer(a.question, a.sql, a.tables),
+    "one row counted": lambda a: _one_row_counted(a.sql, a.tables),
+    "unsaid constant": lambda a: _unsaid_constants(a.question, a.sql),
     "unsaid filter": lambda a: _unsaid_filters(a.question, a.sql, a.tables),
     "every value": lambda a: _every_value(a.question, a.result, a.tables),
     "mistyped": lambda a: _mistyped(a.sql, a.tables, a.spans),
@@ -445,11 +431,6 @@ CHECKS: dict[str, Callable[[Answered], list[str]]] = {
 """The checks of a table's answer that need no model, by name, in the order they run."""
 
 
-_SELF_SUBTRACTION = re.compile(
-    r"(?<![\w.])((?:cast\(\s*)?[a-z_]\w*(?:\s+as\s+\w+\s*\))?)\s*-\s*\1(?![\w(])", re.I
-)
-"""``x - x`` or ``CAST(x AS REAL) - CAST(x AS REAL)``: a difference that is always 0."""
-_ORDER_COMPUTED = re.compile(r"\border\s+by\s+[^;]*?\w\s*[*/]\s*\w", re.I)
 _RATIO = re.compile(
     r"\b(?:ratio|divided|times|share|proportion|fraction|relative|per (?!\d)[a-z]+)\b", re.I
 )
@@ -596,15 +577,12 @@ _HOW_MUCH_MORE = re.compile(
     re.I,
 )
 """A difference asked for: a subtraction ("how much higher is A's X than B's?")."""
-_ARITHMETIC = re.compile(r"[*/+-]|\b(?:sum|avg|count|total)\s*\(", re.I)
 _LOOK_UP_WORDS = frozenset({"percentage", "per"})
 """Words of ``ANALYTIC`` that name what a column holds ("the percentage of Catholics")."""
 
 
-def _computed_look_up(question: str, bare: str, tables: Sequence[TableInfo]) -> str:
+def _computed_look_up(question: str, sql: str, tables: Sequence[TableInfo]) -> str:
     """Why a look-up of named rows is not computed ("" when the query reads it as held).
-
-    ``bare``: the query with its strings emptied.
 
     "What is the percentage of Catholics (Catholic) of Oron?" asks for a cell: the column holds
     the percentage. Queries that multiplied it by 100 or divided it by its sum answered 100 and
@@ -618,9 +596,7 @@ def _computed_look_up(question: str, bare: str, tables: Sequence[TableInfo]) -> 
     if asks_one(question) or alternatives(question) or _DIFFERENCE.search(question):
         return ""
     table, _, values = _named_rows(question, tables)
-    selected = re.match(r"\s*select\s+(.*?)\s+from\s", bare, re.I | re.S)
-    read = re.sub(r"\(\s*\*\s*\)|^\s*(?:\w+\.)?\*\s*$", "", selected.group(1)) if selected else ""
-    if not values or not _ARITHMETIC.search(read):
+    if not values or not read_sql(sql).selects_computed:
         return ""
     return (
         f"the question asks for a value of {sql_text(values[0])} as {table} holds it: select the "
@@ -938,12 +914,11 @@ def _columns_left_out(question: str, low_sql: str, table: TableInfo) -> list[str
     ]
 
 
-_SELECTED = re.compile(r"^\s*select\s+(?:distinct\s+)?(.*?)\bfrom\b", re.I | re.S)
 _NAMES = re.compile(r"(?<=[\w,;)] )[A-Z][a-z]+(?:[A-Z][a-z]+)*\b")
 """A capitalised word past a question's first: a name ("Antarctica", "Trudeau")."""
 
 
-def _unsaid_answer(question: str, sql: str, bare: str, tables: Sequence[TableInfo]) -> list[str]:
+def _unsaid_answer(question: str, sql: str, tables: Sequence[TableInfo]) -> list[str]:
     """A name the question asks about that the table does not hold, answered from another column.
 
     "How many votes did <a candidate no column names> get?" of a table with a column per
@@ -957,17 +932,13 @@ def _unsaid_answer(question: str, sql: str, bare: str, tables: Sequence[TableInf
     with ``hp``), is not flagged: a column's name is often an abbreviation a question cannot
     be matched to (``qsec`` for "quarter-mile time", ``psavert`` for "personal savings rate").
     """
-    selected = _SELECTED.match(bare)
-    if selected is None:
-        return []
-    read = selected.group(1).lower()
+    read = {name.lower() for name in read_sql(sql).selected}
     q_words = content_words(question, underscores=False)
     answers = {
         (table, c)
         for table in tables
         for c in table.columns
-        if c.type in ("INTEGER", "REAL")
-        and re.search(rf"(?<![\w.]){re.escape(c.name.lower())}\b", read)
+        if c.type in ("INTEGER", "REAL") and c.name.lower() in read
     }
     if len(answers) != 1:
         return []
@@ -1004,17 +975,17 @@ def _unsaid_answer(question: str, sql: str, bare: str, tables: Sequence[TableInf
     ]
 
 
-def _one_row_counted(sql: str, bare: str, tables: Sequence[TableInfo]) -> list[str]:
+def _one_row_counted(sql: str, tables: Sequence[TableInfo]) -> list[str]:
     """A count of the rows one value of a key names: 1 whatever the question asked.
 
     "What is the number of inhabitants of Lavaux?" of a table with one row per province
     answered ``SELECT COUNT(*) FROM swiss WHERE province = 'Lavaux'``. A rank's count (rows
     above a named one: ``>``) and a count with a subquery are left alone.
     """
-    bare = bare.lower()
-    if not re.search(r"\bcount\s*\(", bare) or re.search(r"[<>]|\(\s*select\b", bare):
+    query = read_sql(sql)
+    if not query.counts or query.bounded or query.nested:
         return []
-    for name, value in read_sql(sql).equalities():
+    for name, value in query.equalities():
         for table in tables:
             for c in table.columns:
                 if c.name.lower() == name.lower() and c.type == "TEXT" and c.distinct == table.rows:
@@ -1042,15 +1013,14 @@ _CONVERSIONS = {
 """Constants a unit the question says may bring into a query: a scale, a time's parts."""
 
 
-def _unsaid_constants(question: str, bare: str) -> list[str]:
+def _unsaid_constants(question: str, sql: str) -> list[str]:
     """Numbers a query computes with that the question does not say ("1000 * (1 - x)").
 
     Left alone: 0, 1, 2 and 100 (a share as a percentage), a ``LIMIT``/``OFFSET``, a day or
     a month's number where the question names a month, and the constants of a unit it says
     (``_CONVERSIONS``). The other direction, a number the question says that the query does
-    not use, is ``problems``'s own. ``bare``: the query, its strings blanked.
+    not use, is ``problems``'s own.
     """
-    bare = re.sub(r"\b(?:limit|offset)\s+\d+(?:\s*,\s*\d+)?", " ", bare, flags=re.I)
     said = {float(n.replace(",", "")) for n in re.findall(r"\d[\d,]*(?:\.\d+)?", question)}
     allowed = {0.0, 1.0, 2.0, 100.0} | said
     if re.search(r"\b(?:percent|per cent)\b|%", question, re.I):
@@ -1060,10 +1030,10 @@ def _unsaid_constants(question: str, bare: str) -> list[str]:
             allowed |= constants
     if _MONTH_NAMED.search(question):
         allowed |= {float(d) for d in range(1, 32)}
-    for number in re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])", bare):
-        if float(number) not in allowed:
+    for number in read_sql(sql).constants:
+        if number not in allowed:
             return [
-                f"the query computes with {number}, which the question does not say: read "
+                f"the query computes with {number:g}, which the question does not say: read "
                 "the columns as they are (if no column holds what it asks, the table cannot "
                 "answer)"
             ]

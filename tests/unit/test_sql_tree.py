@@ -67,3 +67,30 @@ def test_a_negated_comparison_names_no_value_the_column_should_hold():
 def test_a_query_nested_too_deep_for_the_parser_compares_nothing():
     deep = "SELECT 1 FROM t WHERE " + "(" * 200 + "x = 1" + ")" * 200
     assert read(deep).comparisons == () and not read(deep).parsed
+
+
+def test_an_order_and_the_rows_it_skips_are_read_from_the_tree():
+    second = read('SELECT name FROM t ORDER BY "hp" DESC LIMIT 1 OFFSET 1')
+    assert (second.order, second.offsets) == ("DESC", (1,))
+    assert read("SELECT name FROM t ORDER BY hp LIMIT 1, 1").offsets == (1,)  # LIMIT skip, n
+    inner_first = read("SELECT a FROM (SELECT a, b FROM t ORDER BY a DESC) ORDER BY b")
+    assert inner_first.order == "ASC"  # the last ORDER BY written decides
+    below = read("SELECT name FROM t WHERE hp < (SELECT MAX(hp) FROM t) ORDER BY hp DESC")
+    assert below.below_extreme and below.bounded and below.nested
+    assert read("SELECT name FROM t ORDER BY hp / wt DESC").order_computed
+    assert not read("SELECT name FROM t ORDER BY hp DESC").order_computed
+
+
+def test_what_a_query_computes_is_read_from_the_tree_not_its_text():
+    assert read('SELECT CAST("a" AS REAL) - CAST(a AS REAL) FROM t').self_subtracted
+    assert not read("SELECT t1.a - t2.a FROM t t1, t t2").self_subtracted
+    dated = read("SELECT x FROM t WHERE d = '2015-04-30' AND v = -3")
+    assert not dated.subtracts and dated.texts == ("2015-04-30",) and 3.0 in dated.numbers
+    assert read("SELECT pct * 100 FROM t WHERE x = 'a'").selects_computed
+    assert read("SELECT TOTAL(x) FROM t").selects_computed
+    assert not read("SELECT t.pct FROM t WHERE x = 'a' AND y = 2").selects_computed
+    assert read('SELECT "pct", t.x FROM t').selected == ("pct", "x")
+    limited = read("SELECT a * 1000 FROM t WHERE b > 7 LIMIT 5 OFFSET 2")
+    assert limited.constants == (1000.0, 7.0) and set(limited.numbers) == {1000.0, 7.0, 5.0, 2.0}
+    counted = read("SELECT COUNT(*) FROM t WHERE name = 'x'")
+    assert counted.counts and not counted.nested and not counted.bounded
