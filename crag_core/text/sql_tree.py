@@ -142,10 +142,10 @@ def read(sql: str) -> Query:
         for column in call.find_all(exp.Column)
     ]
     literals = list(tree.find_all(exp.Literal, bfs=False))
+    numeric = [n for n in literals if not n.is_string and _number(n.this)]
     outer = tree if isinstance(tree, exp.Select) else tree.find(exp.Select)
-    selected = [
-        c.name for e in (outer.expressions if outer else []) for c in e.find_all(exp.Column)
-    ]
+    projections = outer.expressions if outer else []
+    selected = [c.name for e in projections for c in e.find_all(exp.Column)]
     return Query(
         tuple(found),
         tuple(dict.fromkeys(dated)),
@@ -157,18 +157,13 @@ def read(sql: str) -> Query:
         below_extreme=any(_below_extreme(node) for node in tree.find_all(*_BOUNDS)),
         bounded=tree.find(*_BOUNDS) is not None,
         subtracts=tree.find(exp.Sub) is not None,
-        selects_computed=any(
-            e.find(*_COMPUTED) is not None or _total(e)
-            for e in (outer.expressions if outer else [])
-        ),
+        selects_computed=any(e.find(*_COMPUTED) is not None or _total(e) for e in projections),
         order_computed=any(o.this.find(exp.Mul, exp.Div) for o in tree.find_all(exp.Ordered)),
         self_subtracted=any(_self_subtraction(node) for node in tree.find_all(exp.Sub)),
         selected=tuple(dict.fromkeys(selected)),
-        numbers=tuple(float(n.this) for n in literals if not n.is_string and _number(n.this)),
+        numbers=tuple(float(n.this) for n in numeric),
         constants=tuple(
-            float(n.this)
-            for n in literals
-            if not n.is_string and _number(n.this) and not n.find_ancestor(exp.Limit, exp.Offset)
+            float(n.this) for n in numeric if not n.find_ancestor(exp.Limit, exp.Offset)
         ),
         counts=tree.find(exp.Count) is not None,
         nested=sum(1 for _ in tree.find_all(exp.Select)) > 1,

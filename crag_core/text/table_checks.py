@@ -71,7 +71,6 @@ _PER = re.compile(r"\bper\s+$", re.I)
 _DATE_WORDS = re.compile(rf"\b{MONTH_WORD}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b", re.I)
 _MONTH_NAMED = re.compile(rf"\b{MONTH_WORD}\b", re.I)
 _ORDINAL_WORDS = re.compile(r"\b\d+(?:st|nd|rd|th)\b", re.I)
-"""A string of a query, '' inside."""
 _PLACES = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5}
 _NTH = re.compile(
     rf"\b({'|'.join(_PLACES)})[\s-]+(?:(?:most|least)\s+)?(highest|lowest|most|least|largest|"
