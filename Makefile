@@ -25,7 +25,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: loop-questions bench-ocr-share bench-boundary-doors bench-cost-ablation bench-cost-in-use ocr ocr-required calibrate-tools bench-tools-unseen bench-table-text bench-resource-attacks bench-cache-threshold bench-encoder bench-converters bench-keyword-sync bench-prompt-layout bench-whole-answers calibrate-confidence setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction bench-ocr bench-ocr-second-look bench-ocr-answers bench-pdf-tables bench-pdf-table-answers eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-system test-integration lint graph-diagram clean
+.PHONY: calibrate-light-evaluator loop-questions bench-ocr-share bench-boundary-doors bench-cost-ablation bench-cost-in-use ocr ocr-required calibrate-tools bench-tools-unseen bench-table-text bench-resource-attacks bench-cache-threshold bench-encoder bench-converters bench-keyword-sync bench-prompt-layout bench-whole-answers calibrate-confidence setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction bench-ocr bench-ocr-second-look bench-ocr-answers bench-pdf-tables bench-pdf-table-answers eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-system test-integration lint graph-diagram clean
 
 setup: $(STAMP) model ocr
 
@@ -378,6 +378,16 @@ eval-mixed: setup dev
 	$(BIN)/crag eval --format mixed --dataset benchmarks/data/mixed-test.json.gz \
 		--per-category $(MIXED_PER_CATEGORY) --pipeline naive,crag --out $(MIXED_OUT)
 	$(BIN)/crag eval-report $(MIXED_OUT)/naive $(MIXED_OUT)/crag --out docs/benchmarks/mixed
+
+# The light retrieval evaluator (grade_documents asks the model only in its grey zone): fitted
+# on SQuAD dev questions of the calibration split's articles that no split asks, validated
+# leaving one article out; its two bands replayed on the calibration probe and chosen there.
+calibrate-light-evaluator: setup dev
+	$(BIN)/python -m benchmarks.calibration.light_evaluator fit --squad $(SQUAD) \
+		--splits benchmarks/data/mixed-calibration.json.gz benchmarks/data/mixed-test.json.gz \
+		benchmarks/data/mixed-in-use.json.gz --calibration benchmarks/data/mixed-calibration.json.gz
+	$(BIN)/python -m benchmarks.calibration.light_evaluator replay \
+		docs/benchmarks/mixed/calibration-probe.jsonl --squad $(SQUAD) --out docs/benchmarks/light-evaluator
 
 # What each of CRAG's model calls buys: naive, CRAG and CRAG with one part off (the web fallback,
 # the retry, the grader's verdict, the confidence gate) in one interleaved run on the

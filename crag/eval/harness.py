@@ -133,7 +133,14 @@ def outcome(result: RunResult) -> dict[str, Any]:
     retrieved = [doc_id(d) for s in result.steps for d in s.update.get("documents") or []]
     scores: dict[str, float] = {}
     for step in result.steps:  # each score as first given (the first pass's)
-        for key in ("retrieval_score", "evidence_score", "grounding_score", "answer_score"):
+        for key in (
+            "light_score",
+            "retrieval_score",
+            "evidence_light_score",
+            "evidence_score",
+            "grounding_score",
+            "answer_score",
+        ):
             if key in step.update:
                 scores.setdefault(key, step.update[key])
     prediction = state.get("answer", "")

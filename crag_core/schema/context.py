@@ -356,6 +356,32 @@ class Context:
             ),
         },
     )
+    light_correct: Probability = field(
+        default=0.6,
+        metadata={
+            "caller": CALLER,
+            "description": (
+                "The light retrieval evaluator's score (P(a chunk states the answer), from the "
+                "encoder and the question's words, no model call) at or above which the "
+                "documents state the answer without the model grading them; under "
+                "light_incorrect they do not; in between the model grades as before (its "
+                "thresholds above). Chosen on the calibration split: "
+                "docs/benchmarks/light-evaluator. light_correct 1.0 with light_incorrect 0.0 "
+                "has the model grade everything."
+            ),
+        },
+    )
+    light_incorrect: Probability = field(
+        default=0.05,
+        metadata={
+            "caller": CALLER,
+            "description": (
+                "The light retrieval evaluator's score under which the documents do not state "
+                "the answer (knowledge base: 'incorrect', the web is searched; evidence with "
+                "web results: not answered from) without a model call."
+            ),
+        },
+    )
     answer_threshold: Probability = field(
         default=0.0,
         metadata={
@@ -523,6 +549,11 @@ class Context:
                 setattr(self, f.name, _adapter(f.name).validate_python(value))
             except ValidationError as exc:
                 raise ConfigError(_message(source, value, exc)) from exc
+        if self.light_correct < self.light_incorrect:
+            raise ConfigError(
+                f"light_correct ({self.light_correct}) must not be below "
+                f"light_incorrect ({self.light_incorrect})."
+            )
         if self.correct_threshold < self.incorrect_threshold:
             raise ConfigError(
                 f"correct_threshold ({self.correct_threshold}) must not be below "

@@ -483,9 +483,13 @@ class PassState(Answered, total=False):
     documents: Annotated[list[Document], PER_PASS]
     """Documents retrieved from the knowledge base for this pass, best first; after grading
     each carries ``metadata["relevant"]`` ("yes" or "no")."""
+    light_score: Annotated[float | None, PER_PASS]
+    """The light retrieval evaluator's score of this pass's knowledge-base documents: P(their
+    best chunk states the answer), from the encoder and the question's words (no model call)."""
     retrieval_score: Annotated[float | None, PER_PASS]
-    """The retrieval evaluator's score of this pass's knowledge-base documents: P(yes) that
-    they state the answer (1.0 or 0.0 when the model gives no log-probabilities)."""
+    """The retrieval evaluator's score of this pass's knowledge-base documents: the light score
+    where it decided alone (at or above ``light_correct``, under ``light_incorrect``), else the
+    model's P(yes) that they state the answer (1.0 or 0.0 when it gives no log-probabilities)."""
     retrieval_verdict: Annotated[RetrievalVerdict | None, PER_PASS]
     """correct: score at or above ``correct_threshold``; incorrect: below
     ``incorrect_threshold`` (or nothing retrieved); ambiguous: in between."""
@@ -493,9 +497,11 @@ class PassState(Answered, total=False):
     """Whether this pass has searched the web yet."""
     web_results: Annotated[list[Document], PER_PASS]
     """This pass's web-search results, refined to the strips that bear on the question."""
+    evidence_light_score: Annotated[float | None, PER_PASS]
+    """The light evaluator's score of the evidence after web search."""
     evidence_score: Annotated[float | None, PER_PASS]
     """The evaluator's score of the evidence after web search (knowledge-base documents kept
-    as ambiguous plus web results)."""
+    as ambiguous plus web results): the light score where it decided alone, else the model's."""
     kb_fallback: Annotated[bool, PER_PASS]
     """Whether the answer comes from ambiguous knowledge-base documents alone, because the web
     results lowered their score and the evidence with them fell under ``evidence_threshold``."""

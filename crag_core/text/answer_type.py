@@ -55,12 +55,38 @@ def _has_name(answer: str) -> bool:
     return bool(_CAPITAL.search(answer)) and not answer.strip().replace(",", "").isdigit()
 
 
+Kind = str
+"""What a question asks for: ``number``, ``time`` or ``name``."""
+
+
+def asked_kind(question: str) -> Kind | None:
+    """The kind ``question``'s wording asks for; None when it asks for no kind."""
+    if _NUMBER_QUESTION.match(question):
+        return "number"
+    if _TIME_QUESTION.match(question):
+        return "time"
+    if _PERSON_QUESTION.match(question) or _PLACE_QUESTION.match(question):
+        return "name"
+    return None
+
+
+_HAS = {"number": _has_number, "time": _has_time, "name": _has_name}
+
+
 def type_fits(question: str, answer: str) -> bool | None:
     """Whether ``answer`` is of the kind ``question`` asks for; None: it asks for no kind."""
-    if _NUMBER_QUESTION.match(question):
-        return _has_number(answer)
-    if _TIME_QUESTION.match(question):
-        return _has_time(answer)
-    if _PERSON_QUESTION.match(question) or _PLACE_QUESTION.match(question):
-        return _has_name(answer)
-    return None
+    kind = asked_kind(question)
+    return None if kind is None else _HAS[kind](answer)
+
+
+def kind_in(kind: Kind, sentence: str, question: str) -> bool:
+    """Whether ``sentence`` holds something of ``kind`` beyond the words ``question`` says.
+
+    "When did Luther die?" and "Luther died in 1546." hold a time; "Luther died in Eisleben."
+    does not. The question's own words are taken out first, so a sentence that only repeats
+    the question's name or year holds nothing new, and so is the sentence's first word (its
+    capital says nothing of a name).
+    """
+    said = set(words_of(question))
+    rest = " ".join(w for w in sentence.split()[1:] if not set(words_of(w)) <= said)
+    return _HAS[kind](rest)

@@ -1,12 +1,16 @@
 """grade_documents: CRAG's retrieval evaluator - do the documents state the answer?
 
-The evaluator is one yes/no call on the pass's documents, read as a score: the probability the
-model gives "yes" (its log-probabilities). Two thresholds turn the score into CRAG's decision
-on knowledge-base documents - correct, ambiguous, incorrect - and, after web search, the
-evidence (knowledge-base documents kept as ambiguous plus the web results) must reach the
-evidence threshold to be answered from. When it does not, an ambiguous retrieval that scored
-higher on its own than with the web results is answered from alone (the web added nothing
-better); otherwise nothing states the answer and the run says so.
+The light evaluator scores the documents first, without the model (``nodes.shared.evaluator``:
+P(their best chunk states the answer) from the encoder and the question's words). At or above
+``light_correct`` they state the answer, under ``light_incorrect`` they do not, and that score
+decides. In between (the grey zone), the model grades: one yes/no call on the pass's
+documents, read as a score: the probability the model gives "yes" (its log-probabilities),
+and its read of the evidence is the prefix the generator reuses. Two thresholds turn the
+score into CRAG's decision on knowledge-base documents - correct, ambiguous, incorrect - and,
+after web search, the evidence (knowledge-base documents kept as ambiguous plus the web
+results) must reach the evidence threshold to be answered from. When it does not, an
+ambiguous retrieval that scored higher on its own than with the web results is answered from
+alone (the web added nothing better); otherwise nothing states the answer and the run says so.
 """
 
 from __future__ import annotations
@@ -15,7 +19,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from langchain_core.documents import Document
-from langchain_core.language_models import BaseChatModel
 from langgraph.runtime import Runtime
 
 from crag_core.clients.services import Services
@@ -24,7 +27,8 @@ from crag_core.schema.state import PassState, PassUpdate, RetrievalVerdict
 from crag_core.text.documents import dedupe
 from crag_core.text.read_around import within_budget
 from crag_core.text.words import plural
-from nodes.shared.common import reports
+from nodes.shared.common import question_of, reports
+from nodes.shared.evaluator import light_score
 from nodes.shared.prompting import score_on_evidence
 
 UNPARSABLE_WARNING = (
@@ -49,25 +53,35 @@ def marked(docs: list[Document], relevant: bool) -> list[Document]:
 
 
 def _score(
-    state: PassState, ctx: Context, llm: BaseChatModel, docs: list[Document]
-) -> tuple[float, PassUpdate]:
-    """The evaluator's score of ``docs``; an unusable reply counts as yes, with a warning."""
-    score, versions = score_on_evidence(state, ctx, llm, "grade_documents", docs)
+    state: PassState, ctx: Context, services: Services, docs: list[Document]
+) -> tuple[float, float | None, PassUpdate]:
+    """The evaluator's score of ``docs``, the light score, and what the model's call adds.
+
+    The light score decides outside the grey zone (no call); inside it the model's score does,
+    an unusable reply counting as yes, with a warning. Without an encoder the model grades.
+    """
+    light = None
+    if services.embeddings is not None:
+        light = round(light_score(services.embeddings, question_of(state), docs), 4)
+        if light >= ctx.light_correct or light < ctx.light_incorrect:
+            return light, light, {}
+    score, versions = score_on_evidence(state, ctx, services.judge, "grade_documents", docs)
     if score is None:
-        return 1.0, {"prompt_versions": versions, "warnings": [UNPARSABLE_WARNING]}
-    return score, {"prompt_versions": versions}
+        return 1.0, light, {"prompt_versions": versions, "warnings": [UNPARSABLE_WARNING]}
+    return score, light, {"prompt_versions": versions}
 
 
 def describe(update: Mapping[str, Any]) -> str:
-    """The evaluator's outcome: its score and decision, on the knowledge base or the evidence."""
+    """The evaluator's outcome: its score (the light one's or the model's) and decision."""
     kept = len(update.get("relevant_documents") or [])
+    by = "model" if "prompt_versions" in update else "light"
     if "evidence_score" in update:
         verdict = f"kept {plural(kept, 'document')}" if kept else "nothing states the answer"
         if update.get("kb_fallback"):
             verdict = f"the knowledge base's {plural(kept, 'document')} scored higher, kept alone"
-        return f"with web results, score {update['evidence_score']:.2f}: {verdict}"
+        return f"with web results, {by} score {update['evidence_score']:.2f}: {verdict}"
     if "retrieval_score" in update:
-        return f"{update['retrieval_verdict']} (score {update['retrieval_score']:.2f})"
+        return f"{update['retrieval_verdict']} ({by} score {update['retrieval_score']:.2f})"
     return str(update.get("retrieval_verdict") or "")
 
 
@@ -86,11 +100,12 @@ def grade_documents(state: PassState, runtime: Runtime[Context], services: Servi
     if not state.get("web_searched"):
         if not docs:
             return {"retrieval_verdict": "incorrect", "relevant_documents": []}
-        score, update = _score(state, ctx, services.judge, docs)
+        score, light, update = _score(state, ctx, services, docs)
         verdict = decide(score, ctx)
         relevant = verdict != "incorrect"
         return {
             **update,
+            "light_score": light,
             "retrieval_score": round(score, 4),
             "retrieval_verdict": verdict,
             "documents": marked(docs, relevant),
@@ -99,17 +114,21 @@ def grade_documents(state: PassState, runtime: Runtime[Context], services: Servi
     web = list(state.get("web_results") or [])
     if not web:  # the web failed or is off: the knowledge-base decision stands
         return {}
-    return _grade_evidence(state, ctx, services.judge, web)
+    return _grade_evidence(state, ctx, services, web)
 
 
 def _grade_evidence(
-    state: PassState, ctx: Context, llm: BaseChatModel, web: list[Document]
+    state: PassState, ctx: Context, services: Services, web: list[Document]
 ) -> PassUpdate:
     """Score the kept documents plus ``web``; keep them, the documents alone, or nothing."""
     kept = list(state.get("relevant_documents") or [])
     evidence = within_budget(dedupe([*kept, *web]), ctx.context_tokens)
-    score, update = _score(state, ctx, llm, evidence)
-    result: PassUpdate = {**update, "evidence_score": round(score, 4)}
+    score, light, update = _score(state, ctx, services, evidence)
+    result: PassUpdate = {
+        **update,
+        "evidence_light_score": light,
+        "evidence_score": round(score, 4),
+    }
     if score >= ctx.evidence_threshold:
         return {**result, "relevant_documents": evidence}
     if ctx.kb_fallback and kept and (state.get("retrieval_score") or 0.0) > score:

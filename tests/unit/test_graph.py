@@ -248,7 +248,7 @@ def test_each_node_describes_its_own_outcome_on_the_custom_stream(fake_services)
     ]
     lines = {e["node"]: e["summary"] for e in cast(list[dict[str, str]], events)}
     assert lines["retrieve"] == "2 documents"
-    assert lines["grade_documents"].startswith("correct (score ")
+    assert lines["grade_documents"].startswith("correct (model score ")
     assert lines["generate"] == "The Denver Broncos won, 24–10. [S1]"
     assert lines["check_hallucination"] == "grounded: yes"
     assert lines["check_relevance"] == "answers the question: yes"

@@ -113,6 +113,8 @@ A_CHOICE: dict[str, Any] = {
     "incorrect_threshold": 0.05,
     "evidence_threshold": 0.6,
     "kb_fallback": False,
+    "light_correct": 0.9,
+    "light_incorrect": 0.1,
     "answer_threshold": 0.6,
     "min_confidence": 0.0,
     "refine": False,
