@@ -122,6 +122,17 @@ def evidence_of(result: RunResult) -> list[dict[str, str]]:
     ]
 
 
+SCORES = (
+    "light_score",
+    "retrieval_score",
+    "evidence_light_score",
+    "evidence_score",
+    "grounding_score",
+    "answer_score",
+)
+"""The pass's scores a record keeps (None: not asked)."""
+
+
 def outcome(result: RunResult) -> dict[str, Any]:
     """What a record keeps of a run: its answer and sources, and how it got there.
 
@@ -131,18 +142,11 @@ def outcome(result: RunResult) -> dict[str, Any]:
     state = result.state
     measured = result.pass_state or state
     retrieved = [doc_id(d) for s in result.steps for d in s.update.get("documents") or []]
-    scores: dict[str, float] = {}
+    scores: dict[str, float | None] = dict.fromkeys(SCORES)
     for step in result.steps:  # each score as first given (the first pass's)
-        for key in (
-            "light_score",
-            "retrieval_score",
-            "evidence_light_score",
-            "evidence_score",
-            "grounding_score",
-            "answer_score",
-        ):
-            if key in step.update:
-                scores.setdefault(key, step.update[key])
+        for key in SCORES:  # (a pass's start resets each to None: not a score given)
+            if scores[key] is None and step.update.get(key) is not None:
+                scores[key] = step.update[key]
     prediction = state.get("answer", "")
     withheld = measured.get("withheld") or {}
     return {

@@ -106,6 +106,10 @@ def test_eval_run_records_scores_and_resumes(fake_services, tiny, tmp_path, pipe
     assert q1["retrieval_hit"] is True and records[2]["retrieval_hit"] is False
     assert q1["llm_calls"] >= 1 and q1["path"][-1] in ("generate", "finalize")
     assert q1["queries"] and q1["rejected_chunk_ids"] == []
+    # The pass's scores, as its nodes gave them (not the None its start resets them to).
+    graded = pipeline == "crag"
+    assert (q1["retrieval_score"] is not None) == graded
+    assert (q1["light_score"] is None) and q1["evidence_score"] is None  # no encoder; no web
     for key in (
         "retrieved_chunk_ids",
         "retries",
