@@ -23,6 +23,7 @@ from benchmarks.measurements.cost_ablation import row as ablation_row
 from crag.eval.cost import by_node, by_route
 from crag.run import run_question
 from crag_core.clients import usage
+from crag_core.clients.embeddings import default_embeddings
 from crag_core.schema.context import Context
 from graph.graph import build_graph
 from tests.fakes import (
@@ -92,8 +93,12 @@ def retrying(prompt: str, text: str) -> Any:
     return responder(prompt, text)
 
 
-def run_route(route: str, tmp_path: Path) -> tuple[dict[str, Any], int]:
-    """Run ``route``'s fixed question; its state and the scripted model's call count."""
+def run_route(route: str, tmp_path: Path, **ctx: Any) -> tuple[dict[str, Any], int]:
+    """Run ``route``'s fixed question; its state and the scripted model's call count.
+
+    With the real encoder, as by default: the light evaluator decides where it is sure, and
+    the model grades only its grey zone (``ctx`` may move the bands).
+    """
     llm = make_llm(retrying if route == "retry" else responder)
     LAST_LLM[:] = [llm]
     docs = {"web": [], "multi_part": [*KB_DOCS, MONA]}.get(route, KB_DOCS)
@@ -103,11 +108,13 @@ def run_route(route: str, tmp_path: Path) -> tuple[dict[str, Any], int]:
     services = make_services(
         llm=llm, retriever=FakeRetriever(docs), web=FakeWebSearch(WEB_DOCS), tables=tables
     )
+    object.__setattr__(services, "embeddings", default_embeddings())
     object.__setattr__(services, "documents", lambda: DOCUMENTS)
     chunks = [doc("ps__c0000", "Packet switching groups data into packets. " * 8)]
     object.__setattr__(services, "document_chunks", lambda doc_id: chunks)
     question = {
         "kb": "Which team won Super Bowl 50?",
+        "kb_model_graded": "Which team won Super Bowl 50?",
         "web": "Who painted the Mona Lisa?",
         "retry": "Which team won Super Bowl 50?",
         "table": "How many units sold were recorded in the North region?",
@@ -117,7 +124,10 @@ def run_route(route: str, tmp_path: Path) -> tuple[dict[str, Any], int]:
         "multi_part": "Which team won Super Bowl 50, and where is the Mona Lisa displayed?",
     }[route]
     graph = build_graph(services=lambda ctx: services)
-    result = run_question(question, Context(answer_cache=False, max_retries=1), graph=graph)
+    if route == "kb_model_graded":  # the grey zone everywhere: the model grades, as before
+        ctx = {"light_correct": 1.0, "light_incorrect": 0.0, **ctx}
+    context = Context(answer_cache=False, max_retries=1, **ctx)
+    result = run_question(question, context, graph=graph)
     return result.state, len(llm.calls)
 
 
@@ -183,7 +193,7 @@ def test_the_routes_are_the_ones_their_questions_take(tmp_path):
 
 
 def test_the_ledger_counts_the_prompt_cache_as_the_server_reports_it(tmp_path):
-    state, _ = run_route("kb", tmp_path)
+    state, _ = run_route("kb", tmp_path, light_correct=1.0, light_incorrect=0.0)  # model grades
     by_node = usage.totals(state["cost"])["by_node"]
     grader, generator = LAST_LLM[0].calls[:2]
     # the generator asks after the grader, on the same documents: the cache serves them
