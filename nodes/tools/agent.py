@@ -48,7 +48,7 @@ from crag_core.text.sql import asked_matches
 from nodes.shared.common import question_of, reports
 from nodes.shared.confidence import held_back
 from nodes.shared.prompting import render
-from nodes.tools.run_tools import REPEATED
+from nodes.tools.run_tools import repeats
 from nodes.tools.toolbox import ANSWERS, observed_tokens, toolbox
 
 ANSWER = "answer"
@@ -180,7 +180,7 @@ def out_of_budget(
 
     Time is a deadline, not a start line: the next round is not begun when it would end past
     ``loop_seconds`` at the pace of the rounds so far (a round is a model step and its tool,
-    often a query's SQL written and retried). A repeated call (``run_tools.REPEATED``) also
+    often a query's SQL written and retried). A repeated call (``run_tools.repeats``) also
     ends the tool use: the model is asking again for what it has read.
     """
     calls = sum(isinstance(m, ToolMessage) for m in steps)
@@ -192,8 +192,8 @@ def out_of_budget(
     rounds = sum(isinstance(m, AIMessage) and bool(m.tool_calls) for m in steps)
     if elapsed + (elapsed / rounds if rounds else 0.0) >= ctx.loop_seconds:
         return f"{ctx.loop_seconds:g} s (another round would pass it)"
-    replies = itertools.takewhile(lambda m: isinstance(m, ToolMessage), reversed(steps))
-    if any(reply.text == REPEATED for reply in replies):
+    asked = [(i, m) for i, m in enumerate(steps) if isinstance(m, AIMessage) and m.tool_calls]
+    if asked and any(repeats(c, steps[: asked[-1][0]]) for c in asked[-1][1].tool_calls):
         return "it called a tool again with the same arguments"
     return ""
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.documents import Document
-from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, ToolCall, ToolMessage
 from langgraph.runtime import Runtime
 
 from crag_core.clients.services import Services
@@ -30,6 +30,12 @@ def describe(update: Mapping[str, Any]) -> str:
     """Each tool's first line of what it returned."""
     lines = [str(m.text).splitlines()[0] for m in update.get("loop_messages") or [] if m.text]
     return "; ".join(line[:100] for line in lines) or "nothing returned"
+
+
+def repeats(call: ToolCall, earlier: Sequence[AnyMessage]) -> bool:
+    """Whether the loop made ``call`` (same tool, same arguments) in one of ``earlier`` steps."""
+    made = (c for m in earlier if isinstance(m, AIMessage) for c in m.tool_calls)
+    return any(c["name"] == call["name"] and c["args"] == call["args"] for c in made)
 
 
 @reports(describe)
@@ -56,10 +62,9 @@ def run_tools(state: PassState, runtime: Runtime[Context], services: Services) -
     rules_sql = "" if state.get("withheld") else state.get("sql", "")
     tools = {t.name: t for t in toolbox(services, ctx, question_of(state), evidence, rules_sql)}
     replies: list[AnyMessage] = []
-    earlier = [c for m in steps[:-1] if isinstance(m, AIMessage) for c in m.tool_calls]
     for call in last.tool_calls:
         tool = tools.get(call["name"])
-        if any(c["name"] == call["name"] and c["args"] == call["args"] for c in earlier):
+        if repeats(call, steps[:-1]):
             replies.append(
                 ToolMessage(
                     REPEATED, tool_call_id=call["id"] or "", name=call["name"], status="error"
