@@ -20,9 +20,10 @@ It writes ``nodes/shared/evaluator.json``.
 ``replay``: for each probed calibration question (``evidence_probe``), the light score of the
 three evidence sets the probe read (knowledge base, web, both), beside the language model's
 recorded score, and whether the set held a gold answer; ``nodes.correction.grade_documents``'s
-two bands (``light_correct``, ``light_incorrect``) are chosen there: the table prints, for each
-pair of bands, how many of the knowledge-base decisions the light score makes alone and how
-many of those disagree with the grader's decision at the calibrated thresholds.
+two bands (``light_correct``, ``light_incorrect``) are chosen there: the graph's decisions are
+replayed with each pair of bands (``banded``), and the table prints, beside the model-only
+rule, the model gradings a question and the F1 and abstentions of the pairs the rule allows
+(``choose_bands``), the chosen one first.
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ import argparse
 import gzip
 import itertools
 import json
-import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,7 +41,7 @@ from crag.eval.squad import paragraph_id
 from crag.eval.tables import markdown_table
 from crag.ingest import split_text
 from crag_core.clients.embeddings import default_embeddings
-from crag_core.clients.web_providers import EncyclopediaSearch
+from crag_core.clients.web_providers import EncyclopediaSearch, article_id
 from crag_core.text.words import normalize
 from nodes.shared import evaluator
 from nodes.shared.confidence import features
@@ -181,9 +181,8 @@ def fit(args: argparse.Namespace) -> int:
     squad = _read(args.squad)
     taken = {q["id"] for path in args.splits for q in _read(path)["questions"]}
     calibration = _read(args.calibration)["articles"]
-    titles = {t.replace("_", " ") for group in calibration.values() for t in group}
-    titles &= {a["title"].replace("_", " ") for a in squad["data"]}
-    titles = {a["title"] for a in squad["data"] if a["title"].replace("_", " ") in titles}
+    titles = {t for group in calibration.values() for t in group}
+    titles &= {a["title"] for a in squad["data"]}
     rows = pairs(squad, titles, taken)
     checked = validate(rows)
     model = _model(rows)
@@ -220,8 +219,7 @@ def _texts(squad: dict[str, Any], web: EncyclopediaSearch) -> dict[str, str]:
     """Chunk id -> text for every SQuAD dev chunk, and ``web:<slug>`` -> article text."""
     found = dict(c for article in squad["data"] for c in chunks_of(article))
     for article in web.articles:
-        slug = re.sub(r"\W+", "_", article["title"]).strip("_")
-        found.setdefault(f"web:{slug}", article["text"])
+        found.setdefault(article_id(article["title"]), article["text"])
     return found
 
 

@@ -67,6 +67,11 @@ class TavilySearch:
 _ENCYCLOPEDIA = "wikipedia-vital-articles-en.jsonl.gz"
 
 
+def article_id(title: str) -> str:
+    """An encyclopedia article's document id: ``web:`` and its title's words ("Łódź", not "d")."""
+    return "web:" + re.sub(r"\W+", "_", title).strip("_")
+
+
 class EncyclopediaSearch:
     """Offline stand-in for web search: BM25 over 10,033 Wikipedia vital-article summaries.
 
@@ -105,9 +110,8 @@ class EncyclopediaSearch:
             article = self.articles[int(idx)]
             title = article["title"]
             url = "https://en.wikipedia.org/wiki/" + quote(title.replace(" ", "_"))
-            slug = re.sub(r"\W+", "_", title).strip("_")  # "Łódź", not "d"
             metadata = {
-                "id": f"web:{slug}",
+                "id": article_id(title),
                 "source": url,
                 "title": title,
                 "score": round(float(score), 3),
