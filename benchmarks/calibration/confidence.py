@@ -84,8 +84,13 @@ CANDIDATES: dict[str, list[str]] = {
         "judges_agree:missing",
         "agree",
     ],
+    "+ light": [*BASE, "light_score", "light_score:missing"],
+    "light for the evaluator": ["light_score", "light_score:missing", *BASE[2:]],
 }
-"""The input sets ``select`` compares: the shipped one, and it with each new signal, and all."""
+"""The input sets ``select`` compares: the shipped one, and it with each new signal, and all.
+The last two (#73, fixed before the records they are compared on): the light evaluator's
+score of the knowledge base beside the pass's ``retrieval_score`` (the light score where it
+decided, the model's in its grey zone), and in its place."""
 FEATURES = CANDIDATES["shipped"]
 """The inputs ``fit`` writes: the set ``select`` chose."""
 MIN_GAIN = 0.01

@@ -1,7 +1,8 @@
 """How likely an answer is right, from what the pass already measured.
 
 ``signals`` reads the final pass: the evaluator's scores of the knowledge base and of the
-evidence with web results, the grounding judge's score, the judge's score of the sentence the
+evidence with web results (the pass's, the model's where it graded, and the light evaluator's
+own), the grounding judge's score, the judge's score of the sentence the
 answer was copied from, whether the answer is copied from the documents and from which (the
 knowledge base, the web, or both: they agree), how much of the question that sentence shares
 (``crag_core.text.support``), the retries it took, whether the answer is of the kind the
@@ -50,7 +51,9 @@ def signals(state: PassState, answer: str) -> dict[str, float | None]:
     fits = type_fits(question, answer)
     return {
         "retrieval_score": state.get("retrieval_score"),
+        "light_score": state.get("light_score"),
         "evidence_score": state.get("evidence_score"),
+        "evidence_light_score": state.get("evidence_light_score"),
         "grounding_score": state.get("grounding_score"),
         "answer_score": state.get("answer_score"),
         "support_score": state.get("support_score"),
