@@ -52,7 +52,7 @@ from crag.eval.metrics import record_verdict, truthfulness
 from crag.eval.records import read_records
 from crag.eval.report import commit
 from crag.eval.tables import markdown_table
-from nodes.shared.confidence import FIT, features
+from nodes.shared.confidence import FIT, features, logistic
 
 BASE = [
     "retrieval_score",
@@ -375,13 +375,17 @@ def select_command(predictions: Path, out: Path) -> str:
     return text
 
 
-def report_command(predictions: Path, out: Path, name: str) -> str:
+def report_command(predictions: Path, out: Path, name: str, rescore: Path | None = None) -> str:
     """Reliability and risk-coverage of a run whose records carry the graph's confidence.
 
     An answer the graph withheld under ``min_confidence`` carries its guess and confidence
     (``withheld``); the tables score it as the guess, so every threshold can be read.
+    ``rescore``: a fitted model (``confidence.json``) scores each answer from its recorded
+    ``signals`` instead, as the graph would have with that model; the gated counts at its
+    ``min_confidence`` head the tables.
     """
     records = read_records(predictions)
+    model = json.loads(rescore.read_text(encoding="utf-8")) if rescore else None
     scores = {}
     for i, r in enumerate(records):
         if r.get("withheld"):
@@ -390,9 +394,19 @@ def report_command(predictions: Path, out: Path, name: str) -> str:
                 "prediction": r["withheld"],
                 "confidence": r["withheld_confidence"],
             }
+        if model is not None and r.get("confidence") is not None:
+            r["confidence"] = logistic(model, r["signals"])
         if r.get("confidence") is not None:
             scores[i] = float(r["confidence"])
     text = tables(records, scores, name)
+    if model is not None:
+        judged = gated(records, scores, model["min_confidence"])
+        counts = "/".join(str(judged.count(v)) for v in ("right", "unknown", "wrong"))
+        text = (
+            f"Rescored by {rescore} (min_confidence {model['min_confidence']}): right / "
+            f'"I don\'t know" / wrong {counts}, truthfulness {truthfulness(judged):+.1f}%\n\n'
+            + text
+        )
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{name}.md").write_text(text + "\n")
     return text
@@ -435,6 +449,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("docs/benchmarks/confidence"))
     parser.add_argument("--name", default="test", help="report: the table's name")
     parser.add_argument("--model", type=Path, default=FIT, help="fit: where the model goes")
+    parser.add_argument(
+        "--rescore", type=Path, help="report: score the answers by this fitted model's signals"
+    )
     args = parser.parse_args(argv)
     if not args.predictions.is_file():
         print(f"No records at {args.predictions}.", file=sys.stderr)
@@ -446,7 +463,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "fit":
         print(fit_command(args.predictions, args.out, args.model))
     else:
-        print(report_command(args.predictions, args.out, args.name))
+        print(report_command(args.predictions, args.out, args.name, args.rescore))
     return 0
 
 
