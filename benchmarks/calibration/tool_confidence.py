@@ -1,17 +1,20 @@
-"""The table answers' confidence: a logistic model of their signals, chosen across sources.
+"""The tools' answers' confidence: a logistic model of their signals, chosen across sources.
 
 A table answer records what its query and result say about it (``tool_signals``:
-``nodes.shared.confidence.table_signals``) and whether it was right. The model's inputs are chosen
-greedily by their **leave-one-source-out** AUC: every answer is scored by a model fitted
-without any answer from its table, so an input that only tells one table's questions apart
-(or that table's base rate) does not win. The kinds' shares (``nodes.shared.confidence.
-tool_confidence`` without a model) are scored the same way, as the baseline.
+``nodes.shared.confidence.table_signals``) and whether it was right; a catalog answer, how its
+question was read (``catalog_signals``). The model's inputs are chosen greedily by their
+**leave-one-source-out** AUC: every answer is scored by a model fitted without any answer
+from its source (a table answer's table; a catalog answer's folder), so an input that only
+tells one source's questions apart (or that source's base rate) does not win. The kinds'
+shares (``nodes.shared.confidence.tool_confidence`` without a model) are scored the same way,
+as the baseline.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -35,6 +38,19 @@ retried query, a column the question did not name, a computation, a false premis
 more tables to choose from, lower; more of the question named, higher. An input whose fitted
 weight goes the other way fits its data by chance (on the calibration set's ten tables, more
 tables asked of looked safer) and is not taken."""
+CATALOG_SIGNS = {
+    "unread": -1,
+    "none": -1,
+    "named": -1,
+    "topic": -1,
+    "dated": -1,
+    "order": -1,
+    "typed": 1,
+}
+"""A catalog answer's inputs and their expected directions (fixed before the catalog
+calibration sets were first run): words of the question its reading left unused, no document
+matched, a kind told by file names, a topic, a date range or an order to read, lower; a file
+type named, higher."""
 MAX_FEATURES = 5
 """At most this many inputs: a few hundred answers, a few dozen wrong, fit no more."""
 MIN_GAIN = 0.005
@@ -58,6 +74,20 @@ def table_answers(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
+def catalog_answers(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records the catalog answered (or held back), with their signals, right or wrong."""
+    return [
+        r
+        for r in records
+        if r.get("used") == "catalog" and r.get("tool_signals") and verdict_of(r) != "unknown"
+    ]
+
+
+def folder_of(record: dict[str, Any]) -> str:
+    """The folder (question set) a catalog answer's question was asked of."""
+    return str(record.get("source") or "?")
+
+
 def source_of(record: dict[str, Any]) -> str:
     """The table a record's answer read (its query's first table)."""
     for sql in record.get("sql") or []:
@@ -72,16 +102,26 @@ def labels(records: list[dict[str, Any]]) -> np.ndarray:
     return np.array([verdict_of(r) == "right" for r in records], dtype=float)
 
 
+@dataclass(frozen=True)
+class Tool:
+    """What a tool's confidence model is fitted on: its answers, their sources, the inputs."""
+
+    answers: Callable[[list[dict[str, Any]]], list[dict[str, Any]]]
+    source: Callable[[dict[str, Any]], str]
+    signs: dict[str, int]
+
+
 def left_out(
     records: list[dict[str, Any]],
     score: Callable[[list[dict[str, Any]], list[dict[str, Any]]], np.ndarray],
+    source: Callable[[dict[str, Any]], str] = source_of,
 ) -> np.ndarray:
     """Each record's score from ``score(fitted_on, scored)`` fitted without its source."""
-    sources = [source_of(r) for r in records]
+    sources = [source(r) for r in records]
     out = np.zeros(len(records))
-    for source in sorted(set(sources)):
-        held = [i for i, s in enumerate(sources) if s == source]
-        rest = [r for r, s in zip(records, sources, strict=True) if s != source]
+    for name in sorted(set(sources)):
+        held = [i for i, s in enumerate(sources) if s == name]
+        rest = [r for r, s in zip(records, sources, strict=True) if s != name]
         out[held] = score(rest, [records[i] for i in held])
     return out
 
@@ -109,17 +149,18 @@ def _x(records: list[dict[str, Any]], names: list[str]) -> np.ndarray:
     return np.array([features(r["tool_signals"], names) for r in records], dtype=float)
 
 
-def select(records: list[dict[str, Any]]) -> tuple[list[str], float]:
+def select(records: list[dict[str, Any]], tool: Tool | None = None) -> tuple[list[str], float]:
     """The inputs, added one at a time while the left-out AUC rises; that AUC."""
+    tool = tool or TABLE
     y = labels(records)
-    candidates = sorted({k for r in records for k in r["tool_signals"]} & set(SIGNS))
+    candidates = sorted({k for r in records for k in r["tool_signals"]} & set(tool.signs))
     chosen: list[str] = []
     best = 0.5
     while len(chosen) < MAX_FEATURES:
         trials = {
-            name: auc(left_out(records, model_score([*chosen, name])), y)
+            name: auc(left_out(records, model_score([*chosen, name]), tool.source), y)
             for name in candidates
-            if name not in chosen and _as_expected(records, [*chosen, name])
+            if name not in chosen and _as_expected(records, [*chosen, name], tool.signs)
         }
         if not trials:
             break
@@ -131,22 +172,23 @@ def select(records: list[dict[str, Any]]) -> tuple[list[str], float]:
     return chosen, best
 
 
-def _as_expected(records: list[dict[str, Any]], names: list[str]) -> bool:
+def _as_expected(records: list[dict[str, Any]], names: list[str], signs: dict[str, int]) -> bool:
     """Whether every weight of the model of ``names`` fitted on all ``records`` has its sign."""
     y = labels(records)
     if y.min() == y.max():
         return False
     weights, _ = fit(_x(records, names), y)
-    return all(w * SIGNS[n] > 0 for w, n in zip(weights, names, strict=True))
+    return all(w * signs[n] > 0 for w, n in zip(weights, names, strict=True))
 
 
-def table_model(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """The model written to ``nodes/shared/tool_confidence.json``.
+def table_model(records: list[dict[str, Any]], tool: Tool | None = None) -> dict[str, Any]:
+    """The model written to ``nodes/shared/tool_confidence.json`` (the table's, or ``tool``'s).
 
     Its inputs, weights, intercept and AUC.
     """
-    answers = table_answers(records)
-    names, value = select(answers)
+    tool = tool or TABLE
+    answers = tool.answers(records)
+    names, value = select(answers, tool)
     weights, intercept = fit(_x(answers, names), labels(answers)) if names else (np.zeros(0), 0.0)
     return {
         "features": names,
@@ -155,8 +197,22 @@ def table_model(records: list[dict[str, Any]]) -> dict[str, Any]:
         "auc_left_out_by_source": round(value, 3) if names else None,
         "answers": len(answers),
         "wrong": int(len(answers) - labels(answers).sum()),
-        "sources": sorted({source_of(r) for r in answers}),
+        "sources": sorted({tool.source(r) for r in answers}),
     }
 
 
-__all__ = ["left_out", "select", "source_of", "table_answers", "table_model", "verdict_of"]
+TABLE = Tool(table_answers, source_of, SIGNS)
+CATALOG = Tool(catalog_answers, folder_of, CATALOG_SIGNS)
+
+
+__all__ = [
+    "CATALOG",
+    "TABLE",
+    "catalog_answers",
+    "left_out",
+    "select",
+    "source_of",
+    "table_answers",
+    "table_model",
+    "verdict_of",
+]

@@ -265,6 +265,7 @@ def answerer(job: dict[str, Any]) -> Callable[[str], None]:
         result, spent = ask("naive" if pipeline == "naive" else "crag", row["question"], ctx)
         record = {
             "id": row["id"],
+            "source": row.get("source") or job.get("set", "tools"),
             "question": row["question"],
             "tool": row["tool"],
             "type": row["type"],
@@ -448,12 +449,14 @@ def fit(records_paths: list[Path], target: Path) -> dict[str, Any]:
     The table and catalog answers counted by kind, and the table answers' model of their
     signals (``benchmarks.calibration.tool_confidence``), chosen and scored leave one source
     (table) out, beside the kinds' counts scored the same way; the model is used only when it
-    ranks by ``MODEL_GAIN`` better (else it is written as ``table_model_not_used``). Only
+    ranks by ``MODEL_GAIN`` better (else it is written as ``table_model_not_used``). The
+    catalog answers' model likewise, leaving one folder out, against one share for all
+    (AUC 0.5; else ``catalog_model_not_used``). Only
     calibration records count (a test question's record is refused: the test split reports,
     it does not fit).
     An answer is right or not as ``judge`` said; "I don't know" is no answer.
     """
-    from benchmarks.calibration.tool_confidence import table_answers, table_model
+    from benchmarks.calibration.tool_confidence import CATALOG, table_answers, table_model
 
     split = {r["id"]: r["split"] for qset in SETS.values() for r in read_records(qset.questions)}
     records = [r for path in records_paths for r in read_records(path)]
@@ -464,9 +467,13 @@ def fit(records_paths: list[Path], target: Path) -> dict[str, Any]:
     kinds_auc = _rounded(kinds_left_out_auc(table_answers(records)))
     model_auc = model["auc_left_out_by_source"]
     better = model_auc is not None and (kinds_auc is None or model_auc >= kinds_auc + MODEL_GAIN)
+    catalog = table_model(records, CATALOG)
+    catalog_auc = catalog["auc_left_out_by_source"]  # against one share for every answer: 0.5
+    catalog_better = catalog_auc is not None and catalog_auc >= 0.5 + MODEL_GAIN
     made = {
         "kinds": dict(sorted(count_kinds(records).items())),
         "table_model" if better else "table_model_not_used": model,
+        "catalog_model" if catalog_better else "catalog_model_not_used": catalog,
         "fitted_on": {"records": [str(p) for p in records_paths], "questions": len(records)},
         "kinds_auc_left_out_by_source": kinds_auc,
     }

@@ -345,10 +345,12 @@ class Answered(TypedDict, total=False):
     """The SQL of a table question: the query that answered it, or the last one tried."""
     answer_kind: Annotated[str, PER_TURN]
     """For a table's answer, the kind its confidence is counted by (``table:value:1``: one
-    value, from the first query; ``nodes.shared.confidence.table_kind``); "" for any other."""
+    value, from the first query; ``nodes.shared.confidence.table_kind``); ``catalog`` for the
+    catalog's; "" for any other."""
     tool_signals: Annotated[dict[str, float | None], PER_TURN]
-    """For a table's answer, what its query and result say about it, its confidence's inputs
-    (``nodes.shared.confidence.table_signals``); empty for any other."""
+    """For a table's or the catalog's answer, what its query and result say about it, its
+    confidence's inputs (``nodes.shared.confidence.table_signals``, ``catalog_signals``);
+    empty for any other."""
     answer: Annotated[str, PER_TURN]
     """The turn's answer, written by the node that ends its route (``respond_small_talk``,
     ``answer_from_history``, ``check_cache`` on a hit, ``query_catalog``, ``read_document``,

@@ -370,6 +370,41 @@ def named_by(topic: str, doc: Mapping[str, Any]) -> bool:
     return bool(words) and all(any(same_word(w, h) for h in have) for w in words)
 
 
+_READ_WORDS = frozenset(
+    """how many which what list show name give tell count number total all every any
+    document documents doc docs file files pdf pdfs spreadsheet spreadsheets workbook workbooks
+    csv csvs notebook notebooks presentation presentations slide slides deck decks web html
+    page pages webpage webpages ebook ebooks epub epubs changelog changelogs change log logs
+    release notes licence licences license licenses readme readmes read word excel xlsx docx
+    table tables markdown text restructuredtext pptx collection knowledge base modified changed
+    updated edited created ingested added uploaded indexed imported add upload import since
+    after before until today yesterday week month year years days last past newest latest
+    recent recently oldest earliest first least cover covers mention mentions discuss discusses
+    describe describes talk talks deal deals type types kind kinds store stored keep kept""".split()
+)
+"""Words the catalog's reading reads (``catalog_query``), besides stopwords, months and years."""
+
+
+def unread(question: str, query: CatalogQuery) -> list[str]:
+    """The question's words the catalog's reading left unused: a condition it may have missed.
+
+    Every word but stopwords, the words ``catalog_query`` reads (its nouns, file types, kinds,
+    date and order words), month names, numbers, and the topic's words. "Which files
+    document the API's breaking changes?" leaves "document", "api", "breaking".
+    """
+    topic = set(words_of(query.topic))
+    return [
+        w
+        for w in words_of(question)
+        if w not in STOPWORDS
+        and w not in _READ_WORDS
+        and w not in _MONTHS
+        and w not in topic
+        and not w.isdigit()
+        and not any(same_word(w, r) for r in ("document", "file", "page"))
+    ]
+
+
 def catalog_answer(query: CatalogQuery, labels: Sequence[str], limit: int = 20) -> str:
     """The answer: a count, or the documents' names (``limit`` at most), or that none is."""
     if query.kind == "count":

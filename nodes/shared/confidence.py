@@ -28,6 +28,7 @@ from langchain_core.documents import Document
 from crag_core.schema.state import PassState, Withheld
 from crag_core.text.answer_text import is_no_answer
 from crag_core.text.answer_type import type_fits
+from crag_core.text.catalog import CatalogQuery, unread
 from crag_core.text.documents import containing
 from crag_core.text.sql import match_tables
 from crag_core.text.support import subject_overlap
@@ -201,6 +202,26 @@ def table_signals(
     }
 
 
+def catalog_signals(question: str, query: CatalogQuery, matched: int) -> dict[str, float | None]:
+    """What a catalog answer's reading of its question says about it, for its confidence.
+
+    The question's words the reading left unused (``crag_core.text.catalog.unread``: a
+    condition it may have missed), whether no document matched (the question presumes one),
+    whether a kind was told by file names (a changelog named otherwise is missed), and whether
+    it filtered by topic (by the text search's similarity), by date, by type, or kept only the
+    newest or oldest.
+    """
+    return {
+        "unread": float(len(unread(question, query))),
+        "none": float(matched == 0),
+        "named": float(bool(query.named)),
+        "topic": float(bool(query.topic)),
+        "dated": float(query.start is not None or query.end is not None),
+        "typed": float(bool(query.types)),
+        "order": float(bool(query.order)),
+    }
+
+
 def tool_confidence(
     kind: str, signals: Mapping[str, float | None] | None = None, path: Path = TOOL_FIT
 ) -> float | None:
@@ -211,12 +232,13 @@ def tool_confidence(
     on a few answers; a finer kind's is its own right answers plus ``PRIOR_ANSWERS`` answers
     at its tool's share, over its answers plus those. None for a tool never measured.
 
-    A table answer's ``signals`` (``table_signals``), where a model of them is fitted
-    (``table_model``: features, weights, intercept), give its P(right) by that model instead.
+    A table answer's ``signals`` (``table_signals``) or a catalog answer's
+    (``catalog_signals``), where a model of them is fitted (``table_model``,
+    ``catalog_model``: features, weights, intercept), give its P(right) by that model instead.
     """
     fitted = _fit(path)
-    model = fitted.get("table_model")
-    if model and model.get("features") and signals is not None and kind.startswith("table"):
+    model = fitted.get(f"{kind.split(':')[0]}_model")
+    if model and model.get("features") and signals is not None:
         return logistic(model, signals)
     return kind_share(fitted.get("kinds", {}), kind)
 

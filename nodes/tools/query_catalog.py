@@ -13,8 +13,8 @@ from crag_core.schema.state import PassState, PassUpdate, Source
 from crag_core.text.catalog import CatalogQuery, catalog_answer, named_by, select
 from crag_core.text.sources import document_name
 from crag_core.text.words import plural
-from nodes.shared.common import reports
-from nodes.shared.confidence import tool_confidence
+from nodes.shared.common import question_of, reports
+from nodes.shared.confidence import catalog_signals, tool_confidence
 
 MAX_SOURCES = 20
 """Documents an answer cites at most."""
@@ -34,8 +34,12 @@ def query_catalog(state: PassState, runtime: Runtime[Context], services: Service
     against the day it was asked; a topic) is the plan's (``choose_tool``) and is applied to the
     documents' stored metadata; a topic keeps the documents whose chunks the text search finds
     at or above ``min_similarity``, or whose title or name holds it. The answer is a count or
-    the documents' names, each cited; no model call. Its confidence is the share of right
-    catalog answers on the calibration split (``nodes.shared.confidence.tool_confidence``).
+    the documents' names, each cited; no model call. Its confidence is read from how the
+    question was read (``nodes.shared.confidence.catalog_signals``: words left unread, no
+    document matched, a kind told by name, a topic…) by the model fitted on the catalog
+    calibration sets, else the share of right catalog answers
+    (``nodes.shared.confidence.tool_confidence``); the signals are the state's
+    ``tool_signals``.
     """
     ctx = context_of(runtime)
     plan = state.get("plan")
@@ -57,4 +61,11 @@ def query_catalog(state: PassState, runtime: Runtime[Context], services: Service
         for d in docs[:MAX_SOURCES]
     ]
     answer = catalog_answer(query, [document_name(d) for d in docs])
-    return {"answer": answer, "sources": sources, "confidence": tool_confidence("catalog")}
+    measured = catalog_signals(question_of(state), query, len(docs))
+    return {
+        "answer": answer,
+        "sources": sources,
+        "confidence": tool_confidence("catalog", measured),
+        "answer_kind": "catalog",
+        "tool_signals": measured,
+    }

@@ -254,3 +254,31 @@ def test_a_catalog_query_travels_in_the_plan_as_json_and_back(question):
 def test_last_week_is_a_range_not_the_newest():
     query = catalog_query("Which files were modified last week?", TODAY)
     assert query is not None and query.order == "" and query.start is not None
+
+
+def test_the_reading_names_the_words_it_left_unused():
+    from crag_core.text.catalog import unread
+
+    today = dt.date(2026, 11, 29)
+    read_all = catalog_query("How many PDFs were modified in March 2025?", today)
+    assert (
+        read_all is not None
+        and unread("How many PDFs were modified in March 2025?", read_all) == []
+    )
+    asked = "Which of my files about budgets were written by Alice?"
+    query = catalog_query(asked, today)
+    assert query is not None and {"budgets", "written", "alice"} <= set(unread(asked, query))
+    topic = "Which documents discuss packet switching?"
+    query = catalog_query(topic, today)
+    assert query is not None and unread(topic, query) == []  # the topic's words are read
+
+
+def test_a_catalog_answer_carries_how_its_question_was_read():
+    from nodes.shared.confidence import catalog_signals
+
+    today = dt.date(2026, 11, 29)
+    query = catalog_query("Which of my files are changelogs from 2024?", today)
+    assert query is not None
+    signals = catalog_signals("Which of my files are changelogs from 2024?", query, 0)
+    assert signals["named"] == 1.0 and signals["dated"] == 1.0 and signals["none"] == 1.0
+    assert signals["unread"] == 0.0 and signals["typed"] == 0.0 and signals["topic"] == 0.0

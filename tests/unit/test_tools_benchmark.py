@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections import Counter
 
 import pytest
@@ -103,3 +104,35 @@ def test_the_table_confidence_takes_the_inputs_that_rank_answers_on_tables_left_
     model = table_model(records)
     assert model["features"][0] == "guessed" and model["weights"][0] < 0
     assert model["wrong"] == 8 and model["sources"] == ["table0", "table1", "table2", "table3"]
+
+
+def test_the_catalog_confidence_is_fitted_leaving_a_folder_out_and_read_by_the_graph(tmp_path):
+    import nodes.shared.confidence as confidence_module
+    from benchmarks.calibration.tool_confidence import CATALOG, table_model
+
+    records = []
+    for folder in ("a", "b", "c"):  # in every folder, a word left unread is wrong 3 times in 4
+        for i in range(12):
+            unread = float(i % 3 == 0)
+            right = not unread or i % 4 == 0
+            records.append(
+                {
+                    "used": "catalog",
+                    "source": folder,
+                    "verdict": "right" if right else "wrong",
+                    "tool_signals": {"unread": unread, "none": 0.0, "typed": float(i % 2)},
+                }
+            )
+    records.append({"used": "table", "source": "a", "verdict": "wrong", "tool_signals": {}})
+    model = table_model(records, CATALOG)
+    assert model["features"][0] == "unread" and model["weights"][0] < 0
+    assert model["sources"] == ["a", "b", "c"] and model["answers"] == 36
+    assert model["auc_left_out_by_source"] > 0.7
+    target = tmp_path / "tool_confidence.json"
+    target.write_text(
+        json.dumps({"kinds": {"catalog": {"answers": 36, "right": 27}}, "catalog_model": model})
+    )
+    clean = confidence_module.tool_confidence("catalog", {"unread": 0.0}, path=target)
+    missed = confidence_module.tool_confidence("catalog", {"unread": 2.0}, path=target)
+    assert clean is not None and missed is not None and missed < 0.5 < clean
+    assert confidence_module.tool_confidence("catalog", path=target) == round(28 / 38, 3)
