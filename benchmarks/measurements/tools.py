@@ -52,6 +52,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from statistics import mean
 from typing import Any
@@ -60,6 +61,7 @@ from benchmarks import ROOT
 from benchmarks.measurements import (
     loop_questions,
     pdf_tables,
+    rcatalog_questions,
     rdocs_questions,
     rtables_questions,
     tools_questions,
@@ -143,6 +145,15 @@ SETS = {
         rdocs_questions.FILES | rtables_questions.FILES,
         rdocs_questions.MODIFIED | rtables_questions.MODIFIED,
     ),
+    **{  # catalog questions, a set per folder of real files (rcatalog_questions.SPLIT)
+        f"rcatalog-{source}": QuestionSet(
+            f"rcatalog-{source}-bench",
+            rcatalog_questions.QUESTIONS[source],
+            rcatalog_questions.FILES[source],
+            rcatalog_questions.MODIFIED[source],
+        )
+        for source in rcatalog_questions.MANIFEST
+    },
 }
 
 
@@ -828,12 +839,16 @@ def main(argv: list[str] | None = None) -> int:
             print(checked(qset, [Path(p) for p in args.records.split(",") if p]))
         return 0
     if args.command == "build":
-        builders = {
+        builders: dict[str, Callable[[], list[dict[str, Any]]]] = {
             "unseen": unseen_questions.build,
             "loop": loop_questions.build,
             "rtables": rtables_questions.build,
             "rdocs": rdocs_questions.build,
             "rmixed": rdocs_questions.build,
+            **{
+                f"rcatalog-{source}": partial(rcatalog_questions.build, source)
+                for source in rcatalog_questions.MANIFEST
+            },
         }
         made = builders[args.set]() if args.set in builders else tools_questions.build(args.squad)
         text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in made)
