@@ -184,14 +184,21 @@ bench-tools-unseen: setup dev
 	$(BIN)/python -m benchmarks.measurements.tools run --set unseen --pipelines naive,crag --out $(UNSEEN_OUT) $(UNSEEN_FLAGS)
 
 # The tools' confidence (nodes/shared/tool_confidence.json): the graph on the table and catalog
-# questions of the tools set's calibration split and on the table calibration set
-# (benchmarks/data/rtables), then the fit of the table answers' model, chosen leaving one table
-# out (~35 min).
+# questions of the tools set's calibration split, on the table calibration set
+# (benchmarks/data/rtables) and on the catalog calibration folders (benchmarks/data/rcatalog),
+# then the fit of the table answers' model, chosen leaving one table out, and of the catalog
+# answers' model, leaving one folder out (~50 min).
 TOOLS_CAL_OUT ?= docs/benchmarks/tools/cal-$(shell git rev-parse --short HEAD)
+RCATALOG_CALIBRATION = release-notes licences downloads
+TOOLS_CAL_RECORDS = tools rtables $(addprefix rcatalog-,$(RCATALOG_CALIBRATION))
+comma := ,
+empty :=
+space := $(empty) $(empty)
 calibrate-tools: setup dev
 	$(BIN)/python -m benchmarks.measurements.tools run --split calibration --tool table,catalog --pipelines crag --out $(TOOLS_CAL_OUT)/tools
 	$(BIN)/python -m benchmarks.measurements.tools run --set rtables --split calibration --pipelines crag --out $(TOOLS_CAL_OUT)/rtables
-	$(BIN)/python -m benchmarks.measurements.tools fit --records $(TOOLS_CAL_OUT)/tools/crag.jsonl,$(TOOLS_CAL_OUT)/rtables/crag.jsonl
+	for s in $(RCATALOG_CALIBRATION); do $(BIN)/python -m benchmarks.measurements.tools run --set rcatalog-$$s --split calibration --pipelines crag --out $(TOOLS_CAL_OUT)/rcatalog-$$s || exit 1; done
+	$(BIN)/python -m benchmarks.measurements.tools fit --records $(subst $(space),$(comma),$(foreach s,$(TOOLS_CAL_RECORDS),$(TOOLS_CAL_OUT)/$(s)/crag.jsonl))
 
 # The SQL of the table questions: a plain schema prompt vs the shipped prompt, free and under
 # the grammar of real names (one query each; SQL_SPLIT=calibration to choose).

@@ -201,6 +201,33 @@ def table_model(records: list[dict[str, Any]], tool: Tool | None = None) -> dict
     }
 
 
+THRESHOLDS = [round(0.1 * i, 1) for i in range(10)]
+"""The ``min_confidence`` values a risk–coverage table reads."""
+
+
+def risk_coverage(answers: list[dict[str, Any]], scores: list[float]) -> list[dict[str, Any]]:
+    """For each threshold: the answers given (confidence at or above it), right and wrong.
+
+    ``answers`` are judged records (right or wrong, a withheld one as its guess), ``scores``
+    their confidences in order; "AUC" is right over wrong ranked by the confidence.
+    """
+    y = labels(answers)
+    rows = []
+    for t in THRESHOLDS:
+        given = [i for i, sc in enumerate(scores) if sc >= t]
+        wrong = sum(1 for i in given if not y[i])
+        rows.append(
+            {
+                "threshold": f"{t:.1f}",
+                "given": len(given),
+                "right": len(given) - wrong,
+                "wrong": wrong,
+                "wrong_share": f"{100 * wrong / len(given):.0f}%" if given else "—",
+            }
+        )
+    return rows
+
+
 TABLE = Tool(table_answers, source_of, SIGNS)
 CATALOG = Tool(catalog_answers, folder_of, CATALOG_SIGNS)
 
@@ -210,6 +237,7 @@ __all__ = [
     "TABLE",
     "catalog_answers",
     "left_out",
+    "risk_coverage",
     "select",
     "source_of",
     "table_answers",

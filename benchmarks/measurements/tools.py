@@ -790,12 +790,66 @@ def compare_runs(runs: dict[str, Path], qset: QuestionSet) -> str:
     return f"{len(common)} questions, {said}:\n\n{by_type}\n\n{more}\n"
 
 
+def risk(records: list[dict[str, Any]], title: str) -> str:
+    """Per answer kind (table, catalog): how many are given and wrong at each threshold.
+
+    Each answer scored as the graph scores it now (``nodes.shared.confidence.tool_confidence``
+    on its recorded ``tool_signals``), a withheld answer as its guess; the AUC beside.
+    """
+    import numpy as np
+
+    from benchmarks.calibration.confidence import auc
+    from benchmarks.calibration.tool_confidence import (
+        catalog_answers,
+        labels,
+        risk_coverage,
+        table_answers,
+    )
+    from nodes.shared.confidence import tool_confidence
+
+    parts = []
+    for kind, answers in (("table", table_answers(records)), ("catalog", catalog_answers(records))):
+        if not answers:
+            continue
+        scores = [
+            tool_confidence(r.get("answer_kind") or kind, r["tool_signals"]) or 0.0 for r in answers
+        ]
+        y = labels(answers)
+        area = auc(np.array(scores), y)
+        head = (
+            f"### {kind} answers ({title}): {len(answers)}, {int(len(y) - y.sum())} wrong; "
+            f"AUC {'—' if area != area else f'{area:.2f}'}"
+        )
+        table = markdown_table(
+            risk_coverage(answers, scores),
+            [
+                ("threshold", "min_confidence"),
+                ("given", "given"),
+                ("right", "right"),
+                ("wrong", "wrong"),
+                ("wrong_share", "wrong of given"),
+            ],
+        )
+        parts.append(f"{head}\n\n{table}")
+    return "\n\n".join(parts) or f"No table or catalog answers ({title})."
+
+
 def main(argv: list[str] | None = None) -> int:
     """``build`` the questions, or ``run`` the pipelines on them."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "command",
-        choices=["build", "run", "fit", "compare", "routes", "plans", "recheck", "refusals"],
+        choices=[
+            "build",
+            "run",
+            "fit",
+            "risk",
+            "compare",
+            "routes",
+            "plans",
+            "recheck",
+            "refusals",
+        ],
     )
     parser.add_argument(
         "--runs", default="", help="compare: name=out-dir pairs, comma-separated (before=…,after=…)"
@@ -815,7 +869,7 @@ def main(argv: list[str] | None = None) -> int:
         "--pipelines", default=",".join(PIPELINES), help="some of " + ", ".join(PIPELINES)
     )
     parser.add_argument(
-        "--records", default="", help="fit, recheck: runs' crag.jsonl, comma-separated"
+        "--records", default="", help="fit, risk, recheck: runs' crag.jsonl, comma-separated"
     )
     args = parser.parse_args(argv)
     if args.command == "fit":
@@ -823,6 +877,10 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("fit needs --records")
         paths = [Path(p) for p in args.records.split(",")]
         print(json.dumps(fit(paths, ROOT / "nodes" / "shared" / "tool_confidence.json"), indent=2))
+        return 0
+    if args.command == "risk":
+        paths = [Path(p) for p in args.records.split(",") if p]
+        print(risk([r for p in paths for r in read_records(p)], args.split))
         return 0
     qset = SETS[args.set]
     if args.command == "compare":

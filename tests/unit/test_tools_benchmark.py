@@ -136,3 +136,19 @@ def test_the_catalog_confidence_is_fitted_leaving_a_folder_out_and_read_by_the_g
     missed = confidence_module.tool_confidence("catalog", {"unread": 2.0}, path=target)
     assert clean is not None and missed is not None and missed < 0.5 < clean
     assert confidence_module.tool_confidence("catalog", path=target) == round(28 / 38, 3)
+
+
+def test_the_risk_table_counts_given_and_wrong_answers_per_kind_at_each_threshold():
+    from benchmarks.calibration.tool_confidence import risk_coverage
+    from benchmarks.measurements.tools import risk
+
+    answers = [
+        {"used": "catalog", "verdict": v, "tool_signals": {"unread": 0.0}}
+        for v in ("right", "right", "wrong")
+    ]
+    rows = risk_coverage(answers, [0.9, 0.5, 0.3])
+    assert (rows[0]["given"], rows[0]["wrong"]) == (3, 1)  # min_confidence 0: all given
+    assert (rows[4]["given"], rows[4]["right"], rows[4]["wrong"]) == (2, 2, 0)  # 0.4
+    assert rows[9]["given"] == 1 and rows[9]["wrong_share"] == "0%"
+    text = risk([*answers, {"used": "search", "verdict": "wrong"}], "test")
+    assert "catalog answers (test): 3, 1 wrong" in text and "table answers" not in text
