@@ -49,6 +49,7 @@ from crag_core.formats.fetch_url import fetch
 from crag_core.formats.isolated import read_bounded
 from crag_core.formats.ocr import OcrEngine
 from crag_core.formats.outbound import Outbound
+from crag_core.text.catalog import text_kind
 from crag_core.text.regions import box_text, chunk_lines, lines_text, union
 from crag_core.text.sources import (
     READ_AGAIN,
@@ -273,6 +274,7 @@ def prepare(
         "modified": modified,
         "origin": found.origin,
         "label": found.label,
+        "kind": text_kind(extracted.file_type, [(s.heading, s.text) for s in extracted.sections]),
     }
     return NewDocument(
         doc_id,

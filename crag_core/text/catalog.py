@@ -78,7 +78,7 @@ KINDS = {
     "licence": r"licen[cs]e|copying|copyright",
     "readme": r"read ?me",
 }
-"""Kinds of document told by their file's name, and the names they go by."""
+"""Kinds of document, and the file names they go by (what they say: ``text_kind``)."""
 _KIND_WORDS = {
     "changelog": r"change ?logs?|release notes",
     "licence": r"licen[cs]es?",
@@ -113,7 +113,7 @@ class CatalogQuery:
     said: tuple[str, ...] = ()
     """The filter in words, for the answer and the node's line."""
     named: str = ""
-    """A kind of document told by its file's name (``KINDS``: changelog, licence, readme)."""
+    """A kind of document (``KINDS``: changelog, licence, readme): what it says, or its name."""
     order: Literal["", "newest", "oldest"] = ""
     """Only the most recently or the least recently dated document ("" : all of them)."""
 
@@ -335,7 +335,7 @@ def select(query: CatalogQuery, documents: Iterable[Mapping[str, Any]]) -> list[
     for doc in documents:
         if query.types and doc.get("type") not in query.types:
             continue
-        if query.named and not _is_named(query.named, doc):
+        if query.named and not is_kind(query.named, doc):
             continue
         if query.start or query.end:
             stamp = doc.get(query.date_of)
@@ -355,8 +355,60 @@ def select(query: CatalogQuery, documents: Iterable[Mapping[str, Any]]) -> list[
     return kept
 
 
-def _is_named(kind: str, doc: Mapping[str, Any]) -> bool:
-    """Whether a document's file name says it is of ``kind`` (``KINDS``)."""
+_LICENCE_TEXT = re.compile(
+    r"permission is hereby granted,? free of charge|gnu (?:lesser |library |affero )?general "
+    r"public licen[cs]e|redistribution and use in source and binary forms|licensed under the "
+    r"apache licen[cs]e|apache licen[cs]e,?\s+version|mozilla public licen[cs]e|creative commons"
+    r"|this program is free software|provided (?:by the copyright holders and contributors )?"
+    r"\W?as is\W?,? (?:and|without)|^format: https?://www\.debian\.org/doc/packaging-manuals/"
+    r"copyright-format|\bcc0\b|public domain dedication",
+    re.I | re.M,
+)
+"""Sentences only a licence (or a Debian copyright file) says."""
+_VERSION_HEADING = re.compile(
+    r"^[ \t#*=>-]*(?:[\w.+-]+[ \t]+(?=v\d))?(?:(?:noteworthy[ \t]+)?changes[ \t]+in(?:[ \t]+"
+    r"(?:release|version))?|version|release|what's new in)?[ \t]*\[?v?\d+\.\d+(?:\.\w+)*\]?"
+    r"[ \t]*(?:[-:][ \t]*)?(?:\(?\d{4}-\d{2}-\d{2}\)?|\([^)]*\))?[ \t]*(?:\[[^\]]*\])?[ \t]*$"
+    r"|^\S+ \(\d[^)]*\) [\w-]+(?:[ \t]+[\w-]+)*; urgency=",
+    re.I | re.M,
+)
+"""A line that opens a release's entry: "## [1.2.0] - 2024-05-01", "Version 4.4",
+"* Noteworthy changes in release 5.4.0", a Debian changelog's "pkg (1.2-3) unstable; urgency=…"."""
+RELEASES = 2
+"""Version headings in a text's opening that make it a changelog."""
+_TEXT_TYPES = frozenset({"markdown", "text", "rst", "html", "docx", "pdf", "pptx", "epub"})
+
+
+def text_kind(file_type: str, sections: Iterable[tuple[str, str]]) -> str:
+    """The kind (``KINDS``) a document is by what it says, or "": read from its opening.
+
+    ``sections``: its (heading path, text) pairs in order. A licence says a licence's
+    sentences ("Permission is hereby granted, free of charge", "GNU General Public License", a
+    Debian copyright file's format line); a changelog's headings or lines open ``RELEASES`` or
+    more releases' entries by their version alone ("[1.2.0] - 2024-05-01", "Git v2.39.1",
+    "Version 4.4", "1.5.0 (2026-11-04)": a numbered section, "0.1. Notices", is none). Tables
+    are neither.
+    """
+    if file_type not in _TEXT_TYPES:
+        return ""
+    pairs = list(sections)
+    headings = dict.fromkeys(part for heading, _ in pairs for part in heading.split(" > ") if part)
+    opening = "\n".join([*headings, *(text for _, text in pairs)])[:6000]
+    if len(_VERSION_HEADING.findall(opening)) >= RELEASES:
+        return "changelog"
+    if _LICENCE_TEXT.search(opening[:3000]):
+        return "licence"
+    return ""
+
+
+def is_kind(kind: str, doc: Mapping[str, Any]) -> bool:
+    """Whether a document is of ``kind`` (``KINDS``): by what it says or by its file's name.
+
+    What it says is read once, when it is ingested (``text_kind``, the stored ``kind``);
+    its name is enough ("HISTORY.rst", "COPYING").
+    """
+    if doc.get("kind") == kind:
+        return True
     name = str(doc.get("label") or doc.get("doc_id") or "").rsplit("/", 1)[-1]
     stem = re.sub(r"\.\w+$", "", name.lower())
     return re.fullmatch(rf"(?:{KINDS[kind]})(?:[ ._-].*)?", stem) is not None

@@ -282,3 +282,36 @@ def test_a_catalog_answer_carries_how_its_question_was_read():
     signals = catalog_signals("Which of my files are changelogs from 2024?", query, 0)
     assert signals["named"] == 1.0 and signals["dated"] == 1.0 and signals["none"] == 1.0
     assert signals["unread"] == 0.0 and signals["typed"] == 0.0 and signals["topic"] == 0.0
+
+
+def test_a_document_s_kind_is_read_from_what_it_says():
+    from crag_core.text.catalog import text_kind
+
+    keep_a_changelog = [
+        ("Changelog", "All notable changes to this project will be documented in this file."),
+        ("Changelog > [1.2.4] - 2026-10-01 > Fixed", "- empty values"),
+        ("Changelog > [1.2.3] - 2026-08-16 > Fixed", "- a leading BOM"),
+    ]
+    assert text_kind("markdown", keep_a_changelog) == "changelog"
+    debian = (
+        "pkg (1.2-3) unstable; urgency=medium\n\n  * Fix.\n\npkg (1.2-2) unstable; urgency=low\n"
+    )
+    assert text_kind("text", [("", debian)]) == "changelog"
+    news = "Release notes\n\n5.4.1 (2023-01-11)\n\n  * Fixed.\n\n5.4.0 (2022-12-13)\n  * New.\n"
+    assert text_kind("text", [("", news)]) == "changelog"
+    spec = "The File Format\nVersion 1.1.0 (2022-12-11)\n0.1. Notices\n0.2. Getting the latest\n"
+    assert text_kind("docx", [("", spec)]) == ""  # numbered sections, one version: no changelog
+    mit = "MIT License\n\nPermission is hereby granted, free of charge, to any person obtaining"
+    assert text_kind("markdown", [("", mit)]) == "licence"
+    assert text_kind("csv", [("", mit)]) == ""  # a table is neither
+    assert text_kind("text", [("", "How to install the tool.\n1.2 Requirements")]) == ""
+
+
+def test_the_catalog_keeps_a_document_of_a_kind_by_what_it_says_or_its_name():
+    query = CatalogQuery("list", named="changelog")
+    docs = [
+        {"doc_id": "a", "label": "HISTORY.rst"},
+        {"doc_id": "b", "label": "sqlite3-notes.txt", "kind": "changelog"},
+        {"doc_id": "c", "label": "guide.md", "kind": ""},
+    ]
+    assert [d["doc_id"] for d in select(query, docs)] == ["a", "b"]

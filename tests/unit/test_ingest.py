@@ -124,3 +124,16 @@ def test_progress_follows_the_embedding_of_a_batch(kb, tmp_path):
     assert done == sorted(done) and done[0] < done[1] < done[-1] == 3  # it moves while embedding
     assert embedding[-1][1] == f"embedding and writing: {report.chunks} of {report.chunks} chunks"
     assert seen[-1] == (3, 3, "done")
+
+
+def test_a_document_s_kind_is_stored_when_it_is_read(kb, tmp_path):
+    (tmp_path / "notes.txt").write_text(
+        "Release notes\n\n5.4.1 (2023-01-11)\n\n  * Fixed a crash.\n\n5.4.0 (2022-12-13)\n\n  * New.\n"
+    )
+    (tmp_path / "terms.md").write_text(
+        "Permission is hereby granted, free of charge, to any person"
+    )
+    (tmp_path / "guide.md").write_text("# Guide\n\nHow to install the tool.")
+    ingest(kb, [str(tmp_path)])
+    kinds = {d["source"].rsplit("/", 1)[-1]: d["kind"] for d in kb.documents()}
+    assert kinds == {"notes.txt": "changelog", "terms.md": "licence", "guide.md": ""}
