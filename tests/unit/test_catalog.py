@@ -87,6 +87,9 @@ def test_other_questions_are_not(question):
         ("since March 2025", "2025-03-01", None),
         ("after March 2025", "2025-04-01", None),
         ("before 2024", None, "2024-01-01"),
+        ("between March 2024 and September 2025", "2024-03-01", "2025-10-01"),
+        ("from 2022 to 2023", "2022-01-01", "2024-01-01"),
+        ("between the lines", None, None),
         ("at some point", None, None),
     ],
 )
