@@ -258,7 +258,8 @@ def date_range(question: str, today: dt.date) -> tuple[dt.date | None, dt.date |
     """The date range a question names (``end`` excluded) and how it said it.
 
     Read: "in March 2025", "in 2025", "March 2025", "on 2025-03-14", "since/after …",
-    "before …", "between March 2024 and May 2025" (both months in), "today", "yesterday", "this/last week|month|year", "in the last N days".
+    "before …", "between March 2024 and May 2025" (both months in), "today", "yesterday",
+    "this/last week|month|year", "in the last N days".
     """
     q = question.lower()
     if re.search(r"\btoday\b", q):
@@ -273,8 +274,8 @@ def date_range(question: str, today: dt.date) -> tuple[dt.date | None, dt.date |
     if relative:
         return (*_relative(relative.group(1), relative.group(2), today), relative.group(0))
     between = re.search(r"\b(?:between|from)\s+(.+?)\s+(?:and|to|until)\s+(.+?)(?:[?.!,]|$)", q)
-    first, last = (_period(between.group(1)), _period(between.group(2))) if between else (None, None)
-    if between and first and last and first[0] < last[1]:
+    first, last = (_period(g) for g in between.groups()) if between else (None, None)
+    if first and last and first[0] < last[1]:
         return first[0], last[1], f"between {first[2]} and {last[2]}"
     bound = re.search(r"\b(since|after|before|until)\s+(.+?)(?:[?.!,]|$)", q)
     if bound:
