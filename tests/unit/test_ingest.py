@@ -128,7 +128,7 @@ def test_progress_follows_the_embedding_of_a_batch(kb, tmp_path):
 
 def test_a_document_s_kind_is_stored_when_it_is_read(kb, tmp_path):
     (tmp_path / "notes.txt").write_text(
-        "Release notes\n\n5.4.1 (2023-01-11)\n\n  * Fixed a crash.\n\n5.4.0 (2022-12-13)\n  * New.\n"
+        "Release notes\n\n5.4.1 (2023-01-11)\n  * Fixed a crash.\n\n5.4.0 (2022-12-13)\n  * New.\n"
     )
     (tmp_path / "terms.md").write_text(
         "Permission is hereby granted, free of charge, to any person"
