@@ -98,6 +98,15 @@ class Query:
     """Whether the query holds a subquery (in its FROM, a comparison, a list, anywhere)."""
     texts: tuple[str, ...] = ()
     """The query's text literals ('2007-01-01', '6+')."""
+    aggregates: bool = False
+    """Whether the query aggregates anywhere (COUNT, SUM, AVG, MIN, MAX, TOTAL…)."""
+    ordered_limit: bool = False
+    """Whether the query orders its rows and keeps the first few (ORDER BY … LIMIT)."""
+    filters: bool = False
+    """Whether the query has a WHERE clause anywhere."""
+    columns: tuple[str, ...] = ()
+    """The names of every column the query reads, anywhere, in order, once each (as written,
+    quotes removed: ``"Fuel Economy"`` is ``Fuel Economy``)."""
 
     def equalities(self) -> list[tuple[str, str]]:
         """The columns compared for equality with a text: (column, value); not through a date."""
@@ -168,6 +177,10 @@ def read(sql: str) -> Query:
         counts=tree.find(exp.Count) is not None,
         nested=sum(1 for _ in tree.find_all(exp.Select)) > 1,
         texts=tuple(str(n.this) for n in literals if n.is_string),
+        aggregates=tree.find(exp.AggFunc) is not None or _total(tree),
+        ordered_limit=tree.find(exp.Order) is not None and tree.find(exp.Limit) is not None,
+        filters=tree.find(exp.Where) is not None,
+        columns=tuple(dict.fromkeys(c.name for c in tree.find_all(exp.Column, bfs=False))),
     )
 
 

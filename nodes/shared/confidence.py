@@ -26,6 +26,7 @@ from typing import Any
 from langchain_core.documents import Document
 
 from crag_core.schema.state import PassState, Withheld
+from crag_core.text import sql_tree
 from crag_core.text.answer_text import is_no_answer
 from crag_core.text.answer_type import type_fits
 from crag_core.text.catalog import CatalogQuery, unread
@@ -145,8 +146,6 @@ def table_kind(result: QueryResult, premise: bool, attempt: int) -> str:
     return f"table:{shape}:{attempt}"
 
 
-_AGGREGATE = re.compile(r"\b(?:count|sum|avg|min|max|total)\s*\(", re.I)
-_ORDER_LIMIT = re.compile(r"\border\s+by\b.*\blimit\b", re.I | re.S)
 _NUMBER = re.compile(r"^-?[\d,]*\.?\d+%?$")
 
 
@@ -167,7 +166,7 @@ def table_signals(
     that it names neither by their name nor by a value they hold (a column the model had to
     guess: "fuel economy" read as ``mpg``); how many tables it could have been asked of.
     """
-    low = sql.lower()
+    query = sql_tree.read(sql)
     read = [t for t in tables if t.name in result.tables] or tables
     matches = match_tables(question, read)
     named = {c.lower() for m in matches for c in m.columns}
@@ -177,12 +176,8 @@ def table_signals(
         for c in t.columns
         if any(v in c.values for m in matches for v in m.values)
     }
-    used = [
-        c
-        for t in read
-        for c in t.columns
-        if re.search(rf'(?<![\w.])"?{re.escape(c.name)}"?(?![\w])', low)
-    ]
+    columns = {c.lower() for c in query.columns}
+    used = [c for t in read for c in t.columns if c.name.lower() in columns]
     guessed = [c for c in used if c.original.lower() not in named and c.name not in holding]
     _, shape, attempt = (kind.split(":") + ["", ""])[:3]
     return {
@@ -191,9 +186,9 @@ def table_signals(
         "list": float(shape == "list"),
         "row": float(shape == "row"),
         "computes": float(computes(question)),
-        "aggregate": float(bool(_AGGREGATE.search(sql))),
-        "order_limit": float(bool(_ORDER_LIMIT.search(sql))),
-        "where": float(" where " in f" {low} "),
+        "aggregate": float(query.aggregates),
+        "order_limit": float(query.ordered_limit),
+        "where": float(query.filters),
         "columns_named": float(len(named)),
         "values_named": float(sum(len(m.values) for m in matches)),
         "guessed": float(len(guessed)),
