@@ -580,21 +580,24 @@ def plans(qset: QuestionSet, split: str) -> str:
     return "\n".join(lines)
 
 
+def planned(qset: QuestionSet, question: str) -> str:
+    """The tool ``choose_tool``'s rules send ``question`` to (no model), on the set's store."""
+    from graph.factory import default_services
+    from nodes.tools.choose_tool import choose
+
+    services = default_services(Context(collection=qset.collection))
+    return str(choose(question, services)[0]["tool"])
+
+
 def routes(qset: QuestionSet, split: str) -> str:
     """Where ``choose_tool`` sends each template's questions (rules only, no model), a table.
 
     Run with ``CRAG_DATA_DIR`` at the set's store (``prepare_collection``).
     """
-    from graph.factory import default_services
-    from nodes.tools.choose_tool import choose
-
-    services = default_services(Context(collection=qset.collection))
     sent: Counter[tuple[str, str, str]] = Counter()
     for row in read_records(qset.questions):
         if row["split"] == split:
-            sent[
-                (row["template"], row["tool"], str(choose(row["question"], services)[0]["tool"]))
-            ] += 1
+            sent[(row["template"], row["tool"], planned(qset, row["question"]))] += 1
     rows = [
         {"template": t, "labelled": label, "chosen": chosen, "questions": n}
         for (t, label, chosen), n in sorted(sent.items())
@@ -864,6 +867,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-type", type=int, default=0, help="the first N of each type")
     parser.add_argument("--templates", default="", help="only these (comma-separated)")
     parser.add_argument("--tool", default="", help="only questions for these tools (table,…)")
+    parser.add_argument(
+        "--routed", default="", help="only questions the planner's rules send to these tools"
+    )
     parser.add_argument("--data", type=Path, default=Path("out/tools-data"), help="its store")
     parser.add_argument(
         "--pipelines", default=",".join(PIPELINES), help="some of " + ", ".join(PIPELINES)
@@ -940,6 +946,8 @@ def main(argv: list[str] | None = None) -> int:
     data_dir = args.data.resolve()
     os.environ["CRAG_DATA_DIR"] = str(data_dir)
     prepare_collection(data_dir, qset)
+    if args.routed:
+        chosen = [r for r in chosen if planned(qset, r["question"]) in args.routed.split(",")]
     title = f"Tools ({args.set}): {len(chosen)} {args.split} questions"
     ids = [r["id"] for r in chosen]
     chosen_pipelines = tuple(p for p in args.pipelines.split(",") if p in PIPELINES)
