@@ -34,7 +34,6 @@ the folder on the day it asks.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -381,15 +380,4 @@ def build(source: str | None = None) -> list[dict[str, Any]]:
     return [row for s in ([source] if source else MANIFEST) for row in questions(s)]
 
 
-def write() -> None:
-    """Write each folder's questions to its ``QUESTIONS`` file."""
-    for source, path in QUESTIONS.items():
-        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in questions(source))
-        path.write_text(text, encoding="utf-8")
-
-
-if __name__ == "__main__":
-    write()
-
-
-__all__ = ["FILES", "MANIFEST", "MODIFIED", "QUESTIONS", "SPLIT", "build", "gold", "write"]
+__all__ = ["FILES", "MANIFEST", "MODIFIED", "QUESTIONS", "SPLIT", "build", "gold"]

@@ -886,6 +886,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "risk":
         paths = [Path(p) for p in args.records.split(",") if p]
+        missing = [str(p) for p in paths if not p.is_file()]
+        if missing or not paths:
+            parser.error(f"risk needs --records files; not found: {', '.join(missing) or 'none'}")
         print(risk([r for p in paths for r in read_records(p)], args.split))
         return 0
     qset = SETS[args.set]

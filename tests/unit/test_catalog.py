@@ -156,6 +156,18 @@ def test_a_topic_in_a_document_s_name_is_covered(fake_services):
     assert result.state["answer"] == "budget.xlsx"
 
 
+def test_a_catalog_answer_s_confidence_reads_how_its_question_was_read(fake_services):
+    from nodes.shared.confidence import tool_confidence
+
+    services_with(fake_services, DOCS, [])
+    typed = run_question("How many PDFs do I have?", Context()).state
+    topic = run_question("Which documents discuss the budget?", Context()).state
+    assert typed["answer_kind"] == topic["answer_kind"] == "catalog"
+    assert typed["tool_signals"]["typed"] == 1.0 and topic["tool_signals"]["topic"] == 1.0
+    assert typed["confidence"] == tool_confidence("catalog", typed["tool_signals"])
+    assert typed["confidence"] > topic["confidence"]  # the shipped fit: a topic is less sure
+
+
 @pytest.mark.parametrize(
     ("question", "where"),
     [
