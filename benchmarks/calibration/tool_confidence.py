@@ -64,23 +64,29 @@ def verdict_of(record: dict[str, Any]) -> str:
     return str(record["verdict"])
 
 
-def table_answers(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The records answered (or held back) by a table, with their signals, right or wrong."""
+def tool_answers(records: list[dict[str, Any]], tool: str) -> list[dict[str, Any]]:
+    """The records ``tool`` answered or held back, with their signals, right or wrong.
+
+    Held back: the gate withheld the answer and the pass went on (``used`` is then another
+    tool); its ``answer_kind`` (``table:value:1``, ``catalog``) still says whose it was.
+    """
     return [
         r
         for r in records
-        if r.get("used") == "table" or r.get("withheld")
+        if r.get("used") == tool
+        or (r.get("withheld") and str(r.get("answer_kind") or "").split(":")[0] == tool)
         if r.get("tool_signals") and verdict_of(r) != "unknown"
     ]
 
 
+def table_answers(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records answered (or held back) by a table (``tool_answers``)."""
+    return tool_answers(records, "table")
+
+
 def catalog_answers(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The records the catalog answered (or held back), with their signals, right or wrong."""
-    return [
-        r
-        for r in records
-        if r.get("used") == "catalog" and r.get("tool_signals") and verdict_of(r) != "unknown"
-    ]
+    """The records the catalog answered (or held back) (``tool_answers``)."""
+    return tool_answers(records, "catalog")
 
 
 def folder_of(record: dict[str, Any]) -> str:

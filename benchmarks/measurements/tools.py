@@ -580,13 +580,13 @@ def plans(qset: QuestionSet, split: str) -> str:
     return "\n".join(lines)
 
 
-def planned(qset: QuestionSet, question: str) -> str:
-    """The tool ``choose_tool``'s rules send ``question`` to (no model), on the set's store."""
+def planner(qset: QuestionSet) -> Callable[[str], str]:
+    """The tool ``choose_tool``'s rules send a question to (no model), on the set's store."""
     from graph.factory import default_services
     from nodes.tools.choose_tool import choose
 
     services = default_services(Context(collection=qset.collection))
-    return str(choose(question, services)[0]["tool"])
+    return lambda question: str(choose(question, services)[0]["tool"])
 
 
 def routes(qset: QuestionSet, split: str) -> str:
@@ -594,10 +594,11 @@ def routes(qset: QuestionSet, split: str) -> str:
 
     Run with ``CRAG_DATA_DIR`` at the set's store (``prepare_collection``).
     """
+    planned = planner(qset)
     sent: Counter[tuple[str, str, str]] = Counter()
     for row in read_records(qset.questions):
         if row["split"] == split:
-            sent[(row["template"], row["tool"], planned(qset, row["question"]))] += 1
+            sent[(row["template"], row["tool"], planned(row["question"]))] += 1
     rows = [
         {"template": t, "labelled": label, "chosen": chosen, "questions": n}
         for (t, label, chosen), n in sorted(sent.items())
@@ -950,7 +951,8 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["CRAG_DATA_DIR"] = str(data_dir)
     prepare_collection(data_dir, qset)
     if args.routed:
-        chosen = [r for r in chosen if planned(qset, r["question"]) in args.routed.split(",")]
+        planned = planner(qset)
+        chosen = [r for r in chosen if planned(r["question"]) in args.routed.split(",")]
     title = f"Tools ({args.set}): {len(chosen)} {args.split} questions"
     ids = [r["id"] for r in chosen]
     chosen_pipelines = tuple(p for p in args.pipelines.split(",") if p in PIPELINES)
