@@ -371,14 +371,17 @@ _LICENCE_TEXT = re.compile(
 )
 """Sentences only a licence (or a Debian copyright file) says."""
 _VERSION_HEADING = re.compile(
-    r"^[ \t#*=>-]*(?:[\w.+-]+[ \t]+(?=v\d))?(?:(?:noteworthy[ \t]+)?changes[ \t]+in(?:[ \t]+"
-    r"(?:release|version))?|version|release|what's new in)?[ \t]*\[?v?\d+\.\d+(?:\.\w+)*\]?"
-    r"[ \t]*(?:[-:][ \t]*)?(?:\(?\d{4}-\d{2}-\d{2}\)?|\([^)]*\))?[ \t]*(?:\[[^\]]*\])?[ \t]*$"
-    r"|^\S+ \(\d[^)]*\) [\w-]+(?:[ \t]+[\w-]+)*; urgency=",
-    re.I | re.M,
+    r"[#*=> -]*(?:[\w.+-]+ (?=v\d))?(?:(?:noteworthy )?changes in(?: (?:release|version))?"
+    r"|version|release|what's new in)? ?\[?v?\d+\.\d+(?:\.\w+)*\]? ?(?:[-:] ?)?"
+    r"(?:\(?\d{4}-\d{2}-\d{2}\)?|\([^)]*\))? ?(?:\[[^\]]*\])?"
+    r"|\S+ \(\d[^)]*\) [\w-]+(?: [\w-]+)*; urgency=.*",
+    re.I,
 )
-"""A line that opens a release's entry: "## [1.2.0] - 2024-05-01", "Version 4.4",
-"* Noteworthy changes in release 5.4.0", a Debian changelog's "pkg (1.2-3) unstable; urgency=…"."""
+"""A line that opens a release's entry, its spaces squeezed: "## [1.2.0] - 2024-05-01",
+"Version 4.4", "* Noteworthy changes in release 5.4.0", a Debian changelog's "pkg (1.2-3)
+unstable; urgency=…"."""
+HEADING_CHARS = 200
+"""A line longer than this opens no release (and is not matched: bounded work per line)."""
 RELEASES = 2
 """Version headings in a text's opening that make it a changelog."""
 _TEXT_TYPES = frozenset({"markdown", "text", "rst", "html", "docx", "pdf", "pptx", "epub"})
@@ -399,7 +402,11 @@ def text_kind(file_type: str, sections: Iterable[tuple[str, str]]) -> str:
     pairs = list(sections)
     headings = dict.fromkeys(part for heading, _ in pairs for part in heading.split(" > ") if part)
     opening = "\n".join([*headings, *(text for _, text in pairs)])[:6000]
-    if len(_VERSION_HEADING.findall(opening)) >= RELEASES:
+    lines = (" ".join(line.split()) for line in opening.splitlines())
+    releases = sum(
+        1 for line in lines if len(line) <= HEADING_CHARS and _VERSION_HEADING.fullmatch(line)
+    )
+    if releases >= RELEASES:
         return "changelog"
     if _LICENCE_TEXT.search(opening[:3000]):
         return "licence"

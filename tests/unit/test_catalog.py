@@ -330,3 +330,14 @@ def test_the_catalog_keeps_a_document_of_a_kind_by_what_it_says_or_its_name():
         {"doc_id": "c", "label": "guide.md", "kind": ""},
     ]
     assert [d["doc_id"] for d in select(query, docs)] == ["a", "b"]
+
+
+def test_a_hostile_opening_is_read_in_bounded_time():
+    import time
+
+    from crag_core.text.catalog import text_kind
+
+    start = time.perf_counter()  # spaces after a version once backtracked for minutes
+    for line in ("# v1.2 " + "\t" * 5000 + "x", "- " * 99 + "x", "pkg (1" + "x" * 5000):
+        assert text_kind("text", [("", (line + "\n") * 3)]) == ""
+    assert time.perf_counter() - start < 1.0
