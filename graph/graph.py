@@ -108,6 +108,7 @@ from crag_core.schema.state import (
 from crag_core.text.answer_text import is_no_answer
 from graph.factory import ServiceFactory, ledgered
 from nodes import correction, parts, tools, turn
+from nodes.shared.common import out_of_time
 
 
 def steps_per_pass(citation_corrections: int) -> int:
@@ -289,7 +290,10 @@ def route_after_citations(
 
 
 def _can_retry(state: PassState, runtime: Runtime[Context]) -> bool:
-    """Whether a pass may retry: retries left, and not a table question's text fallback.
+    """Whether a pass may retry: retries left, time left, not a table question's text fallback.
+
+    Time left: the retry would end within the question's ``answer_seconds`` at the pace of the
+    passes so far (``nodes.shared.common.out_of_time``).
 
     A table question that no query answered has spent its retry on the SQL (written twice);
     its search of the text is one pass, so the whole question stays within about three
@@ -298,7 +302,8 @@ def _can_retry(state: PassState, runtime: Runtime[Context]) -> bool:
     """
     if tool_of(state) in ("table", "loop"):
         return False
-    return state.get("retry_count", 0) < context_of(runtime).max_retries
+    ctx, retries = context_of(runtime), state.get("retry_count", 0)
+    return retries < ctx.max_retries and not out_of_time(state, ctx, passes=retries + 1)
 
 
 def route_after_hallucination(

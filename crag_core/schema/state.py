@@ -421,6 +421,8 @@ class FlowState(OutputState, total=False):
     """Whether the message is small talk: judged once, by ``contextualize_question`` (the rules,
     then the classifier); ``analyze_query`` routes by it, and a thread's small talk costs no
     rewrite."""
+    asked_at: Annotated[float, PER_TURN]
+    """When the turn began (seconds since the epoch): ``answer_seconds`` counts from it."""
     relevant_documents: Annotated[list[Document] | None, PER_TURN]
     """The evidence the question's pass answered from (its last retrieval pass's accepted
     documents; ``PassState.relevant_documents``): what ``decompose`` reads the answer's
@@ -442,6 +444,7 @@ class PassInput(TypedDict, total=False):
 
     question: str
     standalone_question: str
+    asked_at: float
 
 
 class PartInput(TypedDict):
@@ -453,6 +456,8 @@ class PartInput(TypedDict):
     """What the pass answers (see ``Part.query``)."""
     part_index: int
     """The part's place in the question."""
+    asked_at: NotRequired[float]
+    """When the turn began (``RAGState.asked_at``)."""
 
 
 class PassState(Answered, total=False):
@@ -471,6 +476,9 @@ class PassState(Answered, total=False):
     """What the pass answers: a follow-up's standalone rewrite, a part made standalone."""
     part_index: Annotated[int, INPUT]
     """In a part's pass (``answer_part``): the part's place in the question."""
+    asked_at: Annotated[float, INPUT]
+    """When the turn began (seconds since the epoch; absent when a pass is run alone): the
+    question's ``answer_seconds`` count from it."""
     cache_hit: Annotated[bool, PER_TURN]
     """Whether this turn's answer came from the answer cache (no retrieval, no LLM call)."""
     cache_similarity: Annotated[float, PER_TURN]

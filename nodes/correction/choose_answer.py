@@ -13,7 +13,7 @@ from crag_core.schema.state import Attempt, PassState, PassUpdate, Source
 from crag_core.text.answer_text import NO_ANSWER, is_no_answer
 from nodes.correction.cached import remember
 from nodes.shared.answers import answer_summary, current_attempt
-from nodes.shared.common import reports
+from nodes.shared.common import out_of_time, reports
 from nodes.shared.confidence import confidence, gate, held_back
 
 INGEST_HINT = (
@@ -44,8 +44,11 @@ def checked(current: Attempt) -> tuple[str, list[Source]]:
     return current["generation"], current["sources"]
 
 
-def unverified(state: PassState, current: Attempt) -> list[str]:
-    """The warning that names the best answer no check confirmed (none: no warning)."""
+def unverified(state: PassState, current: Attempt, late: float | None = None) -> list[str]:
+    """The warning that names the best answer no check confirmed (none: no warning).
+
+    ``late``: the question's ``answer_seconds`` when they left no time for another retry.
+    """
     # Latest first, so among equally good passes the one with the most context wins.
     best = max([current, *reversed(state.get("attempts") or [])], key=score)
     if is_no_answer(best["generation"]):
@@ -53,7 +56,9 @@ def unverified(state: PassState, current: Attempt) -> list[str]:
     retries = state.get("retry_count", 0)
     return [
         f"No answer passed both checks after {retries} "
-        f"{'retry' if retries == 1 else 'retries'}, so none is given; the best unverified "
+        f"{'retry' if retries == 1 else 'retries'}"
+        f"{f' (no time for another within answer_seconds {late:g})' if late else ''}"
+        ", so none is given; the best unverified "
         f"answer was {best['generation']!r}. Last feedback: {state.get('feedback') or 'none'}"
     ]
 
@@ -90,7 +95,9 @@ def choose_answer(
         warnings = [held_back(withheld, ctx.min_confidence)]
         answer, sources, given = NO_ANSWER, [], None
     elif is_no_answer(answer):
-        warnings = unverified(state, current)
+        retries = state.get("retry_count", 0)
+        late = retries < ctx.max_retries and out_of_time(state, ctx, passes=retries + 1)
+        warnings = unverified(state, current, ctx.answer_seconds if late else None)
     elif services is not None:
         remember(state, ctx, services, answer, sources, given)
     if state.get("unfilled"):  # nothing was searched: say so rather than "I don't know."

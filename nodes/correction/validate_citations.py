@@ -15,7 +15,7 @@ from crag_core.text.answer_text import NO_ANSWER, clean_answer, is_no_answer
 from crag_core.text.citations import citation_keys, parse_citations, strip_citations
 from crag_core.text.documents import containing, doc_id
 from crag_core.text.whole_answer import whole_answer
-from nodes.shared.common import answer_documents, reports
+from nodes.shared.common import answer_documents, out_of_time, reports
 
 
 @dataclass(frozen=True)
@@ -62,23 +62,22 @@ def validate_citations(state: PassState, runtime: Runtime[Context]) -> PassUpdat
     An answer is attributed to the documents that contain it word for word when its own
     citations do not (no second generation for that). When it cites a key that names no
     document, or cites nothing and is found in no document, it is sent back with the valid
-    keys listed, at most ``max_citation_corrections`` times per pass; after that, unknown
-    keys are dropped with a warning. The answer goes on as a reader should see it: without
-    its citation markers, talk about the documents or bracket debris (``clean_answer``; a
-    reply that only talks about them is no answer), and whole: a span cut short in the
-    document it cites grown to its unit, the other side of its dash, the rest of its name
-    (``whole_answer``: "24" -> "24–10"). ``citations`` holds the validated chunk
-    ids, which become the run's sources.
+    keys listed, at most ``max_citation_corrections`` times per pass and not past the
+    question's ``answer_seconds``; after that, unknown keys are dropped with a warning. The
+    answer goes on as a reader should see it: without its citation markers, talk about the
+    documents or bracket debris (``clean_answer``; a reply that only talks about them is no
+    answer), and whole: a span cut short in the document it cites grown to its unit, the
+    other side of its dash, the rest of its name (``whole_answer``: "24" -> "24–10").
+    ``citations`` holds the validated chunk ids, which become the run's sources.
     """
     raw = state.get("generation", "")
     docs = answer_documents(state)
     if is_no_answer(clean_answer(raw, NO_ANSWER)):
         return {"generation": NO_ANSWER, "citations": [], "citation_feedback": ""}
     check = check_citations(raw, docs)
-    corrections = state.get("citation_corrections", 0)
-    if (check.unknown or not check.cited) and corrections < context_of(
-        runtime
-    ).max_citation_corrections:
+    corrections, ctx = state.get("citation_corrections", 0), context_of(runtime)
+    may_correct = corrections < ctx.max_citation_corrections and not out_of_time(state, ctx)
+    if (check.unknown or not check.cited) and may_correct:
         return {
             "citation_corrections": corrections + 1,
             "citation_feedback": _correction(raw, check, citation_keys(len(docs))),

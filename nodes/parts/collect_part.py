@@ -41,7 +41,10 @@ def part_input(state: RAGState, index: int) -> PartInput:
         query = with_subject(part, subject)
     elif (index > 0 or chain) and needs_context(part):
         query = f"{part} (asked as part of: {question_of(state)})"
-    return PartInput(question=part, standalone_question=query, part_index=index)
+    asked = PartInput(question=part, standalone_question=query, part_index=index)
+    if "asked_at" in state:
+        asked["asked_at"] = state["asked_at"]
+    return asked
 
 
 def next_step(state: RAGState) -> int | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, cast
 
@@ -15,6 +16,23 @@ from crag_core.schema.context import Context
 def question_of(state: Mapping[str, Any]) -> str:
     """The question this turn answers: the standalone rewrite of a follow-up, else as asked."""
     return str(state.get("standalone_question") or state["question"])
+
+
+def seconds_spent(state: Mapping[str, Any]) -> float:
+    """Seconds since the turn began (``asked_at``); 0 for a pass run alone, which has none."""
+    asked_at = state.get("asked_at")
+    return max(time.time() - asked_at, 0.0) if asked_at else 0.0
+
+
+def out_of_time(state: Mapping[str, Any], ctx: Context, passes: int = 0) -> bool:
+    """Whether the question's ``answer_seconds`` leave no room for more work.
+
+    With ``passes`` (the retrieval passes run so far), whether one more pass would end past the
+    deadline at their pace: a retry is not begun that would end late. Without, whether the
+    deadline has passed (a citation correction, one generation, is not begun past it).
+    """
+    spent = seconds_spent(state)
+    return spent + (spent / passes if passes else 0.0) >= ctx.answer_seconds
 
 
 def answer_documents(state: Mapping[str, Any]) -> list[Document]:

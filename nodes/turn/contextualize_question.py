@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -55,7 +56,7 @@ def contextualize_question(
     chat = is_small_talk(question) or bool(
         services.small_talk and services.small_talk.is_small_talk(question)
     )
-    start = {**turn_reset(), "question": question, "small_talk": chat}
+    start = {**turn_reset(), "question": question, "small_talk": chat, "asked_at": time.time()}
     history = state.get("history") or []
     if not history and as_message:  # a caller that keeps the conversation itself
         history = earlier_turns(list(state.get("messages") or [])[:-1])

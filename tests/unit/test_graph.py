@@ -472,6 +472,62 @@ def test_relevance_failures_also_terminate(fake_services):
     assert "web_search" in result.path  # the first retry brings in new knowledge
 
 
+class Clock:
+    """The wall clock the question's deadline reads, moved by the fake model's work."""
+
+    def __init__(self) -> None:
+        self.now = 1_000.0
+
+    def time(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    import importlib
+
+    tick = Clock()
+    for module in ("nodes.shared.common", "nodes.turn.contextualize_question"):
+        monkeypatch.setattr(importlib.import_module(module), "time", tick)
+    return tick
+
+
+def slow(clock: Clock, seconds: float) -> Any:
+    """``always_no`` whose every generation takes ``seconds``."""
+
+    def respond(prompt: str, text: str) -> Any:
+        if prompt == "generate":
+            clock.now += seconds
+        return always_no(prompt, text)
+
+    return respond
+
+
+@pytest.mark.parametrize(("answer_seconds", "retries"), [(180, 0), (250, 1), (1_000, 3)])
+def test_no_retry_begins_that_would_end_past_answer_seconds(
+    fake_services, clock, answer_seconds, retries
+):
+    """Passes of 100 s: a retry is begun only when one more would end within the deadline."""
+    fake_services(llm=make_llm(slow(clock, 100)))
+    ctx = Context(max_retries=3, max_citation_corrections=0, answer_seconds=answer_seconds)
+    result = run_question("Which team won Super Bowl 50?", ctx)
+    assert result.path.count("increment_retry") == retries
+    assert result.state["answer"] == "I don't know."
+    late = [w for w in result.state["warnings"] if "no time for another" in w]
+    assert bool(late) == (retries < 3)
+
+
+def test_no_answer_is_sent_back_for_its_citations_past_answer_seconds(fake_services, clock):
+    fake_services(llm=make_llm(slow(clock, 200)))
+    ctx = Context(max_retries=0, max_citation_corrections=2, answer_seconds=180)
+    result = run_question("Which team won Super Bowl 50?", ctx)
+    assert result.path.count("generate") == 1  # cited nothing, but the deadline had passed
+    assert "The answer cites none of its documents." in result.state["warnings"]
+    clock.now = 1_000.0
+    result = run_question("Which team won Super Bowl 50?", replace(ctx, answer_seconds=1_000))
+    assert result.path.count("generate") == 3  # in time: sent back twice
+
+
 def test_retry_changes_the_prompt(fake_services):
     llm = make_llm(always_no)
     fake_services(llm=llm)

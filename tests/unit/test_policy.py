@@ -124,6 +124,7 @@ A_CHOICE: dict[str, Any] = {
     "web_timeout_s": 3,
     "max_retries": 3,
     "max_citation_corrections": 2,
+    "answer_seconds": 120.0,
     "max_subquestions": 2,
     "history_threshold": 0.9,
     "answer_cache": False,
