@@ -86,11 +86,15 @@ CANDIDATES: dict[str, list[str]] = {
     ],
     "+ light": [*BASE, "light_score", "light_score:missing"],
     "light for the evaluator": ["light_score", "light_score:missing", *BASE[2:]],
+    "web answers by their evidence": ["source_score", "source_score:missing", *BASE[2:]],
 }
 """The input sets ``select`` compares: the shipped one, and it with each new signal, and all.
 The last two (#73, fixed before the records they are compared on): the light evaluator's
 score of the knowledge base beside the pass's ``retrieval_score`` (the light score where it
-decided, the model's in its grey zone), and in its place."""
+decided, the model's in its grey zone), and in its place. The last (#73, written before it was
+scored): ``source_score`` in ``retrieval_score``'s place, the evidence's score for an answer
+copied from web results only (on the light records two right web answers were withheld with
+the knowledge base's light score near 0 as their evaluator input)."""
 FEATURES = CANDIDATES["shipped"]
 """The inputs ``fit`` writes: the set ``select`` chose."""
 MIN_GAIN = 0.01
@@ -102,6 +106,14 @@ GRID = [round(0.05 * i, 2) for i in range(20)]
 BANDS = [(0.0, 0.2), (0.2, 0.4), (0.4, 0.6), (0.6, 0.8), (0.8, 1.01)]
 
 
+def source_score(measured: dict[str, Any]) -> float | None:
+    """A candidate input (#73, not chosen): the evaluator's score of the evidence the answer
+    came from, ``evidence_score`` for an answer copied from web results only, else
+    ``retrieval_score``."""
+    from_web_only = measured.get("in_web") and not measured.get("in_kb")
+    return measured.get("evidence_score") if from_web_only else measured.get("retrieval_score")
+
+
 def examples(
     records: list[dict[str, Any]], names: list[str] = FEATURES
 ) -> tuple[np.ndarray, np.ndarray, list[int]]:
@@ -111,7 +123,8 @@ def examples(
         judged = record_verdict(r)
         if judged == "unknown":
             continue
-        rows.append(features(r["signals"], names))
+        measured = {**r["signals"], "source_score": source_score(r["signals"])}
+        rows.append(features(measured, names))
         labels.append(1.0 if judged == "right" else 0.0)
         kept.append(i)
     return np.array(rows, dtype=float), np.array(labels, dtype=float), kept
