@@ -2,7 +2,8 @@
 
 A table answer records what its query and result say about it (``tool_signals``:
 ``nodes.shared.confidence.table_signals``) and whether it was right; a catalog answer, how its
-question was read (``catalog_signals``). The model's inputs are chosen greedily by their
+question was read (``catalog_signals``); a whole document's (a summary), what its reading measured
+(``document_signals``). The model's inputs are chosen greedily by their
 **leave-one-source-out** AUC: every answer is scored by a model fitted without any answer
 from its source (a table answer's table; a catalog answer's folder), so an input that only
 tells one source's questions apart (or that source's base rate) does not win. The kinds'
@@ -15,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -51,6 +53,17 @@ CATALOG_SIGNS = {
 calibration sets were first run): words of the question its reading left unused, no document
 matched, a kind told by file names, a topic, a date range or an order to read, lower; a file
 type named, higher."""
+DOCUMENT_SIGNS = {
+    "covered": 1,
+    "named": 1,
+    "unread": -1,
+    "declined": -1,
+    "parts": -1,
+}
+"""A whole document's answer's (a summary's) inputs and their expected directions (fixed
+before the summaries were first run): more of the document's most frequent words and of its
+name said, higher; parts left unread, parts the model said nothing of, more parts to join,
+lower."""
 MAX_FEATURES = 5
 """At most this many inputs: a few hundred answers, a few dozen wrong, fit no more."""
 MIN_GAIN = 0.005
@@ -236,10 +249,12 @@ def risk_coverage(answers: list[dict[str, Any]], scores: list[float]) -> list[di
 
 TABLE = Tool(table_answers, source_of, SIGNS)
 CATALOG = Tool(catalog_answers, folder_of, CATALOG_SIGNS)
+DOCUMENT = Tool(partial(tool_answers, tool="document"), folder_of, DOCUMENT_SIGNS)
 
 
 __all__ = [
     "CATALOG",
+    "DOCUMENT",
     "TABLE",
     "catalog_answers",
     "left_out",
@@ -248,5 +263,6 @@ __all__ = [
     "source_of",
     "table_answers",
     "table_model",
+    "tool_answers",
     "verdict_of",
 ]

@@ -362,8 +362,22 @@ def gold(docs: list[Doc], kind: str, where: str) -> int | list[str]:
     return len(names) if kind == "number" else names
 
 
+def summaries(source: str) -> list[dict[str, Any]]:
+    """"Summarise <file>." for each file of a folder that is not a table.
+
+    Gold (``summary-any``): the summary names one of the file's topics (``MANIFEST``, labelled
+    by reading the file before any summary was asked): it says what the document is about.
+    """
+    return [
+        q("rc-summary", f"Summarise {d.name}.", "document", "summary", "summary-any", list(d.topics))
+        | {"id": f"rc-{source}-s{n:02d}", "split": SPLIT[source], "source": source}
+        for n, d in enumerate((d for d in MANIFEST[source] if d.kinds != {"table"}), 1)
+    ]
+
+
 def questions(source: str) -> list[dict[str, Any]]:
-    """One folder's questions in the tools set's catalog rows, ids unique across folders."""
+    """One folder's questions in the tools set's rows, ids unique across folders: the catalog
+    questions, then a summary of each document (``summaries``)."""
     docs = MANIFEST[source]
     universe = sorted(d.name for d in docs)
     rows = []
@@ -372,7 +386,7 @@ def questions(source: str) -> list[dict[str, Any]]:
         value = gold(docs, kind, where)
         row = q(f"rc-{template}", question, "catalog", "collection", kind, value, universe)
         rows.append(row | {"id": f"rc-{source}-{n:02d}", "split": SPLIT[source], "source": source})
-    return rows
+    return rows + summaries(source)
 
 
 def build(source: str | None = None) -> list[dict[str, Any]]:

@@ -189,6 +189,9 @@ def judge(prediction: str, row: dict[str, Any]) -> str:
     if kind == "summary":  # a summary that names what the document is about
         said = prediction.lower()
         return "right" if all(w in said for w in gold) else "wrong"
+    if kind == "summary-any":  # a summary that names one of the document's topics
+        said = prediction.lower()
+        return "right" if any(all(w in said for w in t.split()) for t in gold) else "wrong"
     text = prediction.lower()
     if kind == "number":
         g = float(gold)
@@ -225,6 +228,8 @@ def tool_of(record: dict[str, Any]) -> str:
         return "loop"
     if "query_catalog" in path:
         return "catalog"
+    if "read_document" in path:
+        return "document"
     if "query_table" in path and "retrieve" not in path:
         return "table"
     return "search"
@@ -447,7 +452,7 @@ def confidence_kind(record: dict[str, Any]) -> str:
 
     "" for the text's.
     """
-    return record["used"] if record.get("used") in ("table", "catalog") else ""
+    return record["used"] if record.get("used") in ("table", "catalog", "document") else ""
 
 
 MODEL_GAIN = 0.02
@@ -461,13 +466,18 @@ def fit(records_paths: list[Path], target: Path) -> dict[str, Any]:
     signals (``benchmarks.calibration.tool_confidence``), chosen and scored leave one source
     (table) out, beside the kinds' counts scored the same way; the model is used only when it
     ranks by ``MODEL_GAIN`` better (else it is written as ``table_model_not_used``). The
-    catalog answers' model likewise, leaving one folder out, against one share for all
-    (AUC 0.5; else ``catalog_model_not_used``). Only
+    catalog answers' and the whole documents' (summaries') models likewise, leaving one folder
+    out, against one share for all (AUC 0.5; else ``<tool>_model_not_used``). Only
     calibration records count (a test question's record is refused: the test split reports,
     it does not fit).
     An answer is right or not as ``judge`` said; "I don't know" is no answer.
     """
-    from benchmarks.calibration.tool_confidence import CATALOG, table_answers, table_model
+    from benchmarks.calibration.tool_confidence import (
+        CATALOG,
+        DOCUMENT,
+        table_answers,
+        table_model,
+    )
 
     split = {r["id"]: r["split"] for qset in SETS.values() for r in read_records(qset.questions)}
     records = [r for path in records_paths for r in read_records(path)]
@@ -481,10 +491,14 @@ def fit(records_paths: list[Path], target: Path) -> dict[str, Any]:
     catalog = table_model(records, CATALOG)
     catalog_auc = catalog["auc_left_out_by_source"]  # against one share for every answer: 0.5
     catalog_better = catalog_auc is not None and catalog_auc >= 0.5 + MODEL_GAIN
+    document = table_model(records, DOCUMENT)
+    document_auc = document["auc_left_out_by_source"]
+    document_better = document_auc is not None and document_auc >= 0.5 + MODEL_GAIN
     made = {
         "kinds": dict(sorted(count_kinds(records).items())),
         "table_model" if better else "table_model_not_used": model,
         "catalog_model" if catalog_better else "catalog_model_not_used": catalog,
+        "document_model" if document_better else "document_model_not_used": document,
         "fitted_on": {"records": [str(p) for p in records_paths], "questions": len(records)},
         "kinds_auc_left_out_by_source": kinds_auc,
     }
@@ -795,7 +809,7 @@ def compare_runs(runs: dict[str, Path], qset: QuestionSet) -> str:
 
 
 def risk(records: list[dict[str, Any]], title: str) -> str:
-    """Per answer kind (table, catalog): how many are given and wrong at each threshold.
+    """Per answer kind (table, catalog, document): how many are given and wrong at each threshold.
 
     Each answer scored as the graph scores it now (``nodes.shared.confidence.tool_confidence``
     on its recorded ``tool_signals``), a withheld answer as its guess; the AUC beside.
@@ -803,16 +817,12 @@ def risk(records: list[dict[str, Any]], title: str) -> str:
     import numpy as np
 
     from benchmarks.calibration.confidence import auc
-    from benchmarks.calibration.tool_confidence import (
-        catalog_answers,
-        labels,
-        risk_coverage,
-        table_answers,
-    )
+    from benchmarks.calibration.tool_confidence import labels, risk_coverage, tool_answers
     from nodes.shared.confidence import tool_confidence
 
     parts = []
-    for kind, answers in (("table", table_answers(records)), ("catalog", catalog_answers(records))):
+    for kind in ("table", "catalog", "document"):
+        answers = tool_answers(records, kind)
         if not answers:
             continue
         scores = [
@@ -835,7 +845,7 @@ def risk(records: list[dict[str, Any]], title: str) -> str:
             ],
         )
         parts.append(f"{head}\n\n{table}")
-    return "\n\n".join(parts) or f"No table or catalog answers ({title})."
+    return "\n\n".join(parts) or f"No table, catalog or document answers ({title})."
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
@@ -35,6 +36,7 @@ from crag_core.text.sql import match_tables
 from crag_core.text.support import subject_overlap
 from crag_core.text.table_checks import computes
 from crag_core.text.table_shapes import QueryResult, TableInfo
+from crag_core.text.words import content_words, stem
 from nodes.shared.common import answer_documents, question_of
 
 FIT = Path(__file__).with_name("confidence.json")
@@ -217,19 +219,51 @@ def catalog_signals(question: str, query: CatalogQuery, matched: int) -> dict[st
     }
 
 
+SALIENT_WORDS = 8
+"""How many of a document's most frequent content words stand for what it is mostly about."""
+
+
+def salient(text: str, top: int = SALIENT_WORDS) -> list[str]:
+    """A document's most frequent content words (stems, no numbers), most frequent first."""
+    counts = Counter(stem(w) for w in content_words(text, underscores=False) if not w.isdigit())
+    return [w for w, _ in counts.most_common(top)]
+
+
+def document_signals(
+    name: str, text: str, answer: str, read: int, parts: int, declined: int
+) -> dict[str, float | None]:
+    """What a whole document's reading says about its answer (a summary), for its confidence.
+
+    How many of the document's most frequent words (``salient``) the answer says (a summary
+    that names none missed what the document is mostly about), how many of its name's words;
+    how much of the document went unread (``MAX_PARTS``), how many of the parts read the model
+    said nothing of, and into how many parts it was cut (each one more answer to join).
+    """
+    said = {stem(w) for w in content_words(answer, underscores=False)}
+    top = salient(text)
+    named = [stem(w) for w in content_words(name, underscores=False) if not w.isdigit()]
+    return {
+        "covered": sum(w in said for w in top) / len(top) if top else None,
+        "named": sum(w in said for w in named) / len(named) if named else None,
+        "unread": 1 - read / parts if parts else 0.0,
+        "declined": declined / read if read else 0.0,
+        "parts": float(parts),
+    }
+
+
 def tool_confidence(
     kind: str, signals: Mapping[str, float | None] | None = None, path: Path = TOOL_FIT
 ) -> float | None:
     """P(right) of a tool's answer of ``kind``, from its tool's answers when calibrated.
 
-    ``kind``: ``table`` or ``catalog``, or a finer kind of one (``table:list:2``:
+    ``kind``: ``table``, ``catalog`` or ``document``, or a finer kind of one (``table:list:2``:
     ``table_kind``). The tool's share is (right + 1) / (answers + 2), which stays off 0 and 1
     on a few answers; a finer kind's is its own right answers plus ``PRIOR_ANSWERS`` answers
     at its tool's share, over its answers plus those. None for a tool never measured.
 
-    A table answer's ``signals`` (``table_signals``) or a catalog answer's
-    (``catalog_signals``), where a model of them is fitted (``table_model``,
-    ``catalog_model``: features, weights, intercept), give its P(right) by that model instead.
+    A table answer's ``signals`` (``table_signals``), a catalog answer's (``catalog_signals``)
+    or a whole document's (``document_signals``), where a model of them is fitted
+    (``<tool>_model``: features, weights, intercept), give its P(right) by that model instead.
     """
     fitted = _fit(path)
     model = fitted.get(f"{kind.split(':')[0]}_model")

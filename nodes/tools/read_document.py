@@ -11,10 +11,11 @@ from crag_core.clients.llm import complete
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import PassState, PassUpdate, Source
-from crag_core.text.answer_text import NO_ANSWER
+from crag_core.text.answer_text import NO_ANSWER, is_no_answer
 from crag_core.text.whole_document import joined, parts
 from crag_core.text.words import normalize
 from nodes.shared.common import question_of, reports
+from nodes.shared.confidence import document_signals, tool_confidence
 from nodes.shared.prompting import render
 
 MAX_PARTS = 6
@@ -41,9 +42,11 @@ def read_document(state: PassState, runtime: Runtime[Context], services: Service
     Its chunks are joined back in order (overlaps once). A document that fits
     ``context_tokens`` is read in one call; a longer one in parts that each fit (at most
     ``MAX_PARTS``, one call each), whose answers one more call joins (map-reduce). The answer
-    cites the document and says how much of it was read; it carries no confidence. A part
-    the model says nothing of (``DECLINED``) is left out, and when every part is, the answer
-    is "I don't know", with a warning that the document was read and does not say.
+    cites the document and says how much of it was read. Its confidence is fitted on what the
+    reading measured (``nodes.shared.confidence.document_signals``: how much of what the
+    document is mostly about the answer says, how much was read) and gated in ``finalize``. A
+    part the model says nothing of (``DECLINED``) is left out, and when every part is, the
+    answer is "I don't know", with a warning that the document was read and does not say.
     """
     ctx = context_of(runtime)
     question = question_of(state)
@@ -60,6 +63,7 @@ def read_document(state: PassState, runtime: Runtime[Context], services: Service
         prompt, versions = render(state, ctx, "read_document", document=piece, question=question)
         update["prompt_versions"] |= versions
         readings.append(complete(services.llm, prompt))
+    declined = sum(declines(r) for r in readings)
     readings = [r for r in readings if not declines(r)]
     answer = readings[0] if readings else NO_ANSWER
     if len(readings) > 1:
@@ -80,9 +84,12 @@ def read_document(state: PassState, runtime: Runtime[Context], services: Service
     )
     if not readings:
         warnings.append(f"{source['source']} was read ({where}) and does not say.")
+    measured = document_signals(plan["name"], text, answer, len(read), len(pieces), declined)
     return update | {
         "answer": answer,
         "sources": [source],
-        "confidence": None,
+        "confidence": None if is_no_answer(answer) else tool_confidence("document", measured),
+        "answer_kind": "document",
+        "tool_signals": measured,
         "warnings": warnings,
     }
