@@ -107,9 +107,10 @@ BANDS = [(0.0, 0.2), (0.2, 0.4), (0.4, 0.6), (0.6, 0.8), (0.8, 1.01)]
 
 
 def source_score(measured: dict[str, Any]) -> float | None:
-    """A candidate input (#73, not chosen): the evaluator's score of the evidence the answer
-    came from, ``evidence_score`` for an answer copied from web results only, else
-    ``retrieval_score``."""
+    """A candidate input (#73, not chosen): the evaluator's score of the answer's evidence.
+
+    ``evidence_score`` for an answer copied from web results only, else ``retrieval_score``.
+    """
     from_web_only = measured.get("in_web") and not measured.get("in_kb")
     return measured.get("evidence_score") if from_web_only else measured.get("retrieval_score")
 

@@ -369,15 +369,17 @@ def summaries(source: str) -> list[dict[str, Any]]:
     by reading the file before any summary was asked): it says what the document is about.
     """
     return [
-        q("rc-summary", f"Summarise {d.name}.", "document", "summary", "summary-any", list(d.topics))
+        q("rc-summary", f"Summarise {d.name}.", "document", "summary", "summary-any", [*d.topics])
         | {"id": f"rc-{source}-s{n:02d}", "split": SPLIT[source], "source": source}
         for n, d in enumerate((d for d in MANIFEST[source] if d.kinds != {"table"}), 1)
     ]
 
 
 def questions(source: str) -> list[dict[str, Any]]:
-    """One folder's questions in the tools set's rows, ids unique across folders: the catalog
-    questions, then a summary of each document (``summaries``)."""
+    """One folder's questions in the tools set's rows, ids unique across folders.
+
+    The catalog questions, then a summary of each document (``summaries``).
+    """
     docs = MANIFEST[source]
     universe = sorted(d.name for d in docs)
     rows = []
