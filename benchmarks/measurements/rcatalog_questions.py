@@ -363,7 +363,7 @@ def gold(docs: list[Doc], kind: str, where: str) -> int | list[str]:
 
 
 def summaries(source: str) -> list[dict[str, Any]]:
-    """ "Summarise <file>." for each file of a folder that is not a table.
+    """A summary question ("Summarise <file>.") for each file of a folder that is not a table.
 
     Gold (``summary-any``): the summary names one of the file's topics (``MANIFEST``, labelled
     by reading the file before any summary was asked): it says what the document is about.
