@@ -197,7 +197,7 @@ space := $(empty) $(empty)
 calibrate-tools: setup dev
 	$(BIN)/python -m benchmarks.measurements.tools run --split calibration --tool table,catalog --pipelines crag --out $(TOOLS_CAL_OUT)/tools
 	$(BIN)/python -m benchmarks.measurements.tools run --set rtables --split calibration --pipelines crag --out $(TOOLS_CAL_OUT)/rtables
-	for s in $(RCATALOG_CALIBRATION); do $(BIN)/python -m benchmarks.measurements.tools run --set rcatalog-$$s --split calibration --routed catalog --pipelines crag --out $(TOOLS_CAL_OUT)/rcatalog-$$s || exit 1; done
+	for s in $(RCATALOG_CALIBRATION); do $(BIN)/python -m benchmarks.measurements.tools run --set rcatalog-$$s --split calibration --routed catalog,document --pipelines crag --out $(TOOLS_CAL_OUT)/rcatalog-$$s || exit 1; done
 	$(BIN)/python -m benchmarks.measurements.tools fit --records $(subst $(space),$(comma),$(foreach s,$(TOOLS_CAL_RECORDS),$(TOOLS_CAL_OUT)/$(s)/crag.jsonl))
 
 # The SQL of the table questions: a plain schema prompt vs the shipped prompt, free and under
