@@ -21,7 +21,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 from functools import cache
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from langchain_core.documents import Document
@@ -241,7 +241,8 @@ def document_signals(
     """
     said = {stem(w) for w in content_words(answer, underscores=False)}
     top = salient(text)
-    named = [stem(w) for w in content_words(name, underscores=False) if not w.isdigit()]
+    own = PurePosixPath(name).stem  # a file's name without its type, or a title
+    named = [stem(w) for w in content_words(own, underscores=False) if not w.isdigit()]
     return {
         "covered": sum(w in said for w in top) / len(top) if top else None,
         "named": sum(w in said for w in named) / len(named) if named else None,

@@ -115,3 +115,20 @@ def test_a_document_that_does_not_say_is_i_dont_know_and_its_silent_parts_left_o
     result = run_question("Summarise packet switching", Context(context_tokens=1000))
     assert result.state["answer"] == "Baran wrote it."  # the one part that says, uncombined
     assert "combine_readings" not in [c["prompt"] for c in services.llm.calls]
+
+
+def test_a_readings_signals_say_how_much_of_the_document_the_answer_covers():
+    from nodes.shared.confidence import document_signals, salient
+
+    text = (
+        "Packet switching sends data in packets. Each packet is routed on its own; "
+        "packets are reassembled at the destination. Baran and Davies designed packet "
+        "switching networks. Routers forward packets by their headers."
+    )
+    assert salient(text, 2) == ["packet", "switch"]  # stems, most frequent first
+    on_topic = document_signals("packet_switching.md", text, "Packets routed on their own.", 1, 1, 0)
+    off_topic = document_signals("packet_switching.md", text, "Baran designed it.", 2, 4, 1)
+    assert on_topic["covered"] > off_topic["covered"]
+    assert on_topic["named"] == 0.5 and off_topic["named"] == 0.0  # "packet" of the name said
+    assert (on_topic["unread"], off_topic["unread"]) == (0.0, 0.5)  # 2 of 4 parts read
+    assert (on_topic["declined"], off_topic["declined"]) == (0.0, 0.5)
