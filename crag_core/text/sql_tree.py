@@ -107,6 +107,21 @@ class Query:
     columns: tuple[str, ...] = ()
     """The names of every column the query reads, anywhere, in order, once each (as written,
     quotes removed: ``"Fuel Economy"`` is ``Fuel Economy``)."""
+    tables: tuple[str, ...] = ()
+    """The names of the tables the query reads, in order, once each (quotes removed)."""
+    nulls: bool = False
+    """Whether the query reads NULL anywhere (``IS NULL``, ``IS NOT NULL``)."""
+    scales: tuple[float, ...] = ()
+    """The number literals it multiplies or divides by (``x * 1000``, ``100.0 / n``)."""
+    averages: bool = False
+    """Whether it takes an average: ``AVG``, or reads or names a column for one (``mean_x``,
+    ``AS average_mass``)."""
+    grouped: bool = False
+    """Whether it groups its rows (GROUP BY) anywhere."""
+
+    def reads(self, column: str) -> bool:
+        """Whether the query reads ``column`` anywhere (names compared in any case)."""
+        return column.lower() in {c.lower() for c in self.columns}
 
     def equalities(self) -> list[tuple[str, str]]:
         """The columns compared for equality with a text: (column, value); not through a date."""
@@ -181,7 +196,21 @@ def read(sql: str) -> Query:
         ordered_limit=tree.find(exp.Order) is not None and tree.find(exp.Limit) is not None,
         filters=tree.find(exp.Where) is not None,
         columns=tuple(dict.fromkeys(c.name for c in tree.find_all(exp.Column, bfs=False))),
+        tables=tuple(dict.fromkeys(t.name for t in tree.find_all(exp.Table, bfs=False))),
+        nulls=tree.find(exp.Null) is not None,
+        scales=tuple(float(n.this) for n in numeric if isinstance(n.parent, exp.Mul | exp.Div)),
+        averages=tree.find(exp.Avg) is not None or any(_AVERAGE.search(n) for n in _names(tree)),
+        grouped=tree.find(exp.Group) is not None,
     )
+
+
+_AVERAGE = re.compile(r"mean|average|avg", re.I)
+
+
+def _names(tree: exp.Expr) -> list[str]:
+    """The names a query's columns and aliases carry."""
+    columns = [c.name for c in tree.find_all(exp.Column)]
+    return columns + [a.alias for a in tree.find_all(exp.Alias)]
 
 
 _BOUNDS = (exp.LT, exp.LTE, exp.GT, exp.GTE)

@@ -26,6 +26,7 @@ from crag_core.text.sql import (
     names_value,
     touches_column,
 )
+from crag_core.text.sql_tree import Query
 from crag_core.text.sql_tree import read as read_sql
 from crag_core.text.table_shapes import ColumnInfo, QueryResult, TableInfo, sql_name, sql_text
 from crag_core.text.words import STOPWORDS, content_words, words_of
@@ -211,9 +212,9 @@ class Answered:
     spans: Mapping[str, Mapping[str, Span]]
 
     @property
-    def low_sql(self) -> str:
-        """The query in lower case."""
-        return self.sql.lower()
+    def query(self) -> Query:
+        """The query read into its tree (``crag_core.text.sql_tree``, read once per text)."""
+        return read_sql(self.sql)
 
     @property
     def rows(self) -> int:
@@ -298,7 +299,7 @@ def _place_asked(a: Answered) -> list[str]:
 
 
 def _unit_scaled(a: Answered) -> list[str]:
-    scaled = _scaled_by_unit(a.question, a.sql)
+    scaled = _scaled_by_unit(a.question, a.query)
     if not scaled:
         return []
     return [
@@ -308,7 +309,7 @@ def _unit_scaled(a: Answered) -> list[str]:
 
 
 def _missing_asked(a: Answered) -> list[str]:
-    if _MISSING.search(a.question) and " null" not in a.low_sql:
+    if _MISSING.search(a.question) and not a.query.nulls:
         return [
             "the question asks about missing values: an empty cell is NULL, e.g. WHERE <column> "
             "IS NULL"
@@ -321,7 +322,7 @@ def _rank_counted(a: Answered) -> list[str]:
         return []
     if not (a.rows == 1 and _is_number(a.result)):
         return [f"the question asks for a rank: one number, e.g. {_rank_idiom()}"]
-    if not read_sql(a.sql).bounded:
+    if not a.query.bounded:
         return [
             "a rank counts the rows above the named one (a comparison with < or >, not =), "
             f"e.g. {_rank_idiom()}"
@@ -330,7 +331,7 @@ def _rank_counted(a: Answered) -> list[str]:
 
 
 def _subtracted(a: Answered) -> list[str]:
-    if _HOW_MUCH_MORE.search(a.question) and not read_sql(a.sql).subtracts:
+    if _HOW_MUCH_MORE.search(a.question) and not a.query.subtracts:
         return ["the question asks how much more or less: subtract one value from the other"]
     return []
 
@@ -356,9 +357,9 @@ def _named_used(a: Answered) -> list[str]:
     found: list[str] = []
     chosen = [name.lower() for name in a.pair or ()]
     for table in a.tables:
-        if table.name.lower() not in a.low_sql:
+        if table.name.lower() not in {t.lower() for t in a.query.tables}:
             continue
-        found += _columns_left_out(a.question, a.low_sql, table)
+        found += _columns_left_out(a.question, a.query, table)
         columns = {c.name.lower() for c in table.columns}
         for column, values in named_values(a.question, table).items():
             filters = [
@@ -368,7 +369,7 @@ def _named_used(a: Answered) -> list[str]:
                 and v.lower() not in columns
                 and v.lower() not in table.label.lower()
             ]
-            if filters and not any(_value_in(v, a.low_sql) for v in filters):
+            if filters and not any(_value_in(v, a.query) for v in filters):
                 found.append(
                     f"the question names {sql_text(filters[0])} (a value of {column}) but the "
                     "query does not use it"
@@ -377,7 +378,7 @@ def _named_used(a: Answered) -> list[str]:
 
 
 def _self_subtracted(a: Answered) -> list[str]:
-    if not read_sql(a.sql).self_subtracted:
+    if not a.query.self_subtracted:
         return []
     return [
         "the query subtracts a column from itself (always 0): read the two rows' values "
@@ -386,7 +387,7 @@ def _self_subtracted(a: Answered) -> list[str]:
 
 
 def _ordered_as_held(a: Answered) -> list[str]:
-    if asks_one(a.question) and not _RATIO.search(a.question) and read_sql(a.sql).order_computed:
+    if asks_one(a.question) and not _RATIO.search(a.question) and a.query.order_computed:
         return [
             "the question asks for the row with the highest or lowest value of a column: "
             "ORDER BY the column itself, with no arithmetic"
@@ -396,12 +397,12 @@ def _ordered_as_held(a: Answered) -> list[str]:
 
 def _numbers_used(a: Answered) -> list[str]:
     """Every number the question states is a constant of the query."""
-    fractions = _reads_shares(a.low_sql, a.tables, a.spans)
+    fractions = _reads_shares(a.query, a.tables, a.spans)
     return [
         f"the question says {number} but the query does not"
         for number, scale in _numbers_said(a.question)
         if not _in_sql(number, a.sql, scale, fractions)
-        and not _is_year_column(number, a.tables, a.low_sql)
+        and not _is_year_column(number, a.tables, a.query)
         and not _year_none_holds(number, a.tables, a.spans)
     ]
 
@@ -416,7 +417,7 @@ CHECKS: dict[str, Callable[[Answered], list[str]]] = {
     "look-up": _look_up_as_held,
     "one number": _one_number,
     "named": _named_used,
-    "average": lambda a: _aggregates_left_out(a.question, a.low_sql, a.tables),
+    "average": lambda a: _aggregates_left_out(a.question, a.query, a.tables),
     "unsaid name": lambda a: _unsaid_answer(a.question, a.sql, a.tables),
     "one row counted": lambda a: _one_row_counted(a.sql, a.tables),
     "unsaid constant": lambda a: _unsaid_constants(a.question, a.sql),
@@ -836,13 +837,12 @@ _UNIT = re.compile(
 """A unit the question states: "per 100,000 residents", "how many thousand telephones"."""
 
 
-def _scaled_by_unit(question: str, sql: str) -> str:
+def _scaled_by_unit(question: str, query: Query) -> str:
     """The unit a query scales by, though it is what the column is in ("" when none)."""
     for found in _UNIT.finditer(question):
         said = found.group(0)
         number = found.group(1) or str(int(_SCALES[(found.group(2) or found.group(3)).lower()]))
-        value = number.replace(",", "")
-        if re.search(rf"[*/]\s*{value}(?:\.0+)?\b|\b{value}(?:\.0+)?\s*[*/]", sql):
+        if float(number.replace(",", "")) in query.scales:
             return said
     return ""
 
@@ -875,7 +875,7 @@ def _pair_idiom(question: str, pair: tuple[str, str], tables: Sequence[TableInfo
 _AVERAGE = re.compile(r"\b(?:average|mean)\b", re.I)
 
 
-def _aggregates_left_out(question: str, low_sql: str, tables: Sequence[TableInfo]) -> list[str]:
+def _aggregates_left_out(question: str, query: Query, tables: Sequence[TableInfo]) -> list[str]:
     """An average the question asks for that the query does not take.
 
     A difference of averages written as a difference of sums, on the calibration split. A
@@ -883,19 +883,16 @@ def _aggregates_left_out(question: str, low_sql: str, tables: Sequence[TableInfo
     ``AVG``: the average of one row is its value ("the average income of economists", where
     each occupation's row holds its incumbents' average).
     """
-    takes = "avg(" in low_sql.replace(" ", "") or re.search(
-        r"\b\w*(?:mean|average|avg)\w*\b", low_sql
-    )
-    if not _AVERAGE.search(question) or takes:  # a column of means ("Mean") is one too
+    if not _AVERAGE.search(question) or query.averages:  # a column of means ("Mean") is one too
         return []
     unique = {c.name.lower() for t in tables for c in t.columns if c.distinct == t.rows > 1}
-    named = [c.column for c in read_sql(low_sql).comparisons if c.op == "=" and c.text]
-    if named and "group by" not in low_sql and all(c in unique for c in named):
+    named = [c.column.lower() for c in query.comparisons if c.op == "=" and c.text]
+    if named and not query.grouped and all(c in unique for c in named):
         return []
     return ["the question asks for an average but the query takes none (use AVG)"]
 
 
-def _columns_left_out(question: str, low_sql: str, table: TableInfo) -> list[str]:
+def _columns_left_out(question: str, query: Query, table: TableInfo) -> list[str]:
     """The columns of ``table`` the question names that the query does not read.
 
     What "how many" counts is not one ("How many states…" counts rows: ``COUNT(*)``), nor
@@ -909,7 +906,7 @@ def _columns_left_out(question: str, low_sql: str, table: TableInfo) -> list[str
     return [
         f"the question names the column {c.name} but the query does not read it"
         for c in named
-        if not re.search(rf"\b{re.escape(c.name.lower())}\b", low_sql)
+        if not query.reads(c.name)
     ]
 
 
@@ -1053,20 +1050,27 @@ def _abbreviates(short: str, name: str) -> bool:
 
 
 def _reads_shares(
-    low_sql: str, tables: Sequence[TableInfo], spans: Mapping[str, Mapping[str, Span]]
+    query: Query, tables: Sequence[TableInfo], spans: Mapping[str, Mapping[str, Span]]
 ) -> bool:
     """Whether the query reads a number column whose values lie within 0 to 1."""
     for table in tables:
         for name, (low, high) in spans.get(table.name, {}).items():
             numbers = isinstance(low, (int, float)) and isinstance(high, (int, float))
-            if numbers and re.search(rf"\b{re.escape(name)}\b", low_sql):
+            if numbers and query.reads(name):
                 if 0 <= float(low) and float(high) <= 1:  # type: ignore[arg-type]
                     return True
     return False
 
 
-def _value_in(value: str, low_sql: str) -> bool:
-    return value.lower().replace("'", "''") in low_sql or value.lower() in low_sql
+def _value_in(value: str, query: Query) -> bool:
+    """Whether the query compares with ``value``: in a text it holds, or as a number."""
+    low = value.lower()
+    if any(low in t.lower() for t in query.texts):
+        return True
+    try:
+        return float(low) in query.numbers
+    except ValueError:
+        return False
 
 
 def _year_none_holds(
@@ -1091,19 +1095,18 @@ def _year_none_holds(
     return bool(tables)
 
 
-def _is_year_column(number: str, tables: Sequence[TableInfo], low_sql: str) -> bool:
+def _is_year_column(number: str, tables: Sequence[TableInfo], query: Query) -> bool:
     """Whether ``number`` names a column the query reads.
 
     A wide sheet's year (``y_2007``), or a number in a column's name ("the population over
     75" of ``pop75``).
     """
-    if re.search(rf"\b\w*_{re.escape(number)}\b", low_sql) is not None and any(
+    if any(c.lower().endswith(f"_{number}") for c in query.columns) and any(
         c.original.strip() == number for t in tables for c in t.columns
     ):
         return True
     return any(
-        re.search(rf"(?<!\d){re.escape(number)}(?!\d)", c.name)
-        and re.search(rf"\b{re.escape(c.name.lower())}\b", low_sql)
+        re.search(rf"(?<!\d){re.escape(number)}(?!\d)", c.name) and query.reads(c.name)
         for t in tables
         for c in t.columns
     )

@@ -94,3 +94,17 @@ def test_what_a_query_computes_is_read_from_the_tree_not_its_text():
     assert limited.constants == (1000.0, 7.0) and set(limited.numbers) == {1000.0, 7.0, 5.0, 2.0}
     counted = read("SELECT COUNT(*) FROM t WHERE name = 'x'")
     assert counted.counts and not counted.nested and not counted.bounded
+
+
+def test_the_table_checks_questions_are_answered_by_the_tree():
+    """Tables, NULLs, scaling, averages and groups: read from the tree, quoted names too."""
+    joined = read('SELECT "Mean Price" * 1000 FROM "cars" c JOIN makes m ON c.id = m.id')
+    assert joined.tables == ("cars", "makes") and joined.scales == (1000.0,)
+    assert joined.averages  # a column of means is an average already
+    assert joined.reads("mean price") and not joined.reads("makes")  # a table is no column
+    assert read("SELECT COUNT(*) FROM t WHERE x IS NOT NULL").nulls
+    assert not read("SELECT COUNT(*) FROM t WHERE note = 'null'").nulls  # a text, not NULL
+    grouped = read("SELECT s, SUM(x) / COUNT(x) AS avg_x FROM t GROUP BY s")
+    assert grouped.grouped and grouped.averages  # named for an average
+    plain = read("SELECT SUM(x) FROM t WHERE label = 'x * 1000'")
+    assert not (plain.averages or plain.grouped or plain.scales)  # a text holds no operator
