@@ -896,17 +896,20 @@ def _columns_left_out(question: str, query: Query, table: TableInfo) -> list[str
     """The columns of ``table`` the question names that the query does not read.
 
     What "how many" counts is not one ("How many states…" counts rows: ``COUNT(*)``), nor
-    what "all" takes ("the average … across all states" is over every row).
+    what "all" takes ("the average … across all states" is over every row), nor a name the
+    query compares as a value ("How many districts did Coderre win?": ``winner = 'Coderre'``,
+    though a column of Coderre's votes is there too).
     """
     counted = re.sub(
         r"\b(?:how many\s+(?:of\s+the\s+)?|all\s+(?:the\s+)?)[\w-]+", " ", question.lower()
     )
     q_words = content_words(counted, underscores=False)
     named = _named_columns(q_words, table.columns)
+    said = [t.lower() for t in query.texts]
     return [
         f"the question names the column {c.name} but the query does not read it"
         for c in named
-        if not query.reads(c.name)
+        if not query.reads(c.name) and c.original.lower() not in said
     ]
 
 
@@ -1063,9 +1066,13 @@ def _reads_shares(
 
 
 def _value_in(value: str, query: Query) -> bool:
-    """Whether the query compares with ``value``: in a text it holds, or as a number."""
+    """Whether the query uses ``value``: in a text it holds, as a number, or in a name it reads.
+
+    In a name: a short value the question says as a word of a column's name is read with it
+    ("GDP per capita" says ``PER``, a country's code, and the query reads ``gdpPercap``).
+    """
     low = value.lower()
-    if any(low in t.lower() for t in query.texts):
+    if any(low in t.lower() for t in (*query.texts, *query.columns, *query.tables)):
         return True
     try:
         return float(low) in query.numbers

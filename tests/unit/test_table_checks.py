@@ -226,6 +226,18 @@ def test_every_value_and_number_the_question_names_is_in_the_query(store):
     assert not any("says 8" in p for p in problems(dated, "SELECT tip FROM tips", one, tables))
 
 
+def test_a_name_used_as_a_value_or_inside_a_column_name_is_used(store):
+    """A column the question names is read, or its name is a value the query compares with."""
+    tables = store.catalog()
+    two = result(("n",), (2,))
+    wins = "How many districts did Coderre win?"  # a column of his votes is there too
+    assert (
+        problems(wins, "SELECT COUNT(*) FROM election WHERE winner = 'Coderre'", two, tables) == []
+    )
+    joly = problems(wins, "SELECT COUNT(*) FROM election WHERE winner = 'Joly'", two, tables)
+    assert "the question names the column coderre but the query does not read it" in joly
+
+
 def test_a_row_is_named_by_any_value_of_a_many_valued_column(store):
     catalog = store.catalog()
     crime = next(t for t in catalog if t.name == "crime")
