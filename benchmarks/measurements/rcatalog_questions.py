@@ -362,8 +362,16 @@ def gold(docs: list[Doc], kind: str, where: str) -> int | list[str]:
     return len(names) if kind == "number" else names
 
 
+SUMMARY_BYTES = 20_000
+"""The largest file a summary is asked of: one the default ``context_tokens`` read in one call.
+A larger one is read in parts, 2-7 calls of about 6,000 tokens each (over 4 minutes apiece
+on 2 cores), too many for a calibration run."""
+
+
 def summaries(source: str) -> list[dict[str, Any]]:
-    """A summary question ("Summarise <file>.") for each file of a folder that is not a table.
+    """A summary question ("Summarise <file>.") for each small file that is not a table.
+
+    Small: read in one call (``SUMMARY_BYTES``).
 
     Gold (``summary-any``): the summary names one of the file's topics (``MANIFEST``, labelled
     by reading the file before any summary was asked): it says what the document is about.
@@ -371,8 +379,13 @@ def summaries(source: str) -> list[dict[str, Any]]:
     return [
         q("rc-summary", f"Summarise {d.name}.", "document", "summary", "summary-any", [*d.topics])
         | {"id": f"rc-{source}-s{n:02d}", "split": SPLIT[source], "source": source}
-        for n, d in enumerate((d for d in MANIFEST[source] if d.kinds != {"table"}), 1)
+        for n, d in enumerate((d for d in MANIFEST[source] if _summarised(source, d)), 1)
     ]
+
+
+def _summarised(source: str, doc: Doc) -> bool:
+    small = (RCATALOG / source / doc.name).stat().st_size <= SUMMARY_BYTES
+    return doc.kinds != {"table"} and small
 
 
 def questions(source: str) -> list[dict[str, Any]]:
