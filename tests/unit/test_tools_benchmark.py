@@ -41,6 +41,9 @@ DAYS = {
 }
 
 
+SUMMARY = {"gold_kind": "summary-any", "gold": ["gpl", "gnu general public license"]}
+
+
 @pytest.mark.parametrize(
     ("prediction", "row", "verdict"),
     [
@@ -66,6 +69,9 @@ DAYS = {
         ),
         ("The Denver Broncos.", NONE, "wrong"),  # answered as if the PDFs were there
         ("I don't know.", NONE, "unknown"),
+        ("The GNU General Public License, a copyleft licence.", SUMMARY, "right"),
+        ("It is the GPL, version 3.", SUMMARY, "right"),  # one topic is enough
+        ("A license: use at your own risk.", SUMMARY, "wrong"),  # names none of its topics
     ],
 )
 def test_the_judge_counts_as_a_user_would(prediction, row, verdict):
@@ -152,3 +158,24 @@ def test_the_risk_table_counts_given_and_wrong_answers_per_kind_at_each_threshol
     assert rows[9]["given"] == 1 and rows[9]["wrong_share"] == "0%"
     text = risk([*answers, {"used": "search", "verdict": "wrong"}], "test")
     assert "catalog answers (test): 3, 1 wrong" in text and "table answers" not in text
+
+
+def test_a_summarys_confidence_is_fitted_on_its_readings_signals_leaving_a_folder_out():
+    from benchmarks.calibration.tool_confidence import DOCUMENT, table_model
+
+    records = []
+    for folder in ("a", "b", "c"):  # a summary naming none of the document's words is wrong
+        for i in range(10):
+            covered = (i % 5) / 4
+            right = covered > 0 or i == 5
+            records.append(
+                {
+                    "used": "document",
+                    "source": folder,
+                    "verdict": "right" if right else "wrong",
+                    "tool_signals": {"covered": covered, "named": 0.0, "unread": 0.0},
+                }
+            )
+    model = table_model(records, DOCUMENT)
+    assert model["features"][0] == "covered" and model["weights"][0] > 0
+    assert model["sources"] == ["a", "b", "c"] and model["auc_left_out_by_source"] > 0.7
