@@ -132,3 +132,15 @@ def test_a_readings_signals_say_how_much_of_the_document_the_answer_covers():
     assert on_topic["named"] == 0.5 and off_topic["named"] == 0.0  # "packet" of the name said
     assert (on_topic["unread"], off_topic["unread"]) == (0.0, 0.5)  # 2 of 4 parts read
     assert (on_topic["declined"], off_topic["declined"]) == (0.0, 0.5)
+
+
+def test_a_summary_carries_a_fitted_confidence_and_the_one_gate_reads_it(fake_services):
+    install(fake_services, ["chunk one.", "chunk two."])
+    result = run_question("Summarise packet switching", Context())
+    assert result.state["answer"] == "part about 2 chunks"  # says "chunk", the doc's top word
+    confidence = result.state["confidence"]
+    assert confidence is not None and 0.5 < confidence < 1.0
+    install(fake_services, ["chunk one.", "chunk two."])
+    held = run_question("Summarise packet switching", Context(min_confidence=0.99))
+    assert held.state["answer"] == "I don't know."  # withheld by finalize's gate
+    assert any("under min_confidence 0.99" in w for w in held.state["warnings"])
