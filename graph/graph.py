@@ -108,7 +108,7 @@ from crag_core.schema.state import (
 from crag_core.text.answer_text import is_no_answer
 from graph.factory import ServiceFactory, ledgered
 from nodes import correction, parts, tools, turn
-from nodes.shared.common import out_of_time
+from nodes.shared.common import no_time_to_retry
 
 
 def steps_per_pass(citation_corrections: int) -> int:
@@ -293,7 +293,7 @@ def _can_retry(state: PassState, runtime: Runtime[Context]) -> bool:
     """Whether a pass may retry: retries left, time left, not a table question's text fallback.
 
     Time left: the retry would end within the question's ``answer_seconds`` at the pace of the
-    passes so far (``nodes.shared.common.out_of_time``).
+    passes so far (``nodes.shared.common.no_time_to_retry``).
 
     A table question that no query answered has spent its retry on the SQL (written twice);
     its search of the text is one pass, so the whole question stays within about three
@@ -302,8 +302,8 @@ def _can_retry(state: PassState, runtime: Runtime[Context]) -> bool:
     """
     if tool_of(state) in ("table", "loop"):
         return False
-    ctx, retries = context_of(runtime), state.get("retry_count", 0)
-    return retries < ctx.max_retries and not out_of_time(state, ctx, passes=retries + 1)
+    ctx = context_of(runtime)
+    return state.get("retry_count", 0) < ctx.max_retries and not no_time_to_retry(state, ctx)
 
 
 def route_after_hallucination(

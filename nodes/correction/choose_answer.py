@@ -13,7 +13,7 @@ from crag_core.schema.state import Attempt, PassState, PassUpdate, Source
 from crag_core.text.answer_text import NO_ANSWER, is_no_answer
 from nodes.correction.cached import remember
 from nodes.shared.answers import answer_summary, current_attempt
-from nodes.shared.common import out_of_time, reports
+from nodes.shared.common import no_time_to_retry, reports
 from nodes.shared.confidence import confidence, gate, held_back
 
 INGEST_HINT = (
@@ -95,8 +95,8 @@ def choose_answer(
         warnings = [held_back(withheld, ctx.min_confidence)]
         answer, sources, given = NO_ANSWER, [], None
     elif is_no_answer(answer):
-        retries = state.get("retry_count", 0)
-        late = retries < ctx.max_retries and out_of_time(state, ctx, passes=retries + 1)
+        retries_left = state.get("retry_count", 0) < ctx.max_retries
+        late = retries_left and no_time_to_retry(state, ctx)
         warnings = unverified(state, current, ctx.answer_seconds if late else None)
     elif services is not None:
         remember(state, ctx, services, answer, sources, given)

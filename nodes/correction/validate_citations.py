@@ -15,7 +15,7 @@ from crag_core.text.answer_text import NO_ANSWER, clean_answer, is_no_answer
 from crag_core.text.citations import citation_keys, parse_citations, strip_citations
 from crag_core.text.documents import containing, doc_id
 from crag_core.text.whole_answer import whole_answer
-from nodes.shared.common import answer_documents, out_of_time, reports
+from nodes.shared.common import answer_documents, past_deadline, reports
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ def validate_citations(state: PassState, runtime: Runtime[Context]) -> PassUpdat
         return {"generation": NO_ANSWER, "citations": [], "citation_feedback": ""}
     check = check_citations(raw, docs)
     corrections, ctx = state.get("citation_corrections", 0), context_of(runtime)
-    may_correct = corrections < ctx.max_citation_corrections and not out_of_time(state, ctx)
+    may_correct = corrections < ctx.max_citation_corrections and not past_deadline(state, ctx)
     if (check.unknown or not check.cited) and may_correct:
         return {
             "citation_corrections": corrections + 1,

@@ -24,15 +24,22 @@ def seconds_spent(state: Mapping[str, Any]) -> float:
     return max(time.time() - asked_at, 0.0) if asked_at else 0.0
 
 
-def out_of_time(state: Mapping[str, Any], ctx: Context, passes: int = 0) -> bool:
-    """Whether the question's ``answer_seconds`` leave no room for more work.
+def past_deadline(state: Mapping[str, Any], ctx: Context) -> bool:
+    """Whether the question's ``answer_seconds`` have run out.
 
-    With ``passes`` (the retrieval passes run so far), whether one more pass would end past the
-    deadline at their pace: a retry is not begun that would end late. Without, whether the
-    deadline has passed (a citation correction, one generation, is not begun past it).
+    A citation correction (one generation) is not begun past them.
     """
-    spent = seconds_spent(state)
-    return spent + (spent / passes if passes else 0.0) >= ctx.answer_seconds
+    return seconds_spent(state) >= ctx.answer_seconds
+
+
+def no_time_to_retry(state: Mapping[str, Any], ctx: Context) -> bool:
+    """Whether one more retrieval pass would end past ``answer_seconds``.
+
+    At the pace of the passes so far (``retry_count`` + 1 of them): a retry is not begun that
+    would end late.
+    """
+    spent, passes = seconds_spent(state), int(state.get("retry_count", 0)) + 1
+    return spent + spent / passes >= ctx.answer_seconds
 
 
 def answer_documents(state: Mapping[str, Any]) -> list[Document]:
