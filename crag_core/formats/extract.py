@@ -52,6 +52,7 @@ from crag_core.formats.table_rows import (
     pipe_tables,
     table_from_rows,
 )
+from crag_core.text.catalog import FILE_TYPES as FILE_TYPES  # the suffixes read here
 from crag_core.text.regions import Line
 from crag_core.text.table_shapes import Table
 
@@ -104,23 +105,6 @@ MAX_HEADER_CHARS = 240
 ARCHIVES = frozenset({"docx", "pptx", "xlsx", "epub"})
 """The file types that are zip archives."""
 
-FILE_TYPES = {
-    ".txt": "text",
-    ".md": "markdown",
-    ".markdown": "markdown",
-    ".pdf": "pdf",
-    ".html": "html",
-    ".htm": "html",
-    ".docx": "docx",
-    ".pptx": "pptx",
-    ".xlsx": "xlsx",
-    ".csv": "csv",
-    ".epub": "epub",
-    ".ipynb": "notebook",
-    ".rst": "rst",
-    **dict.fromkeys((".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp"), "image"),
-}
-"""Supported suffixes and the file type each is recorded as."""
 
 HTML_NOISE = ("script", "style", "noscript", "template", "nav", "header", "footer", "aside", "form")
 """HTML elements that are page furniture, not content."""

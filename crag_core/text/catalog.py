@@ -17,6 +17,25 @@ from typing import Any, Literal
 
 from crag_core.text.words import STOPWORDS, same_word, says, words_of
 
+FILE_TYPES = {
+    ".txt": "text",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".pdf": "pdf",
+    ".html": "html",
+    ".htm": "html",
+    ".docx": "docx",
+    ".pptx": "pptx",
+    ".xlsx": "xlsx",
+    ".csv": "csv",
+    ".epub": "epub",
+    ".ipynb": "notebook",
+    ".rst": "rst",
+    **dict.fromkeys((".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp"), "image"),
+}
+"""Supported suffixes and the file type each is recorded as (``crag_core.formats.extract``
+reads each type; a question may name a type by its suffix: "the .txt files")."""
+
 COLLECTION_NOUNS = (
     r"documents?|files?|pdfs?|spreadsheets?|workbooks?|csvs?|notebooks?|presentations?|"
     r"(?:web|html) ?pages?|ebooks?|epubs?|changelogs?|licen[cs]es?|readmes?"
@@ -57,9 +76,9 @@ TYPES: dict[str, tuple[str, ...]] = {
 """Words for file types, and the types (``crag_core.formats.extract.FILE_TYPES``) they mean."""
 
 _DETERMINERS = r"(?:(?:all|the|my|our|your|of|these|those|any|every)\s+)*"
-_COUNT = re.compile(rf"\bhow many\s+{_DETERMINERS}(?:[\w-]+\s+)?(?:{COLLECTION_NOUNS})\b", re.I)
+_COUNT = re.compile(rf"\bhow many\s+{_DETERMINERS}(?:\.?[\w-]+\s+)?(?:{COLLECTION_NOUNS})\b", re.I)
 _LIST = re.compile(
-    rf"^\s*(?:which|what|list|show(?: me)?|name)\s+{_DETERMINERS}(?:[\w-]+\s+)?"
+    rf"^\s*(?:which|what|list|show(?: me)?|name)\s+{_DETERMINERS}(?:\.?[\w-]+\s+)?"
     rf"(?:{COLLECTION_NOUNS})\b",
     re.I,
 )
@@ -245,12 +264,25 @@ def question_scope(question: str, today: dt.date) -> Scope | None:
     return Scope(where, match.group(0).strip()) if where else None
 
 
+_SUFFIX = re.compile(
+    r"(?<![\w.])(?:\.(?P<dotted>[a-z]{2,8})\b|(?P<bare>[a-z]{2,8})\s+(?:files?|documents?)\b)", re.I
+)
+"""A type named by its file suffix: ".txt" anywhere, or "txt files"."""
+_FILE_NAME = re.compile(r"[\w-]+\.[a-z0-9]{1,8}\b", re.I)
+"""A file's name ("report.pdf"): no type named ("How many files does report.pdf cite?")."""
+
+
 def _types(question: str) -> set[str]:
+    question = _FILE_NAME.sub(" ", question)
     words = words_of(question)
     found: set[str] = set()
     for word, kinds in TYPES.items():
         if says(words, word.split()):  # "PDFs", "web pages"
             found.update(kinds)
+    for match in _SUFFIX.finditer(question):  # ".txt", "md files"
+        suffix = "." + (match.group("dotted") or match.group("bare")).lower()
+        if suffix in FILE_TYPES:
+            found.add(FILE_TYPES[suffix])
     return found
 
 

@@ -49,6 +49,9 @@ DOCS: list[dict[str, Any]] = [
         ("Which of my files were added last week?", "list", ("ingested last week",)),
         ("Which documents cover packet switching?", "list", ("about 'packet switching'",)),
         ("Which documents discuss the 2016 season?", "list", ("about 'the 2016 season'",)),
+        ("List all the .txt files.", "list", ("of type text",)),
+        ("How many .md files are there?", "count", ("of type markdown",)),
+        ("Which htm documents do I have?", "list", ("of type html",)),
     ],
 )
 def test_questions_about_the_collection(question, kind, said):
@@ -64,6 +67,7 @@ def test_questions_about_the_collection(question, kind, said):
         "How many documents did the treaty include?",  # documents, but of the treaty
         "What does the document say about renewal?",
         "How many penguins were recorded in 2008?",
+        "How many files does report.pdf cite?",  # a file's name, not a type
     ],
 )
 def test_other_questions_are_not(question):
