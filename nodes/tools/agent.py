@@ -64,6 +64,8 @@ MATCHED_TABLES = 3
 """Tables the hint after the question names at most (those its words name most)."""
 LISTED_TABLES = 30
 """Tables the instructions list at most (``list_documents`` names every file)."""
+RULES = "rules"
+"""The name of a step the rules made (their query again), not the model: no round's pace."""
 FINAL = 'Answer now from what the tools returned (with its keys), or say exactly "I don\'t know".'
 """What the model is told when the budget is spent."""
 
@@ -104,6 +106,8 @@ def agent(state: PassState, runtime: Runtime[Context], services: Services) -> Pa
     spent = out_of_budget(steps, evidence, started, ctx)
     if table := settled(steps, evidence):
         return update | _table_answer(table, evidence, ctx.min_confidence)
+    if not steps and (again := rules_query(state, question)):
+        return update | {"loop_messages": [again]}
     offered = toolbox(services, ctx, question, evidence)
     tools = [] if spent else offered
     prompt, versions = render(
@@ -133,6 +137,21 @@ def agent(state: PassState, runtime: Runtime[Context], services: Services) -> Pa
     if is_no_answer(answer):
         warnings.append(f"The loop found no answer; it tried: {tried(steps)}.")
     return update | {"generation": answer, "relevant_documents": evidence, "warnings": warnings}
+
+
+def rules_query(state: PassState, question: str) -> AIMessage | None:
+    """The loop's first step after the rules' table plan did not answer (``planner`` ``auto``).
+
+    Their query of the question, run again (``Toolbox.rules_sql``: no SQL written anew), is
+    the first tool call, made with no model call: the model's first step sees what the rules'
+    query returned and why it was not an answer (asked to choose first, the model most often
+    chose that very call, a round's model step spent on it). None when the rules wrote no
+    query in this pass, or their answer passed its checks and was only withheld.
+    """
+    if state.get("withheld") or not state.get("sql"):
+        return None
+    call = {"name": "query_table", "args": {"question": question}, "id": "call_0"}
+    return AIMessage(content="", name=RULES, tool_calls=[{**call, "type": "tool_call"}])
 
 
 def settled(steps: Sequence[AnyMessage], evidence: Sequence[Document]) -> Document | None:
@@ -189,7 +208,7 @@ def out_of_budget(
     if observed_tokens(evidence) > ctx.loop_tokens - MIN_READ_TOKENS:
         return f"{observed_tokens(evidence)} tokens read of {ctx.loop_tokens}"
     elapsed = time.time() - started
-    rounds = sum(isinstance(m, AIMessage) and bool(m.tool_calls) for m in steps)
+    rounds = sum(isinstance(m, AIMessage) and bool(m.tool_calls) and m.name != RULES for m in steps)
     if elapsed + (elapsed / rounds if rounds else 0.0) >= ctx.loop_seconds:
         return f"{ctx.loop_seconds:g} s (another round would pass it)"
     asked = [(i, m) for i, m in enumerate(steps) if isinstance(m, AIMessage) and m.tool_calls]

@@ -312,6 +312,26 @@ def test_the_loop_runs_the_rules_query_of_the_same_question_again_without_rewrit
     assert "query_table returned:\nThe query ran, but a check found" in agent_calls[1]["text"]
 
 
+def test_the_auto_loop_opens_with_the_rules_query_and_no_model_call(store):
+    """planner auto: the rules' query did not answer; the loop's first step is that query
+    again (query_table of the question, no model call), so the model's first call already
+    reads what it returned and why it was no answer."""
+    llm = scripted(
+        {"enough": "no", "tool": "column_values", "args": {"table": "artists", "column": "name"}},
+        {"enough": "yes", "answer": "I don't know"},
+        sql="SELECT COUNT(*) FROM albums WHERE artistid = 2",  # not the 1 asked: fails
+    )
+    services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
+    question = "How many albums have the artistid 1?"
+    final, lines = ask(services, question, planner="auto")
+    agent_calls = [c for c in llm.calls if c["prompt"] == "agent"]
+    assert len(agent_calls) == 2
+    assert "query_table returned:\nThe query ran, but a check found" in agent_calls[0]["text"]
+    steps = [line for line in lines if line["node"] == "agent"]
+    assert f"query_table(question={question!r})" in str(steps[0])
+    assert final["answer"].startswith("I don't know")
+
+
 def test_a_step_that_is_not_json_is_read_as_an_answer_and_checked_as_one():
     assert parse_step("1973 [S1]", "c").text == "1973 [S1]"
     step = parse_step('{"enough": "no", "tool": "search", "args": {"query": "x"}}', "c0")
