@@ -103,7 +103,7 @@ def agent(state: PassState, runtime: Runtime[Context], services: Services) -> Pa
         correction = HumanMessage(content=str(state["citation_feedback"]))
         steps.append(correction)
         update |= {"loop_messages": [correction], "citation_feedback": ""}
-    spent = out_of_budget(steps, evidence, started, ctx)
+    spent = out_of_budget(steps, evidence, started, ctx, question)
     if table := settled(steps, evidence):
         return update | _table_answer(table, evidence, ctx.min_confidence)
     if not steps and (again := rules_query(state, question)):
@@ -193,7 +193,11 @@ def tried(steps: Sequence[AnyMessage]) -> str:
 
 
 def out_of_budget(
-    steps: Sequence[AnyMessage], evidence: Sequence[Document], started: float, ctx: Context
+    steps: Sequence[AnyMessage],
+    evidence: Sequence[Document],
+    started: float,
+    ctx: Context,
+    question: str,
 ) -> str:
     """Which of the loop's budgets is spent ("" for none).
 
@@ -212,7 +216,8 @@ def out_of_budget(
     if elapsed + (elapsed / rounds if rounds else 0.0) >= ctx.loop_seconds:
         return f"{ctx.loop_seconds:g} s (another round would pass it)"
     asked = [(i, m) for i, m in enumerate(steps) if isinstance(m, AIMessage) and m.tool_calls]
-    if asked and any(repeats(c, steps[: asked[-1][0]]) for c in asked[-1][1].tool_calls):
+    last = asked[-1] if asked else None
+    if last and any(repeats(c, steps[: last[0]], question) for c in last[1].tool_calls):
         return "it called a tool again with the same arguments"
     return ""
 

@@ -15,7 +15,7 @@ from crag_core.schema.state import PassState, PassUpdate
 from crag_core.text.documents import doc_id
 from crag_core.text.read_around import within_budget
 from nodes.shared.common import question_of, reports
-from nodes.tools.toolbox import observed_tokens, shown, toolbox
+from nodes.tools.toolbox import observed_tokens, restates, shown, toolbox
 
 NEXT = "If this answers the question, answer now citing its key ({keys}); if not, go on."
 """What an observation with documents ends with: a small model otherwise reads on after the
@@ -32,10 +32,27 @@ def describe(update: Mapping[str, Any]) -> str:
     return "; ".join(line[:100] for line in lines) or "nothing returned"
 
 
-def repeats(call: ToolCall, earlier: Sequence[AnyMessage]) -> bool:
-    """Whether the loop made ``call`` (same tool, same arguments) in one of ``earlier`` steps."""
+def repeats(call: ToolCall, earlier: Sequence[AnyMessage], question: str) -> bool:
+    """Whether the loop made ``call`` in one of ``earlier`` steps: the same tool and arguments.
+
+    Arguments are compared as the tool reads them: text without case or extra spaces, and a
+    ``query_table`` question that restates the user's ``question`` as that question (the tool
+    asks it so: ``toolbox.restates``), so "How many songs are on Tangents? " repeats it.
+    """
     made = (c for m in earlier if isinstance(m, AIMessage) for c in m.tool_calls)
-    return any(c["name"] == call["name"] and c["args"] == call["args"] for c in made)
+    key = _as_read(call, question)
+    return any(c["name"] == call["name"] and _as_read(c, question) == key for c in made)
+
+
+def _as_read(call: ToolCall, question: str) -> dict[str, Any]:
+    args = {
+        name: " ".join(value.split()).casefold() if isinstance(value, str) else value
+        for name, value in call["args"].items()
+    }
+    asked = call["args"].get("question")
+    if call["name"] == "query_table" and isinstance(asked, str) and restates(asked, question):
+        args["question"] = " ".join(question.split()).casefold()
+    return args
 
 
 @reports(describe)
@@ -64,7 +81,7 @@ def run_tools(state: PassState, runtime: Runtime[Context], services: Services) -
     replies: list[AnyMessage] = []
     for call in last.tool_calls:
         tool = tools.get(call["name"])
-        if repeats(call, steps[:-1]):
+        if repeats(call, steps[:-1], question_of(state)):
             replies.append(
                 ToolMessage(
                     REPEATED, tool_call_id=call["id"] or "", name=call["name"], status="error"

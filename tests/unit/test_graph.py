@@ -384,14 +384,15 @@ def test_the_longest_run_fits_its_step_limit_even_inside_another_runnable(
     assert result.path[-1] == "finalize"
 
 
-@pytest.mark.parametrize(("max_tool_calls", "corrections"), [(1, 0), (4, 1), (8, 2)])
+@pytest.mark.parametrize(("max_tool_calls", "corrections"), [(2, 0), (4, 1), (8, 2)])
 def test_the_longest_loop_fits_its_step_limit_exactly(
     fake_services, tmp_path, max_tool_calls, corrections
 ):
-    """planner auto: the rules' table query fails, then the loop spends its every tool call and
-    citation correction and passes both checks: the longest loop there is, within the limit
-    (exactly the limit's steps but the decomposition's where the loop is longer than a pass)."""
-    answers = iter([*(["the Denver Broncos [S99]"] * corrections), "the Denver Broncos [S1]"])
+    """planner auto: the rules' table query fails, then the loop (opened by that query again)
+    spends its every tool call and citation correction and passes both checks: the longest
+    loop there is, within the limit (exactly the limit's steps but the decomposition's where
+    the loop is longer than a pass)."""
+    answers = iter([*(["the Denver Broncos [S99]"] * corrections), "the Denver Broncos [S2]"])
 
     def responder(prompt: str, text: str) -> Any:
         if prompt == "agent":

@@ -13,6 +13,7 @@ from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
 from crag_core.schema.context import Context
 from graph.graph import build_graph, loop_steps, step_limit
 from nodes.tools.agent import out_of_budget, parse_step, step_schema
+from nodes.tools.run_tools import repeats
 from nodes.tools.toolbox import toolbox
 from tests.fakes import (
     FakeRetriever,
@@ -291,13 +292,12 @@ def test_the_auto_planner_keeps_the_rules_table_answer_and_loops_when_none_passe
     assert final["answer"] == "Sydney"
 
 
-def test_the_loop_runs_the_rules_query_of_the_same_question_again_without_rewriting_it(store):
+def test_the_loop_never_writes_the_rules_query_of_the_same_question_again(store):
     """planner auto: the rules' query found nothing; the loop's query of the same question
-    (reworded) runs that query again, its finding the observation: no SQL written twice."""
+    (reworded) is that query again, a repeat: not run, no SQL written twice, the model answers."""
     asked = {"enough": "no", "tool": "query_table", "args": {"question": "albums, artistid 1?"}}
     llm = scripted(
         asked,
-        {"enough": "no", "tool": "column_values", "args": {"table": "artists", "column": "name"}},
         {"enough": "yes", "answer": "I don't know"},
         sql="SELECT COUNT(*) FROM albums WHERE artistid = 2",  # not the 1 asked: fails
     )
@@ -307,9 +307,10 @@ def test_the_loop_runs_the_rules_query_of_the_same_question_again_without_rewrit
     assert nodes.index("query_table") < nodes.index("agent")  # the rules first
     written = [c for c in llm.calls if c["prompt"] == "write_sql"]
     agent_calls = [c for c in llm.calls if c["prompt"] == "agent"]
-    assert len(agent_calls) == 3
+    assert len(agent_calls) == 2  # the reworded query (a repeat), the answer
     assert len(written) <= 2  # the rules' attempts only, none by the loop's query_table
-    assert "query_table returned:\nThe query ran, but a check found" in agent_calls[1]["text"]
+    assert "its result is above" in agent_calls[1]["text"]
+    assert any("same arguments" in w for w in final["warnings"])
 
 
 def test_the_auto_loop_opens_with_the_rules_query_and_no_model_call(store):
@@ -480,6 +481,31 @@ def test_a_repeated_call_ends_the_tool_use_and_the_model_answers(store):
     assert any("same arguments" in w for w in final["warnings"])
 
 
+@pytest.mark.parametrize(
+    ("earlier", "again", "repeated"),
+    [
+        ({"query": "AC/DC"}, {"query": "  ac/dc "}, True),  # as the tool reads it
+        ({"query": "AC/DC"}, {"query": "AC/DC formed"}, False),
+    ],
+)
+def test_a_call_repeats_one_the_tool_would_read_the_same(earlier, again, repeated):
+    made = [AIMessage(content="", tool_calls=[{"name": "search", "args": earlier, "id": "c0"}])]
+    call = {"name": "search", "args": again, "id": "c1", "type": "tool_call"}
+    assert repeats(cast(Any, call), made, "Where was AC/DC formed?") is repeated
+
+
+def test_a_query_of_the_question_reworded_repeats_the_query_of_the_question():
+    """query_table asks a restatement of the user's question as that question: same call."""
+    question = "How many songs are on Tangents?"
+    asked = {"name": "query_table", "args": {"question": question}, "id": "c0"}
+    made = [AIMessage(content="", tool_calls=[asked])]
+    for again, repeated in [("How many songs are on Tangents? ", True), ("songs Tangents", True)]:
+        call = {"name": "query_table", "args": {"question": again}, "id": "c1"}
+        assert repeats(cast(Any, call), made, question) is repeated
+    other = {"name": "query_table", "args": {"question": "How many songs are on Pulse?"}}
+    assert not repeats(cast(Any, {**other, "id": "c2"}), made, question)
+
+
 def test_no_round_begins_that_would_end_past_the_deadline():
     """One round took 40 s: at 40 s of 60 another would end past the deadline, at 40 of 90 not."""
     call = {"name": "search", "args": {"query": "AC/DC"}, "id": "call_0", "type": "tool_call"}
@@ -488,8 +514,8 @@ def test_no_round_begins_that_would_end_past_the_deadline():
         ToolMessage("Nothing found.", tool_call_id="call_0"),
     ]
     started = time.time() - 40
-    assert out_of_budget(steps, [], started, Context(loop_seconds=60)).startswith("60 s")
-    assert out_of_budget(steps, [], started, Context(loop_seconds=90)) == ""
+    assert out_of_budget(steps, [], started, Context(loop_seconds=60), "q").startswith("60 s")
+    assert out_of_budget(steps, [], started, Context(loop_seconds=90), "q") == ""
 
 
 def test_read_around_returns_the_stored_neighbours_of_a_passage_read(store):
