@@ -25,7 +25,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: calibrate-light-evaluator loop-questions bench-ocr-share bench-boundary-doors bench-cost-ablation bench-cost-in-use ocr ocr-required calibrate-tools bench-tools-unseen bench-table-text bench-resource-attacks bench-cache-threshold bench-encoder bench-converters bench-keyword-sync bench-prompt-layout bench-whole-answers calibrate-confidence setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction bench-ocr bench-ocr-second-look bench-ocr-answers bench-pdf-tables bench-pdf-table-answers eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-system test-integration lint graph-diagram clean
+.PHONY: calibrate-light-evaluator bench-sql-judge loop-questions bench-ocr-share bench-boundary-doors bench-cost-ablation bench-cost-in-use ocr ocr-required calibrate-tools bench-tools-unseen bench-table-text bench-resource-attacks bench-cache-threshold bench-encoder bench-converters bench-keyword-sync bench-prompt-layout bench-whole-answers calibrate-confidence setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction bench-ocr bench-ocr-second-look bench-ocr-answers bench-pdf-tables bench-pdf-table-answers eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-system test-integration lint graph-diagram clean
 
 setup: $(STAMP) model ocr
 
@@ -395,6 +395,33 @@ calibrate-light-evaluator: setup dev
 		benchmarks/data/mixed-in-use.json.gz --calibration benchmarks/data/mixed-calibration.json.gz
 	$(BIN)/python -m benchmarks.calibration.light_evaluator replay \
 		docs/benchmarks/mixed/calibration-probe.jsonl --squad $(SQUAD) --out docs/benchmarks/light-evaluator
+
+# A judged check of table answers' SQL, measured before it is wired: every recorded calibration
+# query that passes today's checks (the pool; all wrong and a fixed sample of right ones) and the
+# never-tuned runs' table answers, each scored by the embedded model (P(yes): "does this query
+# compute what the question asks?"), beside the shipped confidence. Results: docs/benchmarks/sql-judge.
+JUDGE_OUT ?= out/sql-judge
+JUDGE_GIVEN ?= docs/benchmarks/unseen/after-3d97367/crag.jsonl
+JUDGE_LOOP ?= $(subst $(space),$(comma),$(foreach p,crag crag-loop crag-auto,docs/benchmarks/loop/fifth-run/$(p).jsonl))
+bench-sql-judge: setup dev
+	for s in rtables tools; do $(BIN)/python -m benchmarks.calibration.sql_judge pool --set $$s \
+		--data out/$$s-data --out $(JUDGE_OUT)/$$s-pool.jsonl || exit 1; done
+	$(BIN)/python -m benchmarks.calibration.sql_judge given --set unseen --data out/unseen-data \
+		--records $(JUDGE_GIVEN) --out $(JUDGE_OUT)/unseen-given.jsonl
+	$(BIN)/python -m benchmarks.calibration.sql_judge score --set unseen --data out/unseen-data \
+		--pairs $(JUDGE_OUT)/unseen-given.jsonl --out $(JUDGE_OUT)/unseen-scored.jsonl
+	$(BIN)/python -m benchmarks.calibration.sql_judge score --set rtables --data out/rtables-data \
+		--pairs $(JUDGE_OUT)/rtables-pool.jsonl --sample 40 --out $(JUDGE_OUT)/rtables-scored.jsonl
+	$(BIN)/python -m benchmarks.calibration.sql_judge score --set tools --data out/tools-data \
+		--pairs $(JUDGE_OUT)/tools-pool.jsonl --sample 20 --out $(JUDGE_OUT)/tools-scored.jsonl
+	$(BIN)/python -m benchmarks.calibration.sql_judge given --set loop --data out/loop-data \
+		--records $(JUDGE_LOOP) --out $(JUDGE_OUT)/loop-given.jsonl
+	$(BIN)/python -m benchmarks.calibration.sql_judge score --set loop --data out/loop-data \
+		--pairs $(JUDGE_OUT)/loop-given.jsonl --out $(JUDGE_OUT)/loop-scored.jsonl
+	$(BIN)/python -m benchmarks.calibration.sql_judge report \
+		--pairs $(JUDGE_OUT)/rtables-scored.jsonl $(JUDGE_OUT)/tools-scored.jsonl
+	$(BIN)/python -m benchmarks.calibration.sql_judge report \
+		--pairs $(JUDGE_OUT)/unseen-scored.jsonl $(JUDGE_OUT)/loop-scored.jsonl
 
 # What each of CRAG's model calls buys: naive, CRAG and CRAG with one part off (the web fallback,
 # the retry, the grader's verdict, the confidence gate) in one interleaved run on the

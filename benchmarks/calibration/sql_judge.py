@@ -1,0 +1,239 @@
+"""Does a judged check rank table answers where their signals do not?
+
+A table answer's confidence is fitted on calibration runs whose given answers were nearly all
+right (172 of 175), and on the never-tuned sets it ranks right below wrong (AUC 0.26). This
+measures one more signal before anything is wired: the embedded model (a code model) asked,
+after the schema and question it wrote the query from, whether the query computes what the
+question asks (P(yes) from the first token's log-probabilities).
+
+``pool``: every query the calibration runs of the tools and R tables sets ever wrote (each
+record's ``sql``, once per question), run again through today's checks (``run_query``); the
+ones that pass are answers crag would give today, judged against the gold. Written by older
+prompts and checks too, they hold the mistakes a single run does not. ``given``: the table
+answers of a never-tuned run's records (their last query), the same way. ``score``: the
+judge's P(yes) for each, beside the shipped confidence. ``report``: AUC of each, left-one-
+table-out on the pool, and on the never-tuned answers. No product code reads this.
+
+    python -m benchmarks.calibration.sql_judge pool --set rtables --data out/rtables-data \
+        --out /tmp/judge/rtables-pool.jsonl
+    python -m benchmarks.calibration.sql_judge score --set rtables --data out/rtables-data \
+        --pairs /tmp/judge/rtables-pool.jsonl --out /tmp/judge/rtables-scored.jsonl
+    python -m benchmarks.calibration.sql_judge report --pairs /tmp/judge/*-scored.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import HumanMessage
+
+ROOT = Path(__file__).resolve().parents[2]
+RECORDS = ROOT / "docs" / "benchmarks" / "tools"
+ASK = (
+    "{sql}\n-- Its result: {rows}\n-- Does this query compute exactly what the question asks: "
+    "the table and column of the quantity asked, every condition the question states and no "
+    "other, the calculation it asks for? Reply with one word: yes or no."
+)
+"""The judge: the ``write_sql`` prompt's opening (schema, instructions, question: the prefix the
+model server has cached from writing the query), then the query, its first rows, the ask."""
+SHOWN_ROWS = 5
+"""Rows of the result the judge sees."""
+
+
+def calibration_records(set_name: str) -> Iterator[Path]:
+    """Every calibration run's records of the set (the tools set's also hold its catalog)."""
+    if set_name == "tools":
+        yield from sorted(RECORDS.glob("cal-*/tools/crag.jsonl"))
+        yield from sorted(p for p in RECORDS.glob("cal-*/crag.jsonl"))
+    else:
+        yield from sorted(RECORDS.glob("cal-*/rtables/crag.jsonl"))
+        yield from sorted(RECORDS.glob("rtables-cal-*/crag.jsonl"))
+
+
+def _store(set_name: str, data: Path) -> Any:
+    from benchmarks.measurements.tools import SETS, prepare_collection
+    from crag_core.schema.context import Context
+    from graph.factory import default_services
+
+    os.environ["CRAG_DATA_DIR"] = str(data.resolve())
+    qset = SETS[set_name]
+    prepare_collection(data.resolve(), qset)
+    store = default_services(Context(collection=qset.collection)).tables
+    assert store is not None
+    return qset, store
+
+
+def _checked(store: Any, catalog: Any, question: dict[str, Any], sql: str) -> dict[str, Any] | None:
+    """``sql`` run through today's checks: the answer crag would give, judged; None if none."""
+    from benchmarks.measurements.tools import judge
+    from crag_core.errors import CragError
+    from crag_core.text.sql import asked_tables
+    from nodes.shared.confidence import table_kind, table_signals, tool_confidence
+    from nodes.tools.table_query import run_query, spans
+
+    tables = asked_tables(question["question"], catalog)
+    try:
+        ranges = {t.name: spans(store, t) for t in tables}
+        result, answer, premise, reason = run_query(
+            store, sql, tables, catalog, question["question"], ranges
+        )
+    except CragError:
+        return None
+    if result is None or not answer or reason:
+        return None
+    kind = table_kind(result, premise, 1)
+    signals = table_signals(question["question"], sql, result, tables, answer, kind)
+    read = sorted(result.tables)
+    return {
+        "id": question["id"],
+        "question": question["question"],
+        "sql": sql,
+        "answer": answer,
+        "verdict": judge(answer, question),
+        "source": read[0] if read else "?",
+        "confidence": tool_confidence(kind, signals),
+        "tables": [t.name for t in tables],
+    }
+
+
+def pool(set_name: str, data: Path, records: list[Path]) -> list[dict[str, Any]]:
+    """Every recorded query of the set's calibration questions that passes today's checks."""
+    from crag.eval.records import read_records
+
+    qset, store = _store(set_name, data)
+    catalog = store.catalog()
+    questions = {
+        r["id"]: r for r in read_records(qset.questions) if r.get("split") == "calibration"
+    }
+    seen: set[tuple[str, str]] = set()
+    found = []
+    for path in records:
+        for r in read_records(path):
+            sqls = r.get("sql") or []
+            for sql in [sqls] if isinstance(sqls, str) else sqls:
+                key = (r["id"], " ".join(sql.split()))
+                if r["id"] not in questions or key in seen:
+                    continue
+                seen.add(key)
+                checked = _checked(store, catalog, questions[r["id"]], sql)
+                if checked and checked["verdict"] != "unknown":
+                    found.append(checked)
+    return found
+
+
+def given(set_name: str, data: Path, records: list[Path]) -> list[dict[str, Any]]:
+    """A never-tuned run's given or withheld table answers, their last query checked today."""
+    from crag.eval.records import read_records
+
+    qset, store = _store(set_name, data)
+    catalog = store.catalog()
+    questions = {r["id"]: r for r in read_records(qset.questions)}
+    found = []
+    for path in records:
+        for r in read_records(path):
+            kind = str(r.get("answer_kind") or "")
+            sqls = r.get("sql") or []
+            last = sqls if isinstance(sqls, str) else (sqls[-1] if sqls else "")
+            if not kind.startswith("table") or not last or r["id"] not in questions:
+                continue
+            checked = _checked(store, catalog, questions[r["id"]], last)
+            if checked and checked["verdict"] != "unknown":
+                found.append(checked | {"run": str(path)})
+    return found
+
+
+def score(set_name: str, data: Path, pairs: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Each pair with the judge's P(yes) (``judged``), the embedded model's one-token reply."""
+    import prompts
+    from crag_core.clients.llm import yes_probability
+    from crag_core.schema.context import Context
+    from graph.factory import default_services
+    from nodes.tools.table_query import schema_of
+    from prompts import RenderedPrompt
+
+    qset, store = _store(set_name, data)
+    catalog = {t.name: t for t in store.catalog()}
+    services = default_services(Context(collection=qset.collection))
+    for pair in pairs:
+        tables = [catalog[name] for name in pair["tables"] if name in catalog]
+        result = store.query(pair["sql"], max_rows=SHOWN_ROWS)
+        rows = "; ".join(", ".join(str(v) for v in row) for row in result.rows) or "(no rows)"
+        written = prompts.load("write_sql", "v1").render(
+            schema=schema_of(store, tables, pair["question"]),
+            question=pair["question"],
+            feedback="",
+        )
+        opening = written.text.split(f"-- Question: {pair['question']}\n")[0]
+        asked = ASK.format(sql=pair["sql"].strip(), rows=rows[:600])
+        text = f"{opening}-- Question: {pair['question']}\n{asked}"
+        prompt = RenderedPrompt("judge_sql", "bench", [HumanMessage(content=text)])
+        yield pair | {"judged": yes_probability(services.judge, prompt)}
+
+
+def report(pairs: list[dict[str, Any]]) -> str:
+    """AUC of the shipped confidence and of the judge, right against wrong, by where from."""
+    import numpy as np
+
+    from benchmarks.calibration.confidence import auc
+
+    lines = [
+        "| answers | n | wrong | shipped confidence AUC | judge AUC |",
+        "|---|---|---|---|---|",
+    ]
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for p in pairs:
+        groups.setdefault(p.get("run", "calibration pool").split("/docs/")[-1], []).append(p)
+    once = list({(p["id"], p["sql"]): p for p in pairs}.values())  # an answer in several runs
+    for name, ps in [*groups.items(), ("all, each query once", once)]:
+        y = np.array([p["verdict"] == "right" for p in ps], dtype=float)
+        shipped = auc(np.array([p["confidence"] or 0.0 for p in ps]), y)
+        judged = auc(np.array([p["judged"] if p["judged"] is not None else 0.5 for p in ps]), y)
+        lines.append(
+            f"| {name} | {len(ps)} | {int(len(y) - y.sum())} | {shipped:.2f} | {judged:.2f} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Build the pool, score it, or report."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=["pool", "given", "score", "report"])
+    parser.add_argument("--set", default="rtables")
+    parser.add_argument("--data", type=Path, default=Path("out/rtables-data"))
+    parser.add_argument("--records", default="", help="given: runs' crag.jsonl, comma-separated")
+    parser.add_argument("--pairs", nargs="*", type=Path, default=[])
+    parser.add_argument("--sample", type=int, default=0, help="score: at most this many right")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args(argv)
+    if args.command == "report":
+        pairs = [json.loads(line) for p in args.pairs for line in p.read_text().splitlines()]
+        print(report(pairs))
+        return 0
+    if args.command == "pool":
+        rows = pool(args.set, args.data, list(calibration_records(args.set)))
+    elif args.command == "given":
+        rows = given(args.set, args.data, [Path(p) for p in args.records.split(",") if p])
+    else:
+        rows = [json.loads(line) for p in args.pairs for line in p.read_text().splitlines()]
+        if args.sample:  # every wrong answer, and a fixed sample of the right ones
+            right = [r for r in rows if r["verdict"] == "right"]
+            keep = random.Random(0).sample(right, min(args.sample, len(right)))
+            rows = [r for r in rows if r["verdict"] != "right" or r in keep]
+        rows = list(score(args.set, args.data, rows))
+    assert args.out is not None, "--out is needed"
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    wrong = sum(r["verdict"] != "right" for r in rows)
+    print(f"{len(rows)} answers, {wrong} wrong -> {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
