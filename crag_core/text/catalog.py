@@ -229,7 +229,8 @@ _SCOPE_PLURALS = (
 _SCOPE_TYPE = "|".join(sorted((re.escape(w) for w in TYPES), key=len, reverse=True))
 _SCOPE = re.compile(
     rf"\b(?:in|from|among|across|within|according to|based on|using)\s+{_DETERMINERS}"
-    rf"(?:(?P<plural>{_SCOPE_PLURALS})|(?:(?P<type>{_SCOPE_TYPE})\s+)?(?:files?|documents?|docs))\b"
+    rf"(?:(?P<plural>{_SCOPE_PLURALS})|(?:(?P<type>{_SCOPE_TYPE}|\.[a-z]{{2,8}})\s+)?"
+    r"(?:files?|documents?|docs))\b"
     r"(?:\s+(?:that\s+(?:were|was)\s+)?(?P<verb>modified|changed|updated|edited|created|"
     r"written|ingested|added|uploaded|indexed|imported)\s+(?P<when>[^,?!]+))?",
     re.I,
@@ -249,8 +250,8 @@ class Scope:
 def question_scope(question: str, today: dt.date) -> Scope | None:
     """The documents a question limits its search to, as a filter; None when it names none.
 
-    "According to the PDFs, …", "in my spreadsheets …", "in the Markdown files …" name file
-    types; "in the documents modified in 2024 …", "in files added last week …" a date range
+    "According to the PDFs, …", "in my spreadsheets …", "in the Markdown files …", "in the
+    .txt files …" name file types; "in the documents modified in 2024 …", "in files added last week …" a date range
     (relative dates resolved against ``today``). A type is named in the plural, or followed by
     "files"/"documents" ("in other words" is no scope).
     """

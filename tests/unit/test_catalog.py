@@ -179,6 +179,7 @@ def test_a_catalog_answer_s_confidence_reads_how_its_question_was_read(fake_serv
         ("In my spreadsheets, what is the total?", "type=csv|xlsx"),
         ("In the Markdown files, what is a ctenophore?", "type=markdown"),
         ("From the Word documents, what did the board decide?", "type=docx"),
+        ("According to the .txt files, what does the FAQ answer?", "type=text"),
         (
             "In the documents modified in 2024, who won?",
             "modified>=2024-01-01,modified<2025-01-01",
