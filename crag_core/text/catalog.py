@@ -251,9 +251,9 @@ def question_scope(question: str, today: dt.date) -> Scope | None:
     """The documents a question limits its search to, as a filter; None when it names none.
 
     "According to the PDFs, …", "in my spreadsheets …", "in the Markdown files …", "in the
-    .txt files …" name file types; "in the documents modified in 2024 …", "in files added last week …" a date range
-    (relative dates resolved against ``today``). A type is named in the plural, or followed by
-    "files"/"documents" ("in other words" is no scope).
+    .txt files …" name file types; "in the documents modified in 2024 …", "in files added
+    last week …" a date range (relative dates resolved against ``today``). A type is named in
+    the plural, or followed by "files"/"documents" ("in other words" is no scope).
     """
     match = _SCOPE.search(question)
     if not match:
