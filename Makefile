@@ -402,6 +402,7 @@ calibrate-light-evaluator: setup dev
 # compute what the question asks?"), beside the shipped confidence. Results: docs/benchmarks/sql-judge.
 JUDGE_OUT ?= out/sql-judge
 JUDGE_GIVEN ?= docs/benchmarks/unseen/after-3d97367/crag.jsonl
+JUDGE_UNSEEN_RUNS ?= $(subst $(space),$(comma),$(wildcard docs/benchmarks/unseen/*/crag.jsonl))
 JUDGE_LOOP ?= $(subst $(space),$(comma),$(foreach p,crag crag-loop crag-auto,docs/benchmarks/loop/fifth-run/$(p).jsonl))
 bench-sql-judge: setup dev
 	for s in rtables tools; do $(BIN)/python -m benchmarks.calibration.sql_judge pool --set $$s \
@@ -422,6 +423,12 @@ bench-sql-judge: setup dev
 		--pairs $(JUDGE_OUT)/rtables-scored.jsonl $(JUDGE_OUT)/tools-scored.jsonl
 	$(BIN)/python -m benchmarks.calibration.sql_judge report \
 		--pairs $(JUDGE_OUT)/unseen-scored.jsonl $(JUDGE_OUT)/loop-scored.jsonl
+	$(BIN)/python -m benchmarks.calibration.sql_judge refused --set unseen --data out/unseen-data \
+		--records $(JUDGE_UNSEEN_RUNS) --out $(JUDGE_OUT)/unseen-refused.jsonl
+	$(BIN)/python -m benchmarks.calibration.sql_judge score --set unseen --data out/unseen-data \
+		--pairs $(JUDGE_OUT)/unseen-refused.jsonl --out $(JUDGE_OUT)/unseen-refused-scored.jsonl
+	$(BIN)/python -m benchmarks.calibration.sql_judge report \
+		--pairs $(JUDGE_OUT)/unseen-refused-scored.jsonl
 
 # What each of CRAG's model calls buys: naive, CRAG and CRAG with one part off (the web fallback,
 # the retry, the grader's verdict, the confidence gate) in one interleaved run on the

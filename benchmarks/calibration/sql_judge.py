@@ -11,8 +11,10 @@ record's ``sql``, once per question), run again through today's checks (``run_qu
 ones that pass are answers crag would give today, judged against the gold. Written by older
 prompts and checks too, they hold the mistakes a single run does not. ``given``: the table
 answers of a never-tuned run's records (their last query), the same way. ``score``: the
-judge's P(yes) for each, beside the shipped confidence. ``report``: AUC of each, left-one-
-table-out on the pool, and on the never-tuned answers. No product code reads this.
+judge's P(yes) for each, beside the shipped confidence. ``report``: AUC of each, right against
+wrong, on the pool and on the never-tuned answers. ``refused``: the queries today's checks
+refuse on a never-tuned run that still read an answer, judged the same way (could the judge
+tell the checks' refusals of right answers apart?). No product code reads this.
 
     python -m benchmarks.calibration.sql_judge pool --set rtables --data out/rtables-data \
         --out /tmp/judge/rtables-pool.jsonl
@@ -70,22 +72,29 @@ def _store(set_name: str, data: Path) -> Any:
     return qset, store
 
 
+def _run(store: Any, catalog: Any, question: str, sql: str) -> tuple[Any, ...] | None:
+    """``run_query`` on the tables the rules ask ``question`` of, and those tables (None: unread)."""
+    from crag_core.errors import CragError
+    from crag_core.text.sql import asked_tables
+    from nodes.tools.table_query import run_query, spans
+
+    tables = asked_tables(question, catalog)
+    try:
+        ranges = {t.name: spans(store, t) for t in tables}
+        return (*run_query(store, sql, tables, catalog, question, ranges), tables)
+    except CragError:
+        return None
+
+
 def _checked(store: Any, catalog: Any, question: dict[str, Any], sql: str) -> dict[str, Any] | None:
     """``sql`` run through today's checks: the answer crag would give, judged; None if none."""
     from benchmarks.measurements.tools import judge
-    from crag_core.errors import CragError
-    from crag_core.text.sql import asked_tables
     from nodes.shared.confidence import table_kind, table_signals, tool_confidence
-    from nodes.tools.table_query import run_query, spans
 
-    tables = asked_tables(question["question"], catalog)
-    try:
-        ranges = {t.name: spans(store, t) for t in tables}
-        result, answer, premise, reason = run_query(
-            store, sql, tables, catalog, question["question"], ranges
-        )
-    except CragError:
+    ran = _run(store, catalog, question["question"], sql)
+    if ran is None:
         return None
+    result, answer, premise, reason, tables = ran
     if result is None or not answer or reason:
         return None
     kind = table_kind(result, premise, 1)
@@ -149,6 +158,53 @@ def given(set_name: str, data: Path, records: list[Path]) -> list[dict[str, Any]
     return found
 
 
+def refused(set_name: str, data: Path, records: list[Path]) -> list[dict[str, Any]]:
+    """The recorded queries today's checks refuse that still read an answer off their rows.
+
+    Each query once; its answer read with no check (``result_answer``), judged against the
+    gold, with the finding that refused it (``reason``): does the judge tell the checks'
+    refusals of right answers from their refusals of wrong ones?
+    """
+    from benchmarks.measurements.tools import judge
+    from crag.eval.records import read_records
+    from crag_core.text.sql import result_answer
+
+    qset, store = _store(set_name, data)
+    catalog = store.catalog()
+    questions = {r["id"]: r for r in read_records(qset.questions)}
+    seen: set[tuple[str, str]] = set()
+    found = []
+    for r in (r for path in records for r in read_records(path) if r["id"] in questions):
+        sqls = r.get("sql") or []
+        for sql in [sqls] if isinstance(sqls, str) else sqls:
+            key = (r["id"], " ".join(sql.split()))
+            if key in seen:
+                continue
+            seen.add(key)
+            question = questions[r["id"]]
+            ran = _run(store, catalog, question["question"], sql)
+            if ran is None:
+                continue
+            result, _, premise, reason, tables = ran
+            answer = result_answer(result, question["question"]) if result else ""
+            if premise or not reason or not answer:
+                continue
+            found.append(
+                {
+                    "id": r["id"],
+                    "question": question["question"],
+                    "sql": sql,
+                    "answer": answer,
+                    "verdict": judge(answer, question),
+                    "reason": reason,
+                    "confidence": None,
+                    "tables": [t.name for t in tables],
+                    "run": "refused by today's checks",
+                }
+            )
+    return found
+
+
 def score(set_name: str, data: Path, pairs: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
     """Each pair with the judge's P(yes) (``judged``), the embedded model's one-token reply."""
     import prompts
@@ -193,7 +249,7 @@ def report(pairs: list[dict[str, Any]]) -> str:
     once = list({(p["id"], p["sql"]): p for p in pairs}.values())  # an answer in several runs
     for name, ps in [*groups.items(), ("all, each query once", once)]:
         y = np.array([p["verdict"] == "right" for p in ps], dtype=float)
-        shipped = auc(np.array([p["confidence"] or 0.0 for p in ps]), y)
+        shipped = auc(np.array([p["confidence"] or 0.0 for p in ps]), y)  # none: 0.5
         judged = auc(np.array([p["judged"] if p["judged"] is not None else 0.5 for p in ps]), y)
         lines.append(
             f"| {name} | {len(ps)} | {int(len(y) - y.sum())} | {shipped:.2f} | {judged:.2f} |"
@@ -204,7 +260,7 @@ def report(pairs: list[dict[str, Any]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Build the pool, score it, or report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=["pool", "given", "score", "report"])
+    parser.add_argument("command", choices=["pool", "given", "refused", "score", "report"])
     parser.add_argument("--set", default="rtables")
     parser.add_argument("--data", type=Path, default=Path("out/rtables-data"))
     parser.add_argument("--records", default="", help="given: runs' crag.jsonl, comma-separated")
@@ -218,8 +274,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "pool":
         rows = pool(args.set, args.data, list(calibration_records(args.set)))
-    elif args.command == "given":
-        rows = given(args.set, args.data, [Path(p) for p in args.records.split(",") if p])
+    elif args.command in ("given", "refused"):
+        read = given if args.command == "given" else refused
+        rows = read(args.set, args.data, [Path(p) for p in args.records.split(",") if p])
     else:
         rows = [json.loads(line) for p in args.pairs for line in p.read_text().splitlines()]
         if args.sample:  # every wrong answer, and a fixed sample of the right ones
