@@ -73,7 +73,7 @@ def _store(set_name: str, data: Path) -> Any:
 
 
 def _run(store: Any, catalog: Any, question: str, sql: str) -> tuple[Any, ...] | None:
-    """``run_query`` on the tables the rules ask ``question`` of, and those tables (None: unread)."""
+    """``run_query`` on the tables the rules ask ``question`` of, and those tables (or None)."""
     from crag_core.errors import CragError
     from crag_core.text.sql import asked_tables
     from nodes.tools.table_query import run_query, spans
