@@ -73,7 +73,7 @@ TYPES: dict[str, tuple[str, ...]] = {
     "text file": ("text",),
     "restructuredtext": ("rst",),
 }
-"""Words for file types, and the types (``crag_core.formats.extract.FILE_TYPES``) they mean."""
+"""Words for file types, and the types (``FILE_TYPES``' values) they mean."""
 
 _DETERMINERS = r"(?:(?:all|the|my|our|your|of|these|those|any|every)\s+)*"
 _COUNT = re.compile(rf"\bhow many\s+{_DETERMINERS}(?:\.?[\w-]+\s+)?(?:{COLLECTION_NOUNS})\b", re.I)

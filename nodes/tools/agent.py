@@ -48,7 +48,7 @@ from crag_core.text.sql import asked_matches
 from nodes.shared.common import question_of, reports
 from nodes.shared.confidence import held_back
 from nodes.shared.prompting import render
-from nodes.tools.run_tools import repeats
+from nodes.tools.run_tools import repeats, rules_sql
 from nodes.tools.toolbox import ANSWERS, observed_tokens, toolbox
 
 ANSWER = "answer"
@@ -142,13 +142,12 @@ def agent(state: PassState, runtime: Runtime[Context], services: Services) -> Pa
 def rules_query(state: PassState, question: str) -> AIMessage | None:
     """The loop's first step after the rules' table plan did not answer (``planner`` ``auto``).
 
-    Their query of the question, run again (``Toolbox.rules_sql``: no SQL written anew), is
+    Their query of the question, run again (``run_tools.rules_sql``: no SQL written anew), is
     the first tool call, made with no model call: the model's first step sees what the rules'
     query returned and why it was not an answer (asked to choose first, the model most often
-    chose that very call, a round's model step spent on it). None when the rules wrote no
-    query in this pass, or their answer passed its checks and was only withheld.
+    chose that very call, a round's model step spent on it). None when there is no such query.
     """
-    if state.get("withheld") or not state.get("sql"):
+    if not rules_sql(state):
         return None
     call = {"name": "query_table", "args": {"question": question}, "id": "call_0"}
     return AIMessage(content="", name=RULES, tool_calls=[{**call, "type": "tool_call"}])

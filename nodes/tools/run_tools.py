@@ -32,6 +32,15 @@ def describe(update: Mapping[str, Any]) -> str:
     return "; ".join(line[:100] for line in lines) or "nothing returned"
 
 
+def rules_sql(state: PassState) -> str:
+    """The rules' last query of the question, when ``planner`` ``auto`` tried them and none passed.
+
+    "" for none: an answer withheld under ``min_confidence`` passed its checks, and its query
+    asked again would only come back as a first query.
+    """
+    return "" if state.get("withheld") else state.get("sql", "")
+
+
 def repeats(call: ToolCall, earlier: Sequence[AnyMessage], question: str) -> bool:
     """Whether the loop made ``call`` in one of ``earlier`` steps: the same tool and arguments.
 
@@ -74,10 +83,9 @@ def run_tools(state: PassState, runtime: Runtime[Context], services: Services) -
             "run_tools runs the tool calls of the loop's last step, and there are none"
         )
     evidence = list(state.get("relevant_documents") or [])
-    # the rules' last query when planner auto tried them and no answer of theirs passed (one
-    # withheld under min_confidence is not asked again: it would come back as a first query)
-    rules_sql = "" if state.get("withheld") else state.get("sql", "")
-    tools = {t.name: t for t in toolbox(services, ctx, question_of(state), evidence, rules_sql)}
+    tools = {
+        t.name: t for t in toolbox(services, ctx, question_of(state), evidence, rules_sql(state))
+    }
     replies: list[AnyMessage] = []
     for call in last.tool_calls:
         tool = tools.get(call["name"])
