@@ -72,6 +72,12 @@ def _store(set_name: str, data: Path) -> Any:
     return qset, store
 
 
+def _queries(record: dict[str, Any]) -> list[str]:
+    """The queries a record holds, in order (older records keep one as text)."""
+    sqls = record.get("sql") or []
+    return [sqls] if isinstance(sqls, str) else list(sqls)
+
+
 def _run(store: Any, catalog: Any, question: str, sql: str) -> tuple[Any, ...] | None:
     """``run_query`` on the tables the rules ask ``question`` of, and those tables (or None)."""
     from crag_core.errors import CragError
@@ -125,8 +131,7 @@ def pool(set_name: str, data: Path, records: list[Path]) -> list[dict[str, Any]]
     found = []
     for path in records:
         for r in read_records(path):
-            sqls = r.get("sql") or []
-            for sql in [sqls] if isinstance(sqls, str) else sqls:
+            for sql in _queries(r):
                 key = (r["id"], " ".join(sql.split()))
                 if r["id"] not in questions or key in seen:
                     continue
@@ -148,8 +153,7 @@ def given(set_name: str, data: Path, records: list[Path]) -> list[dict[str, Any]
     for path in records:
         for r in read_records(path):
             kind = str(r.get("answer_kind") or "")
-            sqls = r.get("sql") or []
-            last = sqls if isinstance(sqls, str) else (sqls[-1] if sqls else "")
+            last = (_queries(r) or [""])[-1]
             if not kind.startswith("table") or not last or r["id"] not in questions:
                 continue
             checked = _checked(store, catalog, questions[r["id"]], last)
@@ -175,8 +179,7 @@ def refused(set_name: str, data: Path, records: list[Path]) -> list[dict[str, An
     seen: set[tuple[str, str]] = set()
     found = []
     for r in (r for path in records for r in read_records(path) if r["id"] in questions):
-        sqls = r.get("sql") or []
-        for sql in [sqls] if isinstance(sqls, str) else sqls:
+        for sql in _queries(r):
             key = (r["id"], " ".join(sql.split()))
             if key in seen:
                 continue
@@ -216,12 +219,13 @@ def score(set_name: str, data: Path, pairs: list[dict[str, Any]]) -> Iterator[di
 
     qset, store = _store(set_name, data)
     catalog = {t.name: t for t in store.catalog()}
-    services = default_services(Context(collection=qset.collection))
+    ctx = Context(collection=qset.collection)
+    services = default_services(ctx)
     for pair in pairs:
         tables = [catalog[name] for name in pair["tables"] if name in catalog]
         result = store.query(pair["sql"], max_rows=SHOWN_ROWS)
         rows = "; ".join(", ".join(str(v) for v in row) for row in result.rows) or "(no rows)"
-        written = prompts.load("write_sql", "v1").render(
+        written = prompts.load("write_sql", ctx.prompt_version("write_sql")).render(
             schema=schema_of(store, tables, pair["question"]),
             question=pair["question"],
             feedback="",
