@@ -240,7 +240,7 @@ def happy_responder(prompt: str, text: str) -> Any:
         return "yes" if "Broncos" in text else "no"
     if prompt == "generate":
         return "The Denver Broncos won, 24–10. [S1]"
-    if prompt in ("check_hallucination", "check_relevance", "check_support"):
+    if prompt in ("check_hallucination", "check_relevance", "check_support", "judge_sql"):
         return "yes"
     if prompt == "check_history":  # a follow-up is a new question unless a test says otherwise
         return "no"

@@ -2,9 +2,10 @@
 
 A table answer's confidence is fitted on calibration runs whose given answers were nearly all
 right (172 of 175), and on the never-tuned sets it ranks right below wrong (AUC 0.26). This
-measures one more signal before anything is wired: the embedded model (a code model) asked,
-after the schema and question it wrote the query from, whether the query computes what the
-question asks (P(yes) from the first token's log-probabilities).
+measures one more signal: the embedded model (a code model) asked, after the schema and
+question it wrote the query from, whether the query computes what the question asks (P(yes)
+from the first token's log-probabilities: the product's ``nodes.tools.table_graph.judge_query``,
+which a table answer's confidence reads once its fit takes it).
 
 ``pool``: every query the calibration runs of the tools and R tables sets ever wrote (each
 record's ``sql``, once per question), run again through today's checks (``run_query``); the
@@ -34,19 +35,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from langchain_core.messages import HumanMessage
-
 ROOT = Path(__file__).resolve().parents[2]
 RECORDS = ROOT / "docs" / "benchmarks" / "tools"
-ASK = (
-    "{sql}\n-- Its result: {rows}\n-- Does this query compute exactly what the question asks: "
-    "the table and column of the quantity asked, every condition the question states and no "
-    "other, the calculation it asks for? Reply with one word: yes or no."
-)
-"""The judge: the ``write_sql`` prompt's opening (schema, instructions, question: the prefix the
-model server has cached from writing the query), then the query, its first rows, the ask."""
-SHOWN_ROWS = 5
-"""Rows of the result the judge sees."""
 
 
 def calibration_records(set_name: str) -> Iterator[Path]:
@@ -115,6 +105,9 @@ def _checked(store: Any, catalog: Any, question: dict[str, Any], sql: str) -> di
         "source": read[0] if read else "?",
         "confidence": tool_confidence(kind, signals),
         "tables": [t.name for t in tables],
+        "used": "table",
+        "answer_kind": kind,
+        "tool_signals": signals,
     }
 
 
@@ -209,32 +202,29 @@ def refused(set_name: str, data: Path, records: list[Path]) -> list[dict[str, An
 
 
 def score(set_name: str, data: Path, pairs: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    """Each pair with the judge's P(yes) (``judged``), the embedded model's one-token reply."""
-    import prompts
-    from crag_core.clients.llm import yes_probability
+    """Each pair with the judge's P(yes) (``judged``): the product's ``judge_query``."""
     from crag_core.schema.context import Context
     from graph.factory import default_services
-    from nodes.tools.table_query import schema_of
-    from prompts import RenderedPrompt
+    from nodes.tools.table_graph import SHOWN_ROWS, Asked, judge_query, measured
+    from nodes.tools.table_query import Attempted
 
     qset, store = _store(set_name, data)
-    catalog = {t.name: t for t in store.catalog()}
+    catalog = store.catalog()
+    by_name = {t.name: t for t in catalog}
     ctx = Context(collection=qset.collection)
     services = default_services(ctx)
     for pair in pairs:
-        tables = [catalog[name] for name in pair["tables"] if name in catalog]
+        tables = [by_name[name] for name in pair["tables"] if name in by_name]
+        ranges, schema = measured(store, tables, pair["question"])
+        asked = Asked(services, ctx, {}, pair["question"], tables, catalog, ranges, schema, "")
+        if ":premise:" in pair.get("answer_kind", ""):  # never judged (``route_after_run``)
+            yield pair | {"judged": None}
+            continue
         result = store.query(pair["sql"], max_rows=SHOWN_ROWS)
-        rows = "; ".join(", ".join(str(v) for v in row) for row in result.rows) or "(no rows)"
-        written = prompts.load("write_sql", ctx.prompt_version("write_sql")).render(
-            schema=schema_of(store, tables, pair["question"]),
-            question=pair["question"],
-            feedback="",
-        )
-        opening = written.text.split(f"-- Question: {pair['question']}\n")[0]
-        asked = ASK.format(sql=pair["sql"].strip(), rows=rows[:600])
-        text = f"{opening}-- Question: {pair['question']}\n{asked}"
-        prompt = RenderedPrompt("judge_sql", "bench", [HumanMessage(content=text)])
-        yield pair | {"judged": yes_probability(services.judge, prompt)}
+        tried = Attempted(1, pair["sql"], result, pair["answer"], False, "", {})
+        judged = judge_query(asked, tried)[0]
+        signals = pair.get("tool_signals") or {}
+        yield pair | {"judged": judged, "tool_signals": signals | {"judged": judged}}
 
 
 def report(pairs: list[dict[str, Any]]) -> str:

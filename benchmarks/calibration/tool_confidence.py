@@ -34,10 +34,12 @@ SIGNS = {
     "tables": -1,
     "columns_named": 1,
     "values_named": 1,
+    "judged": 1,
 }
 """The inputs a model may take, each with the direction it is expected to move P(right): a
 retried query, a column the question did not name, a computation, a false premise, a list,
-more tables to choose from, lower; more of the question named, higher. An input whose fitted
+more tables to choose from, lower; more of the question named, and the judge's P(yes) that the
+query computes what the question asks (``judged``), higher. An input whose fitted
 weight goes the other way fits its data by chance (on the calibration set's ten tables, more
 tables asked of looked safer) and is not taken."""
 CATALOG_SIGNS = {
@@ -108,8 +110,13 @@ def folder_of(record: dict[str, Any]) -> str:
 
 
 def source_of(record: dict[str, Any]) -> str:
-    """The table a record's answer read (its query's first table)."""
-    for sql in record.get("sql") or []:
+    """The table a record's answer read (its query's first table).
+
+    A record keeps its queries as a list; a pooled answer (``benchmarks.calibration.
+    sql_judge``) and an older record keep one as text.
+    """
+    sqls = record.get("sql") or []
+    for sql in [sqls] if isinstance(sqls, str) else sqls:
         found = _FROM.search(sql)
         if found:
             return found.group(1).lower()

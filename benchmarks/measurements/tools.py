@@ -459,7 +459,9 @@ MODEL_GAIN = 0.02
 """The left-out AUC by which the signals' model must beat the kinds' counts to be used."""
 
 
-def fit(records_paths: list[Path], target: Path) -> dict[str, Any]:
+def fit(
+    records_paths: list[Path], target: Path, table_paths: list[Path] | None = None
+) -> dict[str, Any]:
     """Fit the tools' confidence on calibration runs; write ``target``.
 
     The table and catalog answers counted by kind, and the table answers' model of their
@@ -471,6 +473,10 @@ def fit(records_paths: list[Path], target: Path) -> dict[str, Any]:
     calibration records count (a test question's record is refused: the test split reports,
     it does not fit).
     An answer is right or not as ``judge`` said; "I don't know" is no answer.
+
+    ``table_paths``: the table answers to fit on instead of the runs' (the judged pool of
+    ``benchmarks.calibration.sql_judge``: every calibration query that passes today's checks,
+    with the judge's P(yes) among its signals).
     """
     from benchmarks.calibration.tool_confidence import (
         CATALOG,
@@ -481,6 +487,10 @@ def fit(records_paths: list[Path], target: Path) -> dict[str, Any]:
 
     split = {r["id"]: r["split"] for qset in SETS.values() for r in read_records(qset.questions)}
     records = [r for path in records_paths for r in read_records(path)]
+    if table_paths:
+        runs = {id(r) for r in table_answers(records)}
+        pooled = [r for path in table_paths for r in read_records(path)]
+        records = [r for r in records if id(r) not in runs] + pooled
     tested = [r["id"] for r in records if split.get(r["id"]) != "calibration"]
     if tested:
         raise SystemExit(f"{len(tested)} records are not of the calibration split: {tested[:3]}")
@@ -499,7 +509,11 @@ def fit(records_paths: list[Path], target: Path) -> dict[str, Any]:
         "table_model" if better else "table_model_not_used": model,
         "catalog_model" if catalog_better else "catalog_model_not_used": catalog,
         "document_model" if document_better else "document_model_not_used": document,
-        "fitted_on": {"records": [str(p) for p in records_paths], "questions": len(records)},
+        "fitted_on": {
+            "records": [str(p) for p in records_paths],
+            "table_answers": [str(p) for p in table_paths or []],
+            "questions": len(records),
+        },
         "kinds_auc_left_out_by_source": kinds_auc,
     }
     target.write_text(json.dumps(made, indent=2) + "\n", encoding="utf-8")
@@ -888,12 +902,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--records", default="", help="fit, risk, recheck: runs' crag.jsonl, comma-separated"
     )
+    parser.add_argument(
+        "--table-records",
+        default="",
+        help="fit: the table answers to fit on instead of the runs' (sql_judge's scored pool)",
+    )
     args = parser.parse_args(argv)
     if args.command == "fit":
         if not args.records:
             parser.error("fit needs --records")
         paths = [Path(p) for p in args.records.split(",")]
-        print(json.dumps(fit(paths, ROOT / "nodes" / "shared" / "tool_confidence.json"), indent=2))
+        tables = [Path(p) for p in args.table_records.split(",") if p]
+        target = ROOT / "nodes" / "shared" / "tool_confidence.json"
+        print(json.dumps(fit(paths, target, tables), indent=2))
         return 0
     if args.command == "risk":
         paths = [Path(p) for p in args.records.split(",") if p]

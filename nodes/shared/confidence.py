@@ -158,6 +158,7 @@ def table_signals(
     tables: list[TableInfo],
     answer: str,
     kind: str,
+    judged: float | None = None,
 ) -> dict[str, float | None]:
     """What a table answer's query and result say about it, for its fitted confidence.
 
@@ -166,7 +167,9 @@ def table_signals(
     query does (aggregates, orders and cuts, filters); how well the question names what
     the query read: the columns and values it names in the tables read, and the columns read
     that it names neither by their name nor by a value they hold (a column the model had to
-    guess: "fuel economy" read as ``mpg``); how many tables it could have been asked of.
+    guess: "fuel economy" read as ``mpg``); how many tables it could have been asked of; the
+    judge's P(yes) that the query computes what the question asks (``judged``; None when not
+    asked: ``judges_tables``).
     """
     query = sql_tree.read(sql)
     read = [t for t in tables if t.name in result.tables] or tables
@@ -196,7 +199,18 @@ def table_signals(
         "guessed": float(len(guessed)),
         "tables": float(len(tables)),
         "number": float(bool(_NUMBER.match(answer.strip()))),
+        "judged": judged,
     }
+
+
+def judges_tables(path: Path = TOOL_FIT) -> bool:
+    """Whether the table answers' fitted confidence reads the judge's P(yes) (``judged``).
+
+    Only then is a table answer's query judged (``nodes.tools.table_graph``): a call whose
+    verdict nothing reads is not made.
+    """
+    model = _fit(path).get("table_model") or {}
+    return any(name.partition(":")[0] == "judged" for name in model.get("features", []))
 
 
 def catalog_signals(question: str, query: CatalogQuery, matched: int) -> dict[str, float | None]:

@@ -145,7 +145,9 @@ def table_answer(
     """
     assert tried.result is not None
     kind = table_kind(tried.result, tried.premise, tried.attempt)
-    measured = table_signals(question, tried.sql, tried.result, tables, tried.answer, kind)
+    measured = table_signals(
+        question, tried.sql, tried.result, tables, tried.answer, kind, tried.judged
+    )
     confidence = tool_confidence(kind, measured)
     update: PassUpdate = {"answer_kind": kind, "tool_signals": measured, "sql": tried.sql}
     if withheld := gate(tried.answer, confidence, ctx.min_confidence):

@@ -2,9 +2,10 @@
 
 ::
 
-    START -> write_sql -> run_sql --passed, or no attempt left--> END
-                 ^           |
-                 +--retry----+  (told what was wrong)
+    START -> write_sql -> run_sql --no attempt left, or passed (no judge)--> END
+                 ^           |  \
+                 +--retry----+   +--passed--> judge_sql --> END
+                (told what was wrong)
 
 ``ask_tables`` runs it for one question over the tables chosen for it, on its own state
 (``TableState``): the rules' ``query_table`` node and the loop's ``query_table`` tool both ask
@@ -18,18 +19,26 @@ The first attempt is the query written in code for a difference or rank of named
 llama.cpp server (``SQL_ATTEMPTS`` of them at most). Run in the node's thread and its
 LangGraph run, so its steps are seen in the stream and in a LangSmith trace; it keeps no
 checkpoint of its own (its state is the node's to keep).
+
+A query that passed is judged once when the table answers' fitted confidence reads the judge
+(``nodes.shared.confidence.judges_tables``): the model asked whether the query computes
+exactly what the question asks, after the same schema, instructions and question it wrote the
+query from (prompt ``judge_sql``, whose opening is ``write_sql``'s, so the model server reuses
+what it processed then: about a hundred new prompt tokens and one token out). Its P(yes) is a
+signal of the answer's confidence, not a veto. A false premise is not judged (no query can
+compute what it asks).
 """
 
 from __future__ import annotations
 
 import operator
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 
-from crag_core.clients.llm import complete, takes_grammar
+from crag_core.clients.llm import complete, takes_grammar, yes_probability
 from crag_core.clients.services import Services
 from crag_core.clients.table_store import TableStore
 from crag_core.schema.context import Context
@@ -38,6 +47,7 @@ from crag_core.text.sql import Span, extract_sql
 from crag_core.text.sql_grammar import select_grammar
 from crag_core.text.table_checks import computed_query, idiom
 from crag_core.text.table_shapes import TableInfo
+from nodes.shared.confidence import judges_tables
 from nodes.shared.prompting import render
 from nodes.tools.table_query import SQL_ATTEMPTS, Attempted, run_query, schema_of, spans
 
@@ -55,6 +65,10 @@ class TableState(TypedDict, total=False):
     """What the next attempt is told of the last one ("" for none)."""
     tried: Annotated[list[Attempted], operator.add]
     """Every attempt, run and checked, in order."""
+    judged: float | None
+    """The judge's P(yes) for the last attempt, when it passed and was judged."""
+    judge_versions: dict[str, str]
+    """The judge's prompt version, when it was asked."""
     cost: Annotated[list[Cost], operator.add]
     """Each step's cost entry."""
 
@@ -96,14 +110,20 @@ def ask_tables(
 ) -> list[Attempted]:
     """Every attempt at ``question`` over ``tables``: the last passed, or none was left.
 
-    ``ranges`` and ``schema``: ``measured(store, tables, question)``.
+    ``ranges`` and ``schema``: ``measured(store, tables, question)``. The last attempt
+    carries the judge's P(yes) and prompt version when it was judged.
     """
     computed = computed_query(question, tables)
     asked = Asked(services, ctx, state, question, tables, catalog, ranges, schema, computed)
     out: dict[str, Any] = table_graph(asked).invoke(
         {"attempt": 0 if computed else 1, "tried": [], "cost": []}
     )
-    return list(out["tried"])
+    tried = list(out["tried"])
+    if "judged" in out:
+        last = tried[-1]
+        versions = last.versions | out.get("judge_versions", {})
+        tried[-1] = replace(last, judged=out["judged"], versions=versions)
+    return tried
 
 
 def table_graph(asked: Asked) -> Any:
@@ -142,19 +162,58 @@ def table_graph(asked: Asked) -> Any:
             update["feedback"] = _feedback(asked, tried)
         return update
 
+    def judge_sql(state: TableState) -> dict[str, Any]:
+        """The model's P(yes) that the query that passed computes what the question asks."""
+        with costed("judge_sql") as cost:
+            judged, versions = judge_query(asked, state["tried"][-1])
+        return {"judged": judged, "judge_versions": versions, "cost": cost}
+
     builder = StateGraph(TableState)
     builder.add_node("write_sql", write_sql)
     builder.add_node("run_sql", run_sql)
+    builder.add_node("judge_sql", judge_sql)
     builder.add_edge(START, "write_sql")
     builder.add_edge("write_sql", "run_sql")
-    builder.add_conditional_edges("run_sql", route_after_run, {"retry": "write_sql", "done": END})
+    builder.add_conditional_edges(
+        "run_sql", route_after_run, {"retry": "write_sql", "judge": "judge_sql", "done": END}
+    )
+    builder.add_edge("judge_sql", END)
     return builder.compile(checkpointer=False, name="query_tables")
 
 
 def route_after_run(state: TableState) -> str:
-    """Done when the last attempt passed or none is left; else the model writes it again."""
+    """Judge a query that passed (when the confidence reads it), retry one that did not.
+
+    Done when it passed and is not judged (a false premise, or no judge in the fitted
+    confidence), or when no attempt is left.
+    """
     last = state["tried"][-1]
-    return "done" if last.passed or last.attempt >= SQL_ATTEMPTS else "retry"
+    if last.passed:
+        return "judge" if not last.premise and judges_tables() else "done"
+    return "done" if last.attempt >= SQL_ATTEMPTS else "retry"
+
+
+SHOWN_ROWS = 5
+"""Rows of a result the judge sees."""
+SHOWN_CHARS = 600
+"""Characters of those rows the judge sees."""
+
+
+def judge_query(asked: Asked, tried: Attempted) -> tuple[float | None, dict[str, str]]:
+    """The judge's P(yes) for ``tried`` (prompt ``judge_sql``), and its prompt version."""
+    assert tried.result is not None
+    rows = tried.result.rows[:SHOWN_ROWS]
+    shown = "; ".join(", ".join(str(v) for v in row) for row in rows) or "(no rows)"
+    prompt, versions = render(
+        asked.state,
+        asked.ctx,
+        "judge_sql",
+        schema=asked.schema,
+        question=asked.question,
+        sql=tried.sql.strip(),
+        rows=shown[:SHOWN_CHARS],
+    )
+    return yes_probability(asked.services.judge, prompt), versions
 
 
 def _feedback(asked: Asked, tried: Attempted) -> str:

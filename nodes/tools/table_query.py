@@ -50,6 +50,9 @@ class Attempted:
     reason: str
     """What the checks found wrong ("" when nothing)."""
     versions: dict[str, str]
+    judged: float | None = None
+    """The judge's P(yes) that the query computes what the question asks (None: not judged;
+    ``nodes.tools.table_graph.judge_query``)."""
 
     @property
     def passed(self) -> bool:

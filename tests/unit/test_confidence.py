@@ -294,3 +294,16 @@ def test_the_tool_fit_refuses_the_test_split(tmp_path):
     made.write_text(json.dumps({"id": tested["id"], "used": "table", "verdict": "right"}) + "\n")
     with pytest.raises(SystemExit, match="not of the calibration split"):
         tools.fit([made], tmp_path / "tool_confidence.json")
+
+
+def test_a_table_answers_confidence_reads_the_judge_only_where_its_fit_takes_it(tmp_path):
+    fitted = tmp_path / "tool_confidence.json"
+    model = {"features": ["judged"], "weights": [6.0], "intercept": -3.0}
+    fitted.write_text(json.dumps({"kinds": {}, "table_model": model}))
+    assert confidence_module.judges_tables(fitted)
+    sure = confidence_module.tool_confidence("table:value:1", {"judged": 0.95}, path=fitted)
+    doubt = confidence_module.tool_confidence("table:value:1", {"judged": 0.2}, path=fitted)
+    assert sure is not None and doubt is not None and doubt < 0.5 < sure
+    fitted.write_text(json.dumps({"kinds": {}, "table_model": model | {"features": ["retry"]}}))
+    confidence_module._fit.cache_clear()
+    assert not confidence_module.judges_tables(fitted)

@@ -21,7 +21,11 @@ def asked(store, llm):  # noqa: F811
     return Asked(services, Context(), {}, QUESTION, tables, catalog, ranges, schema, "")
 
 
-def test_each_attempt_is_two_steps_with_a_cost_entry_each_and_the_retry_is_told_why(store):  # noqa: F811
+def test_each_attempt_is_two_steps_with_a_cost_entry_each_and_the_retry_is_told_why(
+    store,  # noqa: F811
+    monkeypatch,
+):
+    _judging(monkeypatch, False)
     llm = make_llm(sql_responder(UNNAMED, RIGHT))
     out = table_graph(asked(store, llm)).invoke({"attempt": 1, "tried": [], "cost": []})
     first, second = out["tried"]
@@ -33,7 +37,8 @@ def test_each_attempt_is_two_steps_with_a_cost_entry_each_and_the_retry_is_told_
     assert f"This query failed: {UNNAMED}" in retry and "does not use it" in retry
 
 
-def test_a_passing_first_query_ends_the_graph_and_attempts_are_bounded(store):  # noqa: F811
+def test_a_passing_first_query_ends_the_graph_and_attempts_are_bounded(store, monkeypatch):  # noqa: F811
+    _judging(monkeypatch, False)
     passing = make_llm(sql_responder(RIGHT))
     a = asked(store, passing)
     tried = ask_tables(a.services, a.ctx, {}, QUESTION, a.tables, a.catalog, a.ranges, a.schema)
@@ -44,3 +49,51 @@ def test_a_passing_first_query_ends_the_graph_and_attempts_are_bounded(store):  
     assert [t.attempt for t in tried] == [1, 2] and not tried[-1].passed  # SQL_ATTEMPTS
     edges = {(e.source, e.target) for e in table_graph(a).get_graph().edges}
     assert {("write_sql", "run_sql"), ("run_sql", "write_sql"), ("run_sql", "__end__")} <= edges
+    assert {("run_sql", "judge_sql"), ("judge_sql", "__end__")} <= edges
+
+
+def _judging(monkeypatch, judged: bool) -> None:
+    """The fitted confidence reads the judge (or not), whatever the shipped fit says."""
+    monkeypatch.setattr("nodes.tools.table_graph.judges_tables", lambda: judged)
+
+
+def judge_responder(p_yes: float, *sqls: str):
+    """The happy model writing ``sqls``, its verdict on a query P(yes) ``p_yes``."""
+    write = sql_responder(*sqls)
+    return lambda prompt, text: p_yes if prompt == "judge_sql" else write(prompt, text)
+
+
+def test_a_query_that_passed_is_judged_once_on_the_prefix_it_was_written_from(store, monkeypatch):  # noqa: F811
+    _judging(monkeypatch, True)
+    llm = make_llm(judge_responder(0.3, UNNAMED, RIGHT))
+    a = asked(store, llm)
+    out = table_graph(a).invoke({"attempt": 1, "tried": [], "cost": []})
+    assert [c["node"] for c in out["cost"]] == ["write_sql", "run_sql"] * 2 + ["judge_sql"]
+    assert [c["calls"] for c in out["cost"]] == [1, 0, 1, 0, 1]
+    assert round(out["judged"], 3) == 0.3 and out["judge_versions"] == {"judge_sql": "v1"}
+    a = asked(store, make_llm(judge_responder(0.3, UNNAMED, RIGHT)))
+    tried = ask_tables(a.services, a.ctx, {}, QUESTION, a.tables, a.catalog, a.ranges, a.schema)
+    assert tried[0].judged is None and round(tried[-1].judged or 0, 3) == 0.3  # the one passed
+    assert tried[-1].versions == {"write_sql": "v1", "judge_sql": "v1"}
+    written = next(c["text"] for c in llm.calls if c["prompt"] == "write_sql")
+    judge = next(c["text"] for c in llm.calls if c["prompt"] == "judge_sql")
+    opening = written.split(f"-- Question: {QUESTION}\n")[0] + f"-- Question: {QUESTION}\n"
+    assert judge.startswith(opening)  # the model server reuses what it processed
+    assert judge[len(opening) :].startswith(RIGHT) and "-- Its result: 4.5" in judge
+
+
+def test_no_judge_where_the_confidence_does_not_read_it_nor_for_a_false_premise(store, monkeypatch):  # noqa: F811
+    _judging(monkeypatch, False)
+    llm = make_llm(judge_responder(0.9, RIGHT))
+    a = asked(store, llm)
+    tried = ask_tables(a.services, a.ctx, {}, QUESTION, a.tables, a.catalog, a.ranges, a.schema)
+    assert tried[-1].passed and tried[-1].judged is None
+    assert "judge_sql" not in [c["prompt"] for c in llm.calls]
+    _judging(monkeypatch, True)
+    premise = "SELECT murder_rate FROM crime WHERE state = 'Atlantis' AND year = 2009"
+    asks = "What was the murder rate in Atlantis in 2009?"
+    llm = make_llm(judge_responder(0.9, premise))
+    a = asked(store, llm)
+    tried = ask_tables(a.services, a.ctx, {}, asks, a.tables, a.catalog, a.ranges, a.schema)
+    assert tried[-1].premise and tried[-1].judged is None
+    assert "judge_sql" not in [c["prompt"] for c in llm.calls]

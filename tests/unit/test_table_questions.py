@@ -276,6 +276,21 @@ def test_a_table_question_is_answered_by_sql_and_cites_its_table(fake_services, 
     assert sales == {"name": "sales", "columns": ["Region", "Units Sold"], "values": ["North"]}
 
 
+def test_the_judges_verdict_on_a_table_answer_is_a_signal_of_its_confidence(
+    fake_services, store, monkeypatch
+):
+    sql = "SELECT SUM(units_sold) FROM sales WHERE region = 'North'"
+    monkeypatch.setattr("nodes.tools.table_graph.judges_tables", lambda: True)
+    written = sql_responder(sql)
+    llm = make_llm(lambda prompt, text: 0.25 if prompt == "judge_sql" else written(prompt, text))
+    fake_services(llm=llm, tables=store)
+    result = run_question(QUESTION, Context())
+    assert result.state["answer"] == "2,550"
+    assert round(result.state["tool_signals"]["judged"] or 0, 3) == 0.25
+    assert result.state["prompt_versions"]["judge_sql"] == "v1"
+    assert [c["prompt"] for c in llm.calls].count("judge_sql") == 1
+
+
 def test_the_table_tool_reads_the_tables_the_plan_names(fake_services, store):
     """The plan is what the tool reads: it does not match the question to tables again."""
     llm = make_llm(sql_responder("SELECT COUNT(*) FROM wind_farms"))
