@@ -63,6 +63,7 @@ from benchmarks.measurements import (
     pdf_tables,
     rcatalog_questions,
     rdocs_questions,
+    rquantities_questions,
     rtables_questions,
     tools_questions,
     unseen_questions,
@@ -120,6 +121,12 @@ SETS = {
         rtables_questions.QUESTIONS,
         rtables_questions.FILES,
         rtables_questions.MODIFIED,
+    ),
+    "rquantities": QuestionSet(
+        "rquantities-bench",
+        rquantities_questions.QUESTIONS,
+        rquantities_questions.FILES,
+        rquantities_questions.MODIFIED,
     ),
     "rtables-pdf": QuestionSet(  # the same tables, each typeset in a PDF as a ruled table
         "rtables-pdf-bench",
@@ -942,6 +949,7 @@ def main(argv: list[str] | None = None) -> int:
             "unseen": unseen_questions.build,
             "loop": loop_questions.build,
             "rtables": rtables_questions.build,
+            "rquantities": rquantities_questions.build,
             "rdocs": rdocs_questions.build,
             "rmixed": rdocs_questions.build,
             **{
