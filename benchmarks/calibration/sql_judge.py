@@ -224,6 +224,7 @@ def score(set_name: str, data: Path, pairs: list[dict[str, Any]]) -> Iterator[di
         tried = Attempted(1, pair["sql"], result, pair["answer"], False, "", {})
         judged = judge_query(asked, tried)[0]
         signals = pair.get("tool_signals") or {}
+        print(f"{pair['id']}: {judged}", file=sys.stderr, flush=True)
         yield pair | {"judged": judged, "tool_signals": signals | {"judged": judged}}
 
 
@@ -277,6 +278,8 @@ def main(argv: list[str] | None = None) -> int:
             right = [r for r in rows if r["verdict"] == "right"]
             keep = random.Random(0).sample(right, min(args.sample, len(right)))
             rows = [r for r in rows if r["verdict"] != "right" or r in keep]
+        # a question's answers in a row: the model server reuses their shared opening
+        rows.sort(key=lambda r: (r["tables"], r["question"]))
         rows = list(score(args.set, args.data, rows))
     assert args.out is not None, "--out is needed"
     args.out.parent.mkdir(parents=True, exist_ok=True)
