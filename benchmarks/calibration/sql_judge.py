@@ -39,6 +39,10 @@ ROOT = Path(__file__).resolve().parents[2]
 RECORDS = ROOT / "docs" / "benchmarks" / "tools"
 
 
+SAMPLED_AT = 0.8
+"""The temperature ``sample`` asks the model for queries at."""
+
+
 def calibration_records(set_name: str) -> Iterator[Path]:
     """Every calibration run's records of the set (the tools set's also hold its catalog)."""
     if set_name == "tools":
@@ -201,6 +205,59 @@ def refused(set_name: str, data: Path, records: list[Path]) -> list[dict[str, An
     return found
 
 
+def sample(
+    set_name: str, data: Path, samples: int, temperature: float = SAMPLED_AT
+) -> list[dict[str, Any]]:
+    """Answers crag could give to the set's calibration table questions, sampled.
+
+    Each question asked of its tables ``samples`` times through the product's table graph
+    (``ask_tables``: write, run, check, retry told why) with the model sampling at
+    ``temperature`` (seeded: 0, 1, …); each distinct query that passes today's checks is an
+    answer (``_checked``), right or wrong. A greedy run gives each question one answer, and
+    where the checks pass nearly every answer given is right; sampled, the same questions give
+    the plausible wrong answers a calibration needs.
+    """
+    from dataclasses import replace
+
+    from crag.eval.records import read_records
+    from crag_core.schema.context import Context
+    from crag_core.text.sql import asked_tables
+    from graph.factory import default_services
+    from nodes.tools.table_graph import ask_tables, measured
+
+    qset, store = _store(set_name, data)
+    catalog = store.catalog()
+    ctx = Context(collection=qset.collection)
+    services = default_services(ctx)
+    questions = [
+        r
+        for r in read_records(qset.questions)
+        if r.get("split") == "calibration" and r.get("tool") == "table"
+    ]
+    found = []
+    for question in questions:
+        tables = asked_tables(question["question"], catalog)
+        if not tables:
+            continue
+        ranges, schema = measured(store, tables, question["question"])
+        seen: set[str] = set()
+        for seed in range(samples):
+            hot = services.llm.bind(temperature=temperature, seed=seed)
+            sampling = replace(services, llm=hot, grader=services.judge)  # type: ignore[arg-type]
+            tried = ask_tables(
+                sampling, ctx, {}, question["question"], tables, catalog, ranges, schema
+            )
+            sql = tried[-1].sql
+            if not tried[-1].passed or " ".join(sql.split()) in seen:
+                continue
+            seen.add(" ".join(sql.split()))
+            checked = _checked(store, catalog, question, sql)
+            if checked and checked["verdict"] != "unknown":
+                found.append(checked | {"run": f"sampled at {temperature}"})
+                print(f"{question['id']}: {checked['verdict']}", file=sys.stderr, flush=True)
+    return found
+
+
 def score(set_name: str, data: Path, pairs: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
     """Each pair with the judge's P(yes) (``judged``): the product's ``judge_query``."""
     from crag_core.schema.context import Context
@@ -229,14 +286,19 @@ def score(set_name: str, data: Path, pairs: list[dict[str, Any]]) -> Iterator[di
 
 
 def report(pairs: list[dict[str, Any]]) -> str:
-    """AUC of the shipped confidence and of the judge, right against wrong, by where from."""
+    """AUC right against wrong, by where from: the confidence when pooled, the judge, and now.
+
+    "Now": the confidence the graph gives today (``tool_confidence`` on the answer's signals
+    with the judge's among them, by the shipped fit).
+    """
     import numpy as np
 
     from benchmarks.calibration.confidence import auc
+    from nodes.shared.confidence import tool_confidence
 
     lines = [
-        "| answers | n | wrong | shipped confidence AUC | judge AUC |",
-        "|---|---|---|---|---|",
+        "| answers | n | wrong | confidence when pooled AUC | judge AUC | confidence now AUC |",
+        "|---|---|---|---|---|---|",
     ]
     groups: dict[str, list[dict[str, Any]]] = {}
     for p in pairs:
@@ -244,10 +306,15 @@ def report(pairs: list[dict[str, Any]]) -> str:
     once = list({(p["id"], p["sql"]): p for p in pairs}.values())  # an answer in several runs
     for name, ps in [*groups.items(), ("all, each query once", once)]:
         y = np.array([p["verdict"] == "right" for p in ps], dtype=float)
-        shipped = auc(np.array([p["confidence"] or 0.0 for p in ps]), y)  # none: 0.5
+        pooled = auc(np.array([p["confidence"] or 0.0 for p in ps]), y)  # none: 0.5
         judged = auc(np.array([p["judged"] if p["judged"] is not None else 0.5 for p in ps]), y)
+        now = [
+            tool_confidence(p.get("answer_kind") or "table", p.get("tool_signals")) or 0.0
+            for p in ps
+        ]
         lines.append(
-            f"| {name} | {len(ps)} | {int(len(y) - y.sum())} | {shipped:.2f} | {judged:.2f} |"
+            f"| {name} | {len(ps)} | {int(len(y) - y.sum())} | {pooled:.2f} | {judged:.2f} "
+            f"| {auc(np.array(now), y):.2f} |"
         )
     return "\n".join(lines)
 
@@ -255,12 +322,15 @@ def report(pairs: list[dict[str, Any]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Build the pool, score it, or report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=["pool", "given", "refused", "score", "report"])
+    parser.add_argument(
+        "command", choices=["pool", "sample", "given", "refused", "score", "report"]
+    )
     parser.add_argument("--set", default="rtables")
     parser.add_argument("--data", type=Path, default=Path("out/rtables-data"))
     parser.add_argument("--records", default="", help="given: runs' crag.jsonl, comma-separated")
     parser.add_argument("--pairs", nargs="*", type=Path, default=[])
     parser.add_argument("--sample", type=int, default=0, help="score: at most this many right")
+    parser.add_argument("--samples", type=int, default=3, help="sample: queries per question")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     if args.command == "report":
@@ -269,6 +339,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "pool":
         rows = pool(args.set, args.data, list(calibration_records(args.set)))
+    elif args.command == "sample":
+        rows = sample(args.set, args.data, args.samples)
     elif args.command in ("given", "refused"):
         read = given if args.command == "given" else refused
         rows = read(args.set, args.data, [Path(p) for p in args.records.split(",") if p])
