@@ -216,6 +216,24 @@ def judge_query(asked: Asked, tried: Attempted) -> tuple[float | None, dict[str,
     return yes_probability(asked.services.judge, prompt), versions
 
 
+def judged(
+    services: Services, ctx: Context, question: str, tried: Attempted, catalog: list[TableInfo]
+) -> Attempted:
+    """A query written outside the graph (the loop's own SQL), judged as the graph judges.
+
+    Against the schema of the tables it read; unchanged where the graph would not judge it.
+    """
+    store = services.tables
+    if not tried.passed or tried.premise or not judges_tables() or store is None:
+        return tried
+    assert tried.result is not None
+    read = [t for t in catalog if t.name in tried.result.tables]
+    ranges, schema = measured(store, read, question)
+    asked = Asked(services, ctx, {}, question, read, catalog, ranges, schema, "")
+    verdict, versions = judge_query(asked, tried)
+    return replace(tried, judged=verdict, versions=tried.versions | versions)
+
+
 def _feedback(asked: Asked, tried: Attempted) -> str:
     """What the next attempt is told: the query, why it failed, a query of its kind."""
     shape = idiom(asked.question, asked.tables)

@@ -38,7 +38,7 @@ from crag_core.text.whole_document import joined
 from crag_core.text.words import content_words, normalize, stem, words_of
 from nodes.tools.choose_tool import has_tables
 from nodes.tools.query_table import table_answer
-from nodes.tools.table_graph import ask_tables, measured
+from nodes.tools.table_graph import ask_tables, judged, measured
 from nodes.tools.table_query import Attempted, run_query
 
 Observation = tuple[str, list[Document]]
@@ -249,6 +249,7 @@ class Toolbox:
             if sql:
                 result, answer, premise, reason = run_query(store, sql, catalog, catalog, asked)
                 tried = Attempted(1, sql, result, answer, premise, reason, {})  # the model's
+                tried = judged(self.services, self.ctx, asked, tried, catalog)
             else:
                 tried = self._ask_tables(asked, tables, catalog)
         except CragError as exc:

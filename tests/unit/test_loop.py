@@ -196,6 +196,25 @@ def test_a_two_step_question_reads_the_text_then_joins_the_tables(store):
     assert final["sources"][0]["id"].startswith("table:")
 
 
+def test_the_loops_own_sql_is_judged_as_the_table_graph_judges(store, monkeypatch):
+    monkeypatch.setattr("nodes.tools.table_graph.judges_tables", lambda: True)
+    sql = "SELECT COUNT(*) FROM albums WHERE artistid = 1"
+
+    def checks(prompt: str, text: str) -> Any:
+        return 0.35 if prompt == "judge_sql" else happy_responder(prompt, text)
+
+    llm = scripted(
+        {"tool": "query_table", "args": {"question": "How many albums has artist 1?", "sql": sql}},
+        {"enough": "yes", "answer": "2 [S1]"},
+        checks=checks,
+    )
+    services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
+    final, _ = ask(services, "How many albums has artist 1?")
+    assert final["answer"] == "2" and round(final["tool_signals"]["judged"], 3) == 0.35
+    (judge,) = [c["text"] for c in llm.calls if c["prompt"] == "judge_sql"]
+    assert "CREATE TABLE albums" in judge and sql in judge
+
+
 def test_a_bad_citation_goes_back_into_the_loop_and_is_corrected(store):
     llm = scripted(
         {
