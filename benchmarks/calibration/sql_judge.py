@@ -206,16 +206,19 @@ def refused(set_name: str, data: Path, records: list[Path]) -> list[dict[str, An
 
 
 def sample(
-    set_name: str, data: Path, samples: int, temperature: float = SAMPLED_AT
+    set_name: str, data: Path, samples: int, out: Path, temperature: float = SAMPLED_AT
 ) -> list[dict[str, Any]]:
-    """Answers crag could give to the set's calibration table questions, sampled.
+    """Answers crag could give to the set's calibration table questions, sampled and judged.
 
     Each question asked of its tables ``samples`` times through the product's table graph
     (``ask_tables``: write, run, check, retry told why) with the model sampling at
     ``temperature`` (seeded: 0, 1, …); each distinct query that passes today's checks is an
-    answer (``_checked``), right or wrong. A greedy run gives each question one answer, and
-    where the checks pass nearly every answer given is right; sampled, the same questions give
-    the plausible wrong answers a calibration needs.
+    answer (``_checked``), right or wrong, judged at once by the product's ``judge_query``
+    (the question's opening still cached) and written to ``out`` as it is found, so a run
+    stopped early keeps what it found. The questions go in a seeded shuffle, so a part of a
+    run covers the set's tables. A greedy run gives each question one answer, and where the
+    checks pass nearly every answer given is right; sampled, the same questions give the
+    plausible wrong answers a calibration needs.
     """
     from dataclasses import replace
 
@@ -223,7 +226,7 @@ def sample(
     from crag_core.schema.context import Context
     from crag_core.text.sql import asked_tables
     from graph.factory import default_services
-    from nodes.tools.table_graph import ask_tables, measured
+    from nodes.tools.table_graph import Asked, ask_tables, judge_query, measured
 
     qset, store = _store(set_name, data)
     catalog = store.catalog()
@@ -234,27 +237,42 @@ def sample(
         for r in read_records(qset.questions)
         if r.get("split") == "calibration" and r.get("tool") == "table"
     ]
+    random.Random(0).shuffle(questions)
     found = []
-    for question in questions:
-        tables = asked_tables(question["question"], catalog)
-        if not tables:
-            continue
-        ranges, schema = measured(store, tables, question["question"])
-        seen: set[str] = set()
-        for seed in range(samples):
-            hot = services.llm.bind(temperature=temperature, seed=seed)
-            sampling = replace(services, llm=hot, grader=services.judge)  # type: ignore[arg-type]
-            tried = ask_tables(
-                sampling, ctx, {}, question["question"], tables, catalog, ranges, schema
-            )
-            sql = tried[-1].sql
-            if not tried[-1].passed or " ".join(sql.split()) in seen:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w", encoding="utf-8") as written:
+        for question in questions:
+            asks = question["question"]
+            tables = asked_tables(asks, catalog)
+            if not tables:
                 continue
-            seen.add(" ".join(sql.split()))
-            checked = _checked(store, catalog, question, sql)
-            if checked and checked["verdict"] != "unknown":
-                found.append(checked | {"run": f"sampled at {temperature}"})
-                print(f"{question['id']}: {checked['verdict']}", file=sys.stderr, flush=True)
+            ranges, schema = measured(store, tables, asks)
+            seen: set[str] = set()
+            for seed in range(samples):
+                hot = services.llm.bind(temperature=temperature, seed=seed)
+                sampling = replace(services, llm=hot, grader=services.judge)  # type: ignore[arg-type]
+                last = ask_tables(sampling, ctx, {}, asks, tables, catalog, ranges, schema)[-1]
+                key = " ".join(last.sql.split())
+                if not last.passed or key in seen:
+                    continue
+                seen.add(key)
+                checked = _checked(store, catalog, question, last.sql)
+                if not checked or checked["verdict"] == "unknown":
+                    continue
+                verdict = None
+                if ":premise:" not in checked["answer_kind"]:  # never judged (route_after_run)
+                    asked = Asked(services, ctx, {}, asks, tables, catalog, ranges, schema, "")
+                    verdict = judge_query(asked, last)[0]
+                signals = checked["tool_signals"] | {"judged": verdict}
+                row = checked | {
+                    "run": f"sampled at {temperature}",
+                    "judged": verdict,
+                    "tool_signals": signals,
+                }
+                found.append(row)
+                written.write(json.dumps(row) + "\n")
+                written.flush()
+                print(f"{question['id']}: {row['verdict']} {verdict}", file=sys.stderr, flush=True)
     return found
 
 
@@ -340,7 +358,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "pool":
         rows = pool(args.set, args.data, list(calibration_records(args.set)))
     elif args.command == "sample":
-        rows = sample(args.set, args.data, args.samples)
+        assert args.out is not None, "--out is needed"
+        rows = sample(args.set, args.data, args.samples, args.out)
+        print(f"{len(rows)} answers -> {args.out}", file=sys.stderr)
+        return 0
     elif args.command in ("given", "refused"):
         read = given if args.command == "given" else refused
         rows = read(args.set, args.data, [Path(p) for p in args.records.split(",") if p])
