@@ -5,7 +5,8 @@ A table answer records what its query and result say about it (``tool_signals``:
 question was read (``catalog_signals``); a whole document's (a summary), what its reading measured
 (``document_signals``). The model's inputs are chosen greedily by their
 **leave-one-source-out** AUC: every answer is scored by a model fitted without any answer
-from its source (a table answer's table; a catalog answer's folder), so an input that only
+from its source (a table answer's collection: ``collection_of``; a catalog answer's
+folder), so an input that only
 tells one source's questions apart (or that source's base rate) does not win. The kinds'
 shares (``nodes.shared.confidence.tool_confidence`` without a model) are scored the same way,
 as the baseline.
@@ -121,6 +122,18 @@ def source_of(record: dict[str, Any]) -> str:
         if found:
             return found.group(1).lower()
     return "?"
+
+
+def collection_of(record: dict[str, Any]) -> str:
+    """The collection (question set) a table answer's question was asked of, else its table.
+
+    A table answer is left out with its whole collection: the tables of one collection share
+    what a collection is (how many tables a question could go to, how they name things), and
+    an input that only tells collections apart learns their base rates (on the calibration
+    sets, "how many tables" ranked answers 0.61 leaving a table out, 0.21 leaving a
+    collection out).
+    """
+    return str(record.get("collection") or source_of(record))
 
 
 def labels(records: list[dict[str, Any]]) -> np.ndarray:
@@ -254,7 +267,7 @@ def risk_coverage(answers: list[dict[str, Any]], scores: list[float]) -> list[di
     return rows
 
 
-TABLE = Tool(table_answers, source_of, SIGNS)
+TABLE = Tool(table_answers, collection_of, SIGNS)
 CATALOG = Tool(catalog_answers, folder_of, CATALOG_SIGNS)
 DOCUMENT = Tool(partial(tool_answers, tool="document"), folder_of, DOCUMENT_SIGNS)
 
@@ -263,6 +276,7 @@ __all__ = [
     "CATALOG",
     "DOCUMENT",
     "TABLE",
+    "collection_of",
     "catalog_answers",
     "left_out",
     "risk_coverage",

@@ -472,13 +472,13 @@ def fit(
     """Fit the tools' confidence on calibration runs; write ``target``.
 
     The table and catalog answers counted by kind, and the table answers' model of their
-    signals (``benchmarks.calibration.tool_confidence``), chosen and scored leave one source
-    (table) out, beside the kinds' counts scored the same way; the model is used only when it
-    ranks by ``MODEL_GAIN`` better (else it is written as ``table_model_not_used``). The
-    catalog answers' and the whole documents' (summaries') models likewise, leaving one folder
-    out, against one share for all (AUC 0.5; else ``<tool>_model_not_used``). Only
-    calibration records count (a test question's record is refused: the test split reports,
-    it does not fit).
+    signals (``benchmarks.calibration.tool_confidence``), chosen and scored leaving one
+    collection (question set; ``collection_of``) out, beside the kinds' counts scored the same
+    way; the model is used only when it ranks by ``MODEL_GAIN`` better (else it is written as
+    ``table_model_not_used``). The catalog answers' and the whole documents' (summaries')
+    models likewise, leaving one folder out, against one share for all (AUC 0.5; else
+    ``<tool>_model_not_used``). Only calibration records count (a test question's record is
+    refused: the test split reports, it does not fit).
     An answer is right or not as ``judge`` said; "I don't know" is no answer.
 
     ``table_paths``: the table answers to fit on instead of the runs' (the judged pool of
@@ -498,6 +498,11 @@ def fit(
         runs = {id(r) for r in table_answers(records)}
         pooled = [r for path in table_paths for r in read_records(path)]
         records = [r for r in records if id(r) not in runs] + pooled
+    collection: dict[str, str] = {}  # the first set that asks the question (not its PDF twin)
+    for name, qset in SETS.items():
+        for q in read_records(qset.questions):
+            collection.setdefault(q["id"], name)
+    records = [r | {"collection": collection.get(r["id"], "")} for r in records]
     tested = [r["id"] for r in records if split.get(r["id"]) != "calibration"]
     if tested:
         raise SystemExit(f"{len(tested)} records are not of the calibration split: {tested[:3]}")
@@ -547,11 +552,11 @@ def _rounded(value: float) -> float | None:
 
 
 def kinds_left_out_auc(answers: list[dict[str, Any]]) -> float:
-    """The table answers' AUC by their kinds' counts, each scored without its table's."""
+    """The table answers' AUC by their kinds' counts, each scored without its collection's."""
     import numpy as np
 
     from benchmarks.calibration.confidence import auc
-    from benchmarks.calibration.tool_confidence import labels, left_out
+    from benchmarks.calibration.tool_confidence import collection_of, labels, left_out
     from nodes.shared.confidence import kind_share
 
     def score(train: list[dict[str, Any]], scored: list[dict[str, Any]]) -> np.ndarray:
@@ -561,7 +566,7 @@ def kinds_left_out_auc(answers: list[dict[str, Any]]) -> float:
             [(kind_share(kinds, r.get("answer_kind") or "table") or 0.0) - share for r in scored]
         )
 
-    return auc(left_out(answers, score), labels(answers))
+    return auc(left_out(answers, score, collection_of), labels(answers))
 
 
 def denials(records: list[dict[str, Any]], questions: dict[str, dict[str, Any]]) -> int:

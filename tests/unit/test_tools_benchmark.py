@@ -179,3 +179,33 @@ def test_a_summarys_confidence_is_fitted_on_its_readings_signals_leaving_a_folde
     model = table_model(records, DOCUMENT)
     assert model["features"][0] == "covered" and model["weights"][0] > 0
     assert model["sources"] == ["a", "b", "c"] and model["auc_left_out_by_source"] > 0.7
+
+
+def test_a_table_answer_is_left_out_with_its_collection_so_a_collections_trait_is_not_learnt():
+    from benchmarks.calibration.tool_confidence import (
+        SIGNS,
+        Tool,
+        collection_of,
+        select,
+        source_of,
+        table_answers,
+    )
+
+    records = []
+    for c, tables in (("a", 1.0), ("b", 6.0), ("c", 2.0), ("d", 3.0)):
+        for i in range(16):  # one collection of many tables, and many wrong answers
+            wrong = (i % 2 == 0) if c == "b" else (i % 8 == 3)
+            judged = 0.8 + 0.05 * (not wrong) + 0.1 * ((i * 7) % 5) / 5
+            records.append(
+                {
+                    "used": "table",
+                    "collection": c,
+                    "verdict": "wrong" if wrong else "right",
+                    "sql": [f'SELECT x FROM "t{c}{i % 3}"'],
+                    "tool_signals": {"tables": tables, "judged": judged},
+                }
+            )
+    assert collection_of(records[0]) == "a" and collection_of({"sql": ["SELECT 1 FROM t"]}) == "t"
+    by_table, _ = select(records, Tool(table_answers, source_of, SIGNS))
+    assert "tables" in by_table  # its other tables teach the collection's base rate
+    assert "tables" not in select(records)[0]  # left out whole, it teaches nothing
