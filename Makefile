@@ -186,8 +186,9 @@ bench-tools-unseen: setup dev
 # The tools' confidence (nodes/shared/tool_confidence.json): the graph on the table and catalog
 # questions of the tools set's calibration split, on the table calibration set
 # (benchmarks/data/rtables) and on the catalog calibration folders (benchmarks/data/rcatalog),
-# then the fit of the table answers' model, chosen leaving one table out, and of the catalog
-# answers' model, leaving one folder out (~50 min).
+# then the fit of the table answers' model on the judged answers of bench-sql-judge (every query of
+# the calibration runs that passes today's checks, and the rquantities set's sampled answers),
+# chosen leaving one collection out, and of the catalog answers' model, leaving one folder out.
 TOOLS_CAL_OUT ?= docs/benchmarks/tools/cal-$(shell git rev-parse --short HEAD)
 RCATALOG_CALIBRATION = release-notes licences downloads
 TOOLS_CAL_RECORDS = tools rtables $(addprefix rcatalog-,$(RCATALOG_CALIBRATION))
@@ -198,7 +199,9 @@ calibrate-tools: setup dev
 	$(BIN)/python -m benchmarks.measurements.tools run --split calibration --tool table,catalog --pipelines crag --out $(TOOLS_CAL_OUT)/tools
 	$(BIN)/python -m benchmarks.measurements.tools run --set rtables --split calibration --pipelines crag --out $(TOOLS_CAL_OUT)/rtables
 	for s in $(RCATALOG_CALIBRATION); do $(BIN)/python -m benchmarks.measurements.tools run --set rcatalog-$$s --split calibration --routed catalog,document --pipelines crag --out $(TOOLS_CAL_OUT)/rcatalog-$$s || exit 1; done
-	$(BIN)/python -m benchmarks.measurements.tools fit --records $(subst $(space),$(comma),$(foreach s,$(TOOLS_CAL_RECORDS),$(TOOLS_CAL_OUT)/$(s)/crag.jsonl))
+	$(MAKE) bench-sql-judge
+	$(BIN)/python -m benchmarks.measurements.tools fit --records $(subst $(space),$(comma),$(foreach s,$(TOOLS_CAL_RECORDS),$(TOOLS_CAL_OUT)/$(s)/crag.jsonl)) \
+		--table-records $(subst $(space),$(comma),$(foreach s,rtables-scored tools-scored rquantities-sampled,$(JUDGE_OUT)/$(s).jsonl))
 
 # The SQL of the table questions: a plain schema prompt vs the shipped prompt, free and under
 # the grammar of real names (one query each; SQL_SPLIT=calibration to choose).
@@ -396,11 +399,14 @@ calibrate-light-evaluator: setup dev
 	$(BIN)/python -m benchmarks.calibration.light_evaluator replay \
 		docs/benchmarks/mixed/calibration-probe.jsonl --squad $(SQUAD) --out docs/benchmarks/light-evaluator
 
-# A judged check of table answers' SQL, measured before it is wired: every recorded calibration
-# query that passes today's checks (the pool; all wrong and a fixed sample of right ones) and the
-# never-tuned runs' table answers, each scored by the embedded model (P(yes): "does this query
-# compute what the question asks?"), beside the shipped confidence. Results: docs/benchmarks/sql-judge.
+# The judged check of table answers' SQL (P(yes): "does this query compute what the question
+# asks?", nodes/tools/table_graph.judge_query) on the table confidence's calibration answers:
+# every recorded calibration query that passes today's checks (the pool), and answers sampled on
+# the rquantities set (questions built to hold mistakes; the first JUDGE_SAMPLED of its seeded
+# shuffle); then the never-tuned runs' table answers, scored by the shipped fit (make
+# calibrate-tools fits on the first two). Results: docs/benchmarks/sql-judge.
 JUDGE_OUT ?= out/sql-judge
+JUDGE_SAMPLED ?= 0
 JUDGE_GIVEN ?= docs/benchmarks/unseen/after-3d97367/crag.jsonl
 JUDGE_UNSEEN_RUNS ?= $(subst $(space),$(comma),$(wildcard docs/benchmarks/unseen/*/crag.jsonl))
 JUDGE_LOOP ?= $(subst $(space),$(comma),$(foreach p,crag crag-loop crag-auto,docs/benchmarks/loop/fifth-run/$(p).jsonl))
@@ -412,9 +418,12 @@ bench-sql-judge: setup dev
 	$(BIN)/python -m benchmarks.calibration.sql_judge score --set unseen --data out/unseen-data \
 		--pairs $(JUDGE_OUT)/unseen-given.jsonl --out $(JUDGE_OUT)/unseen-scored.jsonl
 	$(BIN)/python -m benchmarks.calibration.sql_judge score --set rtables --data out/rtables-data \
-		--pairs $(JUDGE_OUT)/rtables-pool.jsonl --sample 40 --out $(JUDGE_OUT)/rtables-scored.jsonl
+		--pairs $(JUDGE_OUT)/rtables-pool.jsonl --out $(JUDGE_OUT)/rtables-scored.jsonl
 	$(BIN)/python -m benchmarks.calibration.sql_judge score --set tools --data out/tools-data \
-		--pairs $(JUDGE_OUT)/tools-pool.jsonl --sample 20 --out $(JUDGE_OUT)/tools-scored.jsonl
+		--pairs $(JUDGE_OUT)/tools-pool.jsonl --out $(JUDGE_OUT)/tools-scored.jsonl
+	$(BIN)/python -m benchmarks.calibration.sql_judge sample --set rquantities \
+		--data out/rquantities-data --samples 3 --questions $(JUDGE_SAMPLED) \
+		--out $(JUDGE_OUT)/rquantities-sampled.jsonl
 	$(BIN)/python -m benchmarks.calibration.sql_judge given --set loop --data out/loop-data \
 		--records $(JUDGE_LOOP) --out $(JUDGE_OUT)/loop-given.jsonl
 	$(BIN)/python -m benchmarks.calibration.sql_judge score --set loop --data out/loop-data \

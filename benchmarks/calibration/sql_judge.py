@@ -11,7 +11,10 @@ which a table answer's confidence reads once its fit takes it).
 record's ``sql``, once per question), run again through today's checks (``run_query``); the
 ones that pass are answers crag would give today, judged against the gold. Written by older
 prompts and checks too, they hold the mistakes a single run does not. ``given``: the table
-answers of a never-tuned run's records (their last query), the same way. ``score``: the
+answers of a never-tuned run's records (their last query), the same way. ``sample``: a set's
+calibration table questions asked again through the table graph with the model sampling,
+each distinct answer that passes the checks judged (the wrong answers a greedy run, whose
+checks pass few, does not give). ``score``: the
 judge's P(yes) for each, beside the shipped confidence. ``report``: AUC of each, right against
 wrong, on the pool and on the never-tuned answers. ``refused``: the queries today's checks
 refuse on a never-tuned run that still read an answer, judged the same way (could the judge
@@ -206,7 +209,12 @@ def refused(set_name: str, data: Path, records: list[Path]) -> list[dict[str, An
 
 
 def sample(
-    set_name: str, data: Path, samples: int, out: Path, temperature: float = SAMPLED_AT
+    set_name: str,
+    data: Path,
+    samples: int,
+    out: Path,
+    questions_asked: int = 0,
+    temperature: float = SAMPLED_AT,
 ) -> list[dict[str, Any]]:
     """Answers crag could give to the set's calibration table questions, sampled and judged.
 
@@ -216,7 +224,8 @@ def sample(
     answer (``_checked``), right or wrong, judged at once by the product's ``judge_query``
     (the question's opening still cached) and written to ``out`` as it is found, so a run
     stopped early keeps what it found. The questions go in a seeded shuffle, so a part of a
-    run covers the set's tables. A greedy run gives each question one answer, and where the
+    run covers the set's tables; ``questions_asked``: only the first that many of it (0: all).
+    A greedy run gives each question one answer, and where the
     checks pass nearly every answer given is right; sampled, the same questions give the
     plausible wrong answers a calibration needs.
     """
@@ -238,6 +247,7 @@ def sample(
         if r.get("split") == "calibration" and r.get("tool") == "table"
     ]
     random.Random(0).shuffle(questions)
+    questions = questions[:questions_asked] if questions_asked else questions
     found = []
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w", encoding="utf-8") as written:
@@ -349,6 +359,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pairs", nargs="*", type=Path, default=[])
     parser.add_argument("--sample", type=int, default=0, help="score: at most this many right")
     parser.add_argument("--samples", type=int, default=3, help="sample: queries per question")
+    parser.add_argument("--questions", type=int, default=0, help="sample: the first N (0: all)")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     if args.command == "report":
@@ -359,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = pool(args.set, args.data, list(calibration_records(args.set)))
     elif args.command == "sample":
         assert args.out is not None, "--out is needed"
-        rows = sample(args.set, args.data, args.samples, args.out)
+        rows = sample(args.set, args.data, args.samples, args.out, args.questions)
         print(f"{len(rows)} answers -> {args.out}", file=sys.stderr)
         return 0
     elif args.command in ("given", "refused"):
