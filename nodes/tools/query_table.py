@@ -28,10 +28,12 @@ that the table has no such value, and what it has (a false premise is said, not 
 "0") — from a spreadsheet only: a table inside a page (an HTML page's table of
 statistics) is incidental to its text, which is searched instead.
 
-The answer's confidence is the share of right table answers of its kind (one value, a
-row, a list, a false premise; first query or retry) on the tools benchmark's calibration
-split (``nodes.shared.confidence.tool_confidence``); one under ``min_confidence`` is not given
-(and the text is searched only for a table inside a page).
+The answer's confidence is P(right) from the judge's verdict on its query (the model asked
+whether the query computes exactly what the question asks: ``nodes.tools.table_graph``),
+fitted on calibration answers with real mistakes, leaving a collection out
+(``nodes.shared.confidence.tool_confidence``); a false premise, never judged, carries the
+share of such answers that were right. One under ``min_confidence`` is not given (and the text
+is searched only for a table inside a page).
 """
 
 from __future__ import annotations
@@ -139,9 +141,9 @@ def table_answer(
 
     The answer, its sources and confidence; under ``min_confidence`` no answer, but what was
     withheld.
-    The confidence is the share of right table answers of its kind
-    (``nodes.shared.confidence.tool_confidence``, from the answer's signals); the rules' plan
-    and the loop's ``query_table`` tool give a table's answer through this one function.
+    The confidence is the fitted P(right) of the answer's signals, the judge's verdict among
+    them (``nodes.shared.confidence.tool_confidence``); the rules' plan and the loop's
+    ``query_table`` tool give a table's answer through this one function.
     """
     assert tried.result is not None
     kind = table_kind(tried.result, tried.premise, tried.attempt)
