@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmarks import DATA
+from benchmarks.measurements.rtables_questions import cell
 from benchmarks.measurements.tools_questions import numbered, q
 
 RQUANTITIES = DATA / "rquantities"
@@ -51,16 +52,7 @@ Key = tuple[str, int]
 def load(name: str) -> list[Row]:
     """A file's rows, cells as numbers where they are numbers (an empty cell: None)."""
     with FILES[name].open(encoding="utf-8", newline="") as fh:
-        return [{k: _cell(v) for k, v in r.items()} for r in csv.DictReader(fh)]
-
-
-def _cell(text: str) -> Any:
-    if text == "":
-        return None
-    try:
-        return float(text)
-    except ValueError:
-        return text
+        return [{k: cell(v) for k, v in r.items()} for r in csv.DictReader(fh)]
 
 
 @dataclass(frozen=True)

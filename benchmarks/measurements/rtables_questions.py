@@ -46,10 +46,11 @@ def load(name: str) -> list[dict[str, Any]]:
         head = [str(h) for h in raw[0]]
         return [dict(zip(head, r, strict=True)) for r in raw[1:]]
     with path.open(encoding="utf-8") as fh:
-        return [{k: _cell(v) for k, v in r.items()} for r in csv.DictReader(fh)]
+        return [{k: cell(v) for k, v in r.items()} for r in csv.DictReader(fh)]
 
 
-def _cell(text: str) -> Any:
+def cell(text: str) -> Any:
+    """A CSV cell as a number where it is one; an empty cell None."""
     if text == "":
         return None
     try:
