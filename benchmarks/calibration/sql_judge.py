@@ -235,7 +235,7 @@ def sample(
     from crag_core.schema.context import Context
     from crag_core.text.sql import asked_tables
     from graph.factory import default_services
-    from nodes.tools.table_graph import Asked, ask_tables, judge_query, measured
+    from nodes.tools.table_graph import Asked, ask_tables, judge_query, judgeable, measured
 
     qset, store = _store(set_name, data)
     catalog = store.catalog()
@@ -270,15 +270,10 @@ def sample(
                 if not checked or checked["verdict"] == "unknown":
                     continue
                 verdict = None
-                if ":premise:" not in checked["answer_kind"]:  # never judged (route_after_run)
+                if judgeable(last):
                     asked = Asked(services, ctx, {}, asks, tables, catalog, ranges, schema, "")
                     verdict = judge_query(asked, last)[0]
-                signals = checked["tool_signals"] | {"judged": verdict}
-                row = checked | {
-                    "run": f"sampled at {temperature}",
-                    "judged": verdict,
-                    "tool_signals": signals,
-                }
+                row = _with_verdict(checked | {"run": f"sampled at {temperature}"}, verdict)
                 found.append(row)
                 written.write(json.dumps(row) + "\n")
                 written.flush()
@@ -290,7 +285,7 @@ def score(set_name: str, data: Path, pairs: list[dict[str, Any]]) -> Iterator[di
     """Each pair with the judge's P(yes) (``judged``): the product's ``judge_query``."""
     from crag_core.schema.context import Context
     from graph.factory import default_services
-    from nodes.tools.table_graph import SHOWN_ROWS, Asked, judge_query, measured
+    from nodes.tools.table_graph import SHOWN_ROWS, Asked, judge_query, judgeable, measured
     from nodes.tools.table_query import Attempted
 
     qset, store = _store(set_name, data)
@@ -299,18 +294,24 @@ def score(set_name: str, data: Path, pairs: list[dict[str, Any]]) -> Iterator[di
     ctx = Context(collection=qset.collection)
     services = default_services(ctx)
     for pair in pairs:
+        premise = ":premise:" in pair.get("answer_kind", "")
+        result = store.query(pair["sql"], max_rows=SHOWN_ROWS)
+        tried = Attempted(1, pair["sql"], result, pair["answer"], premise, "", {})
+        if not judgeable(tried):  # never judged (``route_after_run``)
+            yield pair | {"judged": None}
+            continue
         tables = [by_name[name] for name in pair["tables"] if name in by_name]
         ranges, schema = measured(store, tables, pair["question"])
         asked = Asked(services, ctx, {}, pair["question"], tables, catalog, ranges, schema, "")
-        if ":premise:" in pair.get("answer_kind", ""):  # never judged (``route_after_run``)
-            yield pair | {"judged": None}
-            continue
-        result = store.query(pair["sql"], max_rows=SHOWN_ROWS)
-        tried = Attempted(1, pair["sql"], result, pair["answer"], False, "", {})
-        judged = judge_query(asked, tried)[0]
-        signals = pair.get("tool_signals") or {}
-        print(f"{pair['id']}: {judged}", file=sys.stderr, flush=True)
-        yield pair | {"judged": judged, "tool_signals": signals | {"judged": judged}}
+        verdict = judge_query(asked, tried)[0]
+        print(f"{pair['id']}: {verdict}", file=sys.stderr, flush=True)
+        yield _with_verdict(pair, verdict)
+
+
+def _with_verdict(row: dict[str, Any], verdict: float | None) -> dict[str, Any]:
+    """An answer with the judge's verdict, beside its signals too (as ``table_signals`` has it)."""
+    signals = row.get("tool_signals") or {}
+    return row | {"judged": verdict, "tool_signals": signals | {"judged": verdict}}
 
 
 def report(pairs: list[dict[str, Any]]) -> str:

@@ -492,16 +492,17 @@ def fit(
         table_model,
     )
 
-    split = {r["id"]: r["split"] for qset in SETS.values() for r in read_records(qset.questions)}
+    split: dict[str, str] = {}
+    collection: dict[str, str] = {}  # the first set that asks the question (not its PDF twin)
+    for name, qset in SETS.items():
+        for q in read_records(qset.questions):
+            split[q["id"]] = q["split"]
+            collection.setdefault(q["id"], name)
     records = [r for path in records_paths for r in read_records(path)]
     if table_paths:
         runs = {id(r) for r in table_answers(records)}
         pooled = [r for path in table_paths for r in read_records(path)]
         records = [r for r in records if id(r) not in runs] + pooled
-    collection: dict[str, str] = {}  # the first set that asks the question (not its PDF twin)
-    for name, qset in SETS.items():
-        for q in read_records(qset.questions):
-            collection.setdefault(q["id"], name)
     records = [r | {"collection": collection.get(r["id"], "")} for r in records]
     tested = [r["id"] for r in records if split.get(r["id"]) != "calibration"]
     if tested:

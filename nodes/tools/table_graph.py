@@ -189,8 +189,13 @@ def route_after_run(state: TableState) -> str:
     """
     last = state["tried"][-1]
     if last.passed:
-        return "judge" if not last.premise and judges_tables() else "done"
+        return "judge" if judgeable(last) and judges_tables() else "done"
     return "done" if last.attempt >= SQL_ATTEMPTS else "retry"
+
+
+def judgeable(tried: Attempted) -> bool:
+    """Whether an attempt is one the judge is asked of: it passed, and is no false premise."""
+    return tried.passed and not tried.premise
 
 
 SHOWN_ROWS = 5
@@ -224,7 +229,7 @@ def judged(
     Against the schema of the tables it read; unchanged where the graph would not judge it.
     """
     store = services.tables
-    if not tried.passed or tried.premise or not judges_tables() or store is None:
+    if not judgeable(tried) or not judges_tables() or store is None:
         return tried
     assert tried.result is not None
     read = [t for t in catalog if t.name in tried.result.tables]
