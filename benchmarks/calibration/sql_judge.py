@@ -345,7 +345,17 @@ def report(pairs: list[dict[str, Any]]) -> str:
             f"| {name} | {len(ps)} | {int(len(y) - y.sum())} | {pooled:.2f} | {judged:.2f} "
             f"| {auc(np.array(now), y):.2f} |"
         )
-    return "\n".join(lines)
+    return "\n".join(lines) + "\n\nConfidence now, each query once:\n\n" + coverage(once, now)
+
+
+def coverage(answers: list[dict[str, Any]], scores: list[float]) -> str:
+    """The risk–coverage table of ``answers`` at their ``scores`` (``risk_coverage``)."""
+    from benchmarks.calibration.tool_confidence import risk_coverage
+    from crag.eval.tables import markdown_table
+
+    rows = risk_coverage(answers, scores)
+    columns = [("threshold", "min_confidence"), ("given", "given"), ("right", "right")]
+    return markdown_table(rows, [*columns, ("wrong", "wrong"), ("wrong_share", "wrong of given")])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,6 +14,7 @@ as the baseline.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.calibration.confidence import auc, fit
-from nodes.shared.confidence import features
+from nodes.shared.confidence import features, kind_share, measures
 
 _FROM = re.compile(r'\b(?:from|join)\s+"?([\w.]+)"?', re.I)
 SIGNS = {
@@ -78,6 +79,28 @@ def verdict_of(record: dict[str, Any]) -> str:
     if record.get("withheld"):
         return str(record.get("withheld_verdict") or "unknown")
     return str(record["verdict"])
+
+
+def confidence_kind(record: dict[str, Any]) -> str:
+    """What ``nodes.shared.confidence.tool_confidence`` calls a record's answer.
+
+    "" for the text's.
+    """
+    return record["used"] if record.get("used") in ("table", "catalog", "document") else ""
+
+
+def count_kinds(records: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Answers and right answers by tool and by finer kind (``answer_kind``)."""
+    kinds: dict[str, dict[str, int]] = {}
+    for r in records:
+        kind = confidence_kind(r)
+        if not kind or r["verdict"] == "unknown":
+            continue
+        for counted_as in dict.fromkeys([kind, r.get("answer_kind") or kind]):
+            counted = kinds.setdefault(counted_as, {"answers": 0, "right": 0})
+            counted["answers"] += 1
+            counted["right"] += r["verdict"] == "right"
+    return kinds
 
 
 def tool_answers(records: list[dict[str, Any]], tool: str) -> list[dict[str, Any]]:
@@ -172,20 +195,46 @@ def model_score(names: list[str]) -> Callable[[list[dict[str, Any]], list[dict[s
     wrong answers has a higher intercept, and scored by P(right) the left-out answers of
     such sources would rank above the others by that alone (pooled, a model of no input
     scored 0.16 on the calibration set's ten tables). Without it, only the inputs rank.
+
+    As in the product (``nodes.shared.confidence.tool_confidence``), the model is fitted on
+    the answers that measured all its inputs, and an answer missing one is scored by its
+    kind's share: its log-odds, less the model's intercept, on the same scale.
     """
 
     def score(train: list[dict[str, Any]], scored: list[dict[str, Any]]) -> np.ndarray:
-        y = labels(train)
-        if y.min() == y.max():
+        fitted_on = measured(train, names)
+        y = labels(fitted_on)
+        if not len(y) or y.min() == y.max():
             return np.zeros(len(scored))
-        weights, _ = fit(_x(train, names), y)
-        return np.asarray(_x(scored, names) @ weights)
+        weights, intercept = fit(_x(fitted_on, names), y)
+        kinds = count_kinds(train)
+        return np.array(
+            [
+                float(_x([r], names)[0] @ weights)
+                if measures(names, r["tool_signals"])
+                else _log_odds(kind_share(kinds, _kind(r)) or 0.5) - intercept
+                for r in scored
+            ]
+        )
 
     return score
 
 
+def measured(records: list[dict[str, Any]], names: list[str]) -> list[dict[str, Any]]:
+    """The records whose signals hold every one of ``names`` (the model's to fit and score)."""
+    return [r for r in records if measures(names, r["tool_signals"])]
+
+
+def _kind(record: dict[str, Any]) -> str:
+    return str(record.get("answer_kind") or confidence_kind(record) or "table")
+
+
 def _x(records: list[dict[str, Any]], names: list[str]) -> np.ndarray:
     return np.array([features(r["tool_signals"], names) for r in records], dtype=float)
+
+
+def _log_odds(p: float) -> float:
+    return math.log(p / (1 - p))
 
 
 def select(records: list[dict[str, Any]], tool: Tool | None = None) -> tuple[list[str], float]:
@@ -213,22 +262,27 @@ def select(records: list[dict[str, Any]], tool: Tool | None = None) -> tuple[lis
 
 def _as_expected(records: list[dict[str, Any]], names: list[str], signs: dict[str, int]) -> bool:
     """Whether every weight of the model of ``names`` fitted on all ``records`` has its sign."""
-    y = labels(records)
-    if y.min() == y.max():
+    fitted_on = measured(records, names)
+    y = labels(fitted_on)
+    if not len(y) or y.min() == y.max():
         return False
-    weights, _ = fit(_x(records, names), y)
+    weights, _ = fit(_x(fitted_on, names), y)
     return all(w * signs[n] > 0 for w, n in zip(weights, names, strict=True))
 
 
 def table_model(records: list[dict[str, Any]], tool: Tool | None = None) -> dict[str, Any]:
     """The model written to ``nodes/shared/tool_confidence.json`` (the table's, or ``tool``'s).
 
-    Its inputs, weights, intercept and AUC.
+    Its inputs, weights, intercept and AUC; its answers, wrong ones, and those it was fitted
+    on (``measured``: the others keep their kind's share).
     """
     tool = tool or TABLE
     answers = tool.answers(records)
     names, value = select(answers, tool)
-    weights, intercept = fit(_x(answers, names), labels(answers)) if names else (np.zeros(0), 0.0)
+    fitted_on = measured(answers, names)
+    weights, intercept = (
+        fit(_x(fitted_on, names), labels(fitted_on)) if names else (np.zeros(0), 0.0)
+    )
     return {
         "features": names,
         "weights": [round(float(w), 6) for w in weights],
@@ -236,6 +290,7 @@ def table_model(records: list[dict[str, Any]], tool: Tool | None = None) -> dict
         "auc_left_out_by_source": round(value, 3) if names else None,
         "answers": len(answers),
         "wrong": int(len(answers) - labels(answers).sum()),
+        "measured": len(fitted_on),
         "sources": sorted({tool.source(r) for r in answers}),
     }
 
@@ -278,7 +333,10 @@ __all__ = [
     "TABLE",
     "collection_of",
     "catalog_answers",
+    "confidence_kind",
+    "count_kinds",
     "left_out",
+    "measured",
     "risk_coverage",
     "select",
     "source_of",

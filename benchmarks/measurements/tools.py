@@ -23,7 +23,7 @@ right within 1% (0.01 at least) of the gold; a name when the gold is in it; a se
 member is in it and no other value of its column is; a SQuAD answer by ``crag.eval.metrics``.
 
 ``fit`` counts the shipped graph's table and catalog answers on calibration runs by kind
-(``confidence_kind``) and fits the table answers' model of their signals
+and fits the table answers' model of their signals
 (``benchmarks.calibration.tool_confidence``) into ``nodes/shared/tool_confidence.json``, the
 confidence those answers carry. A third set, ``rtables`` (``benchmarks.measurements.
 rtables_questions``: ten more tables, every question ``calibration``), gives it wrong answers
@@ -454,14 +454,6 @@ def filters(records: list[dict[str, Any]]) -> str:
     return f"{said}:\n\n{table}\n{missed}\n\n"
 
 
-def confidence_kind(record: dict[str, Any]) -> str:
-    """What ``nodes.shared.confidence.tool_confidence`` calls a record's answer.
-
-    "" for the text's.
-    """
-    return record["used"] if record.get("used") in ("table", "catalog", "document") else ""
-
-
 MODEL_GAIN = 0.02
 """The left-out AUC by which the signals' model must beat the kinds' counts to be used."""
 
@@ -488,6 +480,7 @@ def fit(
     from benchmarks.calibration.tool_confidence import (
         CATALOG,
         DOCUMENT,
+        count_kinds,
         table_answers,
         table_model,
     )
@@ -533,20 +526,6 @@ def fit(
     return made
 
 
-def count_kinds(records: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
-    """Answers and right answers by tool and by finer kind (``answer_kind``)."""
-    kinds: dict[str, dict[str, int]] = {}
-    for r in records:
-        kind = confidence_kind(r)
-        if not kind or r["verdict"] == "unknown":
-            continue
-        for counted_as in dict.fromkeys([kind, r.get("answer_kind") or kind]):
-            counted = kinds.setdefault(counted_as, {"answers": 0, "right": 0})
-            counted["answers"] += 1
-            counted["right"] += r["verdict"] == "right"
-    return kinds
-
-
 def _rounded(value: float) -> float | None:
     """``value`` to three places; None for no value (an AUC with no wrong answer)."""
     return None if value != value else round(value, 3)
@@ -557,7 +536,12 @@ def kinds_left_out_auc(answers: list[dict[str, Any]]) -> float:
     import numpy as np
 
     from benchmarks.calibration.confidence import auc
-    from benchmarks.calibration.tool_confidence import collection_of, labels, left_out
+    from benchmarks.calibration.tool_confidence import (
+        collection_of,
+        count_kinds,
+        labels,
+        left_out,
+    )
     from nodes.shared.confidence import kind_share
 
     def score(train: list[dict[str, Any]], scored: list[dict[str, Any]]) -> np.ndarray:

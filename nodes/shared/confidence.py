@@ -278,13 +278,24 @@ def tool_confidence(
 
     A table answer's ``signals`` (``table_signals``), a catalog answer's (``catalog_signals``)
     or a whole document's (``document_signals``), where a model of them is fitted
-    (``<tool>_model``: features, weights, intercept), give its P(right) by that model instead.
+    (``<tool>_model``: features, weights, intercept) and every input it reads was measured
+    (``measures``), give its P(right) by that model instead. An answer the model cannot read
+    (a false premise is never judged) keeps its kind's share: a missing input is not a 0.
     """
     fitted = _fit(path)
     model = fitted.get(f"{kind.split(':')[0]}_model")
-    if model and model.get("features") and signals is not None:
+    if model and signals is not None and measures(model["features"], signals):
         return logistic(model, signals)
     return kind_share(fitted.get("kinds", {}), kind)
+
+
+def measures(names: list[str], signals: Mapping[str, float | None]) -> bool:
+    """Whether ``signals`` hold every input a tool's model reads (and it reads any).
+
+    A tool's model reads its inputs as measured: its fit left out the answers missing one
+    (``benchmarks.calibration.tool_confidence``), so such an answer is not its to score.
+    """
+    return bool(names) and all(signals.get(name.partition(":")[0]) is not None for name in names)
 
 
 def kind_share(kinds: Mapping[str, Mapping[str, int]], kind: str) -> float | None:

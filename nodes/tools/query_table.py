@@ -31,8 +31,8 @@ statistics) is incidental to its text, which is searched instead.
 The answer's confidence is P(right) from the judge's verdict on its query (the model asked
 whether the query computes exactly what the question asks: ``nodes.tools.table_graph``),
 fitted on calibration answers with real mistakes, leaving a collection out
-(``nodes.shared.confidence.tool_confidence``); a false premise, never judged, is scored as
-a verdict of 0 (0.44; 11 of 23 such calibration answers were right). One under
+(``nodes.shared.confidence.tool_confidence``); a false premise, never judged, keeps its
+kind's share (0.54; 11 of 23 such calibration answers were right). One under
 ``min_confidence`` is not given (and the text is searched only for a table inside a page).
 """
 

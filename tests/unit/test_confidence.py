@@ -13,6 +13,7 @@ from langgraph.runtime import Runtime
 
 import nodes.shared.confidence as confidence_module
 from benchmarks.calibration import confidence as bench
+from benchmarks.calibration import tool_confidence as tool_confidence_fit
 from benchmarks.measurements import tools, tools_questions
 from crag.eval.metrics import truthfulness
 from crag.eval.records import read_records
@@ -307,3 +308,36 @@ def test_a_table_answers_confidence_reads_the_judge_only_where_its_fit_takes_it(
     fitted.write_text(json.dumps({"kinds": {}, "table_model": model | {"features": ["retry"]}}))
     confidence_module._fit.cache_clear()
     assert not confidence_module.judges_tables(fitted)
+
+
+def test_a_table_answer_the_judge_never_read_keeps_its_kinds_share(tmp_path):
+    fitted = tmp_path / "tool_confidence.json"
+    model = {"features": ["judged"], "weights": [6.0], "intercept": -3.0}
+    kinds = {"table": {"answers": 20, "right": 16}, "table:premise:1": {"answers": 6, "right": 3}}
+    fitted.write_text(json.dumps({"kinds": kinds, "table_model": model}))
+    premise = confidence_module.tool_confidence("table:premise:1", {"judged": None}, fitted)
+    # not the model at a verdict of 0 (0.047): the premise's own share, pulled toward the tool's
+    assert premise == round((3 + 4 * 17 / 22) / (6 + 4), 3)
+
+
+def test_the_table_model_is_fitted_on_the_answers_that_measured_its_inputs():
+    def answer(judged: float | None, right: bool, collection: str) -> dict[str, object]:
+        kind = "table:value:1" if judged is not None else "table:premise:1"
+        return {
+            "used": "table",
+            "answer_kind": kind,
+            "verdict": "right" if right else "wrong",
+            "collection": collection,
+            "tool_signals": {"judged": judged, "premise": float(judged is None)},
+        }
+
+    judged = [
+        answer(0.7 + 0.01 * i, right=i >= 6 or i == 3, collection=f"c{i % 3}") for i in range(24)
+    ]
+    premises = [answer(None, right=i % 2 == 0, collection=f"c{i % 3}") for i in range(12)]
+    alone = tool_confidence_fit.table_model(judged)
+    pooled = tool_confidence_fit.table_model(judged + premises)
+    assert pooled["features"] == ["judged"]
+    # the premises, half right at a "verdict" that was never asked, do not flatten the model
+    assert pooled["weights"] == alone["weights"] and pooled["intercept"] == alone["intercept"]
+    assert (pooled["answers"], pooled["measured"]) == (36, 24)

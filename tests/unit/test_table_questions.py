@@ -281,14 +281,23 @@ def test_the_judges_verdict_on_a_table_answer_is_a_signal_of_its_confidence(
 ):
     sql = "SELECT SUM(units_sold) FROM sales WHERE region = 'North'"
     monkeypatch.setattr("nodes.tools.table_graph.judges_tables", lambda: True)
-    written = sql_responder(sql)
-    llm = make_llm(lambda prompt, text: 0.25 if prompt == "judge_sql" else written(prompt, text))
-    fake_services(llm=llm, tables=store)
-    result = run_question(QUESTION, Context())
-    assert result.state["answer"] == "2,550"
-    assert round(result.state["tool_signals"]["judged"] or 0, 3) == 0.25
-    assert result.state["prompt_versions"]["judge_sql"] == "v1"
-    assert [c["prompt"] for c in llm.calls].count("judge_sql") == 1
+    for verdict in (0.95, 0.25):
+        written = sql_responder(sql)
+
+        def judged(prompt: str, text: str, p: float = verdict, w: Any = written) -> Any:
+            return p if prompt == "judge_sql" else w(prompt, text)
+
+        llm = make_llm(judged)
+        fake_services(llm=llm, tables=store)
+        result = run_question(QUESTION, Context())
+        assert round(result.state["tool_signals"]["judged"] or 0, 3) == verdict
+        assert result.state["prompt_versions"]["judge_sql"] == "v1"
+        assert [c["prompt"] for c in llm.calls].count("judge_sql") == 1
+        if verdict > 0.5:
+            assert result.state["answer"] == "2,550" and result.state["confidence"] > 0.9
+        else:  # the judge doubts the query: its answer is held back under min_confidence
+            assert result.state["answer"] != "2,550"
+            assert any("'2,550' is not given" in w for w in result.state["warnings"])
 
 
 def test_the_table_tool_reads_the_tables_the_plan_names(fake_services, store):
