@@ -407,7 +407,7 @@ class Context:
                 "that passed its checks. Tables', catalogs' and summaries' answers carry their "
                 "own, fitted leaving a source out (on never-tuned files at 0.4: 6 of 63 table "
                 "answers, the judge's verdict on the query among their inputs, 4 of 41 catalog "
-                "answers and 1 of 14 summaries given wrong; docs/benchmarks/unseen, "
+                "answers and 3 of 18 summaries given wrong; docs/benchmarks/unseen, "
                 "docs/benchmarks/sql-judge, docs/benchmarks/catalog)."
             ),
         },
