@@ -318,7 +318,8 @@ def report(pairs: list[dict[str, Any]]) -> str:
     """AUC right against wrong, by where from: the confidence when pooled, the judge, and now.
 
     "Now": the confidence the graph gives today (``tool_confidence`` on the answer's signals
-    with the judge's among them, by the shipped fit).
+    with the judge's among them, by the shipped fit); then its risk–coverage over every
+    answer, each query once (``coverage``).
     """
     import numpy as np
 
