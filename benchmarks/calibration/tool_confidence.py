@@ -202,7 +202,7 @@ def model_score(names: list[str]) -> Callable[[list[dict[str, Any]], list[dict[s
     """
 
     def score(train: list[dict[str, Any]], scored: list[dict[str, Any]]) -> np.ndarray:
-        fitted_on = measured(train, names)
+        fitted_on = measuring(train, names)
         y = labels(fitted_on)
         if not len(y) or y.min() == y.max():
             return np.zeros(len(scored))
@@ -220,7 +220,7 @@ def model_score(names: list[str]) -> Callable[[list[dict[str, Any]], list[dict[s
     return score
 
 
-def measured(records: list[dict[str, Any]], names: list[str]) -> list[dict[str, Any]]:
+def measuring(records: list[dict[str, Any]], names: list[str]) -> list[dict[str, Any]]:
     """The records whose signals hold every one of ``names`` (the model's to fit and score)."""
     return [r for r in records if measures(names, r["tool_signals"])]
 
@@ -262,7 +262,7 @@ def select(records: list[dict[str, Any]], tool: Tool | None = None) -> tuple[lis
 
 def _as_expected(records: list[dict[str, Any]], names: list[str], signs: dict[str, int]) -> bool:
     """Whether every weight of the model of ``names`` fitted on all ``records`` has its sign."""
-    fitted_on = measured(records, names)
+    fitted_on = measuring(records, names)
     y = labels(fitted_on)
     if not len(y) or y.min() == y.max():
         return False
@@ -274,12 +274,12 @@ def table_model(records: list[dict[str, Any]], tool: Tool | None = None) -> dict
     """The model written to ``nodes/shared/tool_confidence.json`` (the table's, or ``tool``'s).
 
     Its inputs, weights, intercept and AUC; its answers, wrong ones, and those it was fitted
-    on (``measured``: the others keep their kind's share).
+    on (``measured``, the answers ``measuring`` its inputs: the others keep their kind's share).
     """
     tool = tool or TABLE
     answers = tool.answers(records)
     names, value = select(answers, tool)
-    fitted_on = measured(answers, names)
+    fitted_on = measuring(answers, names)
     weights, intercept = (
         fit(_x(fitted_on, names), labels(fitted_on)) if names else (np.zeros(0), 0.0)
     )
@@ -336,7 +336,7 @@ __all__ = [
     "confidence_kind",
     "count_kinds",
     "left_out",
-    "measured",
+    "measuring",
     "risk_coverage",
     "select",
     "source_of",
