@@ -25,7 +25,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: calibrate-light-evaluator bench-sql-judge loop-questions bench-ocr-share bench-boundary-doors bench-cost-ablation bench-cost-in-use ocr ocr-required calibrate-tools bench-tools-unseen bench-table-text bench-resource-attacks bench-cache-threshold bench-encoder bench-converters bench-keyword-sync bench-prompt-layout bench-whole-answers calibrate-confidence setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction bench-ocr bench-ocr-second-look bench-ocr-answers bench-pdf-tables bench-pdf-table-answers eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-system test-integration lint graph-diagram clean
+.PHONY: calibrate-light-evaluator bench-sql-judge loop-questions heldout-questions bench-ocr-share bench-boundary-doors bench-cost-ablation bench-cost-in-use ocr ocr-required calibrate-tools bench-tools-unseen bench-table-text bench-resource-attacks bench-cache-threshold bench-encoder bench-converters bench-keyword-sync bench-prompt-layout bench-whole-answers calibrate-confidence setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction bench-ocr bench-ocr-second-look bench-ocr-answers bench-pdf-tables bench-pdf-table-answers eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-system test-integration lint graph-diagram clean
 
 setup: $(STAMP) model ocr
 
@@ -246,6 +246,10 @@ bench-boundary-doors: setup dev
 # The agent loop's never-tuned set (benchmarks/data/loop): its questions made again from its files.
 loop-questions: $(STAMP)
 	$(BIN)/python -m benchmarks.measurements.loop_questions $(LOOP_FLAGS)
+
+# The held-out set (benchmarks/data/heldout): its questions made again from its files.
+heldout-questions: $(STAMP)
+	$(BIN)/python -m benchmarks.measurements.heldout_questions $(HELDOUT_FLAGS)
 
 # A 1-page scan read alone and behind two 60-page scans, this checkout against BEFORE.
 bench-ocr-share: setup dev ocr-required

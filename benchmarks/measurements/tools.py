@@ -59,6 +59,7 @@ from typing import Any
 
 from benchmarks import ROOT
 from benchmarks.measurements import (
+    heldout_questions,
     loop_questions,
     pdf_tables,
     rcatalog_questions,
@@ -109,6 +110,12 @@ SETS = {
         unseen_questions.QUESTIONS,
         unseen_questions.FILES,
         unseen_questions.MODIFIED,
+    ),
+    "heldout": QuestionSet(  # never-tuned, built 2026-12-05 on files nobody here had used
+        "heldout-bench",
+        heldout_questions.QUESTIONS,
+        heldout_questions.FILES,
+        heldout_questions.MODIFIED,
     ),
     "loop": QuestionSet(  # the agent loop's never-tuned set: tables that join, notes beside
         "loop-bench",
@@ -937,6 +944,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "build":
         builders: dict[str, Callable[[], list[dict[str, Any]]]] = {
             "unseen": unseen_questions.build,
+            "heldout": heldout_questions.build,
             "loop": loop_questions.build,
             "rtables": rtables_questions.build,
             "rquantities": rquantities_questions.build,
