@@ -4,13 +4,72 @@
 ("Denver" to "How many …?") is more often a span of the wrong sentence than the answer.
 ``type_fits`` says so (True or False), or None when the question's wording sets no kind ("What …?",
 "Which …?", "Why …?"). It is one of the confidence's signals (``nodes.shared.confidence``).
+
+"Which has more instances: diabetes or iris?" asks for one of two things it names
+(``choice``); an answer that names neither ("442") is not an answer to it (``names_choice``),
+whatever the documents say.
 """
 
 from __future__ import annotations
 
 import re
 
-from crag_core.text.words import NUMBER_WORDS, words_of
+from crag_core.text.words import NUMBER_WORDS, content_words, stem, words_of
+
+_PAIR = re.compile(
+    r"(?:^|[:,]\s*|\bbetween\s+)(?P<a>[\w$][\w .'&$()-]{0,60}?)\s+or\s+"
+    r"(?P<b>[\w$][\w .'&$()-]{0,60}?)\s*\?*\s*$",
+    re.I,
+)
+"""A question that ends by naming two alternatives: "…: Adelie or Gentoo?"."""
+_CHOICE_QUESTION = re.compile(r"^\s*(?:which|who|whose|what)\b", re.I)
+_NEITHER = re.compile(r"\b(?:neither|both|same|equal|equally|tied?)\b", re.I)
+"""An answer that declines the choice itself: "neither", "both the same"."""
+
+
+def alternatives(question: str) -> tuple[str, str] | None:
+    """The two values a question asks to choose between ("…: A or B?"), if it does."""
+    found = _PAIR.search(question.strip())
+    if not found:
+        return None
+    a, b = (found.group(k).strip(" .'") for k in ("a", "b"))
+    return (a, b) if a and b and a.lower() != b.lower() else None
+
+
+def choice(question: str) -> tuple[str, str] | None:
+    """The two things a "Which …: A or B?" question asks to choose between (None if it does not).
+
+    Only a which / who / what question that names them after a colon, a comma or "between":
+    "How many X or Y?" asks for a count, and "What is used to convey upper or lower bounds?"
+    names no alternatives.
+    """
+    found = _PAIR.search(question.strip())
+    if not _CHOICE_QUESTION.match(question) or not found or found.start("a") == 0:
+        return None
+    return alternatives(question)
+
+
+def _distinct_words(one: str, other: str) -> set[str]:
+    """The stems of ``one``'s content words that ``other`` lacks (all of them if none)."""
+    mine = {stem(w) for w in content_words(one, underscores=False)}
+    theirs = {stem(w) for w in content_words(other, underscores=False)}
+    return (mine - theirs) or mine
+
+
+def names_choice(question: str, answer: str) -> bool | None:
+    """Whether ``answer`` names one of the two things ``question`` asks to choose between.
+
+    None when the question is no ``choice``. An alternative is named by any of its words the
+    other lacks ("handwritten digits" names "optical recognition of handwritten digits" beside
+    "wine recognition"); "neither" or "both the same" declines the choice, and counts as named.
+    """
+    pair = choice(question)
+    if pair is None:
+        return None
+    said = {stem(w) for w in words_of(answer)}
+    a, b = _distinct_words(*pair), _distinct_words(pair[1], pair[0])
+    return bool(said & (a | b)) or bool(_NEITHER.search(answer))
+
 
 _NUMBER_QUESTION = re.compile(
     r"^\s*(?:how\s+(?:many|much|long|old|far|big|large|tall|high|deep|wide|heavy|often)|"

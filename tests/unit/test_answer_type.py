@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from crag_core.text.answer_type import type_fits
+from crag_core.text.answer_type import choice, names_choice, type_fits
 
 
 @pytest.mark.parametrize(
@@ -28,3 +28,27 @@ from crag_core.text.answer_type import type_fits
 )
 def test_an_answer_fits_the_kind_its_question_asks_for(question, answer, fits):
     assert type_fits(question, answer) is fits
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "named"),
+    [
+        ("Which data set has more instances: diabetes or iris plants?", "442", False),
+        ("Which data set has more instances: diabetes or iris plants?", "Iris", True),
+        (
+            "Which has more: optical recognition of handwritten digits or wine recognition?",
+            "the handwritten digits",
+            True,
+        ),
+        ("Who got more votes in Villeray: Joly or Coderre?", "Coderre", True),
+        ("Who got more votes in Villeray: Joly or Coderre?", "Bergeron", False),
+        ("Which is older: the bridge or the tower?", "Neither: both were built in 1889", True),
+        ("Which had the higher GDP per capita in 1987: Nigeria or Niger?", "Niger", True),
+        ("How many instances do the wine or iris data sets have?", "150", None),
+        ("What expression is generally used to convey upper or lower bounds?", "x", None),
+        ("Which river flows through the city?", "Seine", None),
+    ],
+)
+def test_an_answer_to_a_choice_names_one_of_its_alternatives(question, answer, named):
+    assert names_choice(question, answer) is named
+    assert (choice(question) is None) is (named is None)

@@ -555,6 +555,17 @@ def test_check_relevance_compares_the_score_with_the_answer_threshold(fake_servi
     assert llm.calls == []  # a threshold of 0 turns the check off
 
 
+def test_check_relevance_refuses_an_answer_to_a_choice_that_names_neither(fake_services):
+    llm = fake_services(llm=make_llm(lambda p, t: "yes")).llm
+    question = "Which data set has more instances: diabetes or iris plants?"
+    state: PassState = {"question": question, "generation": "442", "relevant_documents": KB_DOCS}
+    update = check_relevance(state, rt())  # whatever answer_threshold: no model is asked
+    assert update["answers_question"] == "no" and llm.calls == []
+    assert "'diabetes' or 'iris plants'" in update["feedback"] and "'442'" in update["feedback"]
+    named = check_relevance({**state, "generation": "The diabetes data set"}, rt())
+    assert named["answers_question"] == "yes"
+
+
 def test_check_relevance_unparsable_is_unknown(fake_services):
     fake_services(llm=make_llm(lambda p, t: "Perhaps!"))
     update = check_relevance(

@@ -12,6 +12,7 @@ import pytest
 from crag.run import run_question
 from crag_core.errors import TableQueryError
 from crag_core.schema.context import Context
+from crag_core.text.answer_type import alternatives
 from crag_core.text.sql import (
     held_by,
     incidental,
@@ -27,7 +28,6 @@ from crag_core.text.sql import (
 )
 from crag_core.text.table_checks import (
     CHECKS,
-    alternatives,
     computed_query,
     findings,
     idiom,
@@ -129,6 +129,20 @@ def test_a_superlative_is_one_row_and_a_count_one_number(store):
     # each finding is named by its check (what the refusals benchmark counts)
     assert [name for name, _ in findings(count, sql, many, tables)] == ["one number"]
     assert set(CHECKS) >= {"one answer", "named", "numbers", "average"}
+
+
+def test_what_was_the_value_of_one_thing_is_one_row(store):
+    tables = store.catalog()
+    many = result(("murder_rate",), (4.5,), (7.5,))
+    q = "What was the murder rate of the state whose capital is Salt Lake City in 2009?"
+    sql = "SELECT murder_rate FROM crime WHERE year = 2009"
+    assert "one value" in dict(findings(q, sql, many, tables))
+    one = result(("murder_rate",), (7.5,))
+    assert "one value" not in dict(findings(q, sql + " AND state = 'Utah'", one, tables))
+    each = "What was the murder rate of each state in 2009?"
+    assert "one value" not in dict(findings(each, sql, many, tables))
+    plural = "What were the murder rates of the states in 2009?"
+    assert "one value" not in dict(findings(plural, sql, many, tables))
 
 
 def test_a_place_past_the_first_skips_the_rows_before_it(store):
