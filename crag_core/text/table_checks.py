@@ -229,7 +229,8 @@ def problems(
     - a choice between two named values ("…: A or B?") names exactly one of them;
     - a "which/who … highest" (or a comparison) is one row; "the second highest" skips the
       row before it (``OFFSET 1``, or below the ``MAX``);
-    - a "how many / what is the average …" is one row (unless it asks per group);
+    - a "how many / what is the average …" is one row (unless it asks per group), and so is
+      a "what is / was the X of …";
     - an average asked for is taken (``AVG``, not a ``SUM``);
     - a rank counts the rows above the named one; "how much higher" subtracts; a look-up of
       named rows reads the column as held, with no arithmetic (``_computed_look_up``);
