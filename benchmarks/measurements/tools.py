@@ -308,6 +308,7 @@ def answerer(job: dict[str, Any]) -> Callable[[str], None]:
             "tool_signals": result.get("tool_signals", {}),
             "withheld": result.get("withheld"),
             "withheld_verdict": judge(result["withheld"], row) if result.get("withheld") else "",
+            "withheld_confidence": result.get("withheld_confidence"),
             "warnings": result.get("warnings", []),
             "path": result["path"],
             "sql": [s.get("sql") for s in result["sources"] if s.get("sql")],
@@ -826,26 +827,67 @@ def compare_runs(runs: dict[str, Path], qset: QuestionSet) -> str:
     return f"{len(common)} questions, {said}:\n\n{by_type}\n\n{more}\n"
 
 
-def risk(records: list[dict[str, Any]], title: str) -> str:
-    """Per answer kind (table, catalog, document): how many are given and wrong at each threshold.
+_HELD = re.compile(r"its confidence (\d+(?:\.\d+)?) is under min_confidence")
+"""The gate's warning of a withheld answer (``nodes.shared.confidence.held_back``)."""
 
-    Each answer scored as the graph scores it now (``nodes.shared.confidence.tool_confidence``
-    on its recorded ``tool_signals``), a withheld answer as its guess; the AUC beside.
+
+def text_answers(records: list[dict[str, Any]]) -> list[tuple[dict[str, Any], float]]:
+    """The text's answers, given or withheld, judged right or wrong, with their confidence.
+
+    The confidence is the one recorded (the text's signals are not in a tools record, so it
+    cannot be scored again); a withheld answer's is its ``withheld_confidence``, or in records
+    made before that was kept, the one its warning states.
+    """
+    from benchmarks.calibration.tool_confidence import confidence_kind, verdict_of
+
+    found = []
+    for r in records:
+        if confidence_kind(r) or verdict_of(r) == "unknown":
+            continue
+        score = r.get("confidence") if not r.get("withheld") else r.get("withheld_confidence")
+        if score is None and r.get("withheld"):
+            held = [m for w in r.get("warnings", []) if (m := _HELD.search(w))]
+            score = float(held[0].group(1)) if held else None
+        if score is not None:
+            found.append((r, float(score)))
+    return found
+
+
+def _scored(records: list[dict[str, Any]], kind: str) -> tuple[list[dict[str, Any]], list[float]]:
+    """A kind's judged answers and their confidences, as ``risk`` reads them."""
+    from benchmarks.calibration.tool_confidence import tool_answers
+    from nodes.shared.confidence import tool_confidence
+
+    if kind == "text":
+        scored = text_answers(records)
+        return [r for r, _ in scored], [sc for _, sc in scored]
+    answers = tool_answers(records, kind)
+    signals = [tool_confidence(r.get("answer_kind") or kind, r["tool_signals"]) for r in answers]
+    return answers, [sc or 0.0 for sc in signals]
+
+
+def risk(records: list[dict[str, Any]], title: str) -> str:
+    """Per answer kind (table, catalog, document, text): how many are given and wrong.
+
+    Each tool's answer scored as the graph scores it now
+    (``nodes.shared.confidence.tool_confidence`` on its recorded ``tool_signals``), a text
+    answer by its recorded confidence (``text_answers``), a withheld answer as its guess; the
+    AUC beside; ``all`` pools the kinds, as a user meets them.
     """
     import numpy as np
 
     from benchmarks.calibration.confidence import auc
-    from benchmarks.calibration.tool_confidence import labels, risk_coverage, tool_answers
-    from nodes.shared.confidence import tool_confidence
+    from benchmarks.calibration.tool_confidence import labels, risk_coverage
 
+    kinds = {kind: _scored(records, kind) for kind in ("table", "catalog", "document", "text")}
+    kinds["all"] = (
+        [r for a, _ in kinds.values() for r in a],
+        [x for _, s in kinds.values() for x in s],
+    )
     parts = []
-    for kind in ("table", "catalog", "document"):
-        answers = tool_answers(records, kind)
+    for kind, (answers, scores) in kinds.items():
         if not answers:
             continue
-        scores = [
-            tool_confidence(r.get("answer_kind") or kind, r["tool_signals"]) or 0.0 for r in answers
-        ]
         y = labels(answers)
         area = auc(np.array(scores), y)
         head = (
@@ -863,7 +905,7 @@ def risk(records: list[dict[str, Any]], title: str) -> str:
             ],
         )
         parts.append(f"{head}\n\n{table}")
-    return "\n\n".join(parts) or f"No table, catalog or document answers ({title})."
+    return "\n\n".join(parts) or f"No answers with a confidence ({title})."
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -158,6 +158,29 @@ def test_the_risk_table_counts_given_and_wrong_answers_per_kind_at_each_threshol
     assert rows[9]["given"] == 1 and rows[9]["wrong_share"] == "0%"
     text = risk([*answers, {"used": "search", "verdict": "wrong"}], "test")
     assert "catalog answers (test): 3, 1 wrong" in text and "table answers" not in text
+    held = "The answer 'x' is not given: its confidence 0.33 is under min_confidence 0.40."
+    texts = [
+        {"used": "search", "verdict": "right", "confidence": 0.8},
+        {
+            "used": "search",
+            "verdict": "unknown",
+            "withheld": "x",
+            "withheld_verdict": "wrong",
+            "warnings": [held],
+        },  # a withheld text answer: its guess, at its warning's confidence
+        {
+            "used": "search",
+            "verdict": "unknown",
+            "withheld": "y",
+            "withheld_verdict": "right",
+            "withheld_confidence": 0.2,
+        },
+    ]
+    text = risk([*answers, *texts], "test")
+    assert "text answers (test): 3, 1 wrong; AUC 0.50" in text
+    assert "all answers (test): 6, 2 wrong" in text
+    shown = text.split("### text")[1].split("###")[0]
+    assert "| 0.3 | 2 | 1 | 1 | 50% |" in shown and "| 0.4 | 1 | 1 | 0 | 0% |" in shown
 
 
 def test_a_summarys_confidence_is_fitted_on_its_readings_signals_leaving_a_folder_out():
