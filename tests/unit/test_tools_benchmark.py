@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections import Counter
+from typing import Any
 
 import pytest
 
@@ -159,7 +160,7 @@ def test_the_risk_table_counts_given_and_wrong_answers_per_kind_at_each_threshol
     text = risk([*answers, {"used": "search", "verdict": "wrong"}], "test")
     assert "catalog answers (test): 3, 1 wrong" in text and "table answers" not in text
     held = "The answer 'x' is not given: its confidence 0.33 is under min_confidence 0.40."
-    texts = [
+    texts: list[dict[str, Any]] = [
         {"used": "search", "verdict": "right", "confidence": 0.8},
         {
             "used": "search",
