@@ -88,6 +88,10 @@ class Asked:
     schema: str
     computed: str
     """The query written in code ("" when the question has no such shape)."""
+    judge: bool = True
+    """Whether a query that passed is judged: not when nothing would read the verdict (the
+    loop's query of a part of its question, whose rows the model reads, not the answer's
+    confidence)."""
 
 
 def measured(
@@ -107,14 +111,16 @@ def ask_tables(
     catalog: list[TableInfo],
     ranges: dict[str, dict[str, Span]],
     schema: str,
+    judge: bool = True,
 ) -> list[Attempted]:
     """Every attempt at ``question`` over ``tables``: the last passed, or none was left.
 
     ``ranges`` and ``schema``: ``measured(store, tables, question)``. The last attempt
-    carries the judge's P(yes) and prompt version when it was judged.
+    carries the judge's P(yes) and prompt version when it was judged (``judge``: see
+    ``Asked.judge``).
     """
     computed = computed_query(question, tables)
-    asked = Asked(services, ctx, state, question, tables, catalog, ranges, schema, computed)
+    asked = Asked(services, ctx, state, question, tables, catalog, ranges, schema, computed, judge)
     out: dict[str, Any] = table_graph(asked).invoke(
         {"attempt": 0 if computed else 1, "tried": [], "cost": []}
     )
@@ -175,21 +181,23 @@ def table_graph(asked: Asked) -> Any:
     builder.add_edge(START, "write_sql")
     builder.add_edge("write_sql", "run_sql")
     builder.add_conditional_edges(
-        "run_sql", route_after_run, {"retry": "write_sql", "judge": "judge_sql", "done": END}
+        "run_sql",
+        lambda state: route_after_run(state, asked.judge),
+        {"retry": "write_sql", "judge": "judge_sql", "done": END},
     )
     builder.add_edge("judge_sql", END)
     return builder.compile(checkpointer=False, name="query_tables")
 
 
-def route_after_run(state: TableState) -> str:
+def route_after_run(state: TableState, judge: bool = True) -> str:
     """Judge a query that passed (when the confidence reads it), retry one that did not.
 
-    Done when it passed and is not judged (a false premise, or no judge in the fitted
-    confidence), or when no attempt is left.
+    Done when it passed and is not judged (a false premise, no judge in the fitted
+    confidence, or ``judge`` False: no confidence will read it), or when no attempt is left.
     """
     last = state["tried"][-1]
     if last.passed:
-        return "judge" if judgeable(last) and judges_tables() else "done"
+        return "judge" if judge and judgeable(last) and judges_tables() else "done"
     return "done" if last.attempt >= SQL_ATTEMPTS else "retry"
 
 

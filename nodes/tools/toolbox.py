@@ -243,15 +243,17 @@ class Toolbox:
         if not sql and asked == self.question and self.rules_sql:
             sql = self.rules_sql  # the rules wrote it for this very question, told why
         tried: Attempted | None
+        whole = self._answers_all(question)  # only the whole question's answer is judged
         try:
             catalog = store.catalog()
             tables = catalog if sql else asked_tables(asked, catalog)
             if sql:
                 result, answer, premise, reason = run_query(store, sql, catalog, catalog, asked)
                 tried = Attempted(1, sql, result, answer, premise, reason, {})  # the model's
-                tried = judged(self.services, self.ctx, asked, tried, catalog)
+                if whole:
+                    tried = judged(self.services, self.ctx, asked, tried, catalog)
             else:
-                tried = self._ask_tables(asked, tables, catalog)
+                tried = self._ask_tables(asked, tables, catalog, judge=whole)
         except CragError as exc:
             return f"The tables could not be read: {exc}", []
         if tried is None:
@@ -263,7 +265,7 @@ class Toolbox:
         said = f"False premise: {tried.answer}" if tried.premise else _rows(tried.result)
         if tried.answer and not tried.premise:
             said += f"\nThe rows answer: {tried.answer}"
-        whole = tried.passed and self._answers_all(question)
+        whole = whole and tried.passed
         given = table_answer(self.ctx, self.question, tried, tables, catalog) if whole else {}
         found = [_result_document(tried.sql, said, read, dict(given))]
         if tried.reason:  # feedback, not a veto: the model asks again or answers knowing it
@@ -275,15 +277,20 @@ class Toolbox:
         return "The query's result:", found
 
     def _ask_tables(
-        self, question: str, tables: list[TableInfo], catalog: list[TableInfo]
+        self, question: str, tables: list[TableInfo], catalog: list[TableInfo], judge: bool
     ) -> Attempted | None:
-        """The tables' answer to ``question``: the first query that passes, else the last."""
+        """The tables' answer to ``question``: the first query that passes, else the last.
+
+        ``judge``: whether a query that passed is judged (the answer to the whole question).
+        """
         store = self.services.tables
         assert store is not None
         if not tables:
             return None
         ranges, schema = measured(store, tables, question)
-        tried = ask_tables(self.services, self.ctx, {}, question, tables, catalog, ranges, schema)
+        tried = ask_tables(
+            self.services, self.ctx, {}, question, tables, catalog, ranges, schema, judge
+        )
         return tried[-1]
 
     def column_values(self, table: str, column: str) -> Observation:

@@ -143,7 +143,10 @@ def test_a_passing_query_of_the_whole_question_ends_the_loop_without_a_model_cal
         "How many albums of artist 1 are there in the Rock genre?",  # a condition it added
     ],
 )
-def test_a_query_of_less_or_more_than_the_question_does_not_end_the_loop(store, asked):
+def test_a_query_of_less_or_more_than_the_question_does_not_end_the_loop(
+    store, asked, monkeypatch
+):
+    monkeypatch.setattr("nodes.tools.table_graph.judges_tables", lambda: True)
     llm = scripted(
         {"enough": "no", "tool": "query_table", "args": {"question": asked}},
         {"enough": "yes", "answer": "2 [S1]"},
@@ -153,6 +156,7 @@ def test_a_query_of_less_or_more_than_the_question_does_not_end_the_loop(store, 
     final, _ = ask(services, "How many albums of artist 1 are there?")
     assert final["answer"] == "2"
     assert [c["prompt"] for c in llm.calls].count("agent") == 2  # the model read the rows
+    assert "judge_sql" not in [c["prompt"] for c in llm.calls]  # no confidence reads a verdict
     if asked == "How many albums?":  # its checks read the user's words ("1")
         (write,) = [c for c in llm.calls if c["prompt"] == "write_sql"]
         assert "How many albums of artist 1 are there?" in write["text"]
@@ -173,7 +177,8 @@ def test_a_table_answer_under_min_confidence_ends_the_loop_unsaid(store):
     )
 
 
-def test_a_two_step_question_reads_the_text_then_joins_the_tables(store):
+def test_a_two_step_question_reads_the_text_then_joins_the_tables(store, monkeypatch):
+    monkeypatch.setattr("nodes.tools.table_graph.judges_tables", lambda: True)
     llm = scripted(
         {
             "enough": "no",
@@ -194,6 +199,7 @@ def test_a_two_step_question_reads_the_text_then_joins_the_tables(store):
     final, _ = ask(services, "How many albums has the band formed in Boston?")
     assert final["answer"] == "1"
     assert final["sources"][0]["id"].startswith("table:")
+    assert "judge_sql" not in [c["prompt"] for c in llm.calls]  # a step's query: not judged
 
 
 def test_the_loops_own_sql_is_judged_as_the_table_graph_judges(store, monkeypatch):
