@@ -143,9 +143,7 @@ def test_a_passing_query_of_the_whole_question_ends_the_loop_without_a_model_cal
         "How many albums of artist 1 are there in the Rock genre?",  # a condition it added
     ],
 )
-def test_a_query_of_less_or_more_than_the_question_does_not_end_the_loop(
-    store, asked, monkeypatch
-):
+def test_a_query_of_less_or_more_than_the_question_does_not_end_the_loop(store, asked, monkeypatch):
     monkeypatch.setattr("nodes.tools.table_graph.judges_tables", lambda: True)
     llm = scripted(
         {"enough": "no", "tool": "query_table", "args": {"question": asked}},
