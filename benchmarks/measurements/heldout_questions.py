@@ -30,7 +30,6 @@ and print its summary.
 from __future__ import annotations
 
 import csv
-import json
 import random
 import re
 import statistics
@@ -41,6 +40,7 @@ from typing import Any
 
 from benchmarks import DATA
 from benchmarks.measurements.tools_questions import numbered, q
+from crag.eval.records import write_records
 
 HELDOUT = DATA / "heldout"
 QUESTIONS = HELDOUT / "questions.jsonl"
@@ -592,9 +592,7 @@ def main() -> None:
     """Write ``questions.jsonl`` and print its summary (not the questions)."""
     rows = build()
     text = summary(rows)
-    with QUESTIONS.open("w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    write_records(QUESTIONS, rows)
     print(f"wrote {QUESTIONS}")
     print(text)
 

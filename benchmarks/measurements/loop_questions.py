@@ -25,7 +25,6 @@ print its summary.
 from __future__ import annotations
 
 import csv
-import json
 import random
 import re
 import statistics
@@ -35,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.measurements.tools_questions import numbered, q
+from crag.eval.records import write_records
 
 LOOP = Path(__file__).resolve().parents[1] / "data" / "loop"
 QUESTIONS = LOOP / "questions.jsonl"
@@ -1194,9 +1194,7 @@ def main() -> None:
     """Write ``questions.jsonl`` and print its summary."""
     rows = build()
     text = summary(rows)
-    with QUESTIONS.open("w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    write_records(QUESTIONS, rows)
     print(f"wrote {QUESTIONS}")
     print(text)
 

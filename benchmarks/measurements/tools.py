@@ -71,7 +71,7 @@ from benchmarks.measurements import (
 )
 from benchmarks.measurements.multi_part import ask, compare, cost
 from crag.eval.metrics import percentile, verdict
-from crag.eval.records import append_record, done_ids, read_records
+from crag.eval.records import append_record, done_ids, read_records, write_records
 from crag.eval.tables import markdown_table
 from crag_core.schema.context import Context
 from crag_core.schema.state import scope_of
@@ -998,8 +998,7 @@ def main(argv: list[str] | None = None) -> int:
             },
         }
         made = builders[args.set]() if args.set in builders else tools_questions.build(args.squad)
-        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in made)
-        qset.questions.write_text(text, encoding="utf-8")
+        write_records(qset.questions, made)
         print(
             f"{len(made)} questions: {dict(Counter(r['tool'] for r in made))}, "
             f"{dict(Counter(r['type'] for r in made))}; wrote {qset.questions}"

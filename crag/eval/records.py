@@ -13,6 +13,12 @@ def append_record(predictions: Path, record: dict[str, Any]) -> None:
         fh.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
+def write_records(path: Path, records: list[dict[str, Any]]) -> None:
+    """Write ``records`` as ``path``'s whole content, one JSON line each."""
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    path.write_text(text, encoding="utf-8")
+
+
 def done_ids(predictions: Path) -> set[str]:
     """Ids already answered in ``predictions`` (a torn last line is ignored)."""
     if not predictions.exists():
