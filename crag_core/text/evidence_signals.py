@@ -48,12 +48,18 @@ def _pairs(words: Sequence[str]) -> set[tuple[str, str]]:
 def signals(
     question: str, text: str, cosine: float, sentence_cosines: Sequence[float]
 ) -> dict[str, float | None]:
-    """The pair's signals; ``sentence_cosines`` follow ``sentences_of(text)``."""
+    """The pair's signals; ``sentence_cosines`` follow ``sentences_of(text)``.
+
+    The encoder may have compared only the first sentences (``nodes.shared.evaluator``
+    compares at most 12): every sentence counts for the words it holds, and a sentence with no
+    cosine ranks below any with one among those that hold as many.
+    """
     asked = list(dict.fromkeys(_stems(question)))
     chunk = set(_stems(text))
     sentences = sentences_of(text)
     per_sentence = [_share(asked, set(_stems(s))) for s in sentences]
-    best = max(range(len(sentences)), key=lambda i: (per_sentence[i], sentence_cosines[i]))
+    near = [*sentence_cosines, *[-1.0] * (len(sentences) - len(sentence_cosines))]
+    best = max(range(len(sentences)), key=lambda i: (per_sentence[i], near[i]))
     pairs = _pairs(_stems(question))
     names = {w for m in _NAME.findall(question) for w in words_of(m) if w not in STOPWORDS}
     held = set(words_of(text))

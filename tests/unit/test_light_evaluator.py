@@ -45,6 +45,17 @@ def test_signals_read_the_questions_words_names_and_kind_in_the_chunk():
     assert no_kind["kind_found"] is None and no_kind["names"] is None
 
 
+def test_a_chunk_longer_than_the_sentences_the_encoder_compares_is_scored():
+    # a documentation page's chunk: many short lines, the answer past the twelfth
+    lines = [f"Variable x{i} is a numeric column." for i in range(20)]
+    text = " ".join([*lines, "Luther was buried in Wittenberg in 1546."])
+    found = signals("When was Luther buried?", text, 0.5, [0.1] * evaluator.MAX_SENTENCES)
+    assert found["sentence_coverage"] == 1.0 and found["kind_found"] == 1.0
+    page = Document(id="p__c0000", page_content=text, metadata={"id": "p__c0000"})
+    (score,) = evaluator.chunk_scores(default_embeddings(), "When was Luther buried?", [page])
+    assert 0.0 <= score <= 1.0
+
+
 def test_the_fitted_score_is_high_where_a_chunk_states_the_answer_and_low_elsewhere():
     embeddings = default_embeddings()
     stated, other = evaluator.chunk_scores(embeddings, Q, [STATES, ELSEWHERE])
