@@ -27,13 +27,17 @@ _NEITHER = re.compile(r"\b(?:neither|both|same|equal|equally|tied?)\b", re.I)
 """An answer that declines the choice itself: "neither", "both the same"."""
 
 
-def alternatives(question: str) -> tuple[str, str] | None:
-    """The two values a question asks to choose between ("…: A or B?"), if it does."""
-    found = _PAIR.search(question.strip())
+def _named(found: re.Match[str] | None) -> tuple[str, str] | None:
+    """The two alternatives a ``_PAIR`` match names (None: no match, or one named twice)."""
     if not found:
         return None
     a, b = (found.group(k).strip(" .'") for k in ("a", "b"))
     return (a, b) if a and b and a.lower() != b.lower() else None
+
+
+def alternatives(question: str) -> tuple[str, str] | None:
+    """The two values a question asks to choose between ("…: A or B?"), if it does."""
+    return _named(_PAIR.search(question.strip()))
 
 
 def choice(question: str) -> tuple[str, str] | None:
@@ -46,7 +50,7 @@ def choice(question: str) -> tuple[str, str] | None:
     found = _PAIR.search(question.strip())
     if not _CHOICE_QUESTION.match(question) or not found or found.start("a") == 0:
         return None
-    return alternatives(question)
+    return _named(found)
 
 
 def _distinct_words(one: str, other: str) -> set[str]:
@@ -64,8 +68,11 @@ def names_choice(question: str, answer: str) -> bool | None:
     "wine recognition"); "neither" or "both the same" declines the choice, and counts as named.
     """
     pair = choice(question)
-    if pair is None:
-        return None
+    return None if pair is None else names_one(answer, pair)
+
+
+def names_one(answer: str, pair: tuple[str, str]) -> bool:
+    """Whether ``answer`` names either of ``pair`` (or declines the choice): ``names_choice``."""
     said = {stem(w) for w in words_of(answer)}
     a, b = _distinct_words(*pair), _distinct_words(pair[1], pair[0])
     return bool(said & (a | b)) or bool(_NEITHER.search(answer))

@@ -8,7 +8,7 @@ from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import PassState, PassUpdate
 from crag_core.text.answer_text import is_no_answer
-from crag_core.text.answer_type import choice, names_choice
+from crag_core.text.answer_type import choice, names_one
 from nodes.shared.common import answer_documents, question_of, reports
 from nodes.shared.prompting import score_on_evidence
 
@@ -30,18 +30,18 @@ def check_relevance(state: PassState, runtime: Runtime[Context], services: Servi
     without asking the model; an unusable reply gives ``unknown`` plus a warning, and the run
     goes on. So does, whatever ``answer_threshold``, an answer to a choice that names neither
     of its alternatives ("442" to "Which has more instances: diabetes or iris?",
-    ``crag_core.text.answer_type.names_choice``): the feedback names the two.
+    ``crag_core.text.answer_type.names_one``): the feedback names the two.
     """
     ctx = context_of(runtime)
     answer = state.get("generation", "")
     if is_no_answer(answer):
         return {"answers_question": "no", "feedback": NO_ANSWER_FEEDBACK}
-    question = question_of(state)
-    if names_choice(question, answer) is False:
-        a, b = choice(question) or ("", "")
+    pair = choice(question_of(state))
+    if pair is not None and not names_one(answer, pair):
         return {
             "answers_question": "no",
-            "feedback": f"the question asks which of {a!r} or {b!r}; {answer!r} names neither.",
+            "feedback": f"the question asks which of {pair[0]!r} or {pair[1]!r}; {answer!r} "
+            "names neither.",
         }
     if ctx.answer_threshold <= 0:  # every score passes: the check is off, nothing to ask
         return {"answers_question": "yes"}
