@@ -49,7 +49,7 @@ from nodes.shared.common import question_of, reports
 from nodes.shared.confidence import held_back
 from nodes.shared.prompting import render
 from nodes.tools.run_tools import repeats, rules_sql
-from nodes.tools.toolbox import ANSWERS, observed_tokens, toolbox
+from nodes.tools.toolbox import ANSWERS, observed_tokens, restates, toolbox
 
 ANSWER = "answer"
 """The field of a step that ends the loop with the model's answer (the JSON-schema way)."""
@@ -58,6 +58,10 @@ ENOUGH = "enough"
 MIN_READ_TOKENS = 100
 """Tokens left of ``loop_tokens`` under which the budget counts as spent: a step that could
 read less is not worth its call."""
+OWN_SQL = ("sql",)
+"""query_table's argument a step must fill once the tables were asked the question."""
+MIN_ARG_CHARS = len("SELECT 1")
+"""A required SQL argument's length at least: never empty."""
 MAX_ANSWER_CHARS = 400
 """An answer's length at most (the JSON-schema way)."""
 MATCHED_TABLES = 3
@@ -123,7 +127,9 @@ def agent(state: PassState, runtime: Runtime[Context], services: Services) -> Pa
     said: list[AnyMessage] = [*steps, *([HumanMessage(content=FINAL)] if spent else [])]
     if takes_grammar(ctx.model):
         shown = [*prompt.messages, *as_text(said)]
-        schema = step_schema(tools, may_answer=bool(evidence))
+        schema = step_schema(
+            tools, may_answer=bool(evidence), own_sql=asked_tables(steps, question)
+        )
         reply = complete(services.llm, replace(prompt, messages=shown), json_schema=schema)
         step = parse_step(reply, call_id=f"call_{len(steps)}")
     else:
@@ -183,6 +189,24 @@ def _table_answer(doc: Document, evidence: Sequence[Document], min_confidence: f
         warning = held_back(withheld, min_confidence)
         update |= {"answer": NO_ANSWER, "confidence": None, "warnings": [warning]}
     return update
+
+
+def asked_tables(steps: Sequence[AnyMessage], question: str) -> bool:
+    """Whether ``query_table`` was asked the question (in other words or not) with no SQL.
+
+    Asked again, the tool answers the same (``run_tools.repeats``): the 1.5B model did so
+    after a check refused the query, a round spent for nothing and the tool use ended by the
+    repeat. From then on its ``query_table`` call brings its own SQL, written knowing what
+    the check found (``step_schema``'s ``own_sql``).
+    """
+    return any(
+        c["name"] == "query_table"
+        and not c["args"].get("sql")
+        and restates(str(c["args"].get("question", "")), question)
+        for m in steps
+        if isinstance(m, AIMessage)
+        for c in m.tool_calls
+    )
 
 
 def tried(steps: Sequence[AnyMessage]) -> str:
@@ -280,12 +304,16 @@ def table_hint(services: Services, question: str) -> str:
     return f"Tables its words name: {'; '.join(said)}\n" if said else ""
 
 
-def step_schema(tools: Sequence[BaseTool], may_answer: bool = True) -> dict[str, Any]:
+def step_schema(
+    tools: Sequence[BaseTool], may_answer: bool = True, own_sql: bool = False
+) -> dict[str, Any]:
     """The JSON schema of one step: ``enough`` first, then the answer or a tool and its arguments.
 
     The model says whether what it has read answers the question before anything else: a
     yes/no a small model gets right more often than picking "answer" among the tools' names.
     ``may_answer`` False (nothing read yet) leaves only the tools; no tools, only the answer.
+    ``own_sql`` (the tables were asked the question already, ``asked_tables``): a
+    ``query_table`` call carries the model's own SQL, so the step cannot be that query again.
     """
     choices: list[dict[str, Any]] = [
         {
@@ -293,7 +321,7 @@ def step_schema(tools: Sequence[BaseTool], may_answer: bool = True) -> dict[str,
             "properties": {
                 ENOUGH: {"const": "no"},
                 "tool": {"const": tool.name},
-                "args": _strict(tool),
+                "args": _strict(tool, OWN_SQL if own_sql and tool.name == "query_table" else ()),
             },
             "required": [ENOUGH, "tool", "args"],
             "additionalProperties": False,
@@ -316,17 +344,18 @@ def step_schema(tools: Sequence[BaseTool], may_answer: bool = True) -> dict[str,
     return {"anyOf": choices} if len(choices) > 1 else choices[0]
 
 
-def _strict(tool: BaseTool) -> dict[str, Any]:
+def _strict(tool: BaseTool, also: Sequence[str] = ()) -> dict[str, Any]:
     """A tool's required arguments as a closed schema: each of them, nothing else.
 
     Optional arguments (a search's file or type filter, a query's own SQL) are left to
     models that call tools natively: the 1.5B model filled them with guesses that emptied
-    its searches.
+    its searches. ``also``: optional ones required here, each of at least ``MIN_ARG_CHARS``.
     """
     schema = _schema(tool)
-    required = set(schema.get("required", []))
+    required = {*schema.get("required", []), *also}
     properties = {
         name: {k: v for k, v in spec.items() if k in ("type", "maxLength", "description")}
+        | ({"minLength": MIN_ARG_CHARS} if name in also else {})
         for name, spec in schema.get("properties", {}).items()
         if name in required
     }

@@ -270,8 +270,9 @@ class Toolbox:
         found = [_result_document(tried.sql, said, read, dict(given))]
         if tried.reason:  # feedback, not a veto: the model asks again or answers knowing it
             return (
-                f"The query ran, but a check found: {tried.reason}. Ask again more precisely "
-                "(column_values lists what a column holds), or use another tool.",
+                f"The query ran, but a check found: {tried.reason}. Write the SQL yourself "
+                "(query_table's sql), fixed as the check says (column_values lists what a "
+                "column holds), or use another tool.",
                 found,
             )
         return "The query's result:", found

@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
 
 from crag_core.schema.context import Context
 from graph.graph import build_graph, loop_steps, step_limit
-from nodes.tools.agent import out_of_budget, parse_step, step_schema
+from nodes.tools.agent import asked_tables, out_of_budget, parse_step, step_schema
 from nodes.tools.run_tools import repeats
 from nodes.tools.toolbox import toolbox
 from tests.fakes import (
@@ -354,6 +354,53 @@ def test_the_auto_loop_opens_with_the_rules_query_and_no_model_call(store):
     steps = [line for line in lines if line["node"] == "agent"]
     assert f"query_table(question={question!r})" in str(steps[0])
     assert final["answer"].startswith("I don't know")
+
+
+def test_once_the_tables_were_asked_the_question_a_query_brings_its_own_sql(store):
+    """planner auto: the rules' query of the question was refused; the model's next
+    ``query_table`` cannot be that query again (the schema asks for its SQL), and its own SQL,
+    passing every check, ends the loop with the table's answer: no call to read it back."""
+    own = "SELECT COUNT(*) FROM albums WHERE artistid = 1"
+    question = "How many albums have the artistid 1?"
+    llm = scripted(
+        {"enough": "no", "tool": "query_table", "args": {"question": question, "sql": own}},
+        {"enough": "yes", "answer": "7 [S1]"},  # never asked for
+        sql="SELECT COUNT(*) FROM albums WHERE artistid = 2",  # the rules' query: refused
+    )
+    services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
+    final, _ = ask(services, question, planner="auto")
+    (step,) = [c for c in llm.calls if c["prompt"] == "agent"]
+    schema = step["kwargs"]["extra_body"]["response_format"]["json_schema"]["schema"]
+    (query,) = [
+        c for c in schema["anyOf"] if c["properties"].get("tool") == {"const": "query_table"}
+    ]
+    args = query["properties"]["args"]
+    assert args["required"] == ["question", "sql"] and args["properties"]["sql"]["minLength"] > 0
+    assert "Write the SQL yourself" in step["text"]
+    assert final["answer"] == "2" and final["sources"][0]["sql"] == own
+
+
+def test_a_query_brings_no_sql_of_its_own_until_the_tables_were_asked_the_question(store):
+    tools = toolbox(make_services(retriever=FakeRetriever(NOTES), tables=store), Context(), "q", [])
+    for own_sql in (False, True):
+        schema = step_schema(tools, own_sql=own_sql)
+        for choice in schema["anyOf"]:
+            args = choice["properties"].get("args", {"required": []})
+            named = choice["properties"].get("tool", {}).get("const")
+            assert ("sql" in args["required"]) is (own_sql and named == "query_table")
+    question = "How many albums has AC/DC?"
+    steps: list[AnyMessage] = [
+        AIMessage(
+            content="", tool_calls=[{"name": "search", "args": {"query": "AC/DC"}, "id": "a"}]
+        )
+    ]
+    assert not asked_tables(steps, question)
+    part = {"name": "query_table", "args": {"question": "Which artistid is Boston's band?"}}
+    assert not asked_tables(
+        [*steps, AIMessage(content="", tool_calls=[{**part, "id": "b"}])], question
+    )
+    whole = {"name": "query_table", "args": {"question": "albums AC/DC"}, "id": "c"}
+    assert asked_tables([*steps, AIMessage(content="", tool_calls=[whole])], question)
 
 
 def test_a_step_that_is_not_json_is_read_as_an_answer_and_checked_as_one():
