@@ -309,6 +309,7 @@ def answerer(job: dict[str, Any]) -> Callable[[str], None]:
             "withheld": result.get("withheld"),
             "withheld_verdict": judge(result["withheld"], row) if result.get("withheld") else "",
             "withheld_confidence": result.get("withheld_confidence"),
+            "signals": result.get("signals", {}),  # a text answer's confidence inputs
             "warnings": result.get("warnings", []),
             "path": result["path"],
             "sql": [s.get("sql") for s in result["sources"] if s.get("sql")],
