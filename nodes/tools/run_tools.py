@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ast
+import contextlib
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -25,6 +28,9 @@ REPEATED = "You made this very call before; its result is above. Answer from wha
 tool use (``agent.out_of_budget``): a model that asks again for what it has read is done
 reading, and another tool round would only spend the budget."""
 
+_FAILED = re.compile(r"The query ('.*'|\".*\") failed: ", re.DOTALL)
+"""``Toolbox.query_table``'s reply to a query that did not run, naming it as Python's repr."""
+
 
 def describe(update: Mapping[str, Any]) -> str:
     """Each tool's first line of what it returned."""
@@ -46,11 +52,38 @@ def repeats(call: ToolCall, earlier: Sequence[AnyMessage], question: str) -> boo
 
     Arguments are compared as the tool reads them: text without case or extra spaces, and a
     ``query_table`` question that restates the user's ``question`` as that question (the tool
-    asks it so: ``toolbox.restates``), so "How many songs are on Tangents? " repeats it.
+    asks it so: ``toolbox.restates``), so "How many songs are on Tangents? " repeats it; a
+    ``query_table`` call whose SQL the loop already ran (``ran``) repeats that query.
     """
     made = (c for m in earlier if isinstance(m, AIMessage) for c in m.tool_calls)
     key = _as_read(call, question)
-    return any(c["name"] == call["name"] and _as_read(c, question) == key for c in made)
+    if any(c["name"] == call["name"] and _as_read(c, question) == key for c in made):
+        return True
+    sql = call["args"].get("sql") if call["name"] == "query_table" else None
+    return isinstance(sql, str) and _as_sql(sql) in ran(earlier)
+
+
+def ran(earlier: Sequence[AnyMessage]) -> set[str]:
+    """Every query ``query_table`` ran in ``earlier`` steps, as ``_as_sql`` reads it.
+
+    A query that read rows is its result document's ``sql``; one that failed is named in the
+    tool's reply (``The query '…' failed``). The 1.5B model, asked for its own SQL, copied the
+    query a check had refused: the tool would run it the same, so the call repeats that one.
+    """
+    queries: set[str] = set()
+    for message in earlier:
+        if not isinstance(message, ToolMessage) or message.name != "query_table":
+            continue
+        docs = [d for d in message.artifact or [] if isinstance(d, Document)]
+        queries |= {_as_sql(str(d.metadata["sql"])) for d in docs if d.metadata.get("sql")}
+        if failed := _FAILED.match(message.text):
+            with contextlib.suppress(ValueError, SyntaxError):
+                queries.add(_as_sql(str(ast.literal_eval(failed.group(1)))))
+    return queries
+
+
+def _as_sql(sql: str) -> str:
+    return " ".join(sql.strip().rstrip(";").split()).casefold()
 
 
 def _as_read(call: ToolCall, question: str) -> dict[str, Any]:

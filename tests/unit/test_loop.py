@@ -576,6 +576,31 @@ def test_a_query_of_the_question_reworded_repeats_the_query_of_the_question():
     assert not repeats(cast(Any, {**other, "id": "c2"}), made, question)
 
 
+def test_a_query_whose_sql_the_loop_ran_already_repeats_that_query(store):
+    """The model, asked for its own SQL, may copy the query a check refused: run again, it
+    would read the same, so the call is a repeat, whether that query read rows or failed."""
+    services = make_services(retriever=FakeRetriever(NOTES), tables=store)
+    question = "How many albums are there of the artist with artistid 1?"
+    (query,) = [t for t in toolbox(services, Context(), question, []) if t.name == "query_table"]
+    earlier: list[AnyMessage] = []
+    for i, sql in enumerate(
+        ["SELECT COUNT(*) FROM albums WHERE artistid = 1", "SELECT nope FROM x"]
+    ):
+        call = {"name": "query_table", "args": {"question": "albums", "sql": sql}, "id": f"c{i}"}
+        earlier += [
+            AIMessage(content="", tool_calls=[call]),
+            query.invoke({**call, "type": "tool_call"}),
+        ]
+    assert "failed" in earlier[-1].text
+    for sql, repeated in [
+        (" select count(*) from albums  where artistid = 1;", True),  # read rows
+        ("SELECT nope FROM x", True),  # failed
+        ("SELECT COUNT(*) FROM albums", False),
+    ]:
+        call = {"name": "query_table", "args": {"question": question, "sql": sql}, "id": "c9"}
+        assert repeats(cast(Any, call), earlier, question) is repeated, sql
+
+
 def test_no_round_begins_that_would_end_past_the_deadline():
     """One round took 40 s: at 40 s of 60 another would end past the deadline, at 40 of 90 not."""
     call = {"name": "search", "args": {"query": "AC/DC"}, "id": "call_0", "type": "tool_call"}
