@@ -25,7 +25,7 @@ SQUAD ?= ../shared/data/squad-v1.1-dev.json.gz
 EVAL_LIMIT ?= 100
 EVAL_OUT ?= out/eval
 
-.PHONY: bench-tools-heldout calibrate-light-evaluator bench-sql-judge loop-questions heldout-questions bench-ocr-share bench-boundary-doors bench-cost-ablation bench-cost-in-use ocr ocr-required calibrate-tools bench-tools-unseen bench-table-text bench-resource-attacks bench-cache-threshold bench-encoder bench-converters bench-keyword-sync bench-prompt-layout bench-whole-answers calibrate-confidence setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction bench-ocr bench-ocr-second-look bench-ocr-answers bench-pdf-tables bench-pdf-table-answers eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-system test-integration lint graph-diagram clean
+.PHONY: bench-chunk-context bench-tools-heldout calibrate-light-evaluator bench-sql-judge loop-questions heldout-questions bench-ocr-share bench-boundary-doors bench-cost-ablation bench-cost-in-use ocr ocr-required calibrate-tools bench-tools-unseen bench-table-text bench-resource-attacks bench-cache-threshold bench-encoder bench-converters bench-keyword-sync bench-prompt-layout bench-whole-answers calibrate-confidence setup dev model model-small demo serve browser proxy server-env bench-page bench-startup bench-retrieval bench-floor bench-load bench-routing bench-multi-part bench-tools bench-tools-sql bench-table-attacks bench-shared-tables bench-nested bench-ingest bench-extraction bench-ocr bench-ocr-second-look bench-ocr-answers bench-pdf-tables bench-pdf-table-answers eval eval-no-refine eval-report mixed-dataset calibrate calibrate-no-floor eval-mixed bench-tiering test test-unit test-system test-integration lint graph-diagram clean
 
 setup: $(STAMP) model ocr
 
@@ -155,6 +155,10 @@ bench-retrieval: setup dev
 # The similarity floor before grading (no LLM): gold kept vs off-topic chunks graded, per policy.
 bench-floor: setup dev
 	$(BIN)/python -m benchmarks.measurements.floor --dataset $(SQUAD) --out docs/benchmarks
+
+# Documentation pages' chunks with a context line (page title > heading) vs as stored (no LLM).
+bench-chunk-context: setup dev
+	$(BIN)/python -m benchmarks.measurements.chunk_context --out docs/benchmarks
 
 # Throughput and latency at 1/4/8 users on shared services (Chroma server, PostgreSQL, model
 # server with 1 or 4 slots, 1 or 2 `langgraph dev` processes), all on loopback: ~25 min.
