@@ -6,9 +6,10 @@ observations on 3 variables", with no "warpbreaks" in it, while its one-word Usa
 ("warpbreaks") and its title chunk match the question's name best. This measures, on the
 ``rdocs`` question set (its pages are in the repository; every question ``calibration``), how
 often a chunk holding the gold answer is among the encoder's top 4 when each chunk is
-embedded as stored, and when it is embedded after one context line: the page's title and the
-chunk's heading path ("warpbreaks | R Documentation > … > Format"). Dense similarity only,
-the product's encoder; no keyword index and no model.
+stored as it is, and when it is stored after one context line: the page's title and the
+chunk's heading path ("warpbreaks | R Documentation > … > Format"). Each way is searched by
+the product's knowledge base (its encoder, and its keyword index fused with it as the graph
+retrieves by default); no model.
 
     .venv/bin/python -m benchmarks.measurements.chunk_context --out docs/benchmarks
 """
@@ -17,22 +18,25 @@ from __future__ import annotations
 
 import argparse
 import re
+import tempfile
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from benchmarks import write_results
 from benchmarks.measurements.rdocs_questions import FILES, QUESTIONS
 from crag.eval.records import read_records
 from crag.eval.tables import markdown_table
 from crag.ingest import chunk
+from crag_core.clients.chroma import NewDocument
 from crag_core.clients.embeddings import default_embeddings
+from crag_core.clients.knowledge_base import KnowledgeBase
 from crag_core.formats.extract import extract
 from crag_core.schema.context import Context
 
 TOP_K = Context().top_k
 WAYS = ("as stored", "after a context line")
+MODES = ("dense", "hybrid")
+"""The encoder alone, and dense with keyword ranks fused (the graph's default retrieval)."""
 
 
 def chunks(files: dict[str, Path]) -> list[tuple[str, str]]:
@@ -54,40 +58,43 @@ def holds(text: str, gold: Any) -> bool:
     )
 
 
-def run() -> dict[str, Any]:
-    """Top-4 hits per way of embedding, by question type."""
+def run(workdir: Path) -> dict[str, Any]:
+    """Top-4 hits per way of embedding and per retrieval mode, by question type.
+
+    Each way is written to a knowledge base of its own under ``workdir`` (the product's
+    store, encoder and keyword index) and searched as the graph's ``retrieve`` searches it.
+    """
     made = chunks(FILES)
     questions = read_records(QUESTIONS)
-    encoder = default_embeddings()
-    asked = np.array(encoder.embed_documents([q["question"] for q in questions]))
-    asked /= np.linalg.norm(asked, axis=1, keepdims=True)
     hits: dict[str, dict[str, list[int]]] = {}
     for i, way in enumerate(WAYS):
-        vectors = np.array(encoder.embed_documents([c[i] for c in made]))
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        for q, row in zip(questions, asked @ vectors.T, strict=True):
-            top = np.argsort(-row)[:TOP_K]
-            found = int(any(holds(made[j][0], q["gold"]) for j in top))
-            hits.setdefault(q["type"], {}).setdefault(way, []).append(found)
-            hits.setdefault("all", {}).setdefault(way, []).append(found)
+        kb = KnowledgeBase(workdir / f"way{i}", f"rdocs-way{i}", default_embeddings())
+        texts = [c[i] for c in made]
+        with kb.write_lock():
+            kb.replace_documents([NewDocument("pages", "rdocs", f"way{i}", texts)])
+        for mode in MODES:
+            column = f"{way}, {mode}"
+            for q in questions:
+                top = kb.search(q["question"], TOP_K, mode)
+                said = [d.page_content.split("\n", 1)[-1] if i else d.page_content for d in top]
+                found = int(any(holds(text, q["gold"]) for text in said))  # not the line
+                hits.setdefault(q["type"], {}).setdefault(column, []).append(found)
+                hits.setdefault("all", {}).setdefault(column, []).append(found)
     return {"chunks": len(made), "questions": len(questions), "hits": hits}
 
 
 def table(result: dict[str, Any]) -> tuple[str, str]:
     """The summary line, and questions whose top 4 holds a chunk stating the gold, each way."""
     rows = [
-        {"kind": kind, "n": len(ways[WAYS[0]])}
-        | {w: f"{sum(ways[w])} ({sum(ways[w]) / len(ways[w]):.0%})" for w in WAYS}
+        {"kind": kind, "n": len(next(iter(ways.values())))}
+        | {w: f"{sum(found)} ({sum(found) / len(found):.0%})" for w, found in ways.items()}
         for kind, ways in sorted(result["hits"].items(), key=lambda kv: kv[0] == "all")
     ]
-    columns = [
-        ("kind", "questions"),
-        ("n", "n"),
-        *((w, f"gold in the top {TOP_K}: {w}") for w in WAYS),
-    ]
+    named = [f"{way}, {mode}" for way in WAYS for mode in MODES]
+    columns = [("kind", "questions"), ("n", "n"), *((c, c) for c in named)]
     summary = (
         f"{result['chunks']} chunks of {len(FILES)} pages, {result['questions']} questions "
-        f"(rdocs, calibration), the encoder's top {TOP_K}:"
+        f"(rdocs, calibration): questions whose top {TOP_K} holds a chunk stating the gold"
     )
     return summary, markdown_table(rows, columns)
 
@@ -97,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=Path("docs/benchmarks"))
     args = parser.parse_args(argv)
-    result = run()
+    with tempfile.TemporaryDirectory(prefix="crag-chunk-context-") as workdir:
+        result = run(Path(workdir))
     summary, text = table(result)
     print(f"{summary}\n\n{text}")
     write_results(args.out, "chunk-context", summary, text, result)
