@@ -32,10 +32,11 @@ from crag_core.clients.embeddings import default_embeddings
 from crag_core.clients.knowledge_base import KnowledgeBase
 from crag_core.formats.extract import extract
 from crag_core.schema.context import Context
+from crag_core.text.documents import RetrievalMode
 
 TOP_K = Context().top_k
 WAYS = ("as stored", "after a context line")
-MODES = ("dense", "hybrid")
+MODES: tuple[RetrievalMode, ...] = ("dense", "hybrid")
 """The encoder alone, and dense with keyword ranks fused (the graph's default retrieval)."""
 
 
