@@ -6,7 +6,7 @@
 "Which …?", "Why …?"). It is one of the confidence's signals (``nodes.shared.confidence``).
 
 "Which has more instances: diabetes or iris?" asks for one of two things it names
-(``choice``); an answer that names neither ("442") is not an answer to it (``names_choice``),
+(``choice``); an answer that names neither ("442") is not an answer to it (``names_one``),
 whatever the documents say.
 """
 
@@ -60,19 +60,13 @@ def _distinct_words(one: str, other: str) -> set[str]:
     return (mine - theirs) or mine
 
 
-def names_choice(question: str, answer: str) -> bool | None:
-    """Whether ``answer`` names one of the two things ``question`` asks to choose between.
-
-    None when the question is no ``choice``. An alternative is named by any of its words the
-    other lacks ("handwritten digits" names "optical recognition of handwritten digits" beside
-    "wine recognition"); "neither" or "both the same" declines the choice, and counts as named.
-    """
-    pair = choice(question)
-    return None if pair is None else names_one(answer, pair)
-
-
 def names_one(answer: str, pair: tuple[str, str]) -> bool:
-    """Whether ``answer`` names either of ``pair`` (or declines the choice): ``names_choice``."""
+    """Whether ``answer`` names one of ``pair``, the two things a ``choice`` asks between.
+
+    An alternative is named by any of its words the other lacks ("handwritten digits" names
+    "optical recognition of handwritten digits" beside "wine recognition"); "neither" or "both
+    the same" declines the choice, and counts as named.
+    """
     said = {stem(w) for w in words_of(answer)}
     a, b = _distinct_words(*pair), _distinct_words(pair[1], pair[0])
     return bool(said & (a | b)) or bool(_NEITHER.search(answer))
