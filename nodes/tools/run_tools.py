@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import ast
-import contextlib
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -18,7 +15,7 @@ from crag_core.schema.state import PassState, PassUpdate
 from crag_core.text.documents import doc_id
 from crag_core.text.read_around import within_budget
 from nodes.shared.common import question_of, reports
-from nodes.tools.toolbox import observed_tokens, restates, shown, toolbox
+from nodes.tools.toolbox import failed_sql, observed_tokens, restates, shown, toolbox
 
 NEXT = "If this answers the question, answer now citing its key ({keys}); if not, go on."
 """What an observation with documents ends with: a small model otherwise reads on after the
@@ -27,9 +24,6 @@ REPEATED = "You made this very call before; its result is above. Answer from wha
 """The reply to a call the loop made before (same tool, same arguments). It ends the loop's
 tool use (``agent.out_of_budget``): a model that asks again for what it has read is done
 reading, and another tool round would only spend the budget."""
-
-_FAILED = re.compile(r"The query ('.*'|\".*\") failed: ", re.DOTALL)
-"""``Toolbox.query_table``'s reply to a query that did not run, naming it as Python's repr."""
 
 
 def describe(update: Mapping[str, Any]) -> str:
@@ -67,7 +61,7 @@ def ran(earlier: Sequence[AnyMessage]) -> set[str]:
     """Every query ``query_table`` ran in ``earlier`` steps, as ``_as_sql`` reads it.
 
     A query that read rows is its result document's ``sql``; one that failed is named in the
-    tool's reply (``The query '…' failed``). The 1.5B model, asked for its own SQL, copied the
+    tool's reply (``toolbox.FAILED``). The 1.5B model, asked for its own SQL, copied the
     query a check had refused: the tool would run it the same, so the call repeats that one.
     """
     queries: set[str] = set()
@@ -76,9 +70,8 @@ def ran(earlier: Sequence[AnyMessage]) -> set[str]:
             continue
         docs = [d for d in message.artifact or [] if isinstance(d, Document)]
         queries |= {_as_sql(str(d.metadata["sql"])) for d in docs if d.metadata.get("sql")}
-        if failed := _FAILED.match(message.text):
-            with contextlib.suppress(ValueError, SyntaxError):
-                queries.add(_as_sql(str(ast.literal_eval(failed.group(1)))))
+        if (failed := failed_sql(message.text)) is not None:
+            queries.add(_as_sql(failed))
     return queries
 
 

@@ -17,6 +17,7 @@ A tool's failure is an observation ("no table named …"), never an exception ou
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import re
 from collections.abc import Callable, Sequence
@@ -260,7 +261,7 @@ class Toolbox:
             return _NO_TABLE, []
         if tried.result is None:
             why = f"{tried.reason}{_holders(tried.reason, tried.sql, catalog)}"
-            return f"The query {tried.sql!r} failed: {why}.", []
+            return FAILED.format(sql=tried.sql, why=why), []
         read = [t for t in catalog if t.name in tried.result.tables]
         said = f"False premise: {tried.answer}" if tried.premise else _rows(tried.result)
         if tried.answer and not tried.premise:
@@ -360,6 +361,22 @@ class Toolbox:
 
     def _unknown_file(self, file: str) -> str:
         return f"No document is called {file!r}; list_documents names them."
+
+
+FAILED = "The query {sql!r} failed: {why}."
+"""query_table's reply to a query that did not run (``failed_sql`` reads its query back)."""
+_FAILED = re.compile(r"The query ('.*'|\".*\") failed: ", re.DOTALL)
+
+
+def failed_sql(reply: str) -> str | None:
+    """The query a ``FAILED`` reply names (None: the reply is no such reply)."""
+    found = _FAILED.match(reply)
+    if not found:
+        return None
+    try:
+        return str(ast.literal_eval(found.group(1)))
+    except (ValueError, SyntaxError):
+        return None
 
 
 _NO_TABLE = (
