@@ -50,6 +50,7 @@ from crag_core.formats.isolated import read_bounded
 from crag_core.formats.ocr import OcrEngine
 from crag_core.formats.outbound import Outbound
 from crag_core.text.catalog import text_kind
+from crag_core.text.documents import context_line, with_context
 from crag_core.text.regions import box_text, chunk_lines, lines_text, union
 from crag_core.text.sources import (
     READ_AGAIN,
@@ -66,6 +67,9 @@ Source = Path | str
 """A file, or a web address (``http(s)://``)."""
 CHUNK_SIZE = 800
 CHUNK_OVERLAP = 120
+CHUNKING = 2
+"""How files are cut into chunks; part of each stored document's hash, so a store written
+another way is re-read by the next ingest or sync (2: each chunk under its context line)."""
 
 
 class SkipFile(Exception):
@@ -156,12 +160,18 @@ def split_text(text: str) -> list[str]:
     return [c for c in splitter.split_text(text) if c.strip()]
 
 
+def content_hash(data: bytes) -> str:
+    """The hash a document is stored with: of its file's bytes and of ``CHUNKING``."""
+    return hashlib.sha256(data).hexdigest() + f"-c{CHUNKING}"
+
+
 def chunk(extracted: Extracted) -> list[tuple[str, dict[str, str | int]]]:
     """The file's chunks, each with where it sits: its PDF page or its heading path.
 
-    A chunk of a PDF page or an image also records its region on the page (``box``:
-    "left,top,right,bottom" as fractions of the page) and its lines' (``lines``), where its
-    reader gave the lines' places.
+    Each chunk is stored under its context line (``context``: the file's title and the
+    heading path, ``crag_core.text.documents.with_context``). A chunk of a PDF page or an
+    image also records its region on the page (``box``: "left,top,right,bottom" as fractions
+    of the page) and its lines' (``lines``), where its reader gave the lines' places.
     """
     chunks: list[tuple[str, dict[str, str | int]]] = []
     for section in extracted.sections:
@@ -172,13 +182,15 @@ def chunk(extracted: Extracted) -> list[tuple[str, dict[str, str | int]]]:
             where["heading"] = section.heading
         if section.ocr:
             where["ocr"] = 1
+        if context := context_line(extracted.title, section.heading or ""):
+            where["context"] = context
         for piece in split_text(section.text):
             placed = chunk_lines(piece, section.lines) if section.lines else []
             place: dict[str, str | int] = {}
             if placed:
                 box = union([b for _, b in placed])
                 place = {"box": box_text(box), "lines": lines_text(placed)}
-            chunks.append((piece, where | place))
+            chunks.append((with_context(piece, context), where | place))
     return chunks
 
 
@@ -254,11 +266,11 @@ def prepare(
         else:
             kind, data = read_file(source)
             modified, where = int(source.stat().st_mtime), str(source.resolve())
-        content_hash = hashlib.sha256(data).hexdigest()
+        stored_as = content_hash(data)
         doc_id = document_id(where if isinstance(source, str) else source)
-        if stored.get(doc_id) == content_hash:
+        if stored.get(doc_id) == stored_as:
             return None
-        extracted = (already_read or {}).get(content_hash) or read_bounded(
+        extracted = (already_read or {}).get(hashlib.sha256(data).hexdigest()) or read_bounded(
             data, kind, _name(source)
         )
     except Damaged as exc:
@@ -279,7 +291,7 @@ def prepare(
     return NewDocument(
         doc_id,
         where,
-        content_hash,
+        stored_as,
         [text for text, _ in pieces],
         [about | where_in_file for _, where_in_file in pieces],
         label=found.label,

@@ -1,13 +1,14 @@
 """Chunks that name their page (no LLM): does a context line help the encoder find the answer?
 
-A documentation page's sections are chunked apart (``crag.ingest.chunk``), and most of them
-never name their page: the Format section of R's ``warpbreaks`` page is "A data frame with 54
-observations on 3 variables", with no "warpbreaks" in it, while its one-word Usage chunk
-("warpbreaks") and its title chunk match the question's name best. This measures, on the
+A documentation page's sections are chunked apart, and most of them never name their page:
+the Format section of R's ``warpbreaks`` page is "A data frame with 54 observations on 3
+variables", with no "warpbreaks" in it, while its one-word Usage chunk ("warpbreaks") and
+its title chunk match the question's name best. This measures, on the
 ``rdocs`` question set (its pages are in the repository; every question ``calibration``), how
 often a chunk holding the gold answer is among the encoder's top 4 when each chunk is
-stored as it is, and when it is stored after one context line: the page's title and the
-chunk's heading path ("warpbreaks | R Documentation > … > Format"). Each way is searched by
+stored as its text alone, and when it is stored as ``crag.ingest.chunk`` stores it since
+chunking 2: after one context line, the page's title and the chunk's heading path
+("warpbreaks | R Documentation > … > Format"). Each way is searched by
 the product's knowledge base (its encoder, and its keyword index fused with it as the graph
 retrieves by default); no model.
 
@@ -22,6 +23,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from langchain_core.documents import Document
+
 from benchmarks import write_results
 from benchmarks.measurements.rdocs_questions import FILES, QUESTIONS
 from crag.eval.records import read_records
@@ -32,22 +35,22 @@ from crag_core.clients.embeddings import default_embeddings
 from crag_core.clients.knowledge_base import KnowledgeBase
 from crag_core.formats.extract import extract
 from crag_core.schema.context import Context
-from crag_core.text.documents import RetrievalMode
+from crag_core.text.documents import RetrievalMode, body
 
 TOP_K = Context().top_k
 WAYS = ("as stored", "after a context line")
+"""The chunk's text alone (as stored before chunking 2), and under its context line."""
 MODES: tuple[RetrievalMode, ...] = ("dense", "hybrid")
 """The encoder alone, and dense with keyword ranks fused (the graph's default retrieval)."""
 
 
-def chunks(files: dict[str, Path]) -> list[tuple[str, str]]:
-    """Every page's chunks: (as stored, with the context line before it)."""
+def chunks(files: dict[str, Path]) -> list[tuple[str, str, dict[str, str | int]]]:
+    """Every page's chunks: (its text alone, under its context line as ``chunk`` stores it)."""
     made = []
     for path in files.values():
-        extracted = extract(path)
-        for text, where in chunk(extracted):
-            head = " > ".join(h for h in (extracted.title, str(where.get("heading", ""))) if h)
-            made.append((text, f"{head}\n{text}" if head else text))
+        for text, where in chunk(extract(path)):
+            alone = body(Document(page_content=text, metadata=where))
+            made.append((alone, text, where))
     return made
 
 
@@ -70,14 +73,15 @@ def run(workdir: Path) -> dict[str, Any]:
     hits: dict[str, dict[str, list[int]]] = {}
     for i, way in enumerate(WAYS):
         kb = KnowledgeBase(workdir / f"way{i}", f"rdocs-way{i}", default_embeddings())
-        texts = [c[i] for c in made]
+        texts = [stored if i else alone for alone, stored, _ in made]
+        about = [where if i else {} for _, _, where in made]
         with kb.write_lock():
-            kb.replace_documents([NewDocument("pages", "rdocs", f"way{i}", texts)])
+            kb.replace_documents([NewDocument("pages", "rdocs", f"way{i}", texts, about)])
         for mode in MODES:
             column = f"{way}, {mode}"
             for q in questions:
                 top = kb.search(q["question"], TOP_K, mode)
-                said = [d.page_content.split("\n", 1)[-1] if i else d.page_content for d in top]
+                said = [body(d) for d in top]
                 found = int(any(holds(text, q["gold"]) for text in said))  # not the line
                 hits.setdefault(q["type"], {}).setdefault(column, []).append(found)
                 hits.setdefault("all", {}).setdefault(column, []).append(found)

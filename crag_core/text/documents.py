@@ -20,6 +20,54 @@ from crag_core.text.words import fold_numbers, normalize
 
 RetrievalMode = Literal["dense", "keyword", "hybrid"]
 """How the knowledge base is searched: MiniLM embeddings, BM25 keywords, or both fused."""
+MAX_CONTEXT_CHARS = 160
+"""The longest context line a chunk is stored with (a long PDF title is cut at a word)."""
+
+
+def context_line(title: str, heading: str) -> str:
+    """What a chunk of a file is about: its file's title and its heading path.
+
+    "warpbreaks | R Documentation > Format"; the heading path alone when it starts with the
+    title (a Markdown file's first heading is its title); "" when there is neither.
+    """
+    title, heading = title.strip(), heading.strip()
+    line = (
+        heading if heading.split(" > ")[0] == title else " > ".join(filter(None, (title, heading)))
+    )
+    if len(line) > MAX_CONTEXT_CHARS:
+        line = line[:MAX_CONTEXT_CHARS].rsplit(" ", 1)[0]
+    return line
+
+
+def with_context(text: str, context: str) -> str:
+    """A chunk as it is stored, embedded and shown: its context line, a blank line, its text.
+
+    Most sections of a page never name their page ("A data frame with 54 observations on 3
+    variables"); the line above them does, so search finds them by the page's name and the
+    model reads what they belong to. The blank line keeps it out of the first sentence's
+    quote (``crag_core.text.support.quote`` cuts at blank lines).
+    """
+    return f"{context}\n\n{text}" if context else text
+
+
+def body(doc: Document) -> str:
+    """A chunk's own text, without the context line it was stored with (``with_context``).
+
+    What reading around a hit and putting a document back together join: the file's text.
+    """
+    context = doc.metadata.get("context")
+    head = f"{context}\n\n"
+    text = doc.page_content
+    return text[len(head) :] if context and text.startswith(head) else text
+
+
+def with_body(doc: Document, text: str) -> Document:
+    """A copy of the chunk ``doc`` whose own text is ``text``, under its context line."""
+    made = doc.model_copy(deep=True)
+    context = doc.metadata.get("context")
+    started = bool(context) and doc.page_content.startswith(f"{context}\n\n")
+    made.page_content = with_context(text, str(context)) if started else text
+    return made
 
 
 def chunk_id(doc_id: str, index: int) -> str:

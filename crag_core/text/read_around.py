@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 from langchain_core.documents import Document
 
-from crag_core.text.documents import chunk_id
+from crag_core.text.documents import body, chunk_id, with_body
 from crag_core.text.sentences import ends_sentence, sentence_ends, starts_sentence
 
 CHARS_PER_TOKEN = 4
@@ -95,22 +95,23 @@ def read_around(
     for n, doc in enumerate(docs):
         for step, cut in ((1, ends_cut), (-1, starts_cut)):
             beside = neighbour(doc, step)
-            if beside and beside not in present and cut(doc.page_content):
+            if beside and beside not in present and cut(body(doc)):
                 wanted[beside] = (n, step)
     if not wanted:
         return docs
-    texts = {d.id: d.page_content for d in fetch(list(wanted))}
+    texts = {d.id: body(d) for d in fetch(list(wanted))}
     read = [d.model_copy(deep=True) for d in docs]
     for beside, (n, step) in wanted.items():
         if beside not in texts:
             continue
-        doc = read[n]
+        doc, text = read[n], body(read[n])
         if step == 1:
-            text = doc.page_content.rstrip()
-            doc.page_content = f"{text} {continuation(text, texts[beside])}"
+            text = text.rstrip()
+            text = f"{text} {continuation(text, texts[beside])}"
         else:
-            doc.page_content = f"{beginning(texts[beside], doc.page_content)} {doc.page_content}"
-        doc.metadata["read_around"] = [*doc.metadata.get("read_around", []), beside]
+            text = f"{beginning(texts[beside], text)} {text}"
+        read[n] = with_body(doc, text)
+        read[n].metadata["read_around"] = [*doc.metadata.get("read_around", []), beside]
     return read
 
 

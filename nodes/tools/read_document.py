@@ -12,6 +12,7 @@ from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import PassState, PassUpdate, Source
 from crag_core.text.answer_text import NO_ANSWER, is_no_answer
+from crag_core.text.documents import body
 from crag_core.text.whole_document import joined, parts
 from crag_core.text.words import normalize
 from nodes.shared.common import question_of, reports
@@ -54,7 +55,7 @@ def read_document(state: PassState, runtime: Runtime[Context], services: Service
     if plan is None or plan["tool"] != "document" or services.document_chunks is None:
         raise ValueError("read_document reads choose_tool's document plan, and there is none")
     chunks = services.document_chunks(plan["doc_id"])
-    text = joined([c.page_content for c in chunks])
+    text = joined([body(c) for c in chunks])
     pieces = parts(text, ctx.context_tokens)
     read = pieces[:MAX_PARTS]
     update: PassUpdate = {"prompt_versions": {}}

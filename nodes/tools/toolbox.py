@@ -30,7 +30,7 @@ from pydantic import BaseModel, Field
 from crag_core.clients.services import Services
 from crag_core.errors import CragError, TableQueryError
 from crag_core.schema.context import Context
-from crag_core.text.documents import above_floor, doc_id, doc_source
+from crag_core.text.documents import above_floor, body, doc_id, doc_source
 from crag_core.text.read_around import estimate_tokens, neighbour, within_budget
 from crag_core.text.sources import document_name
 from crag_core.text.sql import asked_tables, format_cell
@@ -195,7 +195,7 @@ class Toolbox:
         chunks = self.services.document_chunks(str(found["doc_id"]))
         if not chunks:
             return f"{file} has no text.", []
-        text = joined([c.page_content for c in chunks])
+        text = joined([body(c) for c in chunks])
         whole = Document(
             page_content=text,
             id=str(found["doc_id"]),

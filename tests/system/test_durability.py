@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 import signal
 import sqlite3
@@ -12,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks import ROOT
-from crag.ingest import document_id, split_text
+from crag.ingest import content_hash, document_id, split_text
 from crag_core.clients.knowledge_base import KnowledgeBase
 from crag_core.text.documents import chunk_id
 from tests.system.conftest import BIN, base_env, crag
@@ -52,7 +51,7 @@ def assert_store_is_consistent(
         text = path.read_text()
         doc = document_id(path)
         expected += [chunk_id(doc, i) for i in range(len(split_text(text)))]
-        assert kb.stored_hash(doc) == hashlib.sha256(text.encode()).hexdigest(), path
+        assert kb.stored_hash(doc) == content_hash(text.encode()), path
     assert sorted(chroma_ids) == sorted(expected)
 
 

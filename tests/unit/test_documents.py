@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from crag_core.text.documents import format_documents, reciprocal_rank_fusion
+from langchain_core.documents import Document
+
+from crag_core.text.documents import (
+    MAX_CONTEXT_CHARS,
+    body,
+    context_line,
+    format_documents,
+    reciprocal_rank_fusion,
+    with_body,
+    with_context,
+)
 from crag_core.text.words import normalize
 from tests.fakes import doc
 
@@ -22,3 +32,27 @@ def test_rrf_rewards_agreement_and_keeps_first_seen_order_on_ties():
     fused = reciprocal_rank_fusion([[a, b, c], [b, c]])
     assert [d.metadata["id"] for d in fused] == ["b", "c", "a"]
     assert [d.metadata["id"] for d in reciprocal_rank_fusion([[a], [b]])] == ["a", "b"]
+
+
+def test_a_context_line_names_the_file_and_the_heading_once():
+    assert context_line("warpbreaks | R Docs", "Format") == "warpbreaks | R Docs > Format"
+    assert context_line("Boiler notes", "Boiler notes > Pressure") == "Boiler notes > Pressure"
+    assert context_line("Boiler notes", "") == "Boiler notes"
+    assert context_line("", "") == ""
+    long = context_line("word " * 60, "")
+    assert len(long) <= MAX_CONTEXT_CHARS and long.endswith("word")  # cut at a word
+
+
+def test_a_chunk_s_body_is_its_text_without_its_context_line():
+    stored = Document(
+        page_content=with_context("A data frame with 54 observations.", "warpbreaks > Format"),
+        metadata={"context": "warpbreaks > Format"},
+    )
+    assert stored.page_content.startswith("warpbreaks > Format\n\nA data frame")
+    assert body(stored) == "A data frame with 54 observations."
+    grew = "A data frame with 54 observations on 3 variables."
+    grown = with_body(stored, grew)
+    assert grown.page_content == f"warpbreaks > Format\n\n{grew}"
+    assert stored.page_content.endswith("observations.")  # a copy, the chunk is left alone
+    web = Document(page_content="warpbreaks > Format\n\nSome page.", metadata={})
+    assert body(web) == web.page_content and with_body(web, "Other.").page_content == "Other."

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from langchain_core.documents import Document
 from typer.testing import CliRunner
 
 from benchmarks.fixtures.sample_files import (
@@ -25,6 +26,7 @@ from crag.cli import app
 from crag.ingest import chunk, ingest
 from crag_core.clients.knowledge_base import KnowledgeBase
 from crag_core.formats.extract import Unextractable, extract
+from crag_core.text.documents import body
 from nodes.shared.answers import sources_of
 from tests.fakes import HashEmbeddings
 
@@ -184,6 +186,11 @@ def test_long_tail_formats_give_every_sentence_under_its_heading(
     assert where == {heading}
 
 
+def bodies(path: Path) -> list[str]:
+    """The file's chunks as ``chunk`` cuts them, without their context lines."""
+    return [body(Document(page_content=t, metadata=where)) for t, where in chunk(extract(path))]
+
+
 def test_every_chunk_of_a_spreadsheet_names_its_columns_once(tmp_path):
     make_csv(tmp_path / "levels.csv")
     make_xlsx(tmp_path / "levels.xlsx")
@@ -196,17 +203,13 @@ def test_every_chunk_of_a_spreadsheet_names_its_columns_once(tmp_path):
         ("levels.xlsx", "gauge | level | note"),
         ("log.csv", "part | gauge | note"),
     ]:
-        chunks = [text for text, _ in chunk(extract(tmp_path / name))]
+        chunks = bodies(tmp_path / name)
         assert chunks and all(c.splitlines()[0] == header and c.count(header) == 1 for c in chunks)
-    lines = {
-        line for text, _ in chunk(extract(tmp_path / "levels.csv")) for line in text.splitlines()
-    }
+    lines = {line for text in bodies(tmp_path / "levels.csv") for line in text.splitlines()}
     assert any(x.startswith("Part 2 | Velna gauge 2.1 | Fact 2") for x in lines)
-    lines = {
-        line for text, _ in chunk(extract(tmp_path / "levels.xlsx")) for line in text.splitlines()
-    }
+    lines = {line for text in bodies(tmp_path / "levels.xlsx") for line in text.splitlines()}
     assert any(x.startswith("Velna gauge 3.4 | 1.9 | Fact 4") for x in lines)
-    log = [text for text, _ in chunk(extract(tmp_path / "log.csv"))]
+    log = bodies(tmp_path / "log.csv")
     assert len(log) > 20 and sum(c.count("Velna gauge") for c in log) == 400  # each row once
 
 

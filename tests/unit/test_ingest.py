@@ -9,7 +9,8 @@ import pytest
 from crag.ingest import document_id, ingest, split_text
 from crag_core.clients.knowledge_base import KnowledgeBase
 from crag_core.errors import KnowledgeBaseError
-from crag_core.text.documents import chunk_id
+from crag_core.text.documents import body, chunk_id
+from crag_core.text.whole_document import joined
 from tests.fakes import HashEmbeddings
 
 
@@ -137,3 +138,39 @@ def test_a_document_s_kind_is_stored_when_it_is_read(kb, tmp_path):
     ingest(kb, [str(tmp_path)])
     kinds = {d["source"].rsplit("/", 1)[-1]: d["kind"] for d in kb.documents()}
     assert kinds == {"notes.txt": "changelog", "terms.md": "licence", "guide.md": ""}
+
+
+PAGE = """# warpbreaks
+
+## Description
+
+The number of warp breaks per loom, where a loom corresponds to a fixed length of yarn.
+
+## Format
+
+A data frame with 54 observations on 3 variables.
+"""
+
+
+def test_each_chunk_is_stored_under_the_page_and_heading_it_belongs_to(kb, tmp_path):
+    (tmp_path / "warpbreaks.md").write_text(PAGE)
+    ingest(kb, [str(tmp_path / "warpbreaks.md")])
+    [hit] = kb.search("How many variables does warpbreaks have?", 1, "keyword")
+    assert hit.page_content.startswith("warpbreaks > Format\n\n## Format\n\nA data frame")
+    assert hit.metadata["context"] == "warpbreaks > Format"
+    assert body(hit).startswith("## Format")
+    chunks = kb.chunks_of(str(hit.metadata["doc_id"]))
+    assert joined([body(c) for c in chunks]) == (  # the page's text, no context line in it
+        "## Description\n\nThe number of warp breaks per loom, where a loom corresponds to a "
+        "fixed length of yarn.\n## Format\n\nA data frame with 54 observations on 3 variables."
+    )
+
+
+def test_a_store_chunked_another_way_is_read_again(kb, tmp_path, monkeypatch):
+    (tmp_path / "warpbreaks.md").write_text(PAGE)
+    monkeypatch.setattr("crag.ingest.CHUNKING", 1)
+    assert len(ingest(kb, [str(tmp_path)]).added) == 1
+    assert len(ingest(kb, [str(tmp_path)]).unchanged) == 1
+    monkeypatch.undo()
+    assert len(ingest(kb, [str(tmp_path)]).replaced) == 1  # chunked as this version does
+    assert len(ingest(kb, [str(tmp_path)]).unchanged) == 1

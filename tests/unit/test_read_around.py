@@ -7,6 +7,7 @@ from langgraph.runtime import Runtime
 
 from crag_core.schema.context import Context
 from crag_core.schema.state import PassState
+from crag_core.text.documents import body
 from crag_core.text.read_around import (
     beginning,
     continuation,
@@ -151,6 +152,7 @@ def test_the_knowledge_base_hands_out_neighbours_by_id(tmp_path, data_dir):
     [hit] = retriever.search("item 12", 1)
     assert hit.metadata["chunks"] > 1
     [read] = read_around([hit], retriever.chunks)
-    assert read.metadata.get("read_around") and not ends_cut(read.page_content)
-    assert not starts_cut(read.page_content)
+    assert read.metadata.get("read_around") and not ends_cut(body(read))
+    assert not starts_cut(body(read))
+    assert read.page_content.startswith("long\n\n")  # still under its context line
     assert retriever.chunks(["nope__c0000"]) == []
