@@ -85,7 +85,8 @@ class Query:
     order_computed: bool = False
     """Whether an ORDER BY orders by a product or a quotient (``ORDER BY hp / wt``)."""
     self_subtracted: bool = False
-    """Whether the query subtracts a column from itself (``x - x``, ``CAST(x …) - CAST(x …)``)."""
+    """Whether the query subtracts an expression from itself (``x - x``, ``CAST(x …) - x``,
+    ``SUM(t) - SUM(t)``): a difference that is 0 whatever the rows hold."""
     selected: tuple[str, ...] = ()
     """The columns the outermost SELECT's expressions read, in order, once each."""
     numbers: tuple[float, ...] = ()
@@ -257,11 +258,24 @@ def _below_extreme(node: exp.Expr) -> bool:
 
 
 def _self_subtraction(node: exp.Expr) -> bool:
-    """Whether a subtraction's two sides are the same column (through a CAST or parentheses)."""
+    """Whether a subtraction's two sides are one expression (``x - x``, ``SUM(t) - SUM(t)``).
+
+    Through an outer CAST or parentheses, whatever its names' case or quotes: it is 0
+    (or NULL) whatever the rows hold. ``t1.a - t2.a`` reads two rows: not the same.
+    """
     left, right = (_unwrapped(node.args.get(k)) for k in ("this", "expression"))
-    if not (isinstance(left, exp.Column) and isinstance(right, exp.Column)):
-        return False
-    return (left.name.lower(), left.table.lower()) == (right.name.lower(), right.table.lower())
+    return left is not None and right is not None and _written(left) == _written(right)
+
+
+def _written(node: exp.Expr) -> str:
+    """The expression's SQL with every name lower case and unquoted."""
+
+    def plain(part: exp.Expr) -> exp.Expr:
+        if isinstance(part, exp.Identifier):
+            return exp.Identifier(this=str(part.this).lower(), quoted=False)
+        return part
+
+    return node.transform(plain, copy=True).sql()
 
 
 def _unwrapped(node: exp.Expr | None) -> exp.Expr | None:

@@ -385,7 +385,7 @@ def _self_subtracted(a: Answered) -> list[str]:
     if not a.query.self_subtracted:
         return []
     return [
-        "the query subtracts a column from itself (always 0): read the two rows' values "
+        "the query subtracts a value from itself (always 0): read the two rows' values "
         "in two subqueries, e.g. (SELECT … WHERE <the second>) - (SELECT … WHERE <the first>)"
     ]
 

@@ -84,6 +84,11 @@ def test_an_order_and_the_rows_it_skips_are_read_from_the_tree():
 def test_what_a_query_computes_is_read_from_the_tree_not_its_text():
     assert read('SELECT CAST("a" AS REAL) - CAST(a AS REAL) FROM t').self_subtracted
     assert not read("SELECT t1.a - t2.a FROM t t1, t t2").self_subtracted
+    assert read('SELECT SUM("Total") - SUM(total) FROM invoices').self_subtracted
+    same = "(SELECT SUM(total) FROM i WHERE y = 2010)"
+    assert read(f"SELECT {same} - {same}").self_subtracted
+    assert not read(f"SELECT {same} - {same.replace('2010', '2009')}").self_subtracted
+    assert not read("SELECT SUM(a) - SUM(b), a - 1 FROM t").self_subtracted
     dated = read("SELECT x FROM t WHERE d = '2015-04-30' AND v = -3")
     assert not dated.subtracts and dated.texts == ("2015-04-30",) and 3.0 in dated.numbers
     assert read("SELECT pct * 100 FROM t WHERE x = 'a'").selects_computed
