@@ -45,7 +45,7 @@ from crag_core.formats.page_images import PageImages
 from crag_core.schema.context import Context
 from crag_core.settings import data_dir
 from crag_core.settings import settings as app_settings
-from crag_core.text.documents import doc_location
+from crag_core.text.documents import body, doc_location
 from crag_core.text.regions import parse_box
 from crag_core.text.sources import is_url, origin_of, public_source
 from graph import factory
@@ -194,7 +194,7 @@ def show_chunk(request: Request, kb: KnowledgeBase) -> Response:
     return JSONResponse(
         {
             "id": chunk_id,
-            "text": chunk.page_content,
+            "text": body(chunk),  # its title and location are fields of their own
             "source": public_source(meta),
             "title": meta.get("title", ""),
             "type": meta.get("type", ""),

@@ -9,7 +9,7 @@ from langchain_core.documents import Document
 
 from crag_core.schema.state import Attempt, PassState, Source, Verdict
 from crag_core.text.answer_text import is_no_answer
-from crag_core.text.documents import doc_id, doc_location, doc_source
+from crag_core.text.documents import body, doc_id, doc_location, doc_source
 from crag_core.text.regions import parse_box, quote_region
 from crag_core.text.support import quote
 from nodes.shared.common import answer_documents, question_of
@@ -30,9 +30,9 @@ def sources_of(docs: list[Document], answer: str = "", question: str = "") -> li
             source["sql"] = str(sql)
         if box := parse_box(d.metadata.get("box")):
             source["box"] = list(box)
-        if answer and (sentence := quote(d.page_content, answer, question)):
+        if answer and (sentence := quote(body(d), answer, question)):
             source["quote"] = sentence
-            if on := quote_region(d.page_content, d.metadata.get("lines"), sentence):
+            if on := quote_region(body(d), d.metadata.get("lines"), sentence):
                 source["box"] = list(on)  # the sentence's lines, not the whole chunk
         sources.append(source)
     return sources

@@ -107,3 +107,25 @@ def test_an_answers_source_on_a_page_marks_the_sentence_it_stands_on():
     assert source["box"] == list(LINES[2][1])
     (unanswered,) = sources_of([doc])
     assert unanswered["box"] == [0.1, 0.10, 0.8, 0.18]  # no answer: the chunk's region
+
+
+def test_a_chunk_under_its_context_line_marks_the_same_lines():
+    from langchain_core.documents import Document
+
+    from crag_core.text.documents import with_context
+    from nodes.shared.answers import sources_of
+
+    text = "Flood warnings for the Velna basin were issued on Monday. The gauge at Orsk read 4.2 m"
+    doc = Document(
+        with_context(text, "Velna river report"),  # as ingest stores it; the lines are the text's
+        metadata={
+            "id": "scan__c0000",
+            "source": "/docs/scan.pdf",
+            "page": 1,
+            "context": "Velna river report",
+            "lines": lines_text(chunk_lines(text, LINES)),
+        },
+    )
+    (source,) = sources_of([doc], "Monday", "When were flood warnings issued for the Velna?")
+    assert source["quote"] == "Flood warnings for the Velna basin were issued on Monday."
+    assert source["box"] == [0.1, 0.10, 0.8, 0.15]  # its two lines, not the one after

@@ -41,12 +41,13 @@ def test_bad_settings_are_a_clear_503(monkeypatch):
 
 
 def test_a_chunk_is_shown_with_its_source(hash_kb, tmp_path):
-    (tmp_path / "a.md").write_text("# Alpha\n\nAlpha text about rivers.")
+    (tmp_path / "a.md").write_text("# Alpha\n\n## Rivers\n\nAlpha text about rivers.")
     hash_kb("mykb")
     ingest(tmp_path, "mykb")
     [doc] = hash_kb("mykb").documents()
     chunk = client.get(f"/crag/collections/mykb/chunks/{doc['doc_id']}__c0000").json()
-    assert "Alpha text about rivers." in chunk["text"]
+    assert chunk["text"] == "## Rivers\n\nAlpha text about rivers."  # not its context line
+    assert chunk["location"] == "Alpha > Rivers"
     # Shown by its label (the folder given and the file), never by its path on the server.
     assert chunk["source"] == f"{tmp_path.name}/a.md" and chunk["title"] == "Alpha"
     assert str(tmp_path) not in str(chunk)
