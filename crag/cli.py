@@ -425,7 +425,7 @@ def kb_show(
 ) -> None:
     """One document: its source, title and type, and each chunk with its page or heading."""
     from crag.ingest import find_document
-    from crag_core.text.documents import doc_location
+    from crag_core.text.documents import body, doc_location
 
     def action() -> None:
         kb = _existing(collection)
@@ -448,7 +448,7 @@ def kb_show(
                     "title": meta.get("title"),
                     "type": meta.get("type"),
                     "chunks": [
-                        {"id": c.id, "location": doc_location(c), "text": c.page_content}
+                        {"id": c.id, "location": doc_location(c), "text": body(c)}
                         for c in chunks
                     ],
                 }
@@ -458,7 +458,7 @@ def kb_show(
         out.print(f"title {escape(str(meta.get('title', '')))!r}, type {meta.get('type', '?')}")
         for c in chunks:
             where = doc_location(c)
-            text = " ".join(c.page_content.split())
+            text = " ".join(body(c).split())  # its location is shown beside it
             out.print(f"  {escape(str(c.id))}  [dim]{escape(where)}[/]  {escape(text[:90])}")
 
     _run_guarded(action)

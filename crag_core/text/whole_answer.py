@@ -23,6 +23,8 @@ import re
 
 from langchain_core.documents import Document
 
+from crag_core.text.documents import body
+
 MAX_ANSWER_WORDS = 8
 """A longer answer is a phrase or a sentence already: left as it is."""
 MAX_ADDED_WORDS = 4
@@ -62,7 +64,10 @@ _NUMBER_END = re.compile(r"\d$")
 
 
 def whole_answer(answer: str, docs: list[Document]) -> str:
-    """``answer`` grown to the whole of what it names in the first document holding it."""
+    """``answer`` grown to the whole of what it names in the first document holding it.
+
+    In the document's own text: never into the context line a file's chunk is stored under.
+    """
     words = answer.split()
     if not words or len(words) > MAX_ANSWER_WORDS:
         return answer
@@ -71,7 +76,7 @@ def whole_answer(answer: str, docs: list[Document]) -> str:
         re.IGNORECASE,
     )
     for doc in docs:
-        text = doc.page_content
+        text = body(doc)
         found = pattern.search(text)
         if found:
             start, end = _grown(text, found.start(), found.end())

@@ -60,3 +60,12 @@ def test_it_grows_by_a_few_words_at_most_and_from_the_document_cited_first():
     assert whole_answer("24", docs[::-1]) == "24 points"
     chain = "The A-B-C-D-E-F-G line."
     assert whole_answer("A", [Document(page_content=chain)]) == "A-B-C-D-E"
+
+
+def test_an_answer_is_never_grown_into_the_context_line_of_its_chunk():
+    from crag_core.text.documents import with_context
+
+    line = "Velna River Authority > Warnings"
+    text = "Flood warnings for the Velna basin were issued on Monday."
+    doc = Document(with_context(text, line), metadata={"context": line})
+    assert whole_answer("Velna", [doc]) == "Velna"  # not "Velna River Authority"
