@@ -448,8 +448,7 @@ def kb_show(
                     "title": meta.get("title"),
                     "type": meta.get("type"),
                     "chunks": [
-                        {"id": c.id, "location": doc_location(c), "text": body(c)}
-                        for c in chunks
+                        {"id": c.id, "location": doc_location(c), "text": body(c)} for c in chunks
                     ],
                 }
             )
