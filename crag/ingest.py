@@ -67,9 +67,10 @@ Source = Path | str
 """A file, or a web address (``http(s)://``)."""
 CHUNK_SIZE = 800
 CHUNK_OVERLAP = 120
-CHUNKING = 2
+CHUNKING = 3
 """How files are cut into chunks; part of each stored document's hash, so a store written
-another way is re-read by the next ingest or sync (2: each chunk under its context line)."""
+another way is re-read by the next ingest or sync (1: chunks alone; 2: each under a context
+line of its title and heading path; 3: the line led by the file's name)."""
 
 
 class SkipFile(Exception):
@@ -165,13 +166,14 @@ def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest() + f"-c{CHUNKING}"
 
 
-def chunk(extracted: Extracted) -> list[tuple[str, dict[str, str | int]]]:
+def chunk(extracted: Extracted, name: str = "") -> list[tuple[str, dict[str, str | int]]]:
     """The file's chunks, each with where it sits: its PDF page or its heading path.
 
-    Each chunk is stored under its context line (``context``: the file's title and the
-    heading path, ``crag_core.text.documents.with_context``). A chunk of a PDF page or an
-    image also records its region on the page (``box``: "left,top,right,bottom" as fractions
-    of the page) and its lines' (``lines``), where its reader gave the lines' places.
+    Each chunk is stored under its context line (``context``: the file's ``name``, its title
+    and the heading path; ``crag_core.text.documents.context_line``, ``with_context``). A
+    chunk of a PDF page or an image also records its region on the page (``box``:
+    "left,top,right,bottom" as fractions of the page) and its lines' (``lines``), where its
+    reader gave the lines' places.
     """
     chunks: list[tuple[str, dict[str, str | int]]] = []
     for section in extracted.sections:
@@ -182,7 +184,7 @@ def chunk(extracted: Extracted) -> list[tuple[str, dict[str, str | int]]]:
             where["heading"] = section.heading
         if section.ocr:
             where["ocr"] = 1
-        if context := context_line(extracted.title, section.heading or ""):
+        if context := context_line(extracted.title, section.heading or "", name):
             where["context"] = context
         for piece in split_text(section.text):
             placed = chunk_lines(piece, section.lines) if section.lines else []
@@ -279,7 +281,7 @@ def prepare(
         raise SkipFile(str(exc)) from exc
     except OSError as exc:
         raise SkipFile(f"cannot read: {exc.strerror or exc}") from exc
-    pieces = chunk(extracted)
+    pieces = chunk(extracted, _name(source))
     about: dict[str, str | int] = {
         "title": extracted.title,
         "type": extracted.file_type,

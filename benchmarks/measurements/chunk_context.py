@@ -6,9 +6,9 @@ variables", with no "warpbreaks" in it, while its one-word Usage chunk ("warpbre
 its title chunk match the question's name best. This measures, on the
 ``rdocs`` question set (its pages are in the repository; every question ``calibration``), how
 often a chunk holding the gold answer is among the encoder's top 4 when each chunk is
-stored as its text alone, and when it is stored as ``crag.ingest.chunk`` stores it since
-chunking 2: after one context line, the page's title and the chunk's heading path
-("warpbreaks | R Documentation > … > Format"). Each way is searched by
+stored as its text alone, and when it is stored as ``crag.ingest.chunk`` stores it: after
+one context line, the file's name, the page's title and the chunk's heading path
+("warpbreaks: R: The Number of Breaks in Yarn during Weaving > … > Format"). Each way is searched by
 the product's knowledge base (its encoder, and its keyword index fused with it as the graph
 retrieves by default); no model.
 
@@ -39,7 +39,8 @@ from crag_core.text.documents import RetrievalMode, body
 
 TOP_K = Context().top_k
 WAYS = ("as stored", "after a context line")
-"""The chunk's text alone (as stored before chunking 2), and under its context line."""
+"""The chunk's text alone (as stored before ``crag.ingest.CHUNKING`` 2), and under its
+context line."""
 MODES: tuple[RetrievalMode, ...] = ("dense", "hybrid")
 """The encoder alone, and dense with keyword ranks fused (the graph's default retrieval)."""
 
@@ -48,7 +49,7 @@ def chunks(files: dict[str, Path]) -> list[tuple[str, str, dict[str, str | int]]
     """Every page's chunks: (its text alone, under its context line as ``chunk`` stores it)."""
     made = []
     for path in files.values():
-        for text, where in chunk(extract(path)):
+        for text, where in chunk(extract(path), path.stem):
             alone = body(Document(page_content=text, metadata=where))
             made.append((alone, text, where))
     return made

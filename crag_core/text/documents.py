@@ -24,16 +24,17 @@ MAX_CONTEXT_CHARS = 160
 """The longest context line a chunk is stored with (a long PDF title is cut at a word)."""
 
 
-def context_line(title: str, heading: str) -> str:
-    """What a chunk of a file is about: its file's title and its heading path.
+def context_line(title: str, heading: str, name: str = "") -> str:
+    """What a chunk of a file is about: its file's name, title and heading path.
 
-    "warpbreaks | R Documentation > Format"; the heading path alone when it starts with the
-    title (a Markdown file's first heading is its title); "" when there is neither.
+    "warpbreaks: R: The Number of Breaks in Yarn > … > Format". The file's name (its stem)
+    leads unless the rest already says it: people call a file by its name ("the warpbreaks
+    data set"), which its title may never say. "" when there is none of the three.
     """
-    title, heading = title.strip(), heading.strip()
-    line = (
-        heading if heading.split(" > ")[0] == title else " > ".join(filter(None, (title, heading)))
-    )
+    line = " > ".join(filter(None, (title.strip(), heading.strip())))
+    said = re.sub(r"[\s_-]+", " ", name).strip()
+    if said and said.lower() not in re.sub(r"[\s_-]+", " ", line).lower():
+        line = f"{name.strip()}: {line}" if line else name.strip()
     if len(line) > MAX_CONTEXT_CHARS:
         line = line[:MAX_CONTEXT_CHARS].rsplit(" ", 1)[0]
     return line
@@ -44,8 +45,8 @@ def with_context(text: str, context: str) -> str:
 
     Most sections of a page never name their page ("A data frame with 54 observations on 3
     variables"); the line above them does, so search finds them by the page's name and the
-    model reads what they belong to. The blank line keeps it out of the first sentence's
-    quote (``crag_core.text.support.quote`` cuts at blank lines).
+    model reads what they belong to (docs/benchmarks/chunk-context.md). The blank line keeps
+    it out of the first sentence's quote (``crag_core.text.support.quote`` cuts there).
     """
     return f"{context}\n\n{text}" if context else text
 

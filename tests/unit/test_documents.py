@@ -34,11 +34,12 @@ def test_rrf_rewards_agreement_and_keeps_first_seen_order_on_ties():
     assert [d.metadata["id"] for d in reciprocal_rank_fusion([[a], [b]])] == ["a", "b"]
 
 
-def test_a_context_line_names_the_file_and_the_heading_once():
-    assert context_line("warpbreaks | R Docs", "Format") == "warpbreaks | R Docs > Format"
-    assert context_line("Boiler notes", "Boiler notes > Pressure") == "Boiler notes > Pressure"
-    assert context_line("Boiler notes", "") == "Boiler notes"
-    assert context_line("", "") == ""
+def test_a_context_line_names_the_file_its_title_and_the_heading():
+    title = "R: The Number of Breaks in Yarn"
+    assert context_line(title, "Format", "warpbreaks") == f"warpbreaks: {title} > Format"
+    assert context_line("Led Zeppelin", "Members", "led_zeppelin") == "Led Zeppelin > Members"
+    assert context_line("Boiler notes", "", "") == "Boiler notes"
+    assert context_line("", "", "notes") == "notes" and context_line("", "", "") == ""
     long = context_line("word " * 60, "")
     assert len(long) <= MAX_CONTEXT_CHARS and long.endswith("word")  # cut at a word
 

@@ -140,7 +140,7 @@ def test_a_document_s_kind_is_stored_when_it_is_read(kb, tmp_path):
     assert kinds == {"notes.txt": "changelog", "terms.md": "licence", "guide.md": ""}
 
 
-PAGE = """# warpbreaks
+PAGE = """# The Number of Breaks in Yarn during Weaving
 
 ## Description
 
@@ -156,8 +156,10 @@ def test_each_chunk_is_stored_under_the_page_and_heading_it_belongs_to(kb, tmp_p
     (tmp_path / "warpbreaks.md").write_text(PAGE)
     ingest(kb, [str(tmp_path / "warpbreaks.md")])
     [hit] = kb.search("How many variables does warpbreaks have?", 1, "keyword")
-    assert hit.page_content.startswith("warpbreaks > Format\n\n## Format\n\nA data frame")
-    assert hit.metadata["context"] == "warpbreaks > Format"
+    title = "The Number of Breaks in Yarn during Weaving"  # the file's name is not in it
+    line = f"warpbreaks: {title} > {title} > Format"
+    assert hit.page_content.startswith(f"{line}\n\n## Format\n\nA data frame")
+    assert hit.metadata["context"] == line
     assert body(hit).startswith("## Format")
     chunks = kb.chunks_of(str(hit.metadata["doc_id"]))
     assert joined([body(c) for c in chunks]) == (  # the page's text, no context line in it
