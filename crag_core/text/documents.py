@@ -51,23 +51,26 @@ def with_context(text: str, context: str) -> str:
     return f"{context}\n\n{text}" if context else text
 
 
+def line_chars(doc: Document) -> int:
+    """How many characters of ``doc``'s text its context line and blank line take (0: none)."""
+    context = doc.metadata.get("context")
+    head = f"{context}\n\n"
+    return len(head) if context and doc.page_content.startswith(head) else 0
+
+
 def body(doc: Document) -> str:
     """A chunk's own text, without the context line it was stored with (``with_context``).
 
     What reading around a hit and putting a document back together join: the file's text.
     """
-    context = doc.metadata.get("context")
-    head = f"{context}\n\n"
-    text = doc.page_content
-    return text[len(head) :] if context and text.startswith(head) else text
+    return doc.page_content[line_chars(doc) :]
 
 
 def with_body(doc: Document, text: str) -> Document:
     """A copy of the chunk ``doc`` whose own text is ``text``, under its context line."""
     made = doc.model_copy(deep=True)
-    context = doc.metadata.get("context")
-    started = bool(context) and doc.page_content.startswith(f"{context}\n\n")
-    made.page_content = with_context(text, str(context)) if started else text
+    started = line_chars(doc) > 0
+    made.page_content = with_context(text, str(doc.metadata["context"])) if started else text
     return made
 
 

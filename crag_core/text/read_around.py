@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 from langchain_core.documents import Document
 
-from crag_core.text.documents import body, chunk_id, with_body
+from crag_core.text.documents import body, chunk_id, line_chars, with_body
 from crag_core.text.sentences import ends_sentence, sentence_ends, starts_sentence
 
 CHARS_PER_TOKEN = 4
@@ -132,7 +132,7 @@ def within_budget(docs: list[Document], tokens: int) -> list[Document]:
         room = doc.page_content[: left * CHARS_PER_TOKEN]
         ends = sentence_ends(room)
         cut = room[: ends[-1]] if ends else room.rsplit(" ", 1)[0]
-        if cut.strip():
+        if cut[line_chars(doc) :].strip():  # some of its own text, not its context line alone
             shortened = doc.model_copy(deep=True)
             shortened.page_content = cut
             shortened.metadata["truncated"] = True

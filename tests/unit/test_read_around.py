@@ -98,6 +98,18 @@ def test_documents_are_held_to_the_budget_best_first():
     assert within_budget(docs, 1000) == docs
 
 
+def test_a_chunk_cut_to_its_context_line_alone_is_dropped():
+    from crag_core.text.documents import with_context
+
+    line = "Velna river report. Annual figures. " * 3  # a line of sentences, 108 characters
+    own = "The gauge at Orsk read 4.2 m on Monday. It rose until Thursday."
+    text = with_context(own, line.strip())
+    first = Document(page_content=text, id="a", metadata={"context": line.strip()})
+    assert within_budget([first], 27) == []  # 108 characters fit: the line, none of its text
+    [kept] = within_budget([first], 40)
+    assert body(kept) == "The gauge at Orsk read 4.2 m on Monday." and kept.metadata["truncated"]
+
+
 def test_retrieve_reads_around_and_keeps_to_the_budget():
     first, second = chunk(0, FIRST), chunk(1, SECOND, score=0.1)  # the neighbour is no hit
     retriever = FakeRetriever([first, second])
