@@ -67,10 +67,10 @@ Source = Path | str
 """A file, or a web address (``http(s)://``)."""
 CHUNK_SIZE = 800
 CHUNK_OVERLAP = 120
-CHUNKING = 3
+CHUNKING = 4
 """How files are cut into chunks; part of each stored document's hash, so a store written
-another way is re-read by the next ingest or sync (1: chunks alone; 2: each under a context
-line of its title and heading path; 3: the line led by the file's name)."""
+another way is re-read by the next ingest or sync (1: chunks alone; 2 to 4: each under a
+context line, as it was chosen: docs/benchmarks/chunk-context.md)."""
 
 
 class SkipFile(Exception):

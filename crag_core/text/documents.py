@@ -29,15 +29,23 @@ def context_line(title: str, heading: str, name: str = "") -> str:
 
     "warpbreaks: R: The Number of Breaks in Yarn > … > Format". The file's name (its stem)
     leads unless the rest already says it: people call a file by its name ("the warpbreaks
-    data set"), which its title may never say. "" when there is none of the three.
+    data set"), which its title may never say. A first heading that is the title (a Markdown
+    file's H1) is said once. "" when there is none of the three.
     """
-    line = " > ".join(filter(None, (title.strip(), heading.strip())))
-    said = re.sub(r"[\s_-]+", " ", name).strip()
-    if said and said.lower() not in re.sub(r"[\s_-]+", " ", line).lower():
+    heads = [h for h in heading.strip().split(" > ") if h]
+    if heads and _plain(heads[0]) == _plain(title):  # a Markdown file's H1 is its title
+        heads = heads[1:]
+    line = " > ".join(filter(None, (title.strip(), *heads)))
+    said = _plain(name)
+    if said and said not in _plain(line):
         line = f"{name.strip()}: {line}" if line else name.strip()
     if len(line) > MAX_CONTEXT_CHARS:
         line = line[:MAX_CONTEXT_CHARS].rsplit(" ", 1)[0]
     return line
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"[\s_-]+", " ", text).strip().lower()
 
 
 def with_context(text: str, context: str) -> str:

@@ -196,7 +196,9 @@ def test_more_questions_at_once_than_slots_share_the_embedded_server():
         "Who developed packet switching at the NPL?",
         "What did the halftime show of Super Bowl 50 feature?",
     ]
-    ctx = Context(collection="demo", web_search="off", max_retries=0, top_k=2)
+    # top 3: every chunk of the demo page names the page now, and the one that says who won
+    # ranks third for this question (docs/benchmarks/chunk-context.md)
+    ctx = Context(collection="demo", web_search="off", max_retries=0, top_k=3)
     outputs = graph.batch(
         [{"question": q} for q in questions], config={"max_concurrency": 4}, context=ctx
     )

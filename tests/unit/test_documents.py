@@ -38,6 +38,8 @@ def test_a_context_line_names_the_file_its_title_and_the_heading():
     title = "R: The Number of Breaks in Yarn"
     assert context_line(title, "Format", "warpbreaks") == f"warpbreaks: {title} > Format"
     assert context_line("Led Zeppelin", "Members", "led_zeppelin") == "Led Zeppelin > Members"
+    said_once = context_line("Super Bowl 50", "Super Bowl 50 > Game summary", "super_bowl_50")
+    assert said_once == "Super Bowl 50 > Game summary"  # its H1 is its title
     assert context_line("Boiler notes", "", "") == "Boiler notes"
     assert context_line("", "", "notes") == "notes" and context_line("", "", "") == ""
     long = context_line("word " * 60, "")

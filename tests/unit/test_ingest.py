@@ -157,7 +157,7 @@ def test_each_chunk_is_stored_under_the_page_and_heading_it_belongs_to(kb, tmp_p
     ingest(kb, [str(tmp_path / "warpbreaks.md")])
     [hit] = kb.search("How many variables does warpbreaks have?", 1, "keyword")
     title = "The Number of Breaks in Yarn during Weaving"  # the file's name is not in it
-    line = f"warpbreaks: {title} > {title} > Format"
+    line = f"warpbreaks: {title} > Format"  # the H1, its title, said once
     assert hit.page_content.startswith(f"{line}\n\n## Format\n\nA data frame")
     assert hit.metadata["context"] == line
     assert body(hit).startswith("## Format")
