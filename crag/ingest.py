@@ -253,7 +253,7 @@ def prepare(
     """The document to write for a file or URL (``None``: stored and unchanged); ``SkipFile``.
 
     The bytes are read once; an unchanged file (same hash as stored) is not extracted again,
-    nor one whose text ``already_read`` holds (by the SHA-256 of its bytes: an upload read
+    nor one whose text ``already_read`` holds (by its ``content_hash``: an upload read
     before it took its place, a scan not read by OCR twice).
     A URL is fetched within ``outbound`` when given (a fetch for an API caller) and by
     ``deadline`` (``time.monotonic()``) when given. The file is read within one memory
@@ -272,9 +272,7 @@ def prepare(
         doc_id = document_id(where if isinstance(source, str) else source)
         if stored.get(doc_id) == stored_as:
             return None
-        extracted = (already_read or {}).get(hashlib.sha256(data).hexdigest()) or read_bounded(
-            data, kind, _name(source)
-        )
+        extracted = (already_read or {}).get(stored_as) or read_bounded(data, kind, _name(source))
     except Damaged as exc:
         raise SkipFile(str(exc), damaged=True) from exc
     except Unextractable as exc:
@@ -610,7 +608,7 @@ def add_upload(
         os.replace(final, previous)
     os.replace(incoming, final)
     try:
-        read = {hashlib.sha256(data).hexdigest(): extracted}  # not read (by OCR) a second time
+        read = {content_hash(data): extracted}  # not read (by OCR) a second time
         report = ingest(kb, [str(final)], origin="upload", already_read=read)
     except BaseException:
         _put_back(final, previous, had)
