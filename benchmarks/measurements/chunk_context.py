@@ -38,9 +38,9 @@ from crag_core.schema.context import Context
 from crag_core.text.documents import RetrievalMode, body
 
 TOP_K = Context().top_k
-WAYS = ("as stored", "after a context line")
+WAYS = ("alone", "under its context line")
 """The chunk's text alone (as stored before ``crag.ingest.CHUNKING`` 2), and under its
-context line."""
+context line (as stored since)."""
 MODES: tuple[RetrievalMode, ...] = ("dense", "hybrid")
 """The encoder alone, and dense with keyword ranks fused (the graph's default retrieval)."""
 
