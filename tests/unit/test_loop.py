@@ -281,6 +281,24 @@ def test_a_tool_error_is_an_observation_the_model_acts_on(store):
     assert "AC/DC; Accept; Aerosmith" in texts[2]
 
 
+def test_a_spent_budget_with_nothing_read_ends_without_asking_for_an_answer(store):
+    failing = {
+        "enough": "no",
+        "tool": "query_table",
+        "args": {"question": "Which artist has id 3?", "sql": "SELECT nme FROM artists"},
+    }
+    # a third step would answer from memory: it must not be asked for
+    llm = scripted(failing, failing, {"enough": "yes", "answer": "Aerosmith [S1]"})
+    services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
+    final, lines = ask(services, "Which artist has id 3?")
+    assert final["answer"].startswith("I don't know") and final["confidence"] is None
+    assert len([c for c in llm.calls if c["prompt"] == "agent"]) == 2
+    warned = " ".join(final["warnings"])
+    assert "budget ended it: it called a tool again" in warned
+    assert "read no document to answer from; it tried: query_table(" in warned
+    assert [ln["summary"] for ln in lines if ln["node"] == "agent"][-1].startswith("answers")
+
+
 def test_a_loop_that_reads_nothing_useful_says_it_does_not_know(store):
     llm = scripted(
         {
