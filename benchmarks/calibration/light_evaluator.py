@@ -211,6 +211,9 @@ ABSTENTION_SLACK = 0.02
 gradings a question, subject to the answerable F1 at most ``F1_SLACK`` points and the
 unanswerable abstention at most ``ABSTENTION_SLACK`` below the model-only rule's, and the
 in_kb false abstention at most ``ABSTENTION_SLACK`` above it; ties to the higher F1."""
+GREY = ["model", "ambiguous"]
+"""What the grey zone leads to (``light_grey``); ``ambiguous`` was added to the replay after
+its first choice, the rule unchanged."""
 RULE = (0.6, 0.4, 0.45, 0.0, True)
 """The graph's calibrated thresholds on the model's score (docs/benchmarks/mixed)."""
 
@@ -237,21 +240,27 @@ def light_scores(squad: dict[str, Any], records: list[dict[str, Any]]) -> list[d
 
 
 def banded(
-    records: list[dict[str, Any]], lo: float, hi: float, rule: Any
+    records: list[dict[str, Any]], lo: float, hi: float, rule: Any, grey_zone: str = "model"
 ) -> tuple[list[dict[str, Any]], float]:
     """``records`` as the graph reads them with the bands, and the model's gradings a question.
 
     A light score at or above ``hi`` decides "states the answer" (1.0), under ``lo`` "does
-    not" (0.0); in between the model's recorded score stands and costs a grading: of the
-    knowledge base, and of the evidence the run then reads when it searches the web.
+    not" (0.0). In between (``light_grey``), ``model``: the model's recorded score stands and
+    costs a grading, of the knowledge base and of the evidence the run then reads when it
+    searches the web; ``ambiguous``: no grading, the knowledge base is ambiguous (a score
+    between the rule's two thresholds) and evidence with web results is answered from (1.0).
     """
+    middle = (rule.correct_threshold + rule.incorrect_threshold) / 2
     out, calls = [], 0
     for record in records:
         copy, grey = {**record}, {}
         for part in ("kb", "web", "union"):
             light, score = record[part]["light"], record[part]["score"]
-            grey[part] = score is not None and lo <= light < hi
+            between = score is not None and lo <= light < hi
+            grey[part] = between and grey_zone == "model"
             decided = 1.0 if light >= hi else 0.0
+            if between and grey_zone == "ambiguous":
+                decided = middle if part == "kb" else 1.0
             copy[part] = {
                 **record[part],
                 "score": score if grey[part] or score is None else decided,
@@ -274,13 +283,12 @@ def choose_bands(records: list[dict[str, Any]]) -> tuple[dict[str, Any], list[di
         "calls": round(banded(records, 0.0, 2.0, rule)[1], 2),
     }
     rows = []
-    for lo, hi in itertools.product(BANDS, BANDS):
+    for lo, hi, grey in itertools.product(BANDS, BANDS, GREY):
         if lo <= hi:
-            seen, calls = banded(records, lo, hi, rule)
+            seen, calls = banded(records, lo, hi, rule, grey)
             row = decisions.evaluate(rule, seen)
-            rows.append(
-                {"light_incorrect": lo, "light_correct": hi, "calls": round(calls, 2), **row}
-            )
+            band = {"light_incorrect": lo, "light_correct": hi, "light_grey": grey}
+            rows.append({**band, "calls": round(calls, 2), **row})
     ok = [
         r
         for r in rows
@@ -294,6 +302,7 @@ def choose_bands(records: list[dict[str, Any]]) -> tuple[dict[str, Any], list[di
 COLUMNS = [
     ("light_incorrect", "light_incorrect"),
     ("light_correct", "light_correct"),
+    ("light_grey", "light_grey"),
     ("calls", "model gradings / q"),
     ("answerable_f1", "answerable F1"),
     ("in_kb_f1", "in_kb F1"),

@@ -25,6 +25,7 @@ from crag_core.text.filters import parse_where
 
 WebSearchProvider = Literal["auto", "tavily", "encyclopedia", "off"]
 Planner = Literal["rules", "loop", "auto"]
+LightGrey = Literal["model", "ambiguous"]
 
 MAX_RETRIES_LIMIT = 10
 """The largest ``max_retries`` accepted: each retry costs several LLM calls."""
@@ -379,6 +380,19 @@ class Context:
                 "The light retrieval evaluator's score under which the documents do not state "
                 "the answer (knowledge base: 'incorrect', the web is searched; evidence with "
                 "web results: not answered from) without a model call."
+            ),
+        },
+    )
+    light_grey: LightGrey = field(
+        default="model",
+        metadata={
+            "caller": CALLER,
+            "description": (
+                "What a light score between light_incorrect and light_correct leads to. "
+                "model: the model grades the documents (one call reading them; its "
+                "thresholds above decide). ambiguous: no model call, as the CRAG paper's "
+                "evaluator: the knowledge base's documents are ambiguous (kept, and the web "
+                "searched), and evidence with web results is answered from."
             ),
         },
     )

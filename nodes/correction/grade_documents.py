@@ -2,20 +2,28 @@
 
 The light evaluator scores the documents first, without the model (``nodes.shared.evaluator``:
 P(their best chunk states the answer) from the encoder and the question's words). At or above
-``light_correct`` they state the answer, under ``light_incorrect`` they do not, and that score
-decides. In between (the grey zone), the model grades: one yes/no call on the pass's
-documents, read as a score: the probability the model gives "yes" (its log-probabilities),
-and its read of the evidence is the prefix the generator reuses. Two thresholds turn the
-score into CRAG's decision on knowledge-base documents - correct, ambiguous, incorrect - and,
-after web search, the evidence (knowledge-base documents kept as ambiguous plus the web
-results) must reach the evidence threshold to be answered from. When it does not, an
-ambiguous retrieval that scored higher on its own than with the web results is answered from
-alone (the web added nothing better); otherwise nothing states the answer and the run says so.
+``light_correct`` they state the answer (correct), under ``light_incorrect`` they do not
+(incorrect), and that decides. In between (the grey zone), ``light_grey`` says what happens:
+
+- ``model``: the model grades, one yes/no call on the pass's documents, read as a score (the
+  probability the model gives "yes", from its log-probabilities); its read of the evidence is
+  the prefix the generator reuses. Two thresholds turn the score into CRAG's decision on
+  knowledge-base documents - correct, ambiguous, incorrect - and, after web search, the
+  evidence (knowledge-base documents kept as ambiguous plus the web results) must reach the
+  evidence threshold to be answered from. When it does not, an ambiguous retrieval that
+  scored higher on its own than with the web results is answered from alone (the web added
+  nothing better); otherwise nothing states the answer and the run says so.
+- ``ambiguous``: no model call, as the CRAG paper's evaluator: the knowledge base's documents
+  are ambiguous (kept, and the web searched), and evidence with web results is answered from.
+
+The pass's score (``retrieval_score``, ``evidence_score``) is the model's where it graded and
+the light one where that decided.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.documents import Document
@@ -52,23 +60,42 @@ def marked(docs: list[Document], relevant: bool) -> list[Document]:
     ]
 
 
-def _score(
-    state: PassState, ctx: Context, services: Services, docs: list[Document]
-) -> tuple[float, float | None, PassUpdate]:
-    """The evaluator's score of ``docs``, the light score, and what the model's call adds.
+@dataclass(frozen=True)
+class Graded:
+    """The evaluator's outcome on some documents."""
 
-    The light score decides outside the grey zone (no call); inside it the model's score does,
-    an unusable reply counting as yes, with a warning. Without an encoder the model grades.
+    score: float
+    """The pass's score: the model's where it graded, else the light one."""
+    light: float | None
+    """The light evaluator's score (None: no encoder)."""
+    decided: RetrievalVerdict | None
+    """The light evaluator's verdict where it decided (None: the model's score decides)."""
+    update: PassUpdate
+    """What the model's call adds to the state (its prompt version, a warning)."""
+
+
+def _score(state: PassState, ctx: Context, services: Services, docs: list[Document]) -> Graded:
+    """The evaluator's outcome on ``docs`` (see the module docstring).
+
+    The light score decides outside the grey zone (no call), and inside it with ``light_grey``
+    ``ambiguous``; otherwise the model's score does, an unusable reply counting as yes, with a
+    warning. Without an encoder the model grades.
     """
     light = None
     if services.embeddings is not None:
         light = round(light_score(services.embeddings, question_of(state), docs), 4)
-        if light >= ctx.light_correct or light < ctx.light_incorrect:
-            return light, light, {}
+        if light >= ctx.light_correct:
+            return Graded(light, light, "correct", {})
+        if light < ctx.light_incorrect:
+            return Graded(light, light, "incorrect", {})
+        if ctx.light_grey == "ambiguous":
+            return Graded(light, light, "ambiguous", {})
     score, versions = score_on_evidence(state, ctx, services.judge, "grade_documents", docs)
     if score is None:
-        return 1.0, light, {"prompt_versions": versions, "warnings": [UNPARSABLE_WARNING]}
-    return score, light, {"prompt_versions": versions}
+        return Graded(
+            1.0, light, None, {"prompt_versions": versions, "warnings": [UNPARSABLE_WARNING]}
+        )
+    return Graded(score, light, None, {"prompt_versions": versions})
 
 
 def describe(update: Mapping[str, Any]) -> str:
@@ -100,13 +127,13 @@ def grade_documents(state: PassState, runtime: Runtime[Context], services: Servi
     if not state.get("web_searched"):
         if not docs:
             return {"retrieval_verdict": "incorrect", "relevant_documents": []}
-        score, light, update = _score(state, ctx, services, docs)
-        verdict = decide(score, ctx)
+        graded = _score(state, ctx, services, docs)
+        verdict = graded.decided or decide(graded.score, ctx)
         relevant = verdict != "incorrect"
         return {
-            **update,
-            "light_score": light,
-            "retrieval_score": round(score, 4),
+            **graded.update,
+            "light_score": graded.light,
+            "retrieval_score": round(graded.score, 4),
             "retrieval_verdict": verdict,
             "documents": marked(docs, relevant),
             "relevant_documents": marked(docs, True) if relevant else [],
@@ -123,14 +150,16 @@ def _grade_evidence(
     """Score the kept documents plus ``web``; keep them, the documents alone, or nothing."""
     kept = list(state.get("relevant_documents") or [])
     evidence = within_budget(dedupe([*kept, *web]), ctx.context_tokens)
-    score, light, update = _score(state, ctx, services, evidence)
+    graded = _score(state, ctx, services, evidence)
     result: PassUpdate = {
-        **update,
-        "evidence_light_score": light,
-        "evidence_score": round(score, 4),
+        **graded.update,
+        "evidence_light_score": graded.light,
+        "evidence_score": round(graded.score, 4),
     }
-    if score >= ctx.evidence_threshold:
+    if graded.decided in ("correct", "ambiguous") or (
+        graded.decided is None and graded.score >= ctx.evidence_threshold
+    ):
         return {**result, "relevant_documents": evidence}
-    if ctx.kb_fallback and kept and (state.get("retrieval_score") or 0.0) > score:
+    if ctx.kb_fallback and kept and (state.get("retrieval_score") or 0.0) > graded.score:
         return {**result, "relevant_documents": kept, "kb_fallback": True}
     return {**result, "relevant_documents": []}

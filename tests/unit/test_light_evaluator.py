@@ -107,6 +107,33 @@ def test_the_grey_zone_is_graded_by_the_model_whose_score_decides(reply):
     assert update["light_score"] >= 0.6 and update["retrieval_score"] in (0.0, 1.0)
 
 
+def test_with_light_grey_ambiguous_the_grey_zone_is_ambiguous_and_no_model_reads_it():
+    services, llm = _services(lambda p, t: "no")
+    grey = {"light_correct": 1.0, "light_incorrect": 0.0, "light_grey": "ambiguous"}
+    update = _grade(services, {"question": Q, "documents": [ELSEWHERE]}, **grey)
+    assert update["retrieval_verdict"] == "ambiguous" and llm.calls == []
+    assert update["retrieval_score"] == update["light_score"] < 0.05
+    assert [d.id for d in update["relevant_documents"]] == ["chl__c0000"]  # kept, web searched
+    with_web = {
+        "question": Q,
+        "documents": [ELSEWHERE],
+        "relevant_documents": [ELSEWHERE],
+        "web_searched": True,
+        "web_results": [STATES],
+    }
+    evidence = _grade(services, with_web, **grey)
+    assert llm.calls == [] and evidence["evidence_score"] == evidence["evidence_light_score"]
+    assert [d.id for d in evidence["relevant_documents"]] == ["chl__c0000", "sb50__c0000"]
+
+
+def test_a_light_score_at_or_above_light_correct_is_correct_whatever_the_models_thresholds():
+    services, llm = _services(lambda p, t: "no")
+    update = _grade(
+        services, {"question": Q, "documents": [STATES]}, light_correct=0.5, correct_threshold=0.95
+    )
+    assert update["retrieval_verdict"] == "correct" and llm.calls == []
+
+
 def test_web_results_are_judged_light_before_the_model_reads_them():
     services, llm = _services(lambda p, t: "yes")
     state = {

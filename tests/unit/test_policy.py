@@ -115,6 +115,7 @@ A_CHOICE: dict[str, Any] = {
     "kb_fallback": False,
     "light_correct": 0.9,
     "light_incorrect": 0.1,
+    "light_grey": "ambiguous",
     "answer_threshold": 0.6,
     "min_confidence": 0.0,
     "refine": False,
