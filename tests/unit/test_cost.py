@@ -115,6 +115,7 @@ def run_route(route: str, tmp_path: Path, **ctx: Any) -> tuple[dict[str, Any], i
     question = {
         "kb": "Which team won Super Bowl 50?",
         "kb_model_graded": "Which team won Super Bowl 50?",
+        "kb_grey_ambiguous": "Which team won Super Bowl 50?",
         "web": "Who painted the Mona Lisa?",
         "retry": "Which team won Super Bowl 50?",
         "table": "How many units sold were recorded in the North region?",
@@ -126,6 +127,8 @@ def run_route(route: str, tmp_path: Path, **ctx: Any) -> tuple[dict[str, Any], i
     graph = build_graph(services=lambda ctx: services)
     if route == "kb_model_graded":  # the grey zone everywhere: the model grades, as before
         ctx = {"light_correct": 1.0, "light_incorrect": 0.0, **ctx}
+    if route == "kb_grey_ambiguous":  # the grey zone everywhere, read as ambiguous: no grading
+        ctx = {"light_correct": 1.0, "light_incorrect": 0.0, "light_grey": "ambiguous", **ctx}
     context = Context(answer_cache=False, max_retries=1, **ctx)
     result = run_question(question, context, graph=graph)
     return result.state, len(llm.calls)
@@ -190,6 +193,12 @@ def test_the_routes_are_the_ones_their_questions_take(tmp_path):
     assert state["route"] == "multi_part" and len(state["parts"]) == 2
     parts = {e["part"] for e in state["cost"] if e["calls"]}
     assert parts == {0, 1}  # each part's calls carry its place
+
+
+def test_a_grey_zone_read_as_ambiguous_searches_the_web_and_no_model_grades(tmp_path):
+    state, _ = run_route("kb_grey_ambiguous", tmp_path)
+    assert state["web_search_used"] and "grade_documents" not in spent(state)["calls"]
+    assert state["answer"] and state["sources"]
 
 
 def test_the_ledger_counts_the_prompt_cache_as_the_server_reports_it(tmp_path):
