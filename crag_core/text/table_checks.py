@@ -30,7 +30,7 @@ from crag_core.text.sql import (
 from crag_core.text.sql_tree import Query
 from crag_core.text.sql_tree import read as read_sql
 from crag_core.text.table_shapes import ColumnInfo, QueryResult, TableInfo, sql_name, sql_text
-from crag_core.text.words import STOPWORDS, content_words, words_of
+from crag_core.text.words import STOPWORDS, content_words, stem, words_of
 
 _ONE_OF = re.compile(
     r"^\s*(?:which|who|what|in which|on which|at which)\b.*\b(?:highest|lowest|most|least|"
@@ -903,7 +903,9 @@ def _columns_left_out(question: str, query: Query, table: TableInfo) -> list[str
     What "how many" counts is not one ("How many states…" counts rows: ``COUNT(*)``), nor
     what "all" takes ("the average … across all states" is over every row), nor a name the
     query compares as a value ("How many districts did Coderre win?": ``winner = 'Coderre'``,
-    though a column of Coderre's votes is there too).
+    though a column of Coderre's votes is there too), nor the table's own key named after it
+    ("How many Opera tracks…" names the rows of ``tracks``, which the query reads; it does
+    not ask for ``track_id``).
     """
     counted = re.sub(
         r"\b(?:how many\s+(?:of\s+the\s+)?|all\s+(?:the\s+)?)[\w-]+", " ", question.lower()
@@ -914,8 +916,14 @@ def _columns_left_out(question: str, query: Query, table: TableInfo) -> list[str
     return [
         f"the question names the column {c.name} but the query does not read it"
         for c in named
-        if not query.reads(c.name) and c.original.lower() not in said
+        if not query.reads(c.name) and c.original.lower() not in said and not _own_key(c, table)
     ]
+
+
+def _own_key(column: ColumnInfo, table: TableInfo) -> bool:
+    """``column`` is ``table``'s id named after it: ``track_id`` or ``TrackId`` of ``tracks``."""
+    joined = "".join(words_of(column.original))
+    return joined.endswith("id") and stem(joined[:-2]) == stem("".join(words_of(table.name)))
 
 
 _NAMES = re.compile(r"(?<=[\w,;)] )[A-Z][a-z]+(?:[A-Z][a-z]+)*\b")

@@ -95,6 +95,26 @@ def test_two_named_values_are_read_off_the_question():
     assert alternatives("How many votes did Joly get?") is None
 
 
+def test_a_tables_name_in_the_question_does_not_ask_for_its_own_id_column(tmp_path):
+    tracks: list[list[Any]] = [
+        ["track_id", "name", "genre_id"],
+        [1, "Aria", 7],
+        [2, "Overture", 7],
+        [3, "Riff", 1],
+    ]
+    store = make_table_store(tmp_path / "t.sqlite3", {"tracks.csv": tracks})
+    tables = store.catalog()
+    q = "How many Opera tracks does the store have?"
+    counted = "SELECT COUNT(*) FROM tracks WHERE genre_id = 7"
+    assert not [p for p in problems(q, counted, result(("n",), (2,)), tables) if "names" in p]
+    # a column the question names that is not the table's own id still must be read
+    q2 = "How many tracks have the name Aria and which genre_id do they have?"
+    found = problems(
+        q2, "SELECT COUNT(*) FROM tracks WHERE name = 'Aria'", result(("n",), (1,)), tables
+    )
+    assert "the question names the column genre_id but the query does not read it" in found
+
+
 def test_a_choice_between_two_must_name_one_of_them(store):
     q = "Who got more votes in Mile-End: Coderre or Joly?"
     tables = store.catalog()
