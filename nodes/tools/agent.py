@@ -142,10 +142,15 @@ def agent(state: PassState, runtime: Runtime[Context], services: Services) -> Pa
     if step.tool_calls:
         return update
     answer = step.text.strip() or NO_ANSWER
-    warnings = [f"The loop's budget ended it: {spent}."] if spent else []
+    warnings = [ended(spent)] if spent else []
     if is_no_answer(answer):
         warnings.append(f"The loop found no answer; it tried: {tried(steps)}.")
     return update | {"generation": answer, "relevant_documents": evidence, "warnings": warnings}
+
+
+def ended(spent: str) -> str:
+    """The warning of a loop its budget ended (``spent``: which budget, ``out_of_budget``)."""
+    return f"The loop's budget ended it: {spent}."
 
 
 def nothing_read(update: PassUpdate, spent: str, steps: Sequence[AnyMessage]) -> PassUpdate:
@@ -164,7 +169,7 @@ def nothing_read(update: PassUpdate, spent: str, steps: Sequence[AnyMessage]) ->
         "generation": NO_ANSWER,
         "relevant_documents": [],
         "warnings": [
-            f"The loop's budget ended it: {spent}.",
+            ended(spent),
             f"The loop read no document to answer from; it tried: {tried(steps)}.",
         ],
     }
