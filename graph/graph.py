@@ -30,6 +30,7 @@ its answer:
                 --else, planner auto--> agent
                 --else (no query worked, or nothing found)--> retrieve
     agent --calls a tool--> run_tools -> agent (the loop, until an answer or the budget)
+          --answers before anything was read (once)--> agent
           --answers--> validate_citations (its bad citation goes back to agent)
     retrieve -> grade_documents
     grade_documents --correct--> generate
@@ -81,6 +82,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from langchain_core.messages import HumanMessage
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
@@ -125,10 +127,11 @@ def loop_steps(max_tool_calls: int, citation_corrections: int) -> int:
     """Nodes in the longest loop pass, from choose_tool to choose_answer.
 
     choose_tool, query_table (``auto`` tries the rules' table first), agent and run_tools per
-    tool call, the agent's answer, validate_citations (agent and validate_citations again per
-    citation correction), check_hallucination, check_relevance and choose_answer.
+    tool call, an answer before anything was read sent back once (agent again), the agent's
+    answer, validate_citations (agent and validate_citations again per citation correction),
+    check_hallucination, check_relevance and choose_answer.
     """
-    return 2 + 2 * max_tool_calls + 2 + 2 * citation_corrections + 3
+    return 2 + 2 * max_tool_calls + 1 + 2 + 2 * citation_corrections + 3
 
 
 def step_limit(
@@ -244,14 +247,17 @@ def route_after_table(
 
 def route_after_agent(
     state: PassState,
-) -> Literal["answered", "run_tools", "validate_citations"]:
+) -> Literal["answered", "run_tools", "agent", "validate_citations"]:
     """A step that calls tools has them run; an answer goes to the citation check.
 
-    A table's answer to the whole question (``agent.settled``) is given as the rules give it.
+    A table's answer to the whole question (``agent.settled``) is given as the rules give it;
+    an answer before anything was read is sent back once (``agent.unread_answer``).
     """
     if state.get("answer"):
         return "answered"
     steps = state.get("loop_messages") or []
+    if steps and isinstance(steps[-1], HumanMessage):
+        return "agent"
     calls = getattr(steps[-1], "tool_calls", None) if steps else None
     return "run_tools" if calls else "validate_citations"
 
@@ -363,7 +369,12 @@ def add_pass(
     builder.add_conditional_edges(
         "agent",
         route_after_agent,
-        {"answered": then, "run_tools": "run_tools", "validate_citations": "validate_citations"},
+        {
+            "answered": then,
+            "run_tools": "run_tools",
+            "agent": "agent",
+            "validate_citations": "validate_citations",
+        },
     )
     builder.add_edge("run_tools", "agent")
     builder.add_edge("query_catalog", then)

@@ -73,6 +73,9 @@ RULES = "rules"
 """The name of a step the rules made (their query again), not the model: no round's pace."""
 FINAL = 'Answer now from what the tools returned (with its keys), or say exactly "I don\'t know".'
 """What the model is told when the budget is spent."""
+READ_FIRST = "No tool has returned anything yet, so there is nothing to answer from: call a tool."
+"""What a model that answered before reading anything is told, once (native tool calls: the
+JSON-schema way offers no answer before a document is read)."""
 
 
 def describe(update: Mapping[str, Any]) -> str:
@@ -141,6 +144,8 @@ def agent(state: PassState, runtime: Runtime[Context], services: Services) -> Pa
     update["loop_messages"] = [*update.get("loop_messages", []), step]
     if step.tool_calls:
         return update
+    if not evidence and not spent:
+        return unread_answer(update, steps)
     answer = step.text.strip() or NO_ANSWER
     warnings = [ended(spent)] if spent else []
     if is_no_answer(answer):
@@ -173,6 +178,19 @@ def nothing_read(update: PassUpdate, spent: str, steps: Sequence[AnyMessage]) ->
             f"The loop read no document to answer from; it tried: {tried(steps)}.",
         ],
     }
+
+
+def unread_answer(update: PassUpdate, steps: Sequence[AnyMessage]) -> PassUpdate:
+    """A reply with no tool call before any tool returned a document (native tool calls).
+
+    The first time, the model is told to call a tool (``READ_FIRST``) and asked again; the
+    second time the loop ends as a spent one with nothing read does ("I don't know", no
+    answer written from memory), so the native way ends where the JSON-schema way does.
+    """
+    if not any(isinstance(m, HumanMessage) and m.content == READ_FIRST for m in steps):
+        nudge = HumanMessage(content=READ_FIRST)
+        return update | {"loop_messages": [*update.get("loop_messages", []), nudge]}
+    return nothing_read(update, "it answered twice before reading anything", steps)
 
 
 def rules_query(state: PassState, question: str) -> AIMessage | None:

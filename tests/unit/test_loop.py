@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
 
 from crag_core.schema.context import Context
 from graph.graph import build_graph, loop_steps, step_limit
-from nodes.tools.agent import asked_tables, out_of_budget, parse_step, step_schema
+from nodes.tools.agent import READ_FIRST, asked_tables, out_of_budget, parse_step, step_schema
 from nodes.tools.run_tools import repeats
 from nodes.tools.toolbox import toolbox
 from tests.fakes import (
@@ -523,6 +523,57 @@ def test_an_openai_compatible_server_gets_the_tools_natively_and_answers_with_to
     (sent,) = [m for m in tooled[1]["messages"] if m["role"] == "tool"]
     assert sent["tool_call_id"] == "call_7" and "[S1]" in sent["content"]
     assert "response_format" not in tooled[0]  # native calls: no schema-constrained reply
+
+
+def _native_loop(store: Any, replies: list[Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Ask over a loopback OpenAI-compatible server whose tool-offering replies are ``replies``
+    (a string: a plain answer; a dict: one tool call); the final state and the tooled bodies."""
+    from crag_core.clients.llm import build_chat_model
+    from tests.loopback import chat_completion, loopback, scripted_model
+
+    checks = scripted_model("unused")
+    queue = iter(replies)
+
+    def handler(method: str, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+        if "tools" not in body:
+            return checks(method, path, body)
+        step = next(queue)
+        if isinstance(step, str):
+            return 200, chat_completion(step)
+        function = {"name": step["name"], "arguments": json.dumps(step["arguments"])}
+        call = {"id": "c1", "type": "function", "function": function}
+        reply = chat_completion("")
+        reply["choices"][0]["message"] |= {"content": None, "tool_calls": [call]}
+        reply["choices"][0]["finish_reason"] = "tool_calls"
+        return 200, reply
+
+    model = "openai-compatible:m"
+    with loopback(handler) as (url, requests):
+        llm = build_chat_model(
+            model, base_url=f"{url}/v1", temperature=0, max_tokens=64, timeout_s=10, max_retries=0
+        )
+        services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
+        final, _ = ask(services, "Where was AC/DC formed?", model=model, base_url=f"{url}/v1")
+    return final, [r["body"] for r in requests if "tools" in r["body"]]
+
+
+def test_a_native_answer_before_anything_was_read_is_sent_back_once_to_call_a_tool(store):
+    """Native tool calls: a model that answers at once (from memory) is told to call a tool, as
+    the JSON-schema way, which offers no answer before a document is read, requires."""
+    search = {"name": "search", "arguments": {"query": "AC/DC formed"}}
+    final, tooled = _native_loop(store, ["Melbourne", search, "Sydney [S1]"])
+    assert final["answer"] == "Sydney"
+    told = [m["content"] for m in tooled[1]["messages"] if m["role"] == "user"]
+    assert READ_FIRST in told
+    assert len(tooled) == 3
+
+
+def test_a_native_model_that_answers_twice_unread_ends_in_i_do_not_know(store):
+    final, tooled = _native_loop(store, ["Melbourne", "Melbourne, surely"])
+    assert final["answer"].startswith("I don't know")
+    assert "Melbourne" not in final["answer"]
+    assert any("answered twice before reading anything" in w for w in final["warnings"])
+    assert len(tooled) == 2  # no third request: the loop ended
 
 
 def test_the_auto_planner_keeps_an_answer_the_rules_table_query_gives(store):
