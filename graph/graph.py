@@ -23,7 +23,7 @@ its answer:
     choose_tool --asks a summary of a document it names, or what it says--> read_document
                 --asks how many or which documents (type, date, topic)--> query_catalog
                 --names a table's column, asks a computation or a row--> query_table
-                --planner loop (or auto, a text question of a collection with tables)--> agent
+                --planner loop--> agent
                 --else--> retrieve
     read_document, query_catalog -> END
     query_table --the SQL's result answers--> END

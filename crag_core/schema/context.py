@@ -229,9 +229,8 @@ class Context:
                 "(catalog, table, whole document or text search) before anything is read. "
                 "loop: the model picks a tool, sees what it returned and goes on (search, "
                 "read_around, read_document, list_documents, query_table, column_values, "
-                "web_search) until it answers or a budget ends it. auto: the rules where they "
-                "answer, the loop where no table answered and for text questions of a "
-                "collection with tables."
+                "web_search) until it answers or a budget ends it. auto: the rules, and the "
+                "loop for a table question no query of theirs answered."
             ),
         },
     )
