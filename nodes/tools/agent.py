@@ -73,7 +73,7 @@ RULES = "rules"
 """The name of a step the rules made (their query again), not the model: no round's pace."""
 FINAL = 'Answer now from what the tools returned (with its keys), or say exactly "I don\'t know".'
 """What the model is told when the budget is spent."""
-READ_FIRST = "No tool has returned anything yet, so there is nothing to answer from: call a tool."
+READ_FIRST = "No tool has returned a document to answer from yet: call a tool (or another one)."
 """What a model that answered before reading anything is told, once (native tool calls: the
 JSON-schema way offers no answer before a document is read)."""
 
