@@ -741,7 +741,7 @@ def refusals(qset: QuestionSet, records: list[Path]) -> str:
             named += [("unasked value", t) for t in unasked_values(sql, read, r["question"])]
             named += [("year column", t) for t in misread_years(r["question"], sql, read, ranges)]
             if answer:
-                named += findings(r["question"], sql, result, tables, ranges)
+                named += findings(r["question"], sql, result, tables, ranges, catalog)
             counts[("queries", verdict_of)] += 1
             for check in dict.fromkeys(name for name, _ in named):
                 counts[(check, verdict_of)] += 1

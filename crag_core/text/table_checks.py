@@ -198,6 +198,8 @@ class Answered:
     result: QueryResult
     tables: Sequence[TableInfo]
     spans: Mapping[str, Mapping[str, Span]]
+    catalog: Sequence[TableInfo] = ()
+    """Every table of the collection (a key may refer to one the question did not name)."""
 
     @property
     def query(self) -> Query:
@@ -221,6 +223,7 @@ def problems(
     result: QueryResult,
     tables: Sequence[TableInfo],
     spans: Mapping[str, Mapping[str, Span]] | None = None,
+    catalog: Sequence[TableInfo] = (),
 ) -> list[str]:
     """What is wrong with ``result`` as the answer to ``question`` (``[]``: nothing found).
 
@@ -243,9 +246,11 @@ def problems(
     - what it asks is in the table: not a name no column or value holds answered from
       another column (``_unsaid_answer``), not a count of the one row a key names
       (``_one_row_counted``), not a computation with a constant it does not say
-      (``_unsaid_constants``).
+      (``_unsaid_constants``), not a key where the question asks what it stands for
+      (``_key_answered``: an artist's id for "who").
     """
-    return list(dict.fromkeys(text for _, text in findings(question, sql, result, tables, spans)))
+    found = findings(question, sql, result, tables, spans, catalog)
+    return list(dict.fromkeys(text for _, text in found))
 
 
 def findings(
@@ -254,9 +259,13 @@ def findings(
     result: QueryResult,
     tables: Sequence[TableInfo],
     spans: Mapping[str, Mapping[str, Span]] | None = None,
+    catalog: Sequence[TableInfo] = (),
 ) -> list[tuple[str, str]]:
-    """``problems`` with the name of the check that found each: (check, what it found)."""
-    answered = Answered(question, sql, result, tables, spans or {})
+    """``problems`` with the name of the check that found each: (check, what it found).
+
+    ``catalog``: every table of the collection, when known (else ``tables``).
+    """
+    answered = Answered(question, sql, result, tables, spans or {}, catalog or tables)
     return [(name, text) for name, check in CHECKS.items() for text in check(answered)]
 
 
@@ -381,6 +390,56 @@ def _named_used(a: Answered) -> list[str]:
     return found
 
 
+_KEY = re.compile(r"(?:(?:^|[_\s])(?:id|ID|Id)|[a-z0-9](?:Id|ID))$")
+"""A key column's name: ``artist_id``, ``ArtistId``, ``customerID``, ``ID`` (not ``paid``)."""
+_ASKS_KEY = re.compile(r"\b(?:ids?|identifiers?|keys?|codes?|numbers?)\b", re.I)
+"""A question that asks for a key itself ("What is the id of …", "… customer number")."""
+
+
+def _key_answered(a: Answered) -> list[str]:
+    """A key answers no question that does not ask for one: it stands for a row of a table.
+
+    "Who made the album Pop?" answered by ``SELECT artist_id FROM albums …`` gives 150, not
+    the artist: the name is in ``artists``, the table the key refers to. Flagged when every
+    column the query returns (no computation over them) is a key whose name is a table's of
+    the collection (``artist_id`` of ``artists``, asked or not), and the question says no
+    word of a key ("id", "number", "code"). A key of no table held (a ``store_id`` and no
+    stores) is the best answer there is, and is left alone.
+
+    ``tools refusals`` over every recorded query (no model): it refuses no answer equal to
+    the gold on the rtables, tools, unseen, held-out or loop sets, and 2 wrong ones on the
+    loop set, whose records showed the shape (the rules' "150" for "Who recorded the album
+    Pop?"): that set cannot judge it.
+    """
+    query = a.query
+    if not query.selected or query.selects_computed or not a.rows:
+        return []
+    if _ASKS_KEY.search(a.question):
+        return []
+    referred = [_referred(name, a.catalog) for name in query.selected]
+    if not all(referred):
+        return []
+    name, table = query.selected[0], referred[0]
+    return [
+        f"the query returns {sql_name(name)}, a key of {table}, not what it stands for: join "
+        f"{table} on it and return the column the question asks for (a name, a title)"
+    ]
+
+
+def _referred(column: str, tables: Sequence[TableInfo]) -> str:
+    """The table ``column`` is a key of, by name (``artist_id``: ``artists``), or ""."""
+    found = [c for t in tables for c in t.columns if c.name.lower() == column.lower()]
+    names = [column, *(c.original for c in found)]
+    for name in names:
+        if not _KEY.search(name):
+            continue
+        stem_of = stem("".join(words_of(name))[:-2])
+        for table in tables:
+            if stem_of and stem("".join(words_of(table.name))) == stem_of:
+                return table.name
+    return ""
+
+
 def _self_subtracted(a: Answered) -> list[str]:
     if not a.query.self_subtracted:
         return []
@@ -422,6 +481,7 @@ CHECKS: dict[str, Callable[[Answered], list[str]]] = {
     "one number": _one_number,
     "one value": _one_value,
     "named": _named_used,
+    "key": _key_answered,
     "average": lambda a: _aggregates_left_out(a.question, a.query, a.tables),
     "unsaid name": lambda a: _unsaid_answer(a.question, a.sql, a.tables),
     "one row counted": lambda a: _one_row_counted(a.sql, a.tables),

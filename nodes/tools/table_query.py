@@ -131,7 +131,7 @@ def run_query(
         held = held_by(sql, read or tables, ranges or {})
         why = premise[0] if premise else held
         return result, "", False, "it returned no rows" + (f" ({why})" if why else "")
-    found = problems(question, sql, result, tables, ranges)
+    found = problems(question, sql, result, tables, ranges, catalog)
     return result, answer, False, "; ".join(found)
 
 

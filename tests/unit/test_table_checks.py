@@ -115,6 +115,38 @@ def test_a_tables_name_in_the_question_does_not_ask_for_its_own_id_column(tmp_pa
     assert "the question names the column genre_id but the query does not read it" in found
 
 
+def test_a_key_is_no_answer_unless_the_question_asks_for_one(tmp_path):
+    """ "Who made the album Pop?" answered by the album's artist_id (150) names no artist: the
+    name is in artists, the table the key refers to. A key of no table held is left alone."""
+    albums: list[list[Any]] = [["album_id", "title", "artist_id"], [1, "Pop", 150]]
+    artists: list[list[Any]] = [["ArtistId", "Name"], [150, "U2"]]
+    sales: list[list[Any]] = [["store_id", "total"], [4, 10.0]]
+    store = make_table_store(
+        tmp_path / "k.sqlite3",
+        {"albums.csv": albums, "artists.csv": artists, "sales.csv": sales},
+    )
+    tables = store.catalog()
+    q = "Who recorded the album Pop?"
+    key = "SELECT artist_id FROM albums WHERE title = 'Pop'"
+    asked = [t for t in tables if t.name == "albums"]  # the tables the question names
+    found = findings(q, key, result(("artist_id",), (150,)), asked, catalog=tables)
+    assert any(c == "key" and "a key of artists" in t for c, t in found)
+    joined = (
+        "SELECT a.name FROM albums b JOIN artists a ON a.artistid = b.artist_id "
+        "WHERE b.title = 'Pop'"
+    )
+    assert not [c for c, _ in findings(q, joined, result(("name",), ("U2",)), tables) if c == "key"]
+    asked = "What is the artist id of the album Pop?"
+    assert not [
+        c for c, _ in findings(asked, key, result(("artist_id",), (150,)), tables) if c == "key"
+    ]
+    no_table = "Which store sold most?"
+    top = "SELECT store_id FROM sales ORDER BY total DESC LIMIT 1"
+    assert not [
+        c for c, _ in findings(no_table, top, result(("store_id",), (4,)), tables) if c == "key"
+    ]
+
+
 def test_a_choice_between_two_must_name_one_of_them(store):
     q = "Who got more votes in Mile-End: Coderre or Joly?"
     tables = store.catalog()
