@@ -136,9 +136,9 @@ def test_a_key_is_no_answer_unless_the_question_asks_for_one(tmp_path):
         "WHERE b.title = 'Pop'"
     )
     assert not [c for c, _ in findings(q, joined, result(("name",), ("U2",)), tables) if c == "key"]
-    asked = "What is the artist id of the album Pop?"
+    said = "What is the artist id of the album Pop?"
     assert not [
-        c for c, _ in findings(asked, key, result(("artist_id",), (150,)), tables) if c == "key"
+        c for c, _ in findings(said, key, result(("artist_id",), (150,)), tables) if c == "key"
     ]
     no_table = "Which store sold most?"
     top = "SELECT store_id FROM sales ORDER BY total DESC LIMIT 1"
