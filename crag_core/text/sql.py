@@ -587,7 +587,9 @@ def result_answer(result: QueryResult, question: str = "") -> str:
     """The answer a result gives, or "" when it gives none (no rows, or only empty values).
 
     One value is the answer; one column is a list (each value once); more columns name each
-    value's column. Years and codes keep their digits ungrouped (``plain_cell``).
+    value's column, but a person's name held in parts (``first_name``, ``last_name``) is
+    said whole, "Nancy Edwards", before the others. Years and codes keep their digits
+    ungrouped (``plain_cell``).
     """
     rows = [r for r in result.rows if any(v is not None and v != "" for v in r)]
     if not rows:
@@ -600,12 +602,22 @@ def result_answer(result: QueryResult, question: str = "") -> str:
         text = ", ".join(values[:MAX_LISTED])
     else:
         more = len(rows) > MAX_LISTED or result.truncated
-        text = "; ".join(
-            ", ".join(
-                f"{c}: {format_cell(v, plain_cell(c, v, question))}"
-                for c, v in zip(columns, r, strict=True)
-                if c != "_row"
-            )
-            for r in rows[:MAX_LISTED]
-        )
+        text = "; ".join(_row_text(columns, r, question) for r in rows[:MAX_LISTED])
     return text + (" (and more)" if more else "")
+
+
+_NAME_PART = re.compile(r"(?:first|given|middle|last|family|sur)name")
+"""A column holding part of a person's name (``first_name``, ``LastName``), words joined."""
+
+
+def _row_text(columns: Sequence[str], row: Sequence[Any], question: str) -> str:
+    """One row of several columns: its name parts said as one name, then ``column: value``."""
+    cells = [(c, v) for c, v in zip(columns, row, strict=True) if c != "_row"]
+    parts = {c for c, _ in cells if _NAME_PART.fullmatch("".join(words_of(c)).lower())}
+    if len(parts) < 2:  # a lone "last_name" is a value like any other
+        parts = set()
+    name = " ".join(str(v) for c, v in cells if c in parts and v not in (None, ""))
+    said = [
+        f"{c}: {format_cell(v, plain_cell(c, v, question))}" for c, v in cells if c not in parts
+    ]
+    return ", ".join([name, *said] if name else said)

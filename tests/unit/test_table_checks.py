@@ -346,6 +346,20 @@ def test_the_schema_shows_ranges_named_values_and_a_wide_sheet(store):
     assert "a wide sheet: one column per year (1952 to 1962)" in wide
 
 
+def test_a_name_held_in_parts_is_said_whole():
+    """ "Who reports to Andrew Adams?" read from first_name and last_name is "Nancy Edwards",
+    not "first_name: Nancy, last_name: Edwards"; other columns keep their names."""
+    both = result(("first_name", "last_name"), ("Nancy", "Edwards"), ("Michael", "Mitchell"))
+    assert result_answer(both) == "Nancy Edwards; Michael Mitchell"
+    assert result_answer(result(("FirstName", "LastName", "n"), ("Jane", "Peacock", 3))) == (
+        "Jane Peacock, n: 3"
+    )
+    assert result_answer(result(("last_name", "n"), ("Park", 2))) == "last_name: Park, n: 2"
+    assert result_answer(result(("city", "country"), ("Boston", "USA"))) == (
+        "city: Boston, country: USA"
+    )
+
+
 def test_years_and_codes_are_never_grouped():
     assert result_answer(result(("year",), (1913,))) == "1913"
     asked = "In which year was the flow highest?"
