@@ -30,7 +30,7 @@ from crag_core.text.sql import (
 from crag_core.text.sql_tree import Query
 from crag_core.text.sql_tree import read as read_sql
 from crag_core.text.table_shapes import ColumnInfo, QueryResult, TableInfo, sql_name, sql_text
-from crag_core.text.words import STOPWORDS, content_words, stem, words_of
+from crag_core.text.words import STOPWORDS, content_words, same_word, stem, words_of
 
 _ONE_OF = re.compile(
     r"^\s*(?:which|who|what|in which|on which|at which)\b.*\b(?:highest|lowest|most|least|"
@@ -407,7 +407,7 @@ def _key_answered(a: Answered) -> list[str]:
     stores) is the best answer there is, and is left alone.
 
     ``tools refusals`` over every recorded query (no model): it refuses no answer equal to
-    the gold on the rtables, tools, unseen, held-out or loop sets, and 2 wrong ones on the
+    the gold on the rtables, tools, unseen, held-out or loop sets, and 4 wrong ones on the
     loop set, whose records showed the shape (the rules' "150" for "Who recorded the album
     Pop?"): that set cannot judge it.
     """
@@ -433,9 +433,9 @@ def _referred(column: str, tables: Sequence[TableInfo]) -> str:
     for name in names:
         if not _KEY.search(name):
             continue
-        stem_of = stem("".join(words_of(name))[:-2])
+        word = "".join(words_of(name))[:-2]
         for table in tables:
-            if stem_of and stem("".join(words_of(table.name))) == stem_of:
+            if _names_table(word, table):
                 return table.name
     return ""
 
@@ -983,7 +983,13 @@ def _columns_left_out(question: str, query: Query, table: TableInfo) -> list[str
 def _own_key(column: ColumnInfo, table: TableInfo) -> bool:
     """``column`` is ``table``'s id named after it: ``track_id`` or ``TrackId`` of ``tracks``."""
     joined = "".join(words_of(column.original))
-    return joined.endswith("id") and stem(joined[:-2]) == stem("".join(words_of(table.name)))
+    return joined.endswith("id") and _names_table(joined[:-2], table)
+
+
+def _names_table(word: str, table: TableInfo) -> bool:
+    """Whether ``word`` (a key's name less its "id") is ``table``'s name in either number."""
+    name = "".join(words_of(table.name))
+    return bool(word) and (same_word(word, name) or stem(word) == stem(name))
 
 
 _NAMES = re.compile(r"(?<=[\w,;)] )[A-Z][a-z]+(?:[A-Z][a-z]+)*\b")

@@ -131,6 +131,16 @@ def test_a_key_is_no_answer_unless_the_question_asks_for_one(tmp_path):
     asked = [t for t in tables if t.name == "albums"]  # the tables the question names
     found = findings(q, key, result(("artist_id",), (150,)), asked, catalog=tables)
     assert any(c == "key" and "a key of artists" in t for c, t in found)
+    genres = make_table_store(
+        tmp_path / "g.sqlite3",
+        {
+            "tracks.csv": [["track_id", "genre_id"], [1, 1]],
+            "genres.csv": [["genre_id", "name"], [1, "Rock"]],
+        },
+    ).catalog()
+    most = "SELECT genre_id FROM tracks GROUP BY genre_id ORDER BY COUNT(*) DESC LIMIT 1"
+    found = findings("Which genre sells most?", most, result(("genre_id",), (1,)), genres)
+    assert any(c == "key" and "a key of genres" in t for c, t in found)  # "genres": genr
     joined = (
         "SELECT a.name FROM albums b JOIN artists a ON a.artistid = b.artist_id "
         "WHERE b.title = 'Pop'"
