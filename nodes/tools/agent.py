@@ -46,7 +46,7 @@ from crag_core.schema.state import LoopPlan, PassState, PassUpdate, Withheld
 from crag_core.text.answer_text import NO_ANSWER, is_no_answer
 from crag_core.text.documents import doc_id
 from crag_core.text.sql import asked_matches
-from nodes.shared.common import question_of, reports
+from nodes.shared.common import question_of, reports, seconds_spent
 from nodes.shared.confidence import held_back
 from nodes.shared.prompting import render
 from nodes.tools.run_tools import repeats, rules_sql
@@ -111,7 +111,7 @@ def agent(state: PassState, runtime: Runtime[Context], services: Services) -> Pa
         correction = HumanMessage(content=str(state["citation_feedback"]))
         steps.append(correction)
         update |= {"loop_messages": [correction], "citation_feedback": ""}
-    spent = out_of_budget(steps, evidence, started, ctx, question)
+    spent = out_of_budget(steps, evidence, started, ctx, question, seconds_spent(state))
     if table := settled(steps, evidence):
         return update | _table_answer(table, evidence, ctx.min_confidence)
     if not steps and (again := rules_query(state, question)):
@@ -269,13 +269,16 @@ def out_of_budget(
     started: float,
     ctx: Context,
     question: str,
+    since_asked: float = 0.0,
 ) -> str:
     """Which of the loop's budgets is spent ("" for none).
 
     Time is a deadline, not a start line: the next round is not begun when it would end past
     ``loop_seconds`` at the pace of the rounds so far (a round is a model step and its tool,
-    often a query's SQL written and retried). A repeated call (``run_tools.repeats``) also
-    ends the tool use: the model is asking again for what it has read.
+    often a query's SQL written and retried), nor past the question's ``answer_seconds``
+    (``since_asked``: seconds since the turn began), which every part's loop of a question split
+    in parts shares. A repeated call (``run_tools.repeats``) also ends the tool use: the
+    model is asking again for what it has read.
     """
     calls = sum(isinstance(m, ToolMessage) for m in steps)
     if calls >= ctx.max_tool_calls:
@@ -284,8 +287,11 @@ def out_of_budget(
         return f"{observed_tokens(evidence)} tokens read of {ctx.loop_tokens}"
     elapsed = time.time() - started
     rounds = sum(isinstance(m, AIMessage) and bool(m.tool_calls) and m.name != RULES for m in steps)
-    if elapsed + (elapsed / rounds if rounds else 0.0) >= ctx.loop_seconds:
+    pace = elapsed / rounds if rounds else 0.0
+    if elapsed + pace >= ctx.loop_seconds:
         return f"{ctx.loop_seconds:g} s (another round would pass it)"
+    if since_asked and since_asked + pace >= ctx.answer_seconds:
+        return f"the question's {ctx.answer_seconds:g} s (another round would pass them)"
     asked = [(i, m) for i, m in enumerate(steps) if isinstance(m, AIMessage) and m.tool_calls]
     last = asked[-1] if asked else None
     if last and any(repeats(c, steps[: last[0]], question) for c in last[1].tool_calls):

@@ -678,6 +678,23 @@ def test_no_round_begins_that_would_end_past_the_deadline():
     assert out_of_budget(steps, [], started, Context(loop_seconds=90), "q") == ""
 
 
+def test_no_round_begins_that_would_end_past_the_questions_deadline():
+    """A part's loop shares the question's answer_seconds: 150 s after the question was asked
+    (its other parts took 110), a 40 s round would end past 180 even with loop_seconds left."""
+    call = {"name": "search", "args": {"query": "AC/DC"}, "id": "call_0", "type": "tool_call"}
+    steps: list[AnyMessage] = [
+        AIMessage(content="", tool_calls=[call]),
+        ToolMessage("Nothing found.", tool_call_id="call_0"),
+    ]
+    started = time.time() - 40
+    ctx = Context(loop_seconds=90, answer_seconds=180)
+    assert out_of_budget(steps, [], started, ctx, "q", since_asked=150).startswith(
+        "the question's 180 s"
+    )
+    assert out_of_budget(steps, [], started, ctx, "q", since_asked=100) == ""
+    assert out_of_budget(steps, [], started, ctx, "q") == ""  # a pass run alone: no turn
+
+
 def test_read_around_returns_the_stored_neighbours_of_a_passage_read(store):
     pieces = [
         doc(f"band__c{i:04d}", text, 0.7)
