@@ -613,7 +613,7 @@ _NAME_PART = re.compile(r"(?:first|given|middle|last|family|sur)name")
 def _row_text(columns: Sequence[str], row: Sequence[Any], question: str) -> str:
     """One row of several columns: its name parts said as one name, then ``column: value``."""
     cells = [(c, v) for c, v in zip(columns, row, strict=True) if c != "_row"]
-    parts = {c for c, _ in cells if _NAME_PART.fullmatch("".join(words_of(c)).lower())}
+    parts = {c for c, _ in cells if _NAME_PART.fullmatch("".join(words_of(c)))}
     if len(parts) < 2:  # a lone "last_name" is a value like any other
         parts = set()
     name = " ".join(str(v) for c, v in cells if c in parts and v not in (None, ""))

@@ -73,16 +73,6 @@ def choose_tool(state: PassState, runtime: Runtime[Context], services: Services)
     return {"plan": plan, "warnings": warnings} if warnings else {"plan": plan}
 
 
-def has_tables(services: Services) -> bool:
-    """Whether the collection holds a table (one that cannot be read counts as none)."""
-    if services.tables is None:
-        return False
-    try:
-        return bool(services.tables.catalog())
-    except CragError:
-        return False
-
-
 def choose(question: str, services: Services) -> tuple[Plan, list[str]]:
     """The plan for ``question`` (no scope filter), and any warning: ``choose_tool``'s rules."""
     reads_documents = services.documents is not None and services.document_chunks is not None

@@ -37,7 +37,6 @@ from crag_core.text.sql import asked_tables, format_cell
 from crag_core.text.table_shapes import QueryResult, TableInfo
 from crag_core.text.whole_document import joined
 from crag_core.text.words import content_words, normalize, stem, words_of
-from nodes.tools.choose_tool import has_tables
 from nodes.tools.query_table import table_answer
 from nodes.tools.table_graph import ask_tables, judged, measured
 from nodes.tools.table_query import Attempted, run_query
@@ -447,6 +446,16 @@ ARGS: dict[str, type[BaseModel]] = {
     "column_values": ValuesArgs,
     "web_search": WebArgs,
 }
+
+
+def has_tables(services: Services) -> bool:
+    """Whether the collection holds a table (one that cannot be read counts as none)."""
+    if services.tables is None:
+        return False
+    try:
+        return bool(services.tables.catalog())
+    except CragError:
+        return False
 
 
 def available(services: Services, ctx: Context) -> list[str]:
