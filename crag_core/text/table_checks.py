@@ -426,6 +426,16 @@ def _key_answered(a: Answered) -> list[str]:
     ]
 
 
+def referred_tables(sql: str, catalog: Sequence[TableInfo]) -> list[str]:
+    """The tables of ``catalog`` the columns ``sql`` returns are keys of, in order.
+
+    ``SELECT artist_id FROM albums …`` refers to ``artists``: the table a retry told to join
+    it must be able to read (``nodes.tools.table_graph``).
+    """
+    found = (_referred(name, catalog) for name in read_sql(sql).selected)
+    return list(dict.fromkeys(name for name in found if name))
+
+
 def _referred(column: str, tables: Sequence[TableInfo]) -> str:
     """The table ``column`` is a key of, by name (``artist_id``: ``artists``), or ""."""
     found = [c for t in tables for c in t.columns if c.name.lower() == column.lower()]

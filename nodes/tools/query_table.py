@@ -91,7 +91,9 @@ def query_table(state: PassState, runtime: Runtime[Context], services: Services)
     update: PassUpdate = {"prompt_versions": {k: v for t in tried for k, v in t.versions.items()}}
     last = tried[-1]
     if last.passed:
-        update |= table_answer(ctx, question, last, tables, catalog)
+        assert last.result is not None
+        joined = [t for t in catalog if t.name in last.result.tables and t not in tables]
+        update |= table_answer(ctx, question, last, [*tables, *joined], catalog)
         if "answer" in update:
             return update
         withheld = update.get("withheld")

@@ -45,7 +45,7 @@ from crag_core.schema.context import Context
 from crag_core.schema.state import Cost, costed
 from crag_core.text.sql import Span, extract_sql
 from crag_core.text.sql_grammar import select_grammar
-from crag_core.text.table_checks import computed_query, idiom
+from crag_core.text.table_checks import computed_query, idiom, referred_tables
 from crag_core.text.table_shapes import TableInfo
 from nodes.shared.confidence import judges_tables
 from nodes.shared.prompting import render
@@ -65,12 +65,27 @@ class TableState(TypedDict, total=False):
     """What the next attempt is told of the last one ("" for none)."""
     tried: Annotated[list[Attempted], operator.add]
     """Every attempt, run and checked, in order."""
+    scope: Scope
+    """What the next attempt writes against, when not the asked tables (``_widened``)."""
     judged: float | None
     """The judge's P(yes) for the last attempt, when it passed and was judged."""
     judge_versions: dict[str, str]
     """The judge's prompt version, when it was asked."""
     cost: Annotated[list[Cost], operator.add]
     """Each step's cost entry."""
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The tables an attempt writes against and is checked over: their ranges and schema."""
+
+    tables: list[TableInfo]
+    ranges: dict[str, dict[str, Span]]
+    schema: str
+
+
+JOINED_TABLES = 2
+"""Tables a retry adds at most: those a failed query's keys refer to (``_widened``)."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +107,11 @@ class Asked:
     """Whether a query that passed is judged: not when nothing would read the verdict (the
     loop's query of a part of its question, whose rows the model reads, not the answer's
     confidence)."""
+
+    @property
+    def scope(self) -> Scope:
+        """The asked tables, what the first attempt writes against."""
+        return Scope(self.tables, self.ranges, self.schema)
 
 
 def measured(
@@ -138,17 +158,17 @@ def table_graph(asked: Asked) -> Any:
     def write_sql(state: TableState) -> dict[str, Any]:
         """The attempt's query: the one written in code, or the model's (told why, again)."""
         with costed("write_sql") as cost:
-            attempt = state["attempt"]
+            attempt, scope = state["attempt"], state.get("scope", asked.scope)
             versions: dict[str, str] = {}
             if attempt == 0:
                 sql = asked.computed
             else:
-                grammar = select_grammar(asked.tables) if takes_grammar(asked.ctx.model) else ""
+                grammar = select_grammar(scope.tables) if takes_grammar(asked.ctx.model) else ""
                 prompt, versions = render(
                     asked.state,
                     asked.ctx,
                     "write_sql",
-                    schema=asked.schema,
+                    schema=scope.schema,
                     question=asked.question,
                     feedback=state.get("feedback", ""),
                 )
@@ -160,18 +180,22 @@ def table_graph(asked: Asked) -> Any:
         with costed("run_sql") as cost:
             store = asked.services.tables
             assert store is not None
-            sql, attempt = state["sql"], state["attempt"]
-            ran = run_query(store, sql, asked.tables, asked.catalog, asked.question, asked.ranges)
+            sql, attempt, scope = state["sql"], state["attempt"], state.get("scope", asked.scope)
+            ran = run_query(store, sql, scope.tables, asked.catalog, asked.question, scope.ranges)
             tried = Attempted(attempt, sql, *ran, state.get("versions", {}))
-        update: dict[str, Any] = {"tried": [tried], "cost": cost, "attempt": attempt + 1}
-        if attempt:  # the query written in code teaches the model nothing
-            update["feedback"] = _feedback(asked, tried)
+            update: dict[str, Any] = {"tried": [tried], "cost": cost, "attempt": attempt + 1}
+            if attempt:  # the query written in code teaches the model nothing
+                update["feedback"] = _feedback(asked, tried)
+            if not tried.passed and (widened := _widened(asked, scope, sql)) is not None:
+                update["scope"] = widened
         return update
 
     def judge_sql(state: TableState) -> dict[str, Any]:
         """The model's P(yes) that the query that passed computes what the question asks."""
         with costed("judge_sql") as cost:
-            judged, versions = judge_query(asked, state["tried"][-1])
+            scope = state.get("scope", asked.scope)  # the prefix the query was written after
+            within = replace(asked, tables=scope.tables, ranges=scope.ranges, schema=scope.schema)
+            judged, versions = judge_query(within, state["tried"][-1])
         return {"judged": judged, "judge_versions": versions, "cost": cost}
 
     builder = StateGraph(TableState)
@@ -245,6 +269,23 @@ def judged(
     asked = Asked(services, ctx, {}, question, read, catalog, ranges, schema, "")
     verdict, versions = judge_query(asked, tried)
     return replace(tried, judged=verdict, versions=tried.versions | versions)
+
+
+def _widened(asked: Asked, scope: Scope, sql: str) -> Scope | None:
+    """The scope with the tables a failed query's keys refer to, or None when it has them.
+
+    "Who made the album Pop?" is asked of ``albums``; ``SELECT artist_id …`` fails the
+    ``key`` check, which says to join ``artists``: the retry's schema and grammar then hold
+    ``artists``, or it could not.
+    """
+    held = {t.name for t in scope.tables}
+    named = [n for n in referred_tables(sql, asked.catalog) if n not in held][:JOINED_TABLES]
+    joined = [t for t in asked.catalog if t.name in named]
+    store = asked.services.tables
+    if not joined or store is None:
+        return None
+    ranges, schema = measured(store, [*scope.tables, *joined], asked.question)
+    return Scope([*scope.tables, *joined], ranges, schema)
 
 
 def _feedback(asked: Asked, tried: Attempted) -> str:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from crag_core.clients.llm import takes_grammar
 from crag_core.schema.context import Context
+from crag_core.text.sql import asked_tables
 from nodes.tools.table_graph import Asked, ask_tables, measured, table_graph
-from tests.fakes import make_llm, make_services
+from tests.fakes import make_llm, make_services, make_table_store
 from tests.unit.test_table_checks import store  # noqa: F401  (the fixture)
 from tests.unit.test_table_questions import sql_responder
 
@@ -97,3 +101,38 @@ def test_no_judge_where_the_confidence_does_not_read_it_nor_for_a_false_premise(
     tried = ask_tables(a.services, a.ctx, {}, asks, a.tables, a.catalog, a.ranges, a.schema)
     assert tried[-1].premise and tried[-1].judged is None
     assert "judge_sql" not in [c["prompt"] for c in llm.calls]
+
+
+KEYED: dict[str, list[list[Any]]] = {
+    "albums.csv": [["album_id", "title", "artist_id"], [1, "Pop", 150], [2, "War", 151]],
+    "artists.csv": [["artist_id", "name"], [150, "U2"], [151, "Queen"]],
+}
+
+
+def test_a_retry_told_to_join_the_table_a_key_refers_to_can_read_it(tmp_path, monkeypatch):
+    """ "Who recorded the album Pop?" names only ``albums``; ``SELECT artist_id`` fails the key
+    check, which says to join ``artists``: the retry's schema and grammar hold it."""
+    _judging(monkeypatch, False)
+    keyed = make_table_store(tmp_path / "k.sqlite3", KEYED)
+    question = "Who recorded the album Pop?"
+    catalog = keyed.catalog()
+    tables = asked_tables(question, catalog)
+    assert [t.name for t in tables] == ["albums"]  # the tables the rules ask
+    ranges, schema = measured(keyed, tables, question)
+    key = "SELECT artist_id FROM albums WHERE title = 'Pop'"
+    joined = (
+        "SELECT artists.name FROM albums JOIN artists ON artists.artist_id = albums.artist_id "
+        "WHERE albums.title = 'Pop'"
+    )
+    llm = make_llm(sql_responder(key, joined))
+    services = make_services(llm=llm, tables=keyed)
+    ctx = Context()
+    tried = ask_tables(services, ctx, {}, question, tables, catalog, ranges, schema)
+    assert [t.attempt for t in tried] == [1, 2]
+    assert "a key of artists" in tried[0].reason and tried[-1].passed
+    assert tried[-1].answer == "U2"
+    first, retry = [c for c in llm.calls if c["prompt"] == "write_sql"]
+    assert "artists" not in first["text"].split("-- Question:")[0]
+    assert "CREATE TABLE artists" in retry["text"]
+    if takes_grammar(ctx.model):  # the embedded model writes under the tables' grammar
+        assert "artists" in str(retry["kwargs"]) and "artists" not in str(first["kwargs"])
