@@ -117,7 +117,7 @@ def agent(state: PassState, runtime: Runtime[Context], services: Services) -> Pa
     if not steps and (again := rules_query(state, question)):
         return update | {"loop_messages": [again]}
     if spent and not evidence:
-        return nothing_read(update, spent, steps)
+        return nothing_read(update, ended(spent), steps)
     offered = toolbox(services, ctx, question, evidence)
     tools = [] if spent else offered
     prompt, versions = render(
@@ -158,8 +158,10 @@ def ended(spent: str) -> str:
     return f"The loop's budget ended it: {spent}."
 
 
-def nothing_read(update: PassUpdate, spent: str, steps: Sequence[AnyMessage]) -> PassUpdate:
-    """The loop's end when its budget is spent and no tool returned a document: "I don't know".
+def nothing_read(update: PassUpdate, why: str, steps: Sequence[AnyMessage]) -> PassUpdate:
+    """The loop's end when no tool returned a document: "I don't know" (``why``: its warning).
+
+    Its budget spent (``ended``), or the model answered twice before reading (``unread_answer``).
 
     No answer is asked for: there is nothing it could cite, so the model's reply could only
     come from its memory, which the checks refuse (a citation of no document goes back to the
@@ -174,7 +176,7 @@ def nothing_read(update: PassUpdate, spent: str, steps: Sequence[AnyMessage]) ->
         "generation": NO_ANSWER,
         "relevant_documents": [],
         "warnings": [
-            ended(spent),
+            why,
             f"The loop read no document to answer from; it tried: {tried(steps)}.",
         ],
     }
@@ -190,7 +192,8 @@ def unread_answer(update: PassUpdate, steps: Sequence[AnyMessage]) -> PassUpdate
     if not any(isinstance(m, HumanMessage) and m.content == READ_FIRST for m in steps):
         nudge = HumanMessage(content=READ_FIRST)
         return update | {"loop_messages": [*update.get("loop_messages", []), nudge]}
-    return nothing_read(update, "it answered twice before reading anything", steps)
+    why = "The loop ended: the model answered twice without calling a tool to read first."
+    return nothing_read(update, why, steps)
 
 
 def rules_query(state: PassState, question: str) -> AIMessage | None:

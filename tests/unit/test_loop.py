@@ -568,7 +568,8 @@ def test_a_native_model_that_answers_twice_unread_ends_in_i_do_not_know(store):
     final, tooled = _native_loop(store, ["Melbourne", "Melbourne, surely"])
     assert final["answer"].startswith("I don't know")
     assert "Melbourne" not in final["answer"]
-    assert any("answered twice before reading anything" in w for w in final["warnings"])
+    assert any("answered twice without calling a tool" in w for w in final["warnings"])
+    assert not any("budget" in w for w in final["warnings"])  # no budget ended it
     assert len(tooled) == 2  # no third request: the loop ended
 
 
