@@ -64,6 +64,7 @@ from benchmarks.measurements import (
     pdf_tables,
     rcatalog_questions,
     rdocs_questions,
+    rjoins_questions,
     rquantities_questions,
     rtables_questions,
     tools_questions,
@@ -128,6 +129,12 @@ SETS = {
         rtables_questions.QUESTIONS,
         rtables_questions.FILES,
         rtables_questions.MODIFIED,
+    ),
+    "rjoins": QuestionSet(  # calibration: a sample shop's tables that join on keys
+        "rjoins-bench",
+        rjoins_questions.QUESTIONS,
+        rjoins_questions.FILES,
+        rjoins_questions.MODIFIED,
     ),
     "rquantities": QuestionSet(
         "rquantities-bench",
@@ -991,6 +998,7 @@ def main(argv: list[str] | None = None) -> int:
             "loop": loop_questions.build,
             "rtables": rtables_questions.build,
             "rquantities": rquantities_questions.build,
+            "rjoins": rjoins_questions.build,
             "rdocs": rdocs_questions.build,
             "rmixed": rdocs_questions.build,
             **{
