@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -606,18 +607,26 @@ def result_answer(result: QueryResult, question: str = "") -> str:
     return text + (" (and more)" if more else "")
 
 
-_NAME_PART = re.compile(r"(?:first|given|middle|last|family|sur)name")
-"""A column holding part of a person's name (``first_name``, ``LastName``), words joined."""
+_NAME_PART = re.compile(r"(\w*?)(?:first|given|middle|last|family|sur)name")
+"""A column holding part of a person's name (``first_name``, ``LastName``,
+``contact_first_name``), words joined; its first group says whose name (``contact``)."""
 
 
 def _row_text(columns: Sequence[str], row: Sequence[Any], question: str) -> str:
-    """One row of several columns: its name parts said as one name, then ``column: value``."""
+    """One row of several columns: each name held in parts said as one, then ``column: value``.
+
+    The parts of one name share what comes before them (``contact_first_name`` and
+    ``contact_last_name``); a lone ``last_name`` is a value like any other.
+    """
     cells = [(c, v) for c, v in zip(columns, row, strict=True) if c != "_row"]
-    parts = {c for c, _ in cells if _NAME_PART.fullmatch("".join(words_of(c)))}
-    if len(parts) < 2:  # a lone "last_name" is a value like any other
-        parts = set()
-    name = " ".join(str(v) for c, v in cells if c in parts and v not in (None, ""))
+    whose = {c: m.group(1) for c, _ in cells if (m := _NAME_PART.fullmatch("".join(words_of(c))))}
+    people = Counter(whose.values())
+    parts = {c: w for c, w in whose.items() if people[w] >= 2}
+    names = [
+        " ".join(str(v) for c, v in cells if parts.get(c) == w and v not in (None, ""))
+        for w in dict.fromkeys(parts.values())
+    ]
     said = [
         f"{c}: {format_cell(v, plain_cell(c, v, question))}" for c, v in cells if c not in parts
     ]
-    return ", ".join([name, *said] if name else said)
+    return ", ".join([n for n in names if n] + said)

@@ -368,6 +368,16 @@ def test_a_name_held_in_parts_is_said_whole():
     assert result_answer(result(("city", "country"), ("Boston", "USA"))) == (
         "city: Boston, country: USA"
     )
+    # a name's parts under a prefix say whose: each person's parts are said as one name
+    contact = result(("contact_first_name", "contact_last_name"), ("Charlotte", "Cooper"))
+    assert result_answer(contact) == "Charlotte Cooper"
+    two = result(
+        ("rep_first_name", "rep_last_name", "boss_first_name", "boss_last_name"),
+        ("Jane", "Peacock", "Nancy", "Edwards"),
+    )
+    assert result_answer(two) == "Jane Peacock, Nancy Edwards"
+    lone = result(("rep_last_name", "boss_last_name"), ("Peacock", "Edwards"))
+    assert result_answer(lone) == "rep_last_name: Peacock, boss_last_name: Edwards"
 
 
 def test_years_and_codes_are_never_grouped():
