@@ -16,9 +16,11 @@ so the turn's ledger misses none (``crag_core.clients.usage.metered``).
 
 The first attempt is the query written in code for a difference or rank of named rows
 (``computed_query``), when there is one; then the model's, under the tables' grammar on a
-llama.cpp server (``SQL_ATTEMPTS`` of them at most). Run in the node's thread and its
-LangGraph run, so its steps are seen in the stream and in a LangSmith trace; it keeps no
-checkpoint of its own (its state is the node's to keep).
+llama.cpp server (``SQL_ATTEMPTS`` of them at most). A retry writes against the tables it was
+asked over, and the tables a failed query's keys refer to (``_widened``: told to join
+``artists`` on ``artist_id``, its schema and grammar hold ``artists``). Run in the node's
+thread and its LangGraph run, so its steps are seen in the stream and in a LangSmith trace; it
+keeps no checkpoint of its own (its state is the node's to keep).
 
 A query that passed is judged once when the table answers' fitted confidence reads the judge
 (``nodes.shared.confidence.judges_tables``): the model asked whether the query computes
