@@ -426,13 +426,44 @@ def _key_answered(a: Answered) -> list[str]:
     ]
 
 
-def referred_tables(sql: str, catalog: Sequence[TableInfo]) -> list[str]:
-    """The tables of ``catalog`` the columns ``sql`` returns are keys of, in order.
+def _key_guessed(a: Answered) -> list[str]:
+    """A key compared with a number the question does not say is a row the model guessed.
 
-    ``SELECT artist_id FROM albums …`` refers to ``artists``: the table a retry told to join
-    it must be able to read (``nodes.tools.table_graph``).
+    "Which of our Confections products have been discontinued?" read as ``category_id = 2``:
+    the question names the category, not its key (2 is Condiments on the rjoins calibration
+    set). Flagged when the query compares a key whose name is a table's of the collection
+    (``category_id`` of ``categories``) with a number the question does not state, and the
+    question says no word of a key; the feedback says to join that table and compare the
+    name the question gives.
     """
-    found = (_referred(name, catalog) for name in read_sql(sql).selected)
+    if _ASKS_KEY.search(a.question):
+        return []
+    said = {float(n.replace(",", "")) for n in re.findall(r"\d[\d,]*(?:\.\d+)?", a.question)}
+    for name, value in a.query.numbers_equal():
+        table = _referred(name, a.catalog)
+        try:
+            number = float(value)
+        except ValueError:
+            continue
+        if table and number not in said:
+            return [
+                f"the query compares {sql_name(name)}, a key of {table}, with {value}, which the "
+                f"question does not say: join {table} on it and compare the name the question "
+                "gives"
+            ]
+    return []
+
+
+def referred_tables(sql: str, catalog: Sequence[TableInfo]) -> list[str]:
+    """The tables of ``catalog`` that keys ``sql`` returns or compares with a number refer to.
+
+    ``SELECT artist_id FROM albums …`` refers to ``artists``, ``… WHERE category_id = 2`` to
+    ``categories``: the tables a retry told to join them must be able to read
+    (``nodes.tools.table_graph``). In order, once each.
+    """
+    query = read_sql(sql)
+    names = [*query.selected, *(name for name, _ in query.numbers_equal())]
+    found = (_referred(name, catalog) for name in names)
     return list(dict.fromkeys(name for name in found if name))
 
 
@@ -492,6 +523,7 @@ CHECKS: dict[str, Callable[[Answered], list[str]]] = {
     "one value": _one_value,
     "named": _named_used,
     "key": _key_answered,
+    "guessed key": _key_guessed,
     "average": lambda a: _aggregates_left_out(a.question, a.query, a.tables),
     "unsaid name": lambda a: _unsaid_answer(a.question, a.sql, a.tables),
     "one row counted": lambda a: _one_row_counted(a.sql, a.tables),

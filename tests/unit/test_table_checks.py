@@ -33,6 +33,7 @@ from crag_core.text.table_checks import (
     idiom,
     misread_years,
     problems,
+    referred_tables,
 )
 from crag_core.text.table_shapes import ColumnInfo, QueryResult, TableInfo, sql_name
 from nodes.shared import confidence as confidence_module
@@ -895,3 +896,34 @@ def test_a_change_between_two_dates_is_written_in_code(tmp_path):
     # a month beside a whole year, or a year many rows hold: no one row each, no query
     assert computed_query("How much did unemploy change from 1982 to December 1983?", tables) == ""
     assert computed_query("How much did the rate change from 1951 to 1961?", tables) == ""
+
+
+def test_a_key_compared_with_a_number_the_question_does_not_say_is_a_guess(tmp_path):
+    """ "Which of our Confections products have been discontinued?" read as ``category_id = 2``
+    (Condiments): the question names the category, not its key. A key the question states,
+    or a question that asks by key, is left alone; the retry may read the key's table."""
+    products: list[list[Any]] = [
+        ["product_id", "product_name", "category_id", "discontinued"],
+        [1, "Gumbo Mix", 2, 1],
+        [2, "Cajun Seasoning", 3, 1],
+    ]
+    categories: list[list[Any]] = [
+        ["category_id", "category_name"],
+        [2, "Condiments"],
+        [3, "Sweets"],
+    ]
+    store = make_table_store(
+        tmp_path / "g.sqlite3", {"products.csv": products, "categories.csv": categories}
+    )
+    catalog = store.catalog()
+    asked = [t for t in catalog if t.name == "products"]
+    guessed = "SELECT product_name FROM products WHERE discontinued = 1 AND category_id = 2"
+    rows = result(("product_name",), ("Gumbo Mix",))
+    q = "Which of our Sweets products have been discontinued?"
+    found = findings(q, guessed, rows, asked, catalog=catalog)
+    assert any(c == "guessed key" and "join categories" in t for c, t in found)
+    assert referred_tables(guessed, catalog) == ["categories"]
+    for said in ("Which products of category 2 are discontinued?", f"{q} Give the category id."):
+        assert "guessed key" not in [c for c, _ in findings(said, guessed, rows, catalog)]
+    flagged = "SELECT product_name FROM products WHERE discontinued = 1"  # no key compared
+    assert "guessed key" not in [c for c, _ in findings(q, flagged, rows, asked, catalog=catalog)]
