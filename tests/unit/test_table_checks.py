@@ -927,3 +927,27 @@ def test_a_key_compared_with_a_number_the_question_does_not_say_is_a_guess(tmp_p
         assert "guessed key" not in [c for c, _ in findings(said, guessed, rows, catalog)]
     flagged = "SELECT product_name FROM products WHERE discontinued = 1"  # no key compared
     assert "guessed key" not in [c for c, _ in findings(q, flagged, rows, asked, catalog=catalog)]
+
+
+def test_a_key_named_after_another_table_is_no_condition_the_query_must_read(tmp_path):
+    """ "How many orders did customers in Austria place?" names the customers, not a condition
+    on ``orders.customer_id``; a column the question names otherwise still must be read."""
+    orders: list[list[Any]] = [
+        ["order_id", "customer_id", "ship_country", "freight"],
+        [1, 7, "Austria", 10.0],
+        [2, 8, "Brazil", 20.0],
+    ]
+    customers: list[list[Any]] = [["customer_id", "company_name"], [7, "ERNST"], [8, "HANARI"]]
+    store = make_table_store(
+        tmp_path / "o.sqlite3", {"orders.csv": orders, "customers.csv": customers}
+    )
+    catalog = store.catalog()
+    asked = [t for t in catalog if t.name == "orders"]
+    q = "How many orders did customers in Austria place?"
+    counted = "SELECT COUNT(*) FROM orders WHERE ship_country = 'Austria'"
+    found = findings(q, counted, result(("n",), (1,)), asked, catalog=catalog)
+    assert not [t for c, t in found if c == "named"]
+    q2 = "What was the freight of the orders to Austria?"
+    left = "SELECT COUNT(*) FROM orders WHERE ship_country = 'Austria'"
+    found = findings(q2, left, result(("n",), (1,)), asked, catalog=catalog)
+    assert any("names the column freight" in t for c, t in found if c == "named")
