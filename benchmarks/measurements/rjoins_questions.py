@@ -19,8 +19,7 @@ a fixed seed, and an instance whose answer is tied, or that reads two ways (a cu
 country and the country an order was shipped to disagree), is skipped.
 
 Every question is ``calibration``: the set is for fitting and choosing, never for reporting.
-Run ``python -m benchmarks.measurements.rjoins_questions`` to rewrite ``questions.jsonl`` and
-print its summary.
+``python -m benchmarks.measurements.tools build --set rjoins`` rewrites ``questions.jsonl``.
 """
 
 from __future__ import annotations
@@ -35,7 +34,6 @@ from typing import Any
 
 from benchmarks import DATA
 from benchmarks.measurements.tools_questions import numbered, q
-from crag.eval.records import write_records
 
 RJOINS = DATA / "rjoins"
 QUESTIONS = RJOINS / "questions.jsonl"
@@ -809,11 +807,11 @@ def build() -> list[dict[str, Any]]:
         *_arithmetic(shop, rng),
         *_premises(shop),
     ]
-    return numbered(made, "calibration")
+    return _checked(numbered(made, "calibration"))
 
 
-def summary(rows: list[dict[str, Any]]) -> str:
-    """Counts per type and per template, after the checks every set must pass."""
+def _checked(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows``, after the checks every set must pass: no question twice, no empty gold."""
     twice = [x for x, n in Counter(r["question"] for r in rows).items() if n > 1]
     assert not twice, twice
     assert len({r["id"] for r in rows}) == len(rows)
@@ -821,23 +819,7 @@ def summary(rows: list[dict[str, Any]]) -> str:
         r["id"] for r in rows if r["gold"] in (None, "", [], {}) and r["gold_kind"] != "premise"
     ]
     assert not empty, empty
-    lines = [f"{len(rows)} questions, no duplicate question, no empty gold"]
-    lines += [f"  type {k}: {n}" for k, n in sorted(Counter(r["type"] for r in rows).items())]
-    lines += [f"  {k}: {n}" for k, n in sorted(Counter(r["template"] for r in rows).items())]
-    return "\n".join(lines)
-
-
-def main() -> None:
-    """Write ``questions.jsonl`` and print its summary."""
-    rows = build()
-    text = summary(rows)
-    write_records(QUESTIONS, rows)
-    print(f"wrote {QUESTIONS}")
-    print(text)
-
-
-if __name__ == "__main__":
-    main()
+    return rows
 
 
 __all__ = ["FILES", "MODIFIED", "QUESTIONS", "build"]
