@@ -426,6 +426,11 @@ def _key_answered(a: Answered) -> list[str]:
     ]
 
 
+def _written_numbers(question: str) -> set[float]:
+    """Every number ``question`` writes ("1,000" is 1000.0), as the constant checks read them."""
+    return {float(n.replace(",", "")) for n in re.findall(r"\d[\d,]*(?:\.\d+)?", question)}
+
+
 def _key_guessed(a: Answered) -> list[str]:
     """A key compared with a number the question does not say is a row the model guessed.
 
@@ -438,7 +443,7 @@ def _key_guessed(a: Answered) -> list[str]:
     """
     if _ASKS_KEY.search(a.question):
         return []
-    said = {float(n.replace(",", "")) for n in re.findall(r"\d[\d,]*(?:\.\d+)?", a.question)}
+    said = _written_numbers(a.question)
     for name, value in a.query.numbers_equal():
         table = _referred(name, a.catalog)
         try:
@@ -1149,7 +1154,7 @@ def _unsaid_constants(question: str, sql: str) -> list[str]:
     (``_CONVERSIONS``). The other direction, a number the question says that the query does
     not use, is ``problems``'s own.
     """
-    said = {float(n.replace(",", "")) for n in re.findall(r"\d[\d,]*(?:\.\d+)?", question)}
+    said = _written_numbers(question)
     allowed = {0.0, 1.0, 2.0, 100.0} | said
     if re.search(r"\b(?:percent|per cent)\b|%", question, re.I):
         allowed |= {v / 100 for v in said}  # a percentage as a share (the other check's own)
