@@ -405,12 +405,29 @@ def extract_sql(reply: str) -> str:
     return text.split(";", 1)[0].strip()
 
 
-def did_you_mean(error: str, tables: Sequence[TableInfo]) -> str:
-    """The database's error, with the closest real names when it names an unknown one."""
+def did_you_mean(error: str, tables: Sequence[TableInfo], sql: str = "") -> str:
+    """The database's error, with what the unknown name it names is.
+
+    A column that ``tables`` hold elsewhere is said where it is: ``T2.product_name`` with
+    ``order_details AS T2`` is "T2 is order_details, which has no column product_name; the
+    tables with a column product_name: products" (the model's retry, told only the close names,
+    wrote the same query again); a column used as a table likewise. Else the closest real names.
+    """
     found = re.search(r"no such (column|table): ([\w.]+)", error)
     if not found:
         return error
-    kind, name = found.group(1), found.group(2).rsplit(".", 1)[-1]
+    kind, written = found.group(1), found.group(2)
+    qualifier, _, name = written.rpartition(".")
+    holders = [t.name for t in tables if any(c.name.lower() == name.lower() for c in t.columns)]
+    if holders:
+        where = f"the tables with a column {name}: {', '.join(holders)}"
+        if kind == "table":
+            return f"{error} ({name} is a column, not a table; {where})"
+        table = dict(read_sql(sql).aliases).get(qualifier.lower(), qualifier) if sql else ""
+        if table and table.lower() not in {h.lower() for h in holders}:
+            named = f"{qualifier} is {table}" if table != qualifier else table
+            return f"{error} ({named}, which has no column {name}; {where})"
+        return f"{error} ({where})"
     if kind == "table":
         names = [t.name for t in tables]
     else:

@@ -119,6 +119,9 @@ class Query:
     ``AS average_mass``)."""
     grouped: bool = False
     """Whether it groups its rows (GROUP BY) anywhere."""
+    aliases: tuple[tuple[str, str], ...] = ()
+    """Each table's alias and the table it names (``("t2", "order_details")`` for
+    ``order_details AS T2``), lower-cased."""
 
     def reads(self, column: str) -> bool:
         """Whether the query reads ``column`` anywhere (names compared in any case)."""
@@ -202,6 +205,11 @@ def read(sql: str) -> Query:
         scales=tuple(float(n.this) for n in numeric if isinstance(n.parent, exp.Mul | exp.Div)),
         averages=tree.find(exp.Avg) is not None or any(_AVERAGE.search(n) for n in _names(tree)),
         grouped=tree.find(exp.Group) is not None,
+        aliases=tuple(
+            dict.fromkeys(
+                (t.alias.lower(), t.name.lower()) for t in tree.find_all(exp.Table) if t.alias
+            )
+        ),
     )
 
 

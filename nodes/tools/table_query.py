@@ -112,7 +112,7 @@ def run_query(
     try:
         result = store.query(sql, max_rows=RESULT_ROWS)
     except TableQueryError as exc:
-        return None, "", False, did_you_mean(str(exc), tables)
+        return None, "", False, did_you_mean(str(exc), tables, sql)
     spelled = misspelled(sql, tables)
     if spelled:
         return result, "", False, "; ".join(spelled)

@@ -22,7 +22,7 @@ from crag_core.text.sql import (
     table_plan,
     text_names,
 )
-from crag_core.text.table_shapes import QueryResult
+from crag_core.text.table_shapes import ColumnInfo, QueryResult, TableInfo
 from nodes.shared.confidence import tool_confidence
 from nodes.tools.query_table import query_table
 from tests.fakes import happy_responder, make_llm, make_table_store
@@ -202,6 +202,35 @@ def test_an_unknown_name_gets_the_closest_real_ones(store):
     assert hint == "no such column: unit_sold (did you mean: units_sold?)"
     assert "wind_farms" in did_you_mean("no such table: windfarms", store.catalog())
     assert did_you_mean("syntax error", store.catalog()) == "syntax error"
+
+
+def _table(name: str, *columns: str) -> TableInfo:
+    held = tuple(ColumnInfo(c, c, "TEXT", 1, ()) for c in columns)
+    return TableInfo(name, name, name, "", 1, held)
+
+
+def test_an_unknown_column_or_table_is_said_where_it_is():
+    """A column read through the wrong alias, or used as a table, is said with the tables that
+    hold it: told only the close names, a retry wrote the same query again."""
+    tables = [
+        _table("products", "product_id", "product_name"),
+        _table("order_details", "order_id", "product_id", "quantity"),
+    ]
+    sql = (
+        "SELECT T2.product_name FROM products AS T1 JOIN order_details AS T2 "
+        "ON T1.product_id = T2.product_id"
+    )
+    said = did_you_mean("no such column: T2.product_name", tables, sql)
+    assert said == (
+        "no such column: T2.product_name (T2 is order_details, which has no column "
+        "product_name; the tables with a column product_name: products)"
+    )
+    said = did_you_mean("no such table: quantity", tables, "SELECT 1 FROM quantity")
+    assert (
+        "quantity is a column, not a table; the tables with a column quantity: order_details"
+        in (said)
+    )
+    assert "did you mean" in did_you_mean("no such column: T2.price", tables, sql)
 
 
 @pytest.mark.parametrize(
