@@ -13,6 +13,11 @@ writes one for the tables a question is asked of. The reply must start with ``SE
 - a string ('…', '' inside; no backslash before a quote, which SQL does not read as one), a
   number, an operator or a bracket.
 
+After ``FROM`` or ``JOIN`` comes a table or a subquery's bracket, never a column
+(``JOIN `category_id```). Two words are apart by a space or a symbol: with nothing between
+them, a column and an alias written on (``orders`` + ``s2.category_id``) read as a name
+no table has (``orders2.category_id``).
+
 It is a vocabulary, not SQLite's syntax: the words can still be put together wrongly (the
 database says so, and the model is asked once more), but a name that is no table or column
 cannot be written at all. Values in strings are free: a value the table does not hold is how a
@@ -29,12 +34,13 @@ from crag_core.text.table_shapes import ALLOWED_FUNCTIONS, RESERVED, TableInfo
 
 KEYWORDS = tuple(
     """
-    select distinct all from where group by having order asc desc limit offset and or not in
-    is null like glob between case when then else end exists join inner left cross on using
+    select distinct all where group by having order asc desc limit offset and or not in
+    is null like glob between case when then else end exists inner left cross on using
     union except intersect collate nocase true false
     """.split()
 )
-"""The SQL words a query may use besides names (``AS`` has its own rule: it names)."""
+"""The SQL words a query may use besides names (``AS`` has its own rule: it names; ``FROM``
+and ``JOIN`` theirs: a table follows)."""
 
 OPERATORS = ("<=", ">=", "<>", "!=", "==", "||", "=", "<", ">", "+", "-", "*", "/", "%")
 
@@ -69,10 +75,13 @@ def select_grammar(tables: Sequence[TableInfo]) -> str:
     functions = sorted(ALLOWED_FUNCTIONS - {"like", "glob"})
     tables_ = _names([t.name for t in tables])
     rules = {
-        "root": f'{_any_case("select")} (sp word)* sp ";"?',
-        "word": "keyword | function | alias | name | string | number | symbol",
+        "root": f'{_any_case("select")} (gap lead | sp symbol lead?)* sp ";"?',
+        "lead": "word | opener+ word?",
+        "word": "keyword | source | alias | name | string | number",
         "keyword": _either(_any_case(k) for k in KEYWORDS),
-        "function": f'({_either(_any_case(f) for f in functions)}) sp "("',
+        "source": f"from-join gap ({tables_})",
+        "from-join": f"{_any_case('from')} | {_any_case('join')}",
+        "opener": f'({_either(_any_case(f) for f in functions)} | from-join) sp "("',
         "alias": f"{_any_case('as')} [ \\t\\n]+ ({_names(columns)} | made-up)",
         "made-up": "[a-zA-Z_] [a-zA-Z0-9_]*",
         "name": f'(qualifier ".")? ({_names(columns)}) | {tables_}',
@@ -80,6 +89,7 @@ def select_grammar(tables: Sequence[TableInfo]) -> str:
         "string": '"\'" ([^\'\\\\] | "\\\\" [^\'] | "\'\'")* "\'"',
         "number": '[0-9]+ ("." [0-9]+)?',
         "symbol": _either(_literal(s) for s in ("(", ")", ",", *OPERATORS)),
+        "gap": "[ \\t\\n]+",
         "sp": "[ \\t\\n]*",
     }
     return "\n".join(f"{name} ::= {body}" for name, body in rules.items()) + "\n"

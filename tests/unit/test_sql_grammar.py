@@ -79,6 +79,9 @@ def allowed():
         "SELECT DISTINCT species FROM penguins WHERE species LIKE 'A%'",
         "SELECT strftime('%Y', '2012-01-01')",
         "SELECT species FROM penguins WHERE island = 'C:\\data\\dream'",
+        "SELECT COUNT(DISTINCT species),lower(upper(island)) FROM(SELECT * FROM penguins)",
+        "SELECT T1.species FROM penguins AS T1 JOIN penguins AS T2 ON T1.island=T2.island",
+        "SELECT species FROM penguins WHERE body_mass_g>-3 LIMIT 1",
     ],
 )
 def test_sql_over_the_real_names_is_allowed(allowed, sql):
@@ -103,6 +106,12 @@ def test_sql_over_the_real_names_is_allowed(allowed, sql):
         # a quote escaped as Python writes it: SQL ends the string there (the model wrote
         # this for "Cote d'Ivoire" and then ran on for hundreds of tokens)
         "SELECT species FROM penguins WHERE island = 'Cote d\\'Ivoire'",
+        # a column written as a table, after FROM or JOIN
+        "SELECT species FROM island",
+        "SELECT T1.species FROM penguins AS T1 INNER JOIN `island` AS T2 ON T1.island = T2.island",
+        # words written on with nothing between: a name no table has (islands2.species)
+        "SELECT species FROM penguins WHERE islands2.species = 'Adelie'",
+        "SELECT speciesFROM penguins",
     ],
 )
 def test_anything_else_cannot_be_written(allowed, sql):
