@@ -20,9 +20,8 @@ stream, LangSmith and Studio see tool calls.
 
 The budget ends the loop: after ``max_tool_calls`` calls, ``loop_tokens`` of documents read,
 when another round would end past ``loop_seconds`` from the first step, or when the model
-repeats a call (a query that did not answer: the second time), it is asked for its answer
-with no tool offered; with no document read by then, the loop ends with "I don't know" and
-no model call (``nothing_read``).
+repeats a call, it is asked for its answer with no tool offered; with no document read by
+then, the loop ends with "I don't know" and no model call (``nothing_read``).
 """
 
 from __future__ import annotations
@@ -50,7 +49,7 @@ from crag_core.text.sql import asked_matches
 from nodes.shared.common import question_of, reports, seconds_spent
 from nodes.shared.confidence import held_back
 from nodes.shared.prompting import render
-from nodes.tools.run_tools import REPEATED, rules_sql
+from nodes.tools.run_tools import repeats, rules_sql
 from nodes.tools.toolbox import ANSWERS, observed_tokens, restates, toolbox
 
 ANSWER = "answer"
@@ -112,7 +111,7 @@ def agent(state: PassState, runtime: Runtime[Context], services: Services) -> Pa
         correction = HumanMessage(content=str(state["citation_feedback"]))
         steps.append(correction)
         update |= {"loop_messages": [correction], "citation_feedback": ""}
-    spent = out_of_budget(steps, evidence, started, ctx, seconds_spent(state))
+    spent = out_of_budget(steps, evidence, started, ctx, question, seconds_spent(state))
     if table := settled(steps, evidence):
         return update | _table_answer(table, evidence, ctx.min_confidence)
     if not steps and (again := rules_query(state, question)):
@@ -272,6 +271,7 @@ def out_of_budget(
     evidence: Sequence[Document],
     started: float,
     ctx: Context,
+    question: str,
     since_asked: float = 0.0,
 ) -> str:
     """Which of the loop's budgets is spent ("" for none).
@@ -280,9 +280,8 @@ def out_of_budget(
     ``loop_seconds`` at the pace of the rounds so far (a round is a model step and its tool,
     often a query's SQL written and retried), nor past the question's ``answer_seconds``
     (``since_asked``: seconds since the turn began), which every part's loop of a question split
-    in parts shares. A repeated call also ends the tool use (``run_tools.repeated``): the
-    model is asking again for what it has read; but the first repeat of a query that did not
-    answer is told again what was wrong, and the loop goes on.
+    in parts shares. A repeated call (``run_tools.repeats``) also ends the tool use: the
+    model is asking again for what it has read.
     """
     calls = sum(isinstance(m, ToolMessage) for m in steps)
     if calls >= ctx.max_tool_calls:
@@ -296,9 +295,9 @@ def out_of_budget(
         return f"{ctx.loop_seconds:g} s (another round would pass it)"
     if since_asked and since_asked + pace >= ctx.answer_seconds:
         return f"the question's {ctx.answer_seconds:g} s (another round would pass them)"
-    asked = [i for i, m in enumerate(steps) if isinstance(m, AIMessage) and m.tool_calls]
-    replies = steps[asked[-1] + 1 :] if asked else []
-    if any(isinstance(m, ToolMessage) and m.text == REPEATED for m in replies):
+    asked = [(i, m) for i, m in enumerate(steps) if isinstance(m, AIMessage) and m.tool_calls]
+    last = asked[-1] if asked else None
+    if last and any(repeats(c, steps[: last[0]], question) for c in last[1].tool_calls):
         return "it called a tool again with the same arguments"
     return ""
 

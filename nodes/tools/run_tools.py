@@ -15,14 +15,7 @@ from crag_core.schema.state import PassState, PassUpdate
 from crag_core.text.documents import doc_id
 from crag_core.text.read_around import within_budget
 from nodes.shared.common import question_of, reports
-from nodes.tools.toolbox import (
-    did_not_answer,
-    failed_sql,
-    observed_tokens,
-    restates,
-    shown,
-    toolbox,
-)
+from nodes.tools.toolbox import failed_sql, observed_tokens, restates, shown, toolbox
 
 NEXT = "If this answers the question, answer now citing its key ({keys}); if not, go on."
 """What an observation with documents ends with: a small model otherwise reads on after the
@@ -31,15 +24,6 @@ REPEATED = "You made this very call before; its result is above. Answer from wha
 """The reply to a call the loop made before (same tool, same arguments). It ends the loop's
 tool use (``agent.out_of_budget``): a model that asks again for what it has read is done
 reading, and another tool round would only spend the budget."""
-AGAIN = (
-    "You sent this query before and it did not answer: {why} The same query gives the same "
-    "result. Write a different SQL that fixes what this says, or use another tool."
-)
-"""The reply to the loop's first repeat of a ``query_table`` call that did not answer (it
-failed, or a check refused its rows): what was wrong, said again, and the loop goes on. The
-1.5B model's first step after the rules' failed query sent that query back word for word (18
-of 30 "I don't know" on the rjoins calibration set, each ended by the repeat); a second repeat
-gets ``REPEATED``."""
 
 
 def describe(update: Mapping[str, Any]) -> str:
@@ -55,39 +39,6 @@ def rules_sql(state: PassState) -> str:
     asked again would only come back as a first query.
     """
     return "" if state.get("withheld") else state.get("sql", "")
-
-
-def repeated(call: ToolCall, earlier: Sequence[AnyMessage], question: str) -> str | None:
-    """The reply to ``call`` when it repeats one of the ``earlier`` steps (None: it does not).
-
-    ``AGAIN`` with what was wrong for the loop's first repeat of a query that did not answer,
-    else ``REPEATED``.
-    """
-    if not repeats(call, earlier, question):
-        return None
-    replies = [m for m in earlier if isinstance(m, ToolMessage)]
-    if call["name"] != "query_table" or any(_again(m.text) for m in replies):
-        return REPEATED
-    sql = call["args"].get("sql")
-    made = {c["id"] for m in earlier if isinstance(m, AIMessage) for c in m.tool_calls}
-    for reply in reversed(replies):
-        if reply.name != "query_table" or not did_not_answer(reply.text):
-            continue
-        same = reply.tool_call_id in made and _as_read(_call_of(reply, earlier), question) == (
-            _as_read(call, question)
-        )
-        if same or (isinstance(sql, str) and _as_sql(sql) in ran([reply])):
-            return AGAIN.format(why=reply.text.splitlines()[0])
-    return REPEATED
-
-
-def _again(text: str) -> bool:
-    return text.startswith(AGAIN.split("{", 1)[0])
-
-
-def _call_of(reply: ToolMessage, earlier: Sequence[AnyMessage]) -> ToolCall:
-    calls = (c for m in earlier if isinstance(m, AIMessage) for c in m.tool_calls)
-    return next(c for c in calls if c["id"] == reply.tool_call_id)
 
 
 def repeats(call: ToolCall, earlier: Sequence[AnyMessage], question: str) -> bool:
@@ -146,7 +97,7 @@ def run_tools(state: PassState, runtime: Runtime[Context], services: Services) -
     Every call gets a ``ToolMessage``: what the tool returned, with the documents it read
     keyed S1, S2… after the loop's earlier ones (a document already read is not shown twice);
     an unknown tool or bad arguments get a message saying so, for the model to correct; a
-    call the loop made before (same tool, same arguments) is not run again (``repeated``). The
+    call the loop made before (same tool, same arguments) is not run again (``REPEATED``). The
     documents join the loop's evidence (``relevant_documents``), cut to what is left of
     ``loop_tokens``.
     """
@@ -164,10 +115,11 @@ def run_tools(state: PassState, runtime: Runtime[Context], services: Services) -
     replies: list[AnyMessage] = []
     for call in last.tool_calls:
         tool = tools.get(call["name"])
-        again = repeated(call, steps[:-1], question_of(state))
-        if again is not None:
+        if repeats(call, steps[:-1], question_of(state)):
             replies.append(
-                ToolMessage(again, tool_call_id=call["id"] or "", name=call["name"], status="error")
+                ToolMessage(
+                    REPEATED, tool_call_id=call["id"] or "", name=call["name"], status="error"
+                )
             )
             continue
         if tool is None:

@@ -270,7 +270,7 @@ class Toolbox:
         found = [_result_document(tried.sql, said, read, dict(given))]
         if tried.reason:  # feedback, not a veto: the model asks again or answers knowing it
             return (
-                f"{CHECK_FOUND} {tried.reason}. Write the SQL yourself "
+                f"The query ran, but a check found: {tried.reason}. Write the SQL yourself "
                 "(query_table's sql), fixed as the check says (column_values lists what a "
                 "column holds), or use another tool.",
                 found,
@@ -365,15 +365,6 @@ class Toolbox:
 FAILED = "The query {sql!r} failed: {why}."
 """query_table's reply to a query that did not run (``failed_sql`` reads its query back)."""
 _FAILED = re.compile(r"The query ('.*'|\".*\") failed: ", re.DOTALL)
-
-
-CHECK_FOUND = "The query ran, but a check found:"
-"""How query_table's reply to a query whose rows a check refused begins."""
-
-
-def did_not_answer(reply: str) -> bool:
-    """Whether a ``query_table`` reply is to a query that failed or whose rows a check refused."""
-    return failed_sql(reply) is not None or reply.startswith(CHECK_FOUND)
 
 
 def failed_sql(reply: str) -> str | None:
