@@ -427,7 +427,7 @@ JUDGE_GIVEN ?= docs/benchmarks/unseen/after-3d97367/crag.jsonl
 JUDGE_UNSEEN_RUNS ?= $(subst $(space),$(comma),$(wildcard docs/benchmarks/unseen/*/crag.jsonl))
 JUDGE_LOOP ?= $(subst $(space),$(comma),$(foreach p,crag crag-loop crag-auto,docs/benchmarks/loop/fifth-run/$(p).jsonl))
 bench-sql-judge: setup dev
-	for s in rtables tools; do $(BIN)/python -m benchmarks.calibration.sql_judge pool --set $$s \
+	for s in rtables tools rjoins; do $(BIN)/python -m benchmarks.calibration.sql_judge pool --set $$s \
 		--data out/$$s-data --out $(JUDGE_OUT)/$$s-pool.jsonl || exit 1; done
 	$(BIN)/python -m benchmarks.calibration.sql_judge given --set unseen --data out/unseen-data \
 		--records $(JUDGE_GIVEN) --out $(JUDGE_OUT)/unseen-given.jsonl
@@ -437,6 +437,8 @@ bench-sql-judge: setup dev
 		--pairs $(JUDGE_OUT)/rtables-pool.jsonl --out $(JUDGE_OUT)/rtables-scored.jsonl
 	$(BIN)/python -m benchmarks.calibration.sql_judge score --set tools --data out/tools-data \
 		--pairs $(JUDGE_OUT)/tools-pool.jsonl --out $(JUDGE_OUT)/tools-scored.jsonl
+	$(BIN)/python -m benchmarks.calibration.sql_judge score --set rjoins --data out/rjoins-data \
+		--pairs $(JUDGE_OUT)/rjoins-pool.jsonl --out $(JUDGE_OUT)/rjoins-scored.jsonl
 	$(BIN)/python -m benchmarks.calibration.sql_judge sample --set rquantities \
 		--data out/rquantities-data --samples 3 --questions $(JUDGE_SAMPLED) \
 		--out $(JUDGE_OUT)/rquantities-sampled.jsonl
