@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
+from crag_core.text.joins import bridged, reaches
 from crag_core.text.sql_tree import read as read_sql
 from crag_core.text.table_shapes import (
     Cell,
@@ -189,16 +190,33 @@ def match_tables(question: str, catalog: Sequence[TableInfo]) -> list[TableMatch
 
 
 def asked_matches(question: str, catalog: Sequence[TableInfo]) -> list[TableMatch]:
-    """The tables a question is asked of: those it names best, at most ``MAX_TABLES``.
+    """The tables a question is asked of: those it names best, and the tables between them.
 
-    A table the question names less than half as much as the best (a "year" column, where
-    the best is named by its columns and a value) is left out: the model joins what it sees.
+    At most ``MAX_TABLES`` named best. A table the question names less than half as much as
+    the best (a "year" column, where the best is named by its columns and a value) is left
+    out, unless it holds a value the question names that no table kept holds, and joins them
+    by keys ("Which of our customers in the UK ordered Perth Pasties?": the product's name is
+    only in ``products``; a "Male" of an unrelated table, for "males", is not asked).
+    Then the tables their keys join through (``joins.bridged``: ``orders`` between
+    ``customers`` and ``order_details``), each a match of nothing the question names: the
+    model joins what it sees.
     """
     matches = match_tables(question, catalog)
     if not matches:
         return []
     best = matches[0].score
-    return [m for m in matches[:MAX_TABLES] if 2 * m.score >= best]
+    kept = [m for m in matches[:MAX_TABLES] if 2 * m.score >= best]
+    for match in matches:
+        held = {v.lower() for m in kept for v in m.values}
+        if (
+            match not in kept
+            and len(kept) <= MAX_TABLES
+            and any(v.lower() not in held for v in match.values)
+            and reaches([m.table for m in kept], match.table, catalog)
+        ):
+            kept.append(match)
+    tables = bridged([m.table for m in kept], catalog)
+    return kept + [TableMatch(t, (), (), False) for t in tables[len(kept) :]]
 
 
 def asked_tables(question: str, catalog: Sequence[TableInfo]) -> list[TableInfo]:

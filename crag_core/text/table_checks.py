@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from crag_core.text.answer_type import alternatives
+from crag_core.text.joins import names_table, referred
 from crag_core.text.sql import (
     ABBREVIATED,
     ANALYTIC,
@@ -30,7 +31,7 @@ from crag_core.text.sql import (
 from crag_core.text.sql_tree import Query
 from crag_core.text.sql_tree import read as read_sql
 from crag_core.text.table_shapes import ColumnInfo, QueryResult, TableInfo, sql_name, sql_text
-from crag_core.text.words import STOPWORDS, content_words, same_word, stem, words_of
+from crag_core.text.words import STOPWORDS, content_words, words_of
 
 _ONE_OF = re.compile(
     r"^\s*(?:which|who|what|in which|on which|at which)\b.*\b(?:highest|lowest|most|least|"
@@ -390,8 +391,6 @@ def _named_used(a: Answered) -> list[str]:
     return found
 
 
-_KEY = re.compile(r"(?:(?:^|[_\s])(?:id|ID|Id)|[a-z0-9](?:Id|ID))$")
-"""A key column's name: ``artist_id``, ``ArtistId``, ``customerID``, ``ID`` (not ``paid``)."""
 _ASKS_KEY = re.compile(r"\b(?:ids?|identifiers?|keys?|codes?|numbers?)\b", re.I)
 """A question that asks for a key itself ("What is the id of …", "… customer number")."""
 
@@ -416,10 +415,10 @@ def _key_answered(a: Answered) -> list[str]:
         return []
     if _ASKS_KEY.search(a.question):
         return []
-    referred = [_referred(name, a.catalog) for name in query.selected]
-    if not all(referred):
+    keys = [referred(name, a.catalog) for name in query.selected]
+    if not all(keys):
         return []
-    name, table = query.selected[0], referred[0]
+    name, table = query.selected[0], keys[0]
     return [
         f"the query returns {sql_name(name)}, a key of {table}, not what it stands for: join "
         f"{table} on it and return the column the question asks for (a name, a title)"
@@ -445,7 +444,7 @@ def _key_guessed(a: Answered) -> list[str]:
         return []
     said = _written_numbers(a.question)
     for name, value in a.query.numbers_equal():
-        table = _referred(name, a.catalog)
+        table = referred(name, a.catalog)
         try:
             number = float(value)
         except ValueError:
@@ -468,22 +467,8 @@ def referred_tables(sql: str, catalog: Sequence[TableInfo]) -> list[str]:
     """
     query = read_sql(sql)
     names = [*query.selected, *(name for name, _ in query.numbers_equal())]
-    found = (_referred(name, catalog) for name in names)
+    found = (referred(name, catalog) for name in names)
     return list(dict.fromkeys(name for name in found if name))
-
-
-def _referred(column: str, tables: Sequence[TableInfo]) -> str:
-    """The table ``column`` is a key of, by name (``artist_id``: ``artists``), or ""."""
-    found = [c for t in tables for c in t.columns if c.name.lower() == column.lower()]
-    names = [column, *(c.original for c in found)]
-    for name in names:
-        if not _KEY.search(name):
-            continue
-        word = "".join(words_of(name))[:-2]
-        for table in tables:
-            if _names_table(word, table):
-                return table.name
-    return ""
 
 
 def _self_subtracted(a: Answered) -> list[str]:
@@ -1031,20 +1016,14 @@ def _columns_left_out(
         if not query.reads(c.name)
         and c.original.lower() not in said
         and not _own_key(c, table)
-        and not _referred(c.name, catalog)
+        and not referred(c.name, catalog)
     ]
 
 
 def _own_key(column: ColumnInfo, table: TableInfo) -> bool:
     """``column`` is ``table``'s id named after it: ``track_id`` or ``TrackId`` of ``tracks``."""
     joined = "".join(words_of(column.original))
-    return joined.endswith("id") and _names_table(joined[:-2], table)
-
-
-def _names_table(word: str, table: TableInfo) -> bool:
-    """Whether ``word`` (a key's name less its "id") is ``table``'s name in either number."""
-    name = "".join(words_of(table.name))
-    return bool(word) and (same_word(word, name) or stem(word) == stem(name))
+    return joined.endswith("id") and names_table(joined[:-2], table)
 
 
 _NAMES = re.compile(r"(?<=[\w,;)] )[A-Z][a-z]+(?:[A-Z][a-z]+)*\b")

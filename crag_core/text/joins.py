@@ -1,0 +1,116 @@
+"""How the collection's tables join: keys named after the table they stand for.
+
+``artist_id`` of ``albums`` stands for a row of ``artists``; ``order_details`` joins
+``customers`` only through ``orders`` (``order_id``, ``customer_id``). A question's scope that
+holds ``customers`` and ``order_details`` but not ``orders`` leaves the model no way to write
+the join, so the tables between are added (``bridged``).
+
+No I/O: it reads the catalog's names only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Sequence
+
+from crag_core.text.table_shapes import TableInfo
+from crag_core.text.words import same_word, stem, words_of
+
+KEY = re.compile(r"(?:(?:^|[_\s])(?:id|ID|Id)|[a-z0-9](?:Id|ID))$")
+"""A key column's name: ``artist_id``, ``ArtistId``, ``customerID``, ``ID`` (not ``paid``)."""
+BRIDGES = 2
+"""Tables ``bridged`` adds at most: a scope is joined through two tables between, or is not."""
+
+
+def names_table(word: str, table: TableInfo) -> bool:
+    """Whether ``word`` (a key's name less its "id") is ``table``'s name in either number."""
+    name = "".join(words_of(table.name))
+    return bool(word) and (same_word(word, name) or stem(word) == stem(name))
+
+
+def referred(column: str, tables: Sequence[TableInfo]) -> str:
+    """The table ``column`` is a key of, by name (``artist_id``: ``artists``), or ""."""
+    found = [c for t in tables for c in t.columns if c.name.lower() == column.lower()]
+    for name in [column, *(c.original for c in found)]:
+        if not KEY.search(name):
+            continue
+        word = "".join(words_of(name))[:-2]
+        for table in tables:
+            if names_table(word, table):
+                return table.name
+    return ""
+
+
+def links(catalog: Sequence[TableInfo]) -> dict[str, set[str]]:
+    """Each table's neighbours: the tables its keys stand for, and those with keys to it."""
+    near: dict[str, set[str]] = {t.name: set() for t in catalog}
+    for table in catalog:
+        for column in table.columns:
+            other = referred(column.name, catalog)
+            if other and other != table.name:
+                near[table.name].add(other)
+                near[other].add(table.name)
+    return near
+
+
+def bridged(tables: Sequence[TableInfo], catalog: Sequence[TableInfo]) -> list[TableInfo]:
+    """``tables`` and the tables between them by keys, when they do not join among themselves.
+
+    Each table not yet joined to the first is joined by the shortest path of keys through
+    the catalog, as long as the tables added stay within ``BRIDGES``; one no path reaches so
+    is left as it is (the model may still compare its values). In ``tables``' order, the
+    bridges after them.
+    """
+    near = links(catalog)
+    chosen = [t.name for t in tables]
+    added: list[str] = []
+    for name in chosen[1:]:
+        have = _joined(near, [chosen[0], *added], [*chosen, *added])
+        path = [] if name in have else _path(near, have, name)
+        between = [n for n in path[1:-1] if n not in chosen]
+        if path and len(added) + len(between) <= BRIDGES:
+            added.extend(between)
+    by_name = {t.name: t for t in catalog}
+    return [*tables, *(by_name[n] for n in added)]
+
+
+def reaches(tables: Sequence[TableInfo], other: TableInfo, catalog: Sequence[TableInfo]) -> bool:
+    """Whether ``other`` joins ``tables`` by keys, through ``BRIDGES`` tables between at most."""
+    near = links(catalog)
+    path = _path(
+        near, _joined(near, [t.name for t in tables[:1]], [t.name for t in tables]), other.name
+    )
+    return bool(path) and len(path) - 2 <= BRIDGES
+
+
+def _joined(near: dict[str, set[str]], start: Sequence[str], within: Sequence[str]) -> set[str]:
+    """The tables of ``within`` that join ``start`` through tables of ``within`` only."""
+    seen, todo = set(start), list(start)
+    while todo:
+        for other in near.get(todo.pop(), set()) & set(within):
+            if other not in seen:
+                seen.add(other)
+                todo.append(other)
+    return seen
+
+
+def _path(near: dict[str, set[str]], sources: set[str], target: str) -> list[str]:
+    """The shortest path of keys from one of ``sources`` to ``target`` ([] when none)."""
+    back: dict[str, str] = {}
+    queue = deque(sorted(sources))
+    seen = set(sources)
+    while queue:
+        here = queue.popleft()
+        for other in sorted(near.get(here, set())):
+            if other in seen:
+                continue
+            back[other] = here
+            if other == target:
+                path = [other]
+                while path[-1] in back:
+                    path.append(back[path[-1]])
+                return path[::-1]
+            seen.add(other)
+            queue.append(other)
+    return []
