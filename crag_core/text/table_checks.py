@@ -409,6 +409,11 @@ def _key_answered(a: Answered) -> list[str]:
     the gold on the rtables, tools, unseen, held-out or loop sets, and 4 wrong ones on the
     loop set, whose records showed the shape (the rules' "150" for "Who recorded the album
     Pop?"): that set cannot judge it.
+
+    A code of the rows' own table (``customer_code`` of ``customers``, "REGGC" for "Which
+    customer …?") is flagged the same way when its table has a column that names its rows
+    (``_coded``). Over the rjoins, rtables and tools calibration records it refuses no answer
+    equal to the gold, and 2 wrong ones (rjoins' "REGGC").
     """
     query = a.query
     if not query.selected or query.selects_computed or not a.rows:
@@ -416,13 +421,42 @@ def _key_answered(a: Answered) -> list[str]:
     if _ASKS_KEY.search(a.question):
         return []
     keys = [referred(name, a.catalog) for name in query.selected]
-    if not all(keys):
-        return []
-    name, table = query.selected[0], keys[0]
-    return [
-        f"the query returns {sql_name(name)}, a key of {table}, not what it stands for: join "
-        f"{table} on it and return the column the question asks for (a name, a title)"
-    ]
+    codes = [_coded(name, a.catalog) for name in query.selected]
+    if all(keys):
+        name, table = query.selected[0], keys[0]
+        return [
+            f"the query returns {sql_name(name)}, a key of {table}, not what it stands for: "
+            f"join {table} on it and return the column the question asks for (a name, a title)"
+        ]
+    if all(codes):
+        name, named = query.selected[0], codes[0]
+        return [
+            f"the query returns {sql_name(name)}, a code, not what it stands for: return "
+            f"the column that names its rows ({named})"
+        ]
+    return []
+
+
+_CODE = re.compile(r"(?:^|[_\s])(?:code|CODE|Code)$|[a-z0-9]Code$")
+"""A code column's name: ``customer_code``, ``CustomerCode`` (not ``zipcode``)."""
+_NAMING = frozenset({"name", "title"})
+"""The words of a column that names its table's rows (``company_name``, ``title``)."""
+
+
+def _coded(column: str, catalog: Sequence[TableInfo]) -> str:
+    """The columns that name the rows a code ``column`` stands for ("" for none).
+
+    ``customer_code`` of ``customers`` stands for a customer, named by ``company_name``: the
+    code answers "which customer?" no more than ``customer_id`` does. The first table that
+    holds ``column`` is read; its naming columns have a "name" or "title" in their name.
+    """
+    if not _CODE.search(column):
+        return ""
+    for table in catalog:
+        if any(c.name.lower() == column.lower() for c in table.columns):
+            naming = [c.name for c in table.columns if _NAMING & set(words_of(c.original))]
+            return ", ".join(sql_name(n) for n in naming)
+    return ""
 
 
 def _written_numbers(question: str) -> set[float]:

@@ -158,6 +158,27 @@ def test_a_key_is_no_answer_unless_the_question_asks_for_one(tmp_path):
     ]
 
 
+def test_a_code_of_the_rows_own_table_is_no_answer_for_which_of_them(tmp_path):
+    """ "Which customer in Mexico placed the most orders?" answered by customer_code ("REGGC")
+    names no customer: the table names its rows in company_name, and the feedback says so."""
+    customers: list[list[Any]] = [
+        ["customer_id", "customer_code", "company_name", "country"],
+        [1, "REGGC", "Reggiani Caseifici", "Mexico"],
+        [2, "TORTU", "Tortuga Restaurante", "Mexico"],
+    ]
+    tables = make_table_store(tmp_path / "c.sqlite3", {"customers.csv": customers}).catalog()
+    q = "Which customer in Mexico has placed the most orders?"
+    coded = "SELECT customer_code FROM customers WHERE country = 'Mexico' LIMIT 1"
+    found = findings(q, coded, result(("customer_code",), ("REGGC",)), tables, catalog=tables)
+    assert any(c == "key" and "company_name" in t for c, t in found)
+    named = "SELECT company_name FROM customers WHERE country = 'Mexico' LIMIT 1"
+    answer = result(("company_name",), ("Reggiani Caseifici",))
+    assert not [c for c, _ in findings(q, named, answer, tables, catalog=tables) if c == "key"]
+    asked = "What is the customer code of the first customer in Mexico?"
+    answer = result(("customer_code",), ("REGGC",))
+    assert not [c for c, _ in findings(asked, coded, answer, tables, catalog=tables) if c == "key"]
+
+
 def test_a_choice_between_two_must_name_one_of_them(store):
     q = "Who got more votes in Mile-End: Coderre or Joly?"
     tables = store.catalog()
