@@ -945,6 +945,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-template", type=int, default=0, help="0: every question")
     parser.add_argument("--per-type", type=int, default=0, help="the first N of each type")
     parser.add_argument("--templates", default="", help="only these (comma-separated)")
+    parser.add_argument("--ids", default="", help="only these questions (comma-separated ids)")
     parser.add_argument("--tool", default="", help="only questions for these tools (table,…)")
     parser.add_argument(
         "--routed", default="", help="only questions the planner's rules send to these tools"
@@ -1016,6 +1017,8 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [r for r in read_records(qset.questions) if r["split"] == args.split]
     if args.templates:
         chosen = [r for r in chosen if r["template"] in args.templates.split(",")]
+    if args.ids:
+        chosen = [r for r in chosen if r["id"] in args.ids.split(",")]
     if args.tool:
         chosen = [r for r in chosen if r["tool"] in args.tool.split(",")]
     if args.per_type:
