@@ -139,16 +139,19 @@ def named_values(question: str, table: TableInfo) -> dict[str, tuple[str, ...]]:
 
 
 def _alike(name: str, word: str) -> bool:
-    """A column name's word alike a question's: equal, or sharing their first five letters.
+    """A column name's word alike a question's: equal, or one word in two spellings.
 
-    Or all of the name's word, when it is the shorter (an abbreviation: "temp" for
-    "temperature", "max" for "maximum"); "generation" and "generated" share five. A question's
-    word shorter than the name's is not its abbreviation: "car" does not name ``carb``.
+    All of the name's word, when it is the shorter (an abbreviation: "temp" for
+    "temperature", "max" for "maximum"); or their first five letters at least, and all but two
+    of the shorter word's ("generation" and "generated", "months" and ``monthly``; not
+    "discounts" and ``discontinued``, which part after five). A question's word shorter than
+    the name's is not its abbreviation: "car" does not name ``carb``.
     """
     shared = len(os.path.commonprefix([name, word]))
+    one = shared >= 5 and shared >= min(len(name), len(word)) - 2
     if len(name) > len(word):
-        return shared >= 5
-    return name == word or shared >= min(len(name), 5) >= 3
+        return one
+    return name == word or shared == len(name) >= 3 or one
 
 
 def names_column(question_words: Sequence[str], column: str) -> bool:

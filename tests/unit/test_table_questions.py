@@ -442,6 +442,15 @@ def test_a_question_word_shorter_than_a_columns_is_not_its_name():
     assert names_column(["generated"], "generation") is True
 
 
+def test_two_words_that_part_after_five_letters_are_not_one_name():
+    # "after discounts" does not name ``discontinued``: they part after "disco"
+    assert names_column(["sales", "after", "discounts"], "discontinued") is False
+    assert names_column(["discounts"], "discount") is True
+    assert names_column(["months"], "monthly") is True  # one word in two spellings
+    assert names_column(["countries"], "country") is True
+    assert names_column(["electoral"], "electricity") is False
+
+
 @pytest.mark.parametrize(
     "question",
     ["What is the default of timeout?", "What does the retries setting of the guide mean?"],
