@@ -571,6 +571,35 @@ def held_by(sql: str, tables: Sequence[TableInfo], spans: dict[str, dict[str, Sp
     return "; ".join(said)
 
 
+def held_elsewhere(sql: str, catalog: Sequence[TableInfo]) -> list[str]:
+    """A query's text values that the column it compares lacks and another column lists.
+
+    "ship_name = 'Federal Shipping'" found no rows: "'Federal Shipping' is a value of
+    company_name in shippers, not of ship_name" (the name of the shipper, not of the ship).
+    Only the values the catalog lists (a column's few values) are read.
+    """
+    found = []
+    for name, value in read_sql(sql).equalities():
+        column = name.split(".")[-1].lower()
+        if any(
+            c.name.lower() == column and value.lower() in {v.lower() for v in c.values}
+            for t in catalog
+            for c in t.columns
+        ):
+            continue
+        holders = [
+            f"{c.name} in {t.name}"
+            for t in catalog
+            for c in t.columns
+            if value.lower() in {v.lower() for v in c.values}
+        ]
+        if holders:
+            found.append(
+                f"{sql_text(value)} is a value of {', '.join(holders[:2])}, not of {column}"
+            )
+    return found
+
+
 def misspelled(sql: str, tables: Sequence[TableInfo]) -> list[str]:
     """A query's values that its column holds spelled otherwise, as feedback for a retry."""
     columns = {c.name.lower(): c for t in tables for c in t.columns if c.values}

@@ -18,6 +18,7 @@ from crag_core.text.sql import (
     Span,
     did_you_mean,
     held_by,
+    held_elsewhere,
     incidental,
     missing_values,
     misspelled,
@@ -128,8 +129,8 @@ def run_query(
         return result, " ".join(premise), True, ""
     answer = result_answer(result, question)
     if not answer:
-        held = held_by(sql, read or tables, ranges or {})
-        why = premise[0] if premise else held
+        held = [*held_elsewhere(sql, catalog), held_by(sql, read or tables, ranges or {})]
+        why = premise[0] if premise else "; ".join(h for h in held if h)
         return result, "", False, "it returned no rows" + (f" ({why})" if why else "")
     found = problems(question, sql, result, tables, ranges, catalog)
     return result, answer, False, "; ".join(found)

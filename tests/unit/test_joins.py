@@ -17,9 +17,9 @@ SHOP: dict[str, list[list[Any]]] = {
         [2, "Ernst Handel", "Austria"],
     ],
     "orders.csv": [
-        ["order_id", "customer_id", "shipper_id", "order_date"],
-        [10, 1, 1, "1997-01-02"],
-        [11, 2, 2, "1997-03-04"],
+        ["order_id", "customer_id", "shipper_id", "order_date", "ship_name"],
+        [10, 1, 1, "1997-01-02", "Around the Horn"],
+        [11, 2, 2, "1997-03-04", "Ernst Handel"],
     ],
     "order_details.csv": [
         ["order_detail_id", "order_id", "product_id", "quantity"],
@@ -89,3 +89,17 @@ def test_a_question_is_asked_of_the_tables_that_join_what_it_names(catalog):
     # a value of a table nothing joins is no reason to ask it ("males": salaries' "Male")
     q2 = "How many orders did male customers in Austria place?"
     assert "salaries" not in [m.table.name for m in asked_matches(q2, catalog)]
+
+
+def test_no_rows_says_which_table_holds_the_value_compared(tmp_path):
+    """ "orders sent with United Package": ship_name holds no shipper; shippers does."""
+    from nodes.tools.table_query import run_query
+
+    store = make_table_store(tmp_path / "shop.sqlite3", SHOP)
+    catalog = store.catalog()
+    tables = _named(catalog, "orders", "shippers")
+    sql = "SELECT order_date FROM orders WHERE ship_name = 'United Package'"
+    q = "When was the order sent with United Package placed?"
+    result, answer, premise, why = run_query(store, sql, tables, catalog, q)
+    assert not premise  # a table holds the value: not a false premise
+    assert "'United Package' is a value of company_name in shippers, not of ship_name" in why
