@@ -1,6 +1,7 @@
 """query_table: answer from the collection's tables with SQL the model writes.
 
-The model sees the named tables (at most ``MAX_TABLES``) as ``CREATE TABLE`` statements
+The model sees the named tables (at most ``MAX_TABLES``, and the tables their keys join
+through: ``crag_core.text.sql.asked_matches``) as ``CREATE TABLE`` statements
 with a few rows each, each column's range and the values the question names
 (``crag_core.text.sql.schema``), and writes one SELECT (the embedded model under a grammar
 that lets it name only those tables and their columns: ``crag_core.text.sql_grammar``);
