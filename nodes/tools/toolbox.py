@@ -34,6 +34,7 @@ from crag_core.text.documents import above_floor, body, doc_id, doc_source
 from crag_core.text.read_around import estimate_tokens, neighbour, within_budget
 from crag_core.text.sources import document_name
 from crag_core.text.sql import asked_tables, format_cell
+from crag_core.text.table_checks import refused_for_good
 from crag_core.text.table_shapes import QueryResult, TableInfo
 from crag_core.text.whole_document import joined
 from crag_core.text.words import content_words, normalize, stem, words_of
@@ -267,6 +268,15 @@ class Toolbox:
             said += f"\nThe rows answer: {tried.answer}"
         whole = whole and tried.passed
         given = table_answer(self.ctx, self.question, tried, tables, catalog) if whole else {}
+        if (
+            tried.answer
+            and not tried.premise
+            and all(  # the user's words count too: "artist 1", asked as "artist one"
+                refused_for_good(q, tried.sql, tried.result, catalog)
+                for q in {asked, self.question}
+            )
+        ):
+            return REFUSED.format(sql=tried.sql, why=tried.reason, rows=said), []
         found = [_result_document(tried.sql, said, read, dict(given))]
         if tried.reason:  # feedback, not a veto: the model asks again or answers knowing it
             return (
@@ -364,11 +374,18 @@ class Toolbox:
 
 FAILED = "The query {sql!r} failed: {why}."
 """query_table's reply to a query that did not run (``failed_sql`` reads its query back)."""
-_FAILED = re.compile(r"The query ('.*'|\".*\") failed: ", re.DOTALL)
+REFUSED = (
+    "The query {sql!r} read these rows, but a check refused its answer for good: {why}.\n"
+    "{rows}\nWrite the SQL yourself (query_table's sql), fixed as the check says, or use "
+    "another tool."
+)
+"""query_table's reply to a query whose answer a ``FOR_GOOD`` check refused: its rows are
+seen, not given as a document an answer could cite (``failed_sql`` reads its query back)."""
+_FAILED = re.compile(r"The query ('.*'|\".*\") (?:failed: |read these rows, but )", re.DOTALL)
 
 
 def failed_sql(reply: str) -> str | None:
-    """The query a ``FAILED`` reply names (None: the reply is no such reply)."""
+    """The query a ``FAILED`` or ``REFUSED`` reply names (None: the reply is neither)."""
     found = _FAILED.match(reply)
     if not found:
         return None

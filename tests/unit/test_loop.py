@@ -336,7 +336,7 @@ def test_the_loop_never_writes_the_rules_query_of_the_same_question_again(store)
     llm = scripted(
         asked,
         {"enough": "yes", "answer": "I don't know"},
-        sql="SELECT COUNT(*) FROM albums WHERE artistid = 2",  # not the 1 asked: fails
+        sql="SELECT COUNT(*) FROM albums WHERE title = 'Big Ones'",  # not the 1 asked: fails
     )
     services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
     final, lines = ask(services, "How many albums have the artistid 1?", planner="auto")
@@ -357,7 +357,7 @@ def test_the_auto_loop_opens_with_the_rules_query_and_no_model_call(store):
     llm = scripted(
         {"enough": "no", "tool": "column_values", "args": {"table": "artists", "column": "name"}},
         {"enough": "yes", "answer": "I don't know"},
-        sql="SELECT COUNT(*) FROM albums WHERE artistid = 2",  # not the 1 asked: fails
+        sql="SELECT COUNT(*) FROM albums WHERE title = 'Big Ones'",  # not the 1 asked: fails
     )
     services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
     question = "How many albums have the artistid 1?"
@@ -731,3 +731,24 @@ def test_the_loops_search_keeps_what_the_retrieve_node_keeps(store):
     assert said == "Nothing new found (none close enough to the query)." and found == []
     everything = Toolbox(services, ctx, "q", hits).search("anything")
     assert everything == ("Nothing new found (only passages already read).", [])
+
+
+def test_a_result_a_check_refuses_for_good_is_seen_but_cannot_be_cited(store):
+    """The albums' ArtistId (1) for "Who made …?" is a key of artists (``FOR_GOOD``): the
+    model reads the rows and why, but no document comes back for an answer to cite, and the
+    same SQL again is a repeat. A result a feedback check finds fault with stays citable."""
+    services = make_services(retriever=FakeRetriever(NOTES), tables=store)
+    question = "Who made the album Let There Be Rock?"
+    (query,) = [t for t in toolbox(services, Context(), question, []) if t.name == "query_table"]
+    sql = "SELECT artistid FROM albums WHERE title = 'Let There Be Rock'"
+    call = {"name": "query_table", "args": {"question": question, "sql": sql}, "id": "c0"}
+    reply = query.invoke({**call, "type": "tool_call"})
+    assert "refused its answer for good" in reply.text and "a key of artists" in reply.text
+    assert "1" in reply.text  # the rows are seen
+    assert not reply.artifact
+    again = {**call, "id": "c1"}
+    assert repeats(cast(Any, again), [AIMessage(content="", tool_calls=[call]), reply], question)
+    titles = "SELECT title FROM albums WHERE title = 'Big Ones'"  # a value the question lacks
+    other = {"name": "query_table", "args": {"question": question, "sql": titles}, "id": "c2"}
+    found = query.invoke({**other, "type": "tool_call"})
+    assert found.text.startswith("The query ran, but a check found") and found.artifact
