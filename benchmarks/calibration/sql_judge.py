@@ -99,7 +99,7 @@ def _checked(store: Any, catalog: Any, question: dict[str, Any], sql: str) -> di
     ran = _run(store, catalog, question["question"], sql)
     if ran is None:
         return None
-    result, answer, premise, reason, tables = ran
+    sql, result, answer, premise, reason, tables = ran
     if result is None or not answer or reason:
         return None
     kind = table_kind(result, premise, 1)

@@ -43,6 +43,7 @@ recorded query, check by check, counting the refused answers that equal the gold
 from __future__ import annotations
 
 import argparse
+import ast
 import datetime as dt
 import json
 import os
@@ -672,7 +673,7 @@ def recheck(qset: QuestionSet, records: list[Path]) -> str:
                 continue
             tables = asked_tables(r["question"], catalog)
             ranges = {t.name: spans(store, t) for t in tables}
-            _, answer, _, why = run_query(
+            _, _, answer, _, why = run_query(
                 store, r["sql"][-1], tables, catalog, r["question"], ranges
             )
             count[(r["verdict"], bool(why) or not answer)] += 1
@@ -697,14 +698,15 @@ def recheck(qset: QuestionSet, records: list[Path]) -> str:
 def refusals(qset: QuestionSet, records: list[Path]) -> str:
     """Each check's refusals among recorded queries, by whether their answer equals the gold.
 
-    Every query a pipeline wrote (each record's ``sql``; once, however many runs wrote it)
+    Every query a pipeline wrote (``written``; once, however many runs wrote it)
     runs again; the answer read off its
     result with no check (``result_answer``) is judged against the gold, and each check that
     would refuse it is counted: a check that refuses answers equal to the gold costs right
     answers, one that refuses wrong ones keeps them from being given. The checks run as
     ``run_query`` runs them (the same tables; a query answered as a false premise is counted
-    apart, as ``premise``, and checked no further). No model call. Run with ``CRAG_DATA_DIR``
-    at the set's store.
+    apart, as ``premise``, and checked no further; one the database refused runs mended, as
+    ``run_query`` mends it, counted also as ``rejoined``). No model call. Run with
+    ``CRAG_DATA_DIR`` at the set's store.
     """
     from crag_core.errors import CragError, TableQueryError
     from crag_core.text.sql import (
@@ -715,6 +717,7 @@ def refusals(qset: QuestionSet, records: list[Path]) -> str:
         result_answer,
         unasked_values,
     )
+    from crag_core.text.sql_repair import rejoined
     from crag_core.text.table_checks import findings, misread_years
     from graph.factory import default_services
     from nodes.tools.table_query import absent_numbers, spans
@@ -728,22 +731,31 @@ def refusals(qset: QuestionSet, records: list[Path]) -> str:
     for r in (r for path in records for r in read_records(path) if r["id"] in questions):
         tables = asked_tables(r["question"], catalog)
         ranges = {t.name: spans(store, t) for t in tables}
-        for sql in r.get("sql") or []:
+        for sql in written(r):
             if (r["id"], sql) in seen:
                 continue
             seen.add((r["id"], sql))
+            mended = ""
             try:
                 result = store.query(sql, max_rows=1_000)
             except (TableQueryError, CragError):
-                continue
+                if (mended := rejoined(sql, catalog)) == sql:
+                    continue
+                try:  # as run_query mends it
+                    result, sql = store.query(mended, max_rows=1_000), mended
+                except (TableQueryError, CragError):
+                    continue
             read = [t for t in tables if t.name in result.tables]  # as run_query reads them
             premise = missing_values(sql, read, catalog) or absent_numbers(store, sql, read)
             if premise and not any(incidental(t) for t in read):
                 counts[("queries", "premise")] += 1  # answered as a false premise, unchecked
+                if mended:
+                    counts[("rejoined (not a check)", "premise")] += 1
                 continue
             answer = result_answer(result, r["question"])
             verdict_of = judge(answer, questions[r["id"]]) if answer else "no rows"
             named = [("no rows", "")] if not answer else []
+            named += [("rejoined (not a check)", "")] if mended else []
             named += [("misspelled", t) for t in misspelled(sql, tables)]
             named += [("unasked value", t) for t in unasked_values(sql, read, r["question"])]
             named += [("year column", t) for t in misread_years(r["question"], sql, read, ranges)]
@@ -771,6 +783,22 @@ def refusals(qset: QuestionSet, records: list[Path]) -> str:
         ("premise", "false premise (not checked)"),
     ]
     return markdown_table(rows, columns)
+
+
+_LAST_QUERY = re.compile(r"its last query: (SELECT.*?)\); the agent loop", re.S | re.I)
+_CALLED_SQL = re.compile(r"""sql=("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
+
+
+def written(record: dict[str, Any]) -> list[str]:
+    """Every query a record's pipeline wrote, once each.
+
+    Those that read rows (``sql``), the rules' last one named in a warning, and those the
+    loop called ``query_table`` with (``tried``).
+    """
+    found = list(record.get("sql") or [])
+    found += [m.group(1) for w in record.get("warnings") or [] for m in _LAST_QUERY.finditer(w)]
+    found += [ast.literal_eval(m.group(1)) for m in _CALLED_SQL.finditer(record.get("tried") or "")]
+    return list(dict.fromkeys(found))
 
 
 def compare_runs(runs: dict[str, Path], qset: QuestionSet) -> str:

@@ -99,7 +99,7 @@ def answerer(job: dict[str, Any]) -> Callable[[str], None]:
         reply = complete(llm, prompt, grammar=grammar)
         seconds = time.perf_counter() - started
         sql = extract_sql(reply)
-        result, prediction, _, reason = run_query(store, sql, tables, catalog, question)
+        sql, result, prediction, _, reason = run_query(store, sql, tables, catalog, question)
         record = {
             "id": row["id"],
             "question": question,

@@ -84,6 +84,11 @@ def reaches(tables: Sequence[TableInfo], other: TableInfo, catalog: Sequence[Tab
     return bool(path) and len(path) - 2 <= BRIDGES
 
 
+def path_between(near: dict[str, set[str]], start: str, target: str) -> list[str]:
+    """The shortest path of keys from table ``start`` to ``target``, both ends in ([] if none)."""
+    return [start] if start == target else _path(near, {start}, target)
+
+
 def _joined(near: dict[str, set[str]], start: Sequence[str], within: Sequence[str]) -> set[str]:
     """The tables of ``within`` that join ``start`` through tables of ``within`` only."""
     seen, todo = set(start), list(start)

@@ -184,11 +184,11 @@ def table_graph(asked: Asked) -> Any:
             assert store is not None
             sql, attempt, scope = state["sql"], state["attempt"], state.get("scope", asked.scope)
             ran = run_query(store, sql, scope.tables, asked.catalog, asked.question, scope.ranges)
-            tried = Attempted(attempt, sql, *ran, state.get("versions", {}))
+            tried = Attempted(attempt, *ran, state.get("versions", {}))
             update: dict[str, Any] = {"tried": [tried], "cost": cost, "attempt": attempt + 1}
             if attempt:  # the query written in code teaches the model nothing
                 update["feedback"] = _feedback(asked, tried)
-            if not tried.passed and (widened := _widened(asked, scope, sql)) is not None:
+            if not tried.passed and (widened := _widened(asked, scope, tried.sql)) is not None:
                 update["scope"] = widened
         return update
 

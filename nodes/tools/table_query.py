@@ -26,6 +26,7 @@ from crag_core.text.sql import (
     schema,
     unasked_values,
 )
+from crag_core.text.sql_repair import rejoined
 from crag_core.text.sql_tree import read as read_sql
 from crag_core.text.table_checks import misread_years, problems
 from crag_core.text.table_shapes import QueryResult, TableInfo
@@ -99,41 +100,61 @@ def run_query(
     catalog: list[TableInfo],
     question: str = "",
     ranges: dict[str, dict[str, Span]] | None = None,
-) -> tuple[QueryResult | None, str, bool, str]:
-    """Run ``sql``: its result, its answer, whether that is a false premise, what is wrong.
+) -> tuple[str, QueryResult | None, str, bool, str]:
+    """Run ``sql``: the query run, its result and answer, whether that is a false premise, why.
 
-    What is wrong is "" when nothing is.
+    Why (what is wrong) is "" when nothing is. The query run is ``sql``, or it mended
+    (``crag_core.text.sql_repair.rejoined``) when the database refused it for a column a
+    table lacks and the catalog's keys say where it is.
     A comparison with a value no table of the collection holds answers that the table has no
     such value (a false premise), not what the query found; a value the column holds spelled
     otherwise, or a result that does not pass ``problems``, is an answer with what is wrong
     with it. Tables inside pages give no false premise (their text may hold the value).
     """
     if not sql:
-        return None, "", False, "the reply held no SELECT"
+        return sql, None, "", False, "the reply held no SELECT"
     try:
-        result = store.query(sql, max_rows=RESULT_ROWS)
+        result, sql = _run(store, sql, catalog)
     except TableQueryError as exc:
-        return None, "", False, did_you_mean(str(exc), tables, sql)
+        return sql, None, "", False, did_you_mean(str(exc), tables, sql)
     spelled = misspelled(sql, tables)
     if spelled:
-        return result, "", False, "; ".join(spelled)
+        return sql, result, "", False, "; ".join(spelled)
     read = [t for t in tables if t.name in result.tables]
     unasked = unasked_values(sql, read, question) if question else []
     if unasked:
-        return result, "", False, "; ".join(unasked)
+        return sql, result, "", False, "; ".join(unasked)
     misread = misread_years(question, sql, read, ranges or {})
     if misread:
-        return result, "", False, "; ".join(misread)
+        return sql, result, "", False, "; ".join(misread)
     premise = missing_values(sql, read, catalog) or absent_numbers(store, sql, read, ranges)
     if premise and not any(incidental(t) for t in read):
-        return result, " ".join(premise), True, ""
+        return sql, result, " ".join(premise), True, ""
     answer = result_answer(result, question)
     if not answer:
         held = [*held_elsewhere(sql, catalog), held_by(sql, read or tables, ranges or {})]
         why = premise[0] if premise else "; ".join(h for h in held if h)
-        return result, "", False, "it returned no rows" + (f" ({why})" if why else "")
+        return sql, result, "", False, "it returned no rows" + (f" ({why})" if why else "")
     found = problems(question, sql, result, tables, ranges, catalog)
-    return result, answer, False, "; ".join(found)
+    return sql, result, answer, False, "; ".join(found)
+
+
+def _run(store: TableStore, sql: str, catalog: list[TableInfo]) -> tuple[QueryResult, str]:
+    """``sql``'s result and the query run (``sql``, or it ``rejoined``).
+
+    Mended only when the database refused ``sql`` and the catalog's keys mend it; the
+    database's first error is raised when neither runs.
+    """
+    try:
+        return store.query(sql, max_rows=RESULT_ROWS), sql
+    except TableQueryError as first:
+        mended = rejoined(sql, catalog)
+        if mended == sql:
+            raise
+        try:
+            return store.query(mended, max_rows=RESULT_ROWS), mended
+        except TableQueryError:
+            raise first from None
 
 
 def absent_numbers(

@@ -249,8 +249,8 @@ class Toolbox:
             catalog = store.catalog()
             tables = catalog if sql else asked_tables(asked, catalog)
             if sql:
-                result, answer, premise, reason = run_query(store, sql, catalog, catalog, asked)
-                tried = Attempted(1, sql, result, answer, premise, reason, {})  # the model's
+                ran = run_query(store, sql, catalog, catalog, asked)
+                tried = Attempted(1, *ran, {})  # the model's
                 if whole:
                     tried = judged(self.services, self.ctx, asked, tried, catalog)
             else:

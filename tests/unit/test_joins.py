@@ -100,6 +100,6 @@ def test_no_rows_says_which_table_holds_the_value_compared(tmp_path):
     tables = _named(catalog, "orders", "shippers")
     sql = "SELECT order_date FROM orders WHERE ship_name = 'United Package'"
     q = "When was the order sent with United Package placed?"
-    result, answer, premise, why = run_query(store, sql, tables, catalog, q)
+    _, result, answer, premise, why = run_query(store, sql, tables, catalog, q)
     assert not premise  # a table holds the value: not a false premise
     assert "'United Package' is a value of company_name in shippers, not of ship_name" in why

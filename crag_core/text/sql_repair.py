@@ -1,0 +1,197 @@
+"""A query the database refused for a column its table lacks, put right where the keys say how.
+
+The model joins ``customers`` to ``order_details`` on ``customer_id`` with ``orders`` in its
+schema, and reads ``order_date`` off ``order_details``: SQLite answers "no such column" and
+the retry, told so, writes the same join again. ``rejoined`` mends two such slips in the
+query's tree (sqlglot) and nothing else:
+
+- a join whose condition names a key one of its two tables lacks goes through the tables
+  between them, by the keys the catalog links them with (``crag_core.text.joins``): ``JOIN
+  orders ON T1.customer_id = orders.customer_id JOIN order_details AS T2 ON orders.order_id =
+  T2.order_id``;
+- a column the query read off that joined table which a table between holds (and no other
+  table of the query) is read from it: the model that joined ``order_details`` on
+  ``customer_id`` took it for ``orders``. A column misplaced in a query that needs no bridge
+  is left to the database's error: moved to the one table that has it, as SQLite reads a
+  name written with no table, it made wrong answers of errors (contact names for "which
+  customer") on the calibration records.
+
+Where the keys do not say one way (no path within ``joins.BRIDGES``, a table between already
+in the query, no shared key column, two tables holding the column) the query is left as it
+was. A mended query is run and checked like any other. No I/O: the catalog's names only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+from crag_core.text.joins import BRIDGES, links, path_between, referred
+from crag_core.text.table_shapes import TableInfo
+
+
+def rejoined(sql: str, catalog: Sequence[TableInfo]) -> str:
+    """``sql`` with its joins through missing keys bridged.
+
+    The columns it read off the joined table that the tables between hold are read from
+    them. ``sql`` itself when nothing is mended (or it does not parse).
+    """
+    try:
+        tree = sqlglot.parse_one(sql, read="sqlite")
+    except (SqlglotError, RecursionError):
+        return sql
+    if tree is None:
+        return sql
+    tables = {t.name.lower(): t for t in catalog}
+    changed = False
+    for select in list(tree.find_all(exp.Select)):
+        between = _bridge(select, tables, catalog)
+        if between:
+            _requalify(select, tables, between)
+            changed = True
+    return tree.sql(dialect="sqlite") if changed else sql
+
+
+def _sources(select: exp.Select, tables: dict[str, TableInfo]) -> dict[str, TableInfo]:
+    """The select's tables of the catalog by the name the query calls them (alias or name)."""
+    found: dict[str, TableInfo] = {}
+    from_ = select.args.get("from_")
+    for node in [from_.this if from_ else None, *(j.this for j in select.args.get("joins") or [])]:
+        if isinstance(node, exp.Table) and node.name.lower() in tables:
+            found[node.alias_or_name] = tables[node.name.lower()]
+    return found
+
+
+def _source(sources: dict[str, TableInfo], name: str) -> str:
+    """The name ``sources`` knows the table a column's qualifier ``name`` calls ("" if none)."""
+    return next((s for s in sources if s.lower() == name.lower()), "")
+
+
+def _has(table: TableInfo, column: str) -> bool:
+    return any(c.name.lower() == column.lower() for c in table.columns)
+
+
+def _bridge(
+    select: exp.Select, tables: dict[str, TableInfo], catalog: Sequence[TableInfo]
+) -> list[str]:
+    """Each join on a key one side lacks, through the tables between (in place): their names."""
+    added: list[str] = []
+    for join in list(select.args.get("joins") or []):
+        mended = _bridged_join(join, _sources(select, tables), tables, catalog)
+        if mended:
+            at = select.args["joins"].index(join)
+            select.set("joins", [*select.args["joins"][:at], *mended, *select.args["joins"][at:]])
+            added += [j.this.alias_or_name for j in mended]
+    return added
+
+
+def _bridged_join(
+    join: exp.Join,
+    sources: dict[str, TableInfo],
+    tables: dict[str, TableInfo],
+    catalog: Sequence[TableInfo],
+) -> list[exp.Join]:
+    """The joins to put before ``join`` (its condition rewritten in place), or [] when none."""
+    if not isinstance(join.this, exp.Table) or join.this.name.lower() not in tables:
+        return []
+    alias = join.this.alias_or_name
+    for eq in _conjuncts(join.args.get("on")):
+        sides = [eq.this, eq.expression]
+        if not all(isinstance(s, exp.Column) and _source(sources, s.table) for s in sides):
+            continue
+        here = [s for s in sides if _source(sources, s.table) == alias]
+        there = [s for s in sides if _source(sources, s.table) != alias]
+        if len(here) != 1 or len(there) != 1:
+            continue
+        mine, theirs = here[0], there[0]
+        joined, earlier = sources[alias], sources[_source(sources, theirs.table)]
+        if _has(joined, mine.name) and _has(earlier, theirs.name):
+            continue
+        way = path_between(links(catalog), earlier.name, joined.name)
+        between = [tables[n.lower()] for n in way[1:-1]]
+        held = {t.name for t in sources.values()}
+        if not between or len(between) > BRIDGES or any(t.name in held for t in between):
+            return []
+        keys = [_key(a, b, catalog) for a, b in zip(way, way[1:], strict=False)]
+        if not all(keys):
+            return []
+        names = [_free(t.name, sources) for t in between]
+        before = [theirs.table, *names]
+        added = [
+            _join(t.name, name, before[i], keys[i], join.args.get("side"))
+            for i, (t, name) in enumerate(zip(between, names, strict=True))
+        ]
+        eq.replace(exp.EQ(this=_col(names[-1], keys[-1]), expression=_col(mine.table, keys[-1])))
+        return added
+    return []
+
+
+def _conjuncts(on: exp.Expr | None) -> list[exp.EQ]:
+    """The equalities ANDed in a join's condition."""
+    if isinstance(on, exp.Paren):
+        on = on.this
+    if isinstance(on, exp.EQ):
+        return [on]
+    if isinstance(on, exp.And):
+        return [*_conjuncts(on.this), *_conjuncts(on.expression)]
+    return []
+
+
+def _key(one: str, other: str, catalog: Sequence[TableInfo]) -> str:
+    """The column two neighbouring tables join on: a key of one for the other, held by both."""
+    by_name = {t.name: t for t in catalog}
+    a, b = by_name[one], by_name[other]
+    for x, y in ((a, b), (b, a)):
+        for column in x.columns:
+            if referred(column.name, catalog) == y.name and _has(y, column.name):
+                return column.name
+    return ""
+
+
+def _free(name: str, sources: dict[str, TableInfo]) -> str:
+    """``name``, or ``name_2``… when the query already calls a table so."""
+    taken = {s.lower() for s in sources}
+    if name.lower() not in taken:
+        return name
+    return next(f"{name}_{n}" for n in range(2, len(taken) + 3) if f"{name}_{n}" not in taken)
+
+
+def _ident(name: str) -> exp.Identifier:
+    """``name`` quoted (a table may be called ``order``)."""
+    return exp.to_identifier(name, quoted=True)
+
+
+def _col(table: str, column: str) -> exp.Column:
+    return exp.Column(this=_ident(column), table=_ident(table))
+
+
+def _join(table: str, alias: str, previous: str, key: str, side: str | None) -> exp.Join:
+    """``JOIN table AS alias ON previous.key = alias.key`` (LEFT when the mended join is)."""
+    source = exp.Table(this=_ident(table), alias=exp.TableAlias(this=_ident(alias)))
+    on = exp.EQ(this=_col(previous, key), expression=_col(alias, key))
+    join = exp.Join(this=source, on=on)
+    if side:
+        join.set("side", side)
+    return join
+
+
+def _requalify(select: exp.Select, tables: dict[str, TableInfo], between: list[str]) -> None:
+    """Columns read off a table that lacks them, read from the table ``between`` that holds them.
+
+    Only where no other table of the query holds the column (in place). The model that
+    joined ``order_details`` on ``customer_id`` took it for ``orders``: its ``T2.order_date``
+    is ``orders.order_date``. Not in a join's condition (bridged, or left).
+    """
+    sources = _sources(select, tables)
+    for column in list(select.find_all(exp.Column)):
+        if column.find_ancestor(exp.Select) is not select or column.find_ancestor(exp.Join):
+            continue
+        written = _source(sources, column.table)
+        if not written or _has(sources[written], column.name):
+            continue
+        holders = [name for name, t in sources.items() if _has(t, column.name)]
+        if len(holders) == 1 and holders[0] in between:
+            column.set("table", _ident(holders[0]))

@@ -1,0 +1,87 @@
+"""A query refused for a column its table lacks, mended by the catalog's keys (``sql_repair``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from crag_core.errors import TableQueryError
+from crag_core.text.sql_repair import rejoined
+from tests.fakes import make_table_store
+from tests.unit.test_joins import SHOP
+
+
+@pytest.fixture
+def store(tmp_path):
+    return make_table_store(tmp_path / "shop.sqlite3", SHOP)
+
+
+def _rows(store, sql):
+    return store.query(sql, max_rows=100).rows
+
+
+SPENT = (
+    "SELECT SUM(T2.quantity) FROM customers AS T1 JOIN order_details AS T2 "
+    "ON T1.customer_id = T2.customer_id WHERE T1.company_name = 'Ernst Handel'"
+)
+
+
+def test_a_join_on_a_key_the_joined_table_lacks_goes_through_the_table_between(store):
+    with pytest.raises(TableQueryError):
+        _rows(store, SPENT)
+    mended = rejoined(SPENT, store.catalog())
+    assert 'JOIN "orders" AS "orders" ON "T1"."customer_id" = "orders"."customer_id"' in mended
+    assert '"orders"."order_id" = "T2"."order_id"' in mended
+    assert _rows(store, mended) == ((5,),)
+
+
+def test_a_join_written_the_other_way_round_is_bridged_too(store):
+    sql = (
+        "SELECT c.company_name FROM order_details od LEFT JOIN customers c "
+        "ON od.customer_id = c.customer_id WHERE od.quantity = 3"
+    )
+    mended = rejoined(sql, store.catalog())
+    assert 'LEFT JOIN "orders"' in mended  # the bridge keeps the join's side
+    assert _rows(store, mended) == (("Around the Horn",),)
+
+
+def test_a_column_read_off_a_table_that_lacks_it_is_read_from_the_one_that_has_it(store):
+    sql = SPENT.replace("WHERE", "WHERE strftime('%Y', T2.order_date) = '1997' AND")
+    mended = rejoined(sql, store.catalog())
+    assert '"orders".order_date' in mended
+    assert _rows(store, mended) == ((5,),)
+
+
+def test_a_query_the_keys_do_not_mend_one_way_is_left_as_it_is(store):
+    catalog = store.catalog()
+    # the table between is already in the query: the model meant something the keys cannot say
+    written = (
+        "SELECT SUM(T2.quantity) FROM customers AS T1 JOIN orders AS o ON T1.customer_id = "
+        "o.customer_id JOIN order_details AS T2 ON T1.customer_id = T2.customer_id"
+    )
+    assert rejoined(written, catalog) == written
+    # no keys join them
+    unjoined = "SELECT * FROM salaries s JOIN customers c ON s.customer_id = c.customer_id"
+    assert rejoined(unjoined, catalog) == unjoined
+    # two tables of the query hold company_name: which one is meant is not for code to say
+    two = (
+        "SELECT o.company_name FROM orders o JOIN customers c ON o.customer_id = c.customer_id "
+        "JOIN shippers s ON o.shipper_id = s.shipper_id"
+    )
+    assert rejoined(two, catalog) == two
+    assert rejoined("SELECT FROM WHERE (", catalog) == "SELECT FROM WHERE ("
+    assert rejoined("SELECT quantity FROM order_details", catalog) == (
+        "SELECT quantity FROM order_details"
+    )
+
+
+def test_run_query_answers_from_the_mended_query_and_says_which_it_ran(store):
+    from nodes.tools.table_query import run_query
+
+    catalog = store.catalog()
+    q = "How many units did Ernst Handel order?"
+    sql, result, answer, premise, why = run_query(store, SPENT, catalog, catalog, q)
+    assert result is not None and answer == "5" and not premise
+    assert sql != SPENT and '"orders"' in sql
+    broken = "SELECT colour FROM order_details"
+    sql, result, _, _, why = run_query(store, broken, catalog, catalog, q)
+    assert sql == broken and result is None and "no such column: colour" in why
