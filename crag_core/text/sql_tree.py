@@ -119,6 +119,9 @@ class Query:
     ``AS average_mass``)."""
     grouped: bool = False
     """Whether it groups its rows (GROUP BY) anywhere."""
+    summed: tuple[str, ...] = ()
+    """The columns a ``SUM``, ``TOTAL`` or ``AVG`` adds up as they are (``SUM(T1.category_id)``:
+    ``category_id``; not ``SUM(price * quantity)``)."""
     aliases: tuple[tuple[str, str], ...] = ()
     """Each table's alias and the table it names (``("t2", "order_details")`` for
     ``order_details AS T2``), lower-cased."""
@@ -205,6 +208,13 @@ def read(sql: str) -> Query:
         scales=tuple(float(n.this) for n in numeric if isinstance(n.parent, exp.Mul | exp.Div)),
         averages=tree.find(exp.Avg) is not None or any(_AVERAGE.search(n) for n in _names(tree)),
         grouped=tree.find(exp.Group) is not None,
+        summed=tuple(
+            dict.fromkeys(
+                column.name
+                for call in tree.find_all(exp.Sum, exp.Avg)
+                if isinstance(column := _unwrapped(call.this), exp.Column)
+            )
+        ),
         aliases=tuple(
             dict.fromkeys(
                 (t.alias.lower(), t.name.lower()) for t in tree.find_all(exp.Table) if t.alias

@@ -972,3 +972,27 @@ def test_a_key_named_after_another_table_is_no_condition_the_query_must_read(tmp
     left = "SELECT COUNT(*) FROM orders WHERE ship_country = 'Austria'"
     found = findings(q2, left, result(("n",), (1,)), asked, catalog=catalog)
     assert any("names the column freight" in t for c, t in found if c == "named")
+
+
+def test_a_key_added_up_measures_nothing(tmp_path):
+    """ "How many units of Seafood were sold?" answered by ``SUM(category_id)`` over the rows
+    joined: a key numbers rows. The quantity itself, or a question about the keys, passes."""
+    products: list[list[Any]] = [
+        ["product_id", "category_id", "units"],
+        [1, 8, 10],
+        [2, 8, 5],
+    ]
+    categories: list[list[Any]] = [["category_id", "category_name"], [8, "Seafood"]]
+    store = make_table_store(
+        tmp_path / "k.sqlite3", {"products.csv": products, "categories.csv": categories}
+    )
+    catalog = store.catalog()
+    q = "How many units of Seafood were sold?"
+    joined = "FROM products AS p JOIN categories AS c ON p.category_id = c.category_id"
+    summed = f"SELECT SUM(p.category_id) {joined} WHERE c.category_name = 'Seafood'"
+    found = findings(q, summed, store.query(summed), catalog, catalog=catalog)
+    assert any(c == "summed key" and "adds up category_id, a key" in t for c, t in found)
+    units = f"SELECT SUM(p.units) {joined} WHERE c.category_name = 'Seafood'"
+    assert "summed key" not in [c for c, _ in findings(q, units, store.query(units), catalog)]
+    asks = "What do the category ids of the Seafood products add up to?"
+    assert "summed key" not in [c for c, _ in findings(asks, summed, store.query(summed), catalog)]
