@@ -43,10 +43,16 @@ def referred(column: str, tables: Sequence[TableInfo]) -> str:
 
 
 def links(catalog: Sequence[TableInfo]) -> dict[str, set[str]]:
-    """Each table's neighbours: the tables its keys stand for, and those with keys to it."""
+    """Each table's neighbours: the tables its keys stand for, and those with keys to it.
+
+    Only columns named as keys are looked up (``referred`` reads every column of the catalog
+    for each: a wide sheet's hundreds of columns would cost their square).
+    """
     near: dict[str, set[str]] = {t.name: set() for t in catalog}
     for table in catalog:
         for column in table.columns:
+            if not (KEY.search(column.name) or KEY.search(column.original)):
+                continue
             other = referred(column.name, catalog)
             if other and other != table.name:
                 near[table.name].add(other)
@@ -54,15 +60,19 @@ def links(catalog: Sequence[TableInfo]) -> dict[str, set[str]]:
     return near
 
 
-def bridged(tables: Sequence[TableInfo], catalog: Sequence[TableInfo]) -> list[TableInfo]:
+def bridged(
+    tables: Sequence[TableInfo],
+    catalog: Sequence[TableInfo],
+    near: dict[str, set[str]] | None = None,
+) -> list[TableInfo]:
     """``tables`` and the tables between them by keys, when they do not join among themselves.
 
     Each table not yet joined to the first is joined by the shortest path of keys through
     the catalog, as long as the tables added stay within ``BRIDGES``; one no path reaches so
     is left as it is (the model may still compare its values). In ``tables``' order, the
-    bridges after them.
+    bridges after them. ``near``: the catalog's ``links``, when already read.
     """
-    near = links(catalog)
+    near = links(catalog) if near is None else near
     chosen = [t.name for t in tables]
     added: list[str] = []
     for name in chosen[1:]:
@@ -75,9 +85,17 @@ def bridged(tables: Sequence[TableInfo], catalog: Sequence[TableInfo]) -> list[T
     return [*tables, *(by_name[n] for n in added)]
 
 
-def reaches(tables: Sequence[TableInfo], other: TableInfo, catalog: Sequence[TableInfo]) -> bool:
-    """Whether ``other`` joins ``tables`` by keys, through ``BRIDGES`` tables between at most."""
-    near = links(catalog)
+def reaches(
+    tables: Sequence[TableInfo],
+    other: TableInfo,
+    catalog: Sequence[TableInfo],
+    near: dict[str, set[str]] | None = None,
+) -> bool:
+    """Whether ``other`` joins ``tables`` by keys, through ``BRIDGES`` tables between at most.
+
+    ``near``: the catalog's ``links``, when already read.
+    """
+    near = links(catalog) if near is None else near
     path = _path(
         near, _joined(near, [t.name for t in tables[:1]], [t.name for t in tables]), other.name
     )

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from crag_core.text.joins import bridged, reaches
+from crag_core.text.joins import bridged, links, reaches
 from crag_core.text.sql_tree import read as read_sql
 from crag_core.text.table_shapes import (
     Cell,
@@ -209,16 +209,17 @@ def asked_matches(question: str, catalog: Sequence[TableInfo]) -> list[TableMatc
         return []
     best = matches[0].score
     kept = [m for m in matches[:MAX_TABLES] if 2 * m.score >= best]
+    near = links(catalog)
     for match in matches:
         held = {v.lower() for m in kept for v in m.values}
         if (
             match not in kept
             and len(kept) <= MAX_TABLES
             and any(v.lower() not in held for v in match.values)
-            and reaches([m.table for m in kept], match.table, catalog)
+            and reaches([m.table for m in kept], match.table, catalog, near)
         ):
             kept.append(match)
-    tables = bridged([m.table for m in kept], catalog)
+    tables = bridged([m.table for m in kept], catalog, near)
     return kept + [TableMatch(t, (), (), False) for t in tables[len(kept) :]]
 
 
