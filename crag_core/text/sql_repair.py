@@ -2,23 +2,27 @@
 
 The model joins ``customers`` to ``order_details`` on ``customer_id`` with ``orders`` in its
 schema, and reads ``order_date`` off ``order_details``: SQLite answers "no such column" and
-the retry, told so, writes the same join again. ``rejoined`` mends two such slips in the
+the retry, told so, writes the same join again. ``rejoined`` mends three such slips in the
 query's tree (sqlglot) and nothing else:
 
 - a join whose condition names a key one of its two tables lacks goes through the tables
   between them, by the keys the catalog links them with (``crag_core.text.joins``): ``JOIN
   orders ON T1.customer_id = orders.customer_id JOIN order_details AS T2 ON orders.order_id =
-  T2.order_id``;
+  T2.order_id``; when the one table between is already joined later in the query, an inner
+  join's condition goes through it;
 - a column the query read off that joined table which a table between holds (and no other
   table of the query) is read from it: the model that joined ``order_details`` on
-  ``customer_id`` took it for ``orders``. A column misplaced in a query that needs no bridge
-  is left to the database's error: moved to the one table that has it, as SQLite reads a
-  name written with no table, it made wrong answers of errors (contact names for "which
-  customer") on the calibration records.
+  ``customer_id`` took it for ``orders``;
+- a column read off a table that lacks it, which no table of the query holds, is read
+  through the one key of that table that leads to it: ``T2.product_name`` of
+  ``order_details`` is ``products.product_name`` joined on ``product_id``.
 
-Where the keys do not say one way (no path within ``joins.BRIDGES``, a table between already
-in the query, no shared key column, two tables holding the column) the query is left as it
-was. A mended query is run and checked like any other. No I/O: the catalog's names only.
+A column misplaced where another table of the query holds it is left to the database's
+error: moved there, as SQLite reads a name written with no table, it made wrong answers of
+errors (contact names for "which customer") on the calibration records. Where the keys do
+not say one way (no path within ``joins.BRIDGES``, no shared key column, two tables holding
+the column, two keys leading to it) the query is left as it was. A mended query is run and
+checked like any other. No I/O: the catalog's names only.
 """
 
 from __future__ import annotations
@@ -51,7 +55,7 @@ def rejoined(sql: str, catalog: Sequence[TableInfo]) -> str:
         between = _bridge(select, tables, catalog)
         if between:
             _requalify(select, tables, between)
-            changed = True
+        changed = _dereference(select, tables, catalog) or bool(between) or changed
     return tree.sql(dialect="sqlite") if changed else sql
 
 
@@ -77,11 +81,16 @@ def _has(table: TableInfo, column: str) -> bool:
 def _bridge(
     select: exp.Select, tables: dict[str, TableInfo], catalog: Sequence[TableInfo]
 ) -> list[str]:
-    """Each join on a key one side lacks, through the tables between (in place): their names."""
+    """Each join on a key one side lacks, through the tables between (in place).
+
+    The names of the tables between, whether added or already in the query.
+    """
     added: list[str] = []
     for join in list(select.args.get("joins") or []):
         mended = _bridged_join(join, _sources(select, tables), tables, catalog)
-        if mended:
+        if isinstance(mended, str):
+            added.append(mended)
+        elif mended:
             at = select.args["joins"].index(join)
             select.set("joins", [*select.args["joins"][:at], *mended, *select.args["joins"][at:]])
             added += [j.this.alias_or_name for j in mended]
@@ -93,8 +102,15 @@ def _bridged_join(
     sources: dict[str, TableInfo],
     tables: dict[str, TableInfo],
     catalog: Sequence[TableInfo],
-) -> list[exp.Join]:
-    """The joins to put before ``join`` (its condition rewritten in place), or [] when none."""
+) -> list[exp.Join] | str:
+    """The joins to put before ``join`` (its condition rewritten in place), or [] when none.
+
+    When the one table between is already in the query (``JOIN order_details AS T2 ON
+    T1.customer_id = T2.customer_id JOIN orders AS T3 ON …``) and the join is inner, the
+    condition goes through it (``T1.customer_id = T3.customer_id AND T3.order_id =
+    T2.order_id``: SQLite reads an inner join's condition over every table of the FROM) and
+    the name the query calls it is returned instead.
+    """
     if not isinstance(join.this, exp.Table) or join.this.name.lower() not in tables:
         return []
     alias = join.this.alias_or_name
@@ -112,12 +128,19 @@ def _bridged_join(
             continue
         way = path_between(links(catalog), earlier.name, joined.name)
         between = [tables[n.lower()] for n in way[1:-1]]
-        held = {t.name for t in sources.values()}
-        if not between or len(between) > BRIDGES or any(t.name in held for t in between):
-            return []
         keys = [_key(a, b, catalog) for a, b in zip(way, way[1:], strict=False)]
-        if not all(keys):
+        if not between or len(between) > BRIDGES or not all(keys):
             return []
+        held = [name for name, t in sources.items() if t in between]
+        if held:
+            if len(between) != 1 or len(held) != 1 or join.args.get("side"):
+                return []
+            through = exp.And(
+                this=exp.EQ(this=_col(theirs.table, keys[0]), expression=_col(held[0], keys[0])),
+                expression=exp.EQ(this=_col(held[0], keys[1]), expression=_col(alias, keys[1])),
+            )
+            eq.replace(through)
+            return held[0]
         names = [_free(t.name, sources) for t in between]
         before = [theirs.table, *names]
         added = [
@@ -176,6 +199,45 @@ def _join(table: str, alias: str, previous: str, key: str, side: str | None) -> 
     if side:
         join.set("side", side)
     return join
+
+
+def _dereference(
+    select: exp.Select, tables: dict[str, TableInfo], catalog: Sequence[TableInfo]
+) -> bool:
+    """Columns read off a table that lacks them, through the key of it that leads to them.
+
+    ``T2.product_name`` of ``order_details`` (which has ``product_id``), when no table of the
+    query holds ``product_name``: ``JOIN products ON T2.product_id = products.product_id``, and
+    ``products.product_name`` read (in place; the same join for each such column). Only where
+    exactly one table a key of the column's table stands for holds it. Not in a join's
+    condition.
+    """
+    joined: dict[tuple[str, str, str], str] = {}  # (qualifier, key, table): the join's name
+    sources = _sources(select, tables)
+    for column in list(select.find_all(exp.Column)):
+        written = _source(sources, column.table)
+        if column.find_ancestor(exp.Select) is not select or column.find_ancestor(exp.Join):
+            continue
+        if not written or any(_has(t, column.name) for t in sources.values()):
+            continue
+        own = sources[written]
+        found = {
+            (key.name, other.name)
+            for key in own.columns
+            if (other := tables.get(referred(key.name, catalog).lower()))
+            and other.name != own.name
+            and _has(other, column.name)
+            and _has(other, key.name)
+        }
+        if len(found) != 1:
+            continue
+        ((key, name),) = found
+        if (written, key, name) not in joined:
+            alias = _free(name, {**sources, **{a: own for a in joined.values()}})
+            select.append("joins", _join(name, alias, written, key, None))
+            joined[(written, key, name)] = alias
+        column.set("table", _ident(joined[(written, key, name)]))
+    return bool(joined)
 
 
 def _requalify(select: exp.Select, tables: dict[str, TableInfo], between: list[str]) -> None:

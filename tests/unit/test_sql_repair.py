@@ -51,12 +51,42 @@ def test_a_column_read_off_a_table_that_lacks_it_is_read_from_the_one_that_has_i
     assert _rows(store, mended) == ((5,),)
 
 
+def test_a_join_goes_through_the_table_between_when_the_query_joins_it_later(store):
+    sql = (
+        "SELECT SUM(T2.quantity) FROM customers AS T1 JOIN order_details AS T2 ON "
+        "T1.customer_id = T2.customer_id JOIN orders AS T3 ON T2.order_id = T3.order_id "
+        "WHERE T1.company_name = 'Ernst Handel'"
+    )
+    mended = rejoined(sql, store.catalog())
+    assert '"T1"."customer_id" = "T3"."customer_id" AND "T3"."order_id" = "T2"."order_id"' in (
+        mended
+    )
+    assert _rows(store, mended) == ((5,),)
+
+
+def test_a_column_its_table_lacks_is_read_through_the_key_that_leads_to_it(store):
+    """``T2.product_name`` of ``order_details``: its ``product_id`` stands for ``products``."""
+    sql = (
+        "SELECT T2.product_name FROM order_details AS T2 WHERE T2.quantity > 4 "
+        "GROUP BY T2.product_name"
+    )
+    mended = rejoined(sql, store.catalog())
+    assert mended.count('JOIN "products"') == 1  # one join for both columns
+    assert _rows(store, mended) == (("Konbu",),)
+    # a table of the query holds the column: which one is meant is not for code to say
+    held = (
+        "SELECT o.company_name FROM orders AS o JOIN customers AS c "
+        "ON o.customer_id = c.customer_id"
+    )
+    assert rejoined(held, store.catalog()) == held
+
+
 def test_a_query_the_keys_do_not_mend_one_way_is_left_as_it_is(store):
     catalog = store.catalog()
-    # the table between is already in the query: the model meant something the keys cannot say
+    # the table between is in the query, and the join to mend keeps unmatched rows (LEFT)
     written = (
-        "SELECT SUM(T2.quantity) FROM customers AS T1 JOIN orders AS o ON T1.customer_id = "
-        "o.customer_id JOIN order_details AS T2 ON T1.customer_id = T2.customer_id"
+        "SELECT SUM(T2.quantity) FROM customers AS T1 LEFT JOIN order_details AS T2 ON "
+        "T1.customer_id = T2.customer_id JOIN orders AS o ON T2.order_id = o.order_id"
     )
     assert rejoined(written, catalog) == written
     # no keys join them
