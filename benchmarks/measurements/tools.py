@@ -764,7 +764,9 @@ def refusals(qset: QuestionSet, records: list[Path]) -> str:
             counts[("queries", verdict_of)] += 1
             for check in dict.fromkeys(name for name, _ in named):
                 counts[(check, verdict_of)] += 1
-    checks = dict.fromkeys(name for name, _ in counts if name != "queries")
+            if answer and any(name not in _NOT_CHECKS for name, _ in named):
+                counts[("any check", verdict_of)] += 1
+    checks = dict.fromkeys(name for name, _ in counts if name not in ("queries", "any check"))
     rows = [
         {
             "check": name,
@@ -773,10 +775,10 @@ def refusals(qset: QuestionSet, records: list[Path]) -> str:
             "empty": counts[(name, "no rows")],
             "premise": counts[(name, "premise")],
         }
-        for name in ["queries", *checks]
+        for name in ["queries", "any check", *checks]
     ]
     columns = [
-        ("check", "check (queries: all of them)"),
+        ("check", "check (queries: all of them; any check: refused by one at least)"),
         ("right", "refused, answer = gold"),
         ("wrong", "refused, answer wrong"),
         ("empty", "no rows"),
@@ -785,6 +787,8 @@ def refusals(qset: QuestionSet, records: list[Path]) -> str:
     return markdown_table(rows, columns)
 
 
+_NOT_CHECKS = frozenset({"no rows", "rejoined (not a check)"})
+"""Rows of ``refusals`` that count queries, not a check's refusals."""
 _LAST_QUERY = re.compile(r"its last query: (SELECT.*?)\); the agent loop", re.S | re.I)
 _CALLED_SQL = re.compile(r"""sql=("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
 
