@@ -717,10 +717,9 @@ def refusals(qset: QuestionSet, records: list[Path]) -> str:
         result_answer,
         unasked_values,
     )
-    from crag_core.text.sql_repair import rejoined
     from crag_core.text.table_checks import findings, misread_years
     from graph.factory import default_services
-    from nodes.tools.table_query import absent_numbers, spans
+    from nodes.tools.table_query import absent_numbers, run_mended, spans
 
     store = default_services(Context(collection=qset.collection)).tables
     assert store is not None
@@ -735,16 +734,11 @@ def refusals(qset: QuestionSet, records: list[Path]) -> str:
             if (r["id"], sql) in seen:
                 continue
             seen.add((r["id"], sql))
-            mended = ""
             try:
-                result = store.query(sql, max_rows=1_000)
+                result, ran = run_mended(store, sql, catalog)  # as run_query runs it
             except (TableQueryError, CragError):
-                if (mended := rejoined(sql, catalog)) == sql:
-                    continue
-                try:  # as run_query mends it
-                    result, sql = store.query(mended, max_rows=1_000), mended
-                except (TableQueryError, CragError):
-                    continue
+                continue
+            mended, sql = ran != sql, ran
             read = [t for t in tables if t.name in result.tables]  # as run_query reads them
             premise = missing_values(sql, read, catalog) or absent_numbers(store, sql, read)
             if premise and not any(incidental(t) for t in read):

@@ -27,7 +27,7 @@ checked like any other. No I/O: the catalog's names only.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import sqlglot
 from sqlglot import exp
@@ -50,9 +50,10 @@ def rejoined(sql: str, catalog: Sequence[TableInfo]) -> str:
     if tree is None:
         return sql
     tables = {t.name.lower(): t for t in catalog}
+    near = links(catalog)
     changed = False
     for select in list(tree.find_all(exp.Select)):
-        between = _bridge(select, tables, catalog)
+        between = _bridge(select, tables, catalog, near)
         if between:
             _requalify(select, tables, between)
         changed = _dereference(select, tables, catalog) or bool(between) or changed
@@ -79,7 +80,10 @@ def _has(table: TableInfo, column: str) -> bool:
 
 
 def _bridge(
-    select: exp.Select, tables: dict[str, TableInfo], catalog: Sequence[TableInfo]
+    select: exp.Select,
+    tables: dict[str, TableInfo],
+    catalog: Sequence[TableInfo],
+    near: dict[str, set[str]],
 ) -> list[str]:
     """Each join on a key one side lacks, through the tables between (in place).
 
@@ -87,7 +91,7 @@ def _bridge(
     """
     added: list[str] = []
     for join in list(select.args.get("joins") or []):
-        mended = _bridged_join(join, _sources(select, tables), tables, catalog)
+        mended = _bridged_join(join, _sources(select, tables), tables, catalog, near)
         if isinstance(mended, str):
             added.append(mended)
         elif mended:
@@ -102,6 +106,7 @@ def _bridged_join(
     sources: dict[str, TableInfo],
     tables: dict[str, TableInfo],
     catalog: Sequence[TableInfo],
+    near: dict[str, set[str]],
 ) -> list[exp.Join] | str:
     """The joins to put before ``join`` (its condition rewritten in place), or [] when none.
 
@@ -126,7 +131,7 @@ def _bridged_join(
         joined, earlier = sources[alias], sources[_source(sources, theirs.table)]
         if _has(joined, mine.name) and _has(earlier, theirs.name):
             continue
-        way = path_between(links(catalog), earlier.name, joined.name)
+        way = path_between(near, earlier.name, joined.name)
         between = [tables[n.lower()] for n in way[1:-1]]
         keys = [_key(a, b, catalog) for a, b in zip(way, way[1:], strict=False)]
         if not between or len(between) > BRIDGES or not all(keys):
@@ -174,9 +179,9 @@ def _key(one: str, other: str, catalog: Sequence[TableInfo]) -> str:
     return ""
 
 
-def _free(name: str, sources: dict[str, TableInfo]) -> str:
-    """``name``, or ``name_2``… when the query already calls a table so."""
-    taken = {s.lower() for s in sources}
+def _free(name: str, used: Iterable[str]) -> str:
+    """``name``, or ``name_2``… when the query already calls a table so (``used``)."""
+    taken = {s.lower() for s in used}
     if name.lower() not in taken:
         return name
     return next(f"{name}_{n}" for n in range(2, len(taken) + 3) if f"{name}_{n}" not in taken)
@@ -233,7 +238,7 @@ def _dereference(
             continue
         ((key, name),) = found
         if (written, key, name) not in joined:
-            alias = _free(name, {**sources, **{a: own for a in joined.values()}})
+            alias = _free(name, [*sources, *joined.values()])
             select.append("joins", _join(name, alias, written, key, None))
             joined[(written, key, name)] = alias
         column.set("table", _ident(joined[(written, key, name)]))

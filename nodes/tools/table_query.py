@@ -114,7 +114,7 @@ def run_query(
     if not sql:
         return sql, None, "", False, "the reply held no SELECT"
     try:
-        result, sql = _run(store, sql, catalog)
+        result, sql = run_mended(store, sql, catalog)
     except TableQueryError as exc:
         return sql, None, "", False, did_you_mean(str(exc), tables, sql)
     spelled = misspelled(sql, tables)
@@ -139,7 +139,7 @@ def run_query(
     return sql, result, answer, False, "; ".join(found)
 
 
-def _run(store: TableStore, sql: str, catalog: list[TableInfo]) -> tuple[QueryResult, str]:
+def run_mended(store: TableStore, sql: str, catalog: list[TableInfo]) -> tuple[QueryResult, str]:
     """``sql``'s result and the query run (``sql``, or it ``rejoined``).
 
     Mended only when the database refused ``sql`` and the catalog's keys mend it; the
