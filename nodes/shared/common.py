@@ -24,6 +24,23 @@ def seconds_spent(state: Mapping[str, Any]) -> float:
     return max(time.time() - asked_at, 0.0) if asked_at else 0.0
 
 
+def deadline(state: Mapping[str, Any], ctx: Context) -> float | None:
+    """When the question's time ends (``time.time()`` seconds), None for a pass run alone.
+
+    ``answer_seconds`` from when the turn began; inside the agent loop, also ``loop_seconds``
+    from its first step (``loop_started``), whichever comes first.
+    """
+    ends = [
+        start + seconds
+        for start, seconds in (
+            (state.get("asked_at"), ctx.answer_seconds),
+            (state.get("loop_started"), ctx.loop_seconds),
+        )
+        if start
+    ]
+    return min(ends) if ends else None
+
+
 def past_deadline(state: Mapping[str, Any], ctx: Context) -> bool:
     """Whether the question's ``answer_seconds`` have run out.
 

@@ -56,7 +56,7 @@ from crag_core.text.table_checks import (
     computes,
 )
 from crag_core.text.table_shapes import QueryResult, TableInfo
-from nodes.shared.common import question_of, reports
+from nodes.shared.common import deadline, question_of, reports
 from nodes.shared.confidence import gate, held_back, table_kind, table_signals, tool_confidence
 from nodes.tools.table_graph import ask_tables, measured
 from nodes.tools.table_query import Attempted
@@ -88,7 +88,17 @@ def query_table(state: PassState, runtime: Runtime[Context], services: Services)
         ranges, schema = measured(store, tables, question)
     except CragError as exc:
         return {"sql": "", "warnings": [f"The collection's tables could not be read: {exc}"]}
-    tried = ask_tables(services, ctx, state, question, tables, catalog, ranges, schema)
+    tried = ask_tables(
+        services,
+        ctx,
+        state,
+        question,
+        tables,
+        catalog,
+        ranges,
+        schema,
+        deadline=deadline(state, ctx),
+    )
     update: PassUpdate = {"prompt_versions": {k: v for t in tried for k, v in t.versions.items()}}
     last = tried[-1]
     if last.passed:

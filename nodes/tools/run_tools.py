@@ -14,7 +14,7 @@ from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import PassState, PassUpdate
 from crag_core.text.documents import doc_id
 from crag_core.text.read_around import within_budget
-from nodes.shared.common import question_of, reports
+from nodes.shared.common import deadline, question_of, reports
 from nodes.tools.toolbox import failed_sql, observed_tokens, restates, shown, toolbox
 
 NEXT = "If this answers the question, answer now citing its key ({keys}); if not, go on."
@@ -109,9 +109,10 @@ def run_tools(state: PassState, runtime: Runtime[Context], services: Services) -
             "run_tools runs the tool calls of the loop's last step, and there are none"
         )
     evidence = list(state.get("relevant_documents") or [])
-    tools = {
-        t.name: t for t in toolbox(services, ctx, question_of(state), evidence, rules_sql(state))
-    }
+    offered = toolbox(
+        services, ctx, question_of(state), evidence, rules_sql(state), deadline(state, ctx)
+    )
+    tools = {t.name: t for t in offered}
     replies: list[AnyMessage] = []
     for call in last.tool_calls:
         tool = tools.get(call["name"])

@@ -34,6 +34,7 @@ compute what it asks).
 from __future__ import annotations
 
 import operator
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Annotated, Any, TypedDict
@@ -109,6 +110,9 @@ class Asked:
     """Whether a query that passed is judged: not when nothing would read the verdict (the
     loop's query of a part of its question, whose rows the model reads, not the answer's
     confidence)."""
+    deadline: float | None = None
+    """When the question's time ends (``time.time()`` seconds; ``common.deadline``): no retry
+    begins that would end past it at the pace of the attempt before. None: no deadline."""
 
     @property
     def scope(self) -> Scope:
@@ -134,15 +138,18 @@ def ask_tables(
     ranges: dict[str, dict[str, Span]],
     schema: str,
     judge: bool = True,
+    deadline: float | None = None,
 ) -> list[Attempted]:
     """Every attempt at ``question`` over ``tables``: the last passed, or none was left.
 
     ``ranges`` and ``schema``: ``measured(store, tables, question)``. The last attempt
     carries the judge's P(yes) and prompt version when it was judged (``judge``: see
-    ``Asked.judge``).
+    ``Asked.judge``); ``deadline``: ``Asked.deadline``.
     """
     computed = computed_query(question, tables)
-    asked = Asked(services, ctx, state, question, tables, catalog, ranges, schema, computed, judge)
+    asked = Asked(
+        services, ctx, state, question, tables, catalog, ranges, schema, computed, judge, deadline
+    )
     out: dict[str, Any] = table_graph(asked).invoke(
         {"attempt": 0 if computed else 1, "tried": [], "cost": []}
     )
@@ -208,23 +215,38 @@ def table_graph(asked: Asked) -> Any:
     builder.add_edge("write_sql", "run_sql")
     builder.add_conditional_edges(
         "run_sql",
-        lambda state: route_after_run(state, asked.judge),
+        lambda state: route_after_run(state, asked.judge, asked.deadline),
         {"retry": "write_sql", "judge": "judge_sql", "done": END},
     )
     builder.add_edge("judge_sql", END)
     return builder.compile(checkpointer=False, name="query_tables")
 
 
-def route_after_run(state: TableState, judge: bool = True) -> str:
+def route_after_run(state: TableState, judge: bool = True, deadline: float | None = None) -> str:
     """Judge a query that passed (when the confidence reads it), retry one that did not.
 
     Done when it passed and is not judged (a false premise, no judge in the fitted
-    confidence, or ``judge`` False: no confidence will read it), or when no attempt is left.
+    confidence, or ``judge`` False: no confidence will read it), when no attempt is left, or
+    when a retry taking as long as the attempt before would end past ``deadline``.
     """
     last = state["tried"][-1]
     if last.passed:
         return "judge" if judge and judgeable(last) and judges_tables() else "done"
-    return "done" if last.attempt >= SQL_ATTEMPTS else "retry"
+    if last.attempt >= SQL_ATTEMPTS:
+        return "done"
+    if deadline is not None and time.time() + attempt_seconds(state) >= deadline:
+        return "done"
+    return "retry"
+
+
+def attempt_seconds(state: TableState) -> float:
+    """Seconds the last attempt took: its steps' cost entries since the last ``write_sql``."""
+    spent = 0.0
+    for entry in reversed(state.get("cost") or []):
+        spent += entry["seconds"]
+        if entry["node"] == "write_sql":
+            break
+    return spent
 
 
 def judgeable(tried: Attempted) -> bool:

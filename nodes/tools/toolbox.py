@@ -132,6 +132,9 @@ class Toolbox:
     """The last query the rules' table plan wrote for this question in this pass (``planner``
     ``auto``, after it did not answer): the loop's query of the same question runs it again
     (no model call) instead of writing the same SQL from the same prompt anew."""
+    deadline: float | None = None
+    """When the question's time ends (``common.deadline``): a query's retry is not begun
+    that would end past it (``table_graph.Asked.deadline``)."""
 
     def search(self, query: str, file: str = "", kind: str = "") -> Observation:
         """Search the collection's text (hybrid: meaning and keywords) for passages.
@@ -300,7 +303,16 @@ class Toolbox:
             return None
         ranges, schema = measured(store, tables, question)
         tried = ask_tables(
-            self.services, self.ctx, {}, question, tables, catalog, ranges, schema, judge
+            self.services,
+            self.ctx,
+            {},
+            question,
+            tables,
+            catalog,
+            ranges,
+            schema,
+            judge,
+            self.deadline,
         )
         return tried[-1]
 
@@ -495,13 +507,14 @@ def toolbox(
     question: str,
     evidence: Sequence[Document],
     rules_sql: str = "",
+    deadline: float | None = None,
 ) -> list[BaseTool]:
     """The tools this run offers, as LangChain tools bound to its clients and evidence.
 
     A tool's description is its method's docstring (what it is for, an example, what it is
-    not for): the model chooses by it. ``rules_sql``: ``Toolbox.rules_sql``.
+    not for): the model chooses by it. ``rules_sql`` and ``deadline``: ``Toolbox``'s.
     """
-    box = Toolbox(services, ctx, question, evidence, rules_sql)
+    box = Toolbox(services, ctx, question, evidence, rules_sql, deadline)
     tools: list[BaseTool] = []
     for name in available(services, ctx):
         method: Callable[..., Observation] = getattr(box, name)

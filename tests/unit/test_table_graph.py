@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from crag_core.clients.llm import takes_grammar
 from crag_core.schema.context import Context
 from crag_core.text.sql import asked_tables
-from nodes.tools.table_graph import Asked, ask_tables, measured, table_graph
+from nodes.shared.common import deadline
+from nodes.tools.table_graph import (
+    Asked,
+    ask_tables,
+    attempt_seconds,
+    measured,
+    route_after_run,
+    table_graph,
+)
 from tests.fakes import make_llm, make_services, make_table_store
 from tests.unit.test_table_checks import store  # noqa: F401  (the fixture)
 from tests.unit.test_table_questions import sql_responder
@@ -136,3 +145,34 @@ def test_a_retry_told_to_join_the_table_a_key_refers_to_can_read_it(tmp_path, mo
     assert "CREATE TABLE artists" in retry["text"]
     if takes_grammar(ctx.model):  # the embedded model writes under the tables' grammar
         assert "artists" in str(retry["kwargs"]) and "artists" not in str(first["kwargs"])
+
+
+def test_no_retry_begins_that_would_end_past_the_deadline(store, monkeypatch):  # noqa: F811
+    """A failed attempt is retried only when one more, as long as it took, ends in time."""
+    _judging(monkeypatch, False)
+    a = asked(store, make_llm(sql_responder(UNNAMED, RIGHT)))
+    late = time.time() + 0.5  # the first attempt's pace is timed: here it is made 1 s
+    steps = ("write_sql", "run_sql")
+    timed = [{"node": n, "seconds": 0.5} for n in steps]
+    state = {"tried": [], "cost": timed}
+    failed = ask_tables(a.services, a.ctx, {}, QUESTION, a.tables, a.catalog, a.ranges, a.schema)[0]
+    state["tried"] = [failed]
+    assert not failed.passed
+    assert route_after_run(state, deadline=late) == "done"  # 1 s more would pass it
+    assert route_after_run(state, deadline=time.time() + 60) == "retry"
+    assert route_after_run(state) == "retry"  # no deadline
+    assert attempt_seconds({"cost": [{"node": "judge_sql", "seconds": 9.0}, *timed]}) == 1.0
+    gone = time.time() - 1
+    a = asked(store, make_llm(sql_responder(UNNAMED, RIGHT)))
+    tried = ask_tables(
+        a.services, a.ctx, {}, QUESTION, a.tables, a.catalog, a.ranges, a.schema, deadline=gone
+    )
+    assert [t.attempt for t in tried] == [1] and not tried[0].passed  # no time for the retry
+
+
+def test_the_question_deadline_is_the_earlier_of_the_turns_and_the_loops():
+    ctx = Context(answer_seconds=180, loop_seconds=90)
+    assert deadline({}, ctx) is None  # a pass run alone
+    assert deadline({"asked_at": 1000.0}, ctx) == 1180.0
+    assert deadline({"asked_at": 1000.0, "loop_started": 1050.0}, ctx) == 1140.0
+    assert deadline({"asked_at": 1000.0, "loop_started": 1100.0}, ctx) == 1180.0
