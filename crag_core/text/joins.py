@@ -31,7 +31,7 @@ def names_table(word: str, table: TableInfo) -> bool:
 
 def referred(column: str, tables: Sequence[TableInfo]) -> str:
     """The table ``column`` is a key of, by name (``artist_id``: ``artists``), or ""."""
-    found = [c for t in tables for c in t.columns if c.name.lower() == column.lower()]
+    found = [c for t in tables if (c := t.column(column))]
     for name in [column, *(c.original for c in found)]:
         if not KEY.search(name):
             continue

@@ -440,7 +440,7 @@ def did_you_mean(error: str, tables: Sequence[TableInfo], sql: str = "") -> str:
         return error
     kind, written = found.group(1), found.group(2)
     qualifier, _, name = written.rpartition(".")
-    holders = [t.name for t in tables if any(c.name.lower() == name.lower() for c in t.columns)]
+    holders = [t.name for t in tables if t.column(name)]
     if holders:
         where = f"the tables with a column {name}: {', '.join(holders)}"
         if kind == "table":
@@ -560,7 +560,7 @@ def held_by(sql: str, tables: Sequence[TableInfo], spans: dict[str, dict[str, Sp
     said = []
     for name in dict.fromkeys(n.lower() for n in read_sql(sql).compared()):
         for table in tables:
-            column = next((c for c in table.columns if c.name.lower() == name), None)
+            column = table.column(name)
             if column is None:
                 continue
             if column.name in spans.get(table.name, {}):

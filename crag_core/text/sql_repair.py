@@ -75,10 +75,6 @@ def _source(sources: dict[str, TableInfo], name: str) -> str:
     return next((s for s in sources if s.lower() == name.lower()), "")
 
 
-def _has(table: TableInfo, column: str) -> bool:
-    return any(c.name.lower() == column.lower() for c in table.columns)
-
-
 def _bridge(
     select: exp.Select,
     tables: dict[str, TableInfo],
@@ -129,7 +125,7 @@ def _bridged_join(
             continue
         mine, theirs = here[0], there[0]
         joined, earlier = sources[alias], sources[_source(sources, theirs.table)]
-        if _has(joined, mine.name) and _has(earlier, theirs.name):
+        if joined.column(mine.name) and earlier.column(theirs.name):
             continue
         way = path_between(near, earlier.name, joined.name)
         between = [tables[n.lower()] for n in way[1:-1]]
@@ -174,7 +170,7 @@ def _key(one: str, other: str, catalog: Sequence[TableInfo]) -> str:
     a, b = by_name[one], by_name[other]
     for x, y in ((a, b), (b, a)):
         for column in x.columns:
-            if referred(column.name, catalog) == y.name and _has(y, column.name):
+            if referred(column.name, catalog) == y.name and y.column(column.name):
                 return column.name
     return ""
 
@@ -223,7 +219,7 @@ def _dereference(
         written = _source(sources, column.table)
         if column.find_ancestor(exp.Select) is not select or column.find_ancestor(exp.Join):
             continue
-        if not written or any(_has(t, column.name) for t in sources.values()):
+        if not written or any(t.column(column.name) for t in sources.values()):
             continue
         own = sources[written]
         found = {
@@ -231,8 +227,8 @@ def _dereference(
             for key in own.columns
             if (other := tables.get(referred(key.name, catalog).lower()))
             and other.name != own.name
-            and _has(other, column.name)
-            and _has(other, key.name)
+            and other.column(column.name)
+            and other.column(key.name)
         }
         if len(found) != 1:
             continue
@@ -257,8 +253,8 @@ def _requalify(select: exp.Select, tables: dict[str, TableInfo], between: list[s
         if column.find_ancestor(exp.Select) is not select or column.find_ancestor(exp.Join):
             continue
         written = _source(sources, column.table)
-        if not written or _has(sources[written], column.name):
+        if not written or sources[written].column(column.name):
             continue
-        holders = [name for name, t in sources.items() if _has(t, column.name)]
+        holders = [name for name, t in sources.items() if t.column(column.name)]
         if len(holders) == 1 and holders[0] in between:
             column.set("table", _ident(holders[0]))

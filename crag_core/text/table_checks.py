@@ -470,7 +470,7 @@ def _coded(column: str, catalog: Sequence[TableInfo]) -> str:
     if not _CODE.search(column):
         return ""
     for table in catalog:
-        if any(c.name.lower() == column.lower() for c in table.columns):
+        if table.column(column):
             naming = [c.name for c in table.columns if _NAMING & set(words_of(c.original))]
             return ", ".join(sql_name(n) for n in naming)
     return ""

@@ -104,6 +104,11 @@ class TableInfo:
     whole: bool = False
     """The table is what its document holds (``Table.whole``)."""
 
+    def column(self, name: str) -> ColumnInfo | None:
+        """Its column called ``name`` (as SQL reads names: whatever the case), None if none."""
+        low = name.lower()
+        return next((c for c in self.columns if c.name.lower() == low), None)
+
 
 @dataclass(frozen=True)
 class QueryResult:

@@ -115,3 +115,9 @@ def test_run_query_answers_from_the_mended_query_and_says_which_it_ran(store):
     broken = "SELECT colour FROM order_details"
     sql, result, _, _, why = run_query(store, broken, catalog, catalog, q)
     assert sql == broken and result is None and "no such column: colour" in why
+
+
+def test_a_table_finds_its_column_by_name_whatever_the_case(store):
+    orders = next(t for t in store.catalog() if t.name == "orders")
+    assert orders.column("CUSTOMER_ID") is orders.column("customer_id") is not None
+    assert orders.column("product_name") is None  # order_details and products hold it
