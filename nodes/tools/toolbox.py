@@ -425,7 +425,7 @@ def _holders(error: str, sql: str, catalog: Sequence[TableInfo]) -> str:
     words = set(words_of(sql, underscores=True))
     read = [t for t in catalog if t.name in words]
     said = [f"; {t.name} has the columns {', '.join(c.name for c in t.columns)}" for t in read]
-    holders = [t.name for t in catalog if any(c.name == name for c in t.columns)]
+    holders = [t.name for t in catalog if t.column(name)]
     if holders and "the tables with a column" not in error:  # did_you_mean said it
         said.append(f"; the tables with a column {name}: {', '.join(holders)}")
     return "".join(said)
