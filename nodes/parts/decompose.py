@@ -7,11 +7,11 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from crag_core.schema.context import Context
+from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import RAGState, Update
 from crag_core.text.answer_text import is_no_answer
 from crag_core.text.support import question_terms, subject_overlap
-from nodes.shared.common import answer_documents, reports
+from nodes.shared.common import answer_documents, no_time_to_retry, reports
 
 MISSING_WORDS = 1
 """How many of the first look-up's words (the description: "the team that won Super Bowl
@@ -21,9 +21,18 @@ while the Denver Broncos … eight appearances in the Super Bowl" (team, super, 
 50), the other team's record."""
 
 
+NO_TIME = (
+    "The question was not asked again in its {steps} steps: one more pass would end past "
+    "answer_seconds {seconds:g}."
+)
+"""The warning of a described question whose steps there was no time for."""
+
+
 def _summary(update: Mapping[str, Any]) -> str:
     if update.get("route") == "multi_step":
         return f"asked in {len(update.get('subquestions') or [])} steps"
+    if update.get("warnings"):
+        return "not asked in its steps: no time left"
     return "answered whole: its sentence states what the question describes"
 
 
@@ -38,6 +47,10 @@ def decompose(state: RAGState, runtime: Runtime[Context]) -> Update:
     Otherwise (no answer, or an answer found beside something else: "15–1", the other team's
     record) the steps (``analyze_query``'s ``subquestions``) are asked in order
     (``multi_step``), each later one with the earlier answer in it.
+
+    The steps are not begun when one more pass, at the pace of the question's passes so far,
+    would end past ``answer_seconds`` (``no_time_to_retry``): the whole question's answer (or
+    "I don't know") stands, and a warning says so.
     """
     steps = list(state.get("subquestions") or [])
     answer = state.get("answer") or ""
@@ -46,4 +59,7 @@ def decompose(state: RAGState, runtime: Runtime[Context]) -> Update:
         stated = subject_overlap(steps[0], answer, answer_documents(state), with_before=False)
         if stated is not None and stated * words >= words - MISSING_WORDS - 1e-9:
             return {}
+    ctx = context_of(runtime)
+    if no_time_to_retry(state, ctx):
+        return {"warnings": [NO_TIME.format(steps=len(steps), seconds=ctx.answer_seconds)]}
     return {"route": "multi_step", "subquestions": steps}

@@ -188,6 +188,17 @@ def test_a_described_question_found_nowhere_whole_is_asked_in_two_lookups():
     assert [s["id"] for s in state["sources"]] == ["sb50__c0001", "panthers__c0000"]
 
 
+def test_a_described_question_is_not_asked_in_steps_when_no_pass_fits_in_its_time():
+    services = services_for("lost", "coach")
+    graph = build_graph(services=lambda ctx: services)
+    question = "Who coached the team that lost Super Bowl 50?"
+    late = Context(answer_cache=False, answer_seconds=0.001)  # spent by the whole pass
+    result = run_question(question, late, graph=graph)
+    assert services.retriever.queries == [question]  # asked whole only
+    assert result.state["route"] == "single" and result.state["answer"] == NO_ANSWER
+    assert any("not asked again in its 2 steps" in w for w in result.state["warnings"])
+
+
 def test_an_answer_beside_another_description_is_asked_again_in_steps():
     # Asked whole, "15–1" is found, but its sentence says nothing of losing Super Bowl 50:
     # the steps find the team first, then its record.
