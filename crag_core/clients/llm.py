@@ -221,6 +221,7 @@ def complete(
     streamed: bool = False,
     grammar: str = "",
     json_schema: Mapping[str, Any] | None = None,
+    max_tokens: int | None = None,
 ) -> str:
     """Run ``prompt`` and return the reply's text, stripped.
 
@@ -228,9 +229,12 @@ def complete(
     ``messages`` mode); otherwise it is asked for in one response. ``grammar``: a GBNF grammar
     the reply must follow (llama.cpp servers only: see ``takes_grammar``). ``json_schema``: a
     JSON schema the reply must follow (OpenAI's ``response_format``, which llama.cpp's server
-    turns into a grammar), named ``step``.
+    turns into a grammar), named ``step``. ``max_tokens``: a tighter bound than the model's
+    ``max_tokens`` for this reply.
     """
     options: dict[str, Any] = {} if streamed else {"stream": False}
+    if max_tokens is not None:
+        options["max_tokens"] = max_tokens
     if grammar:
         options["extra_body"] = {"grammar": grammar}
     if json_schema is not None:

@@ -10,6 +10,7 @@ from crag_core.schema.context import Context
 from crag_core.text.sql import asked_tables
 from nodes.shared.common import deadline
 from nodes.tools.table_graph import (
+    SQL_TOKENS,
     Asked,
     ask_tables,
     attempt_seconds,
@@ -48,6 +49,8 @@ def test_each_attempt_is_two_steps_with_a_cost_entry_each_and_the_retry_is_told_
     assert [c["calls"] for c in out["cost"]] == [1, 0, 1, 0]  # the model writes, code runs
     retry = [c["text"] for c in llm.calls if c["prompt"] == "write_sql"][1]
     assert f"This query failed: {UNNAMED}" in retry and "does not use it" in retry
+    written = [c["kwargs"] for c in llm.calls if c["prompt"] == "write_sql"]
+    assert [k.get("max_tokens") for k in written] == [SQL_TOKENS] * 2  # a query, not an essay
 
 
 def test_a_passing_first_query_ends_the_graph_and_attempts_are_bounded(store, monkeypatch):  # noqa: F811
