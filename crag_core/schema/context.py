@@ -499,8 +499,9 @@ class Context:
         metadata={
             "caller": caller_up_to(300),
             "description": (
-                "Seconds a question may take from its first step: no retry begins that would "
-                "end past it at the pace of the passes so far, and no answer is sent back for "
+                "Seconds a question may take from its first step: no retry (of a pass, or of "
+                "a table's query) and no asking of a described question in its steps begins "
+                "that would end past it at the pace so far, and no answer is sent back for "
                 "its citations past it; the best checked answer so far is given. 180: over the "
                 "243 mixed calibration questions the slowest took 138 s."
             ),
