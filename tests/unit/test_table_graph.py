@@ -7,11 +7,13 @@ from typing import Any
 
 from crag_core.clients.llm import takes_grammar
 from crag_core.schema.context import Context
+from crag_core.schema.state import Cost
 from crag_core.text.sql import asked_tables
 from nodes.shared.common import deadline
 from nodes.tools.table_graph import (
     SQL_TOKENS,
     Asked,
+    TableState,
     ask_tables,
     attempt_seconds,
     measured,
@@ -155,22 +157,33 @@ def test_no_retry_begins_that_would_end_past_the_deadline(store, monkeypatch):  
     _judging(monkeypatch, False)
     a = asked(store, make_llm(sql_responder(UNNAMED, RIGHT)))
     late = time.time() + 0.5  # the first attempt's pace is timed: here it is made 1 s
-    steps = ("write_sql", "run_sql")
-    timed = [{"node": n, "seconds": 0.5} for n in steps]
-    state = {"tried": [], "cost": timed}
+    timed = [_cost("write_sql", 0.5), _cost("run_sql", 0.5)]
     failed = ask_tables(a.services, a.ctx, {}, QUESTION, a.tables, a.catalog, a.ranges, a.schema)[0]
-    state["tried"] = [failed]
+    state: TableState = {"tried": [failed], "cost": timed}
     assert not failed.passed
     assert route_after_run(state, deadline=late) == "done"  # 1 s more would pass it
     assert route_after_run(state, deadline=time.time() + 60) == "retry"
     assert route_after_run(state) == "retry"  # no deadline
-    assert attempt_seconds({"cost": [{"node": "judge_sql", "seconds": 9.0}, *timed]}) == 1.0
+    assert attempt_seconds({"cost": [_cost("judge_sql", 9.0), *timed]}) == 1.0
     gone = time.time() - 1
     a = asked(store, make_llm(sql_responder(UNNAMED, RIGHT)))
     tried = ask_tables(
         a.services, a.ctx, {}, QUESTION, a.tables, a.catalog, a.ranges, a.schema, deadline=gone
     )
     assert [t.attempt for t in tried] == [1] and not tried[0].passed  # no time for the retry
+
+
+def _cost(node: str, seconds: float) -> Cost:
+    return Cost(
+        node=node,
+        part=None,
+        calls=0,
+        prompt_tokens=0,
+        cached_tokens=0,
+        completion_tokens=0,
+        llm_seconds=0.0,
+        seconds=seconds,
+    )
 
 
 def test_the_question_deadline_is_the_earlier_of_the_turns_and_the_loops():
