@@ -50,6 +50,7 @@ import os
 import re
 import shutil
 import sys
+import unicodedata
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -66,6 +67,7 @@ from benchmarks.measurements import (
     rcatalog_questions,
     rdocs_questions,
     rjoins_questions,
+    rnotes_questions,
     rquantities_questions,
     rtables_questions,
     tools_questions,
@@ -155,6 +157,12 @@ SETS = {
         {_as_pdf(n): p for n, p in tools_questions.FILES.items()},
         {_as_pdf(n): m for n, m in tools_questions.MODIFIED.items()},
     ),
+    "rnotes": QuestionSet(  # calibration: the shop's tables beside a note per country
+        "rnotes-bench",
+        rnotes_questions.QUESTIONS,
+        rnotes_questions.FILES,
+        rnotes_questions.MODIFIED,
+    ),
     "rdocs": QuestionSet(
         "rdocs-bench",
         rdocs_questions.QUESTIONS,
@@ -190,11 +198,18 @@ DENIES = re.compile(
 """An answer that says what the question presumes is not there."""
 
 
+def _plain(text: str) -> str:
+    """``text`` in lower case without its accents, as the judge compares names."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
 def judge(prediction: str, row: dict[str, Any]) -> str:
     """``right``, ``unknown`` ("I don't know") or ``wrong``, as a user would count it.
 
     A day or month is named by its full name or a short form a table holds it by ("Thur",
-    "Fri" for Thursday and Friday: ``crag_core.text.sql.ABBREVIATED``).
+    "Fri" for Thursday and Friday: ``crag_core.text.sql.ABBREVIATED``); a name with or
+    without its accents ("Brasilia" names Brasília).
     """
     if is_no_answer(prediction):
         return "unknown"
@@ -214,7 +229,7 @@ def judge(prediction: str, row: dict[str, Any]) -> str:
     if kind == "summary-any":  # a summary that names one of the document's topics
         said = prediction.lower()
         return "right" if any(all(w in said for w in t.split()) for t in gold) else "wrong"
-    text = prediction.lower()
+    text = _plain(prediction)
     if kind == "number":
         g = float(gold)
         if g == 0 and re.search(r"\b(?:none|no|zero)\b", text):
@@ -226,7 +241,7 @@ def judge(prediction: str, row: dict[str, Any]) -> str:
     others = [u for u in row["universe"] if u not in members]
 
     def named(value: str) -> bool:
-        stem = re.sub(r"\.\w+$", "", value.lower())
+        stem = re.sub(r"\.\w+$", "", _plain(value))
         forms = {stem} | ({stem[:3], ABBREVIATED[stem]} if stem in ABBREVIATED else set())
         return any(re.search(rf"(?<![\w-]){re.escape(f)}(?![\w-])", text) for f in forms)
 
@@ -1026,6 +1041,7 @@ def main(argv: list[str] | None = None) -> int:
             "rtables": rtables_questions.build,
             "rquantities": rquantities_questions.build,
             "rjoins": rjoins_questions.build,
+            "rnotes": rnotes_questions.build,
             "rdocs": rdocs_questions.build,
             "rmixed": rdocs_questions.build,
             **{

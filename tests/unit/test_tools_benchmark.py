@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from collections import Counter
 from typing import Any
 
 import pytest
 
+from benchmarks.measurements import rjoins_questions, rnotes_questions
 from benchmarks.measurements.tools import filter_match, judge
 from benchmarks.measurements.tools_questions import QUESTIONS, rows
 from crag.eval.records import read_records
@@ -29,6 +31,26 @@ def test_the_questions_are_many_labelled_split_and_computed_from_the_files():
     assert adelie_dream["gold"] == sum(
         r["species"] == "Adelie" and r["island"] == "Dream" for r in data
     )
+
+
+def test_the_table_and_text_set_crosses_from_a_note_to_a_table_and_back():
+    questions = read_records(rnotes_questions.QUESTIONS)
+    assert {q["tool"] for q in questions} == {"both"}
+    assert {q["split"] for q in questions} == {"calibration"}
+    notes = {n for n in rnotes_questions.FILES if n.endswith(".md")}
+    assert "united_states.md" in notes and len(notes) >= 20
+    tables = {n for n in rnotes_questions.FILES if n.endswith(".csv")}
+    assert tables == set(rjoins_questions.FILES)
+    for q in questions:
+        capital = re.search(r"whose capital is (.+?)(?: place in \d+)?\?$", q["question"])
+        named = capital[1] if capital else q["gold"]
+        assert any(named in p.read_text() for n, p in rnotes_questions.FILES.items() if n in notes)
+    oslo = next(
+        q
+        for q in questions
+        if q["question"].startswith("Which supplier") and "Oslo" in q["question"]
+    )
+    assert oslo["gold"] == "Norske Meierier"
 
 
 NUMBER = {"gold_kind": "number", "gold": 2550, "universe": []}
@@ -62,6 +84,7 @@ SUMMARY = {"gold_kind": "summary-any", "gold": ["gpl", "gnu general public licen
         ("Thur", DAYS, "wrong"),
         ("Biscoe", NAME, "right"),
         ("Biscoe and Dream", NAME, "wrong"),
+        ("Brasilia.", {**NAME, "gold": "Brasília", "universe": ["Brasília", "Lima"]}, "right"),
         ("Denver Broncos", {"gold_kind": "squad", "gold": ["Denver Broncos"]}, "right"),
         (
             "No document in the collection matches what the question names (type=pdf).",
