@@ -184,8 +184,10 @@ def _by_capital(s: Shop, rng: random.Random) -> Iterable[dict[str, Any]]:
 
 
 def _capital_of(s: Shop, rng: random.Random) -> Iterable[dict[str, Any]]:
-    """A country read in a table (a supplier's, a customer's, a product's supplier's), then its
-    capital from the note."""
+    """A country read in a table, then its capital from the note.
+
+    The country of a supplier, of a customer, or of the supplier of a product.
+    """
     capitals = sorted(set(CAPITALS.values()))
 
     def answer(template: str, question: str, country: str) -> dict[str, Any] | None:
