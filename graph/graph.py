@@ -8,7 +8,7 @@
                   --else (a described question too: asked whole first)--> answer_question
     answer_part --next dependent part--> answer_part (Send, with the earlier answer)
                 --else--> combine_parts -> finalize
-    answer_question --a described question asked whole, answered from evidence--> decompose
+    answer_question --a described question asked whole, from evidence or unanswered--> decompose
                     --else--> finalize -> END
     decompose --its answer's sentence states the description--> finalize
               --else--> answer_part for its first step (Send), the next as above
@@ -197,13 +197,16 @@ def route_after_part(state: RAGState) -> str | list[Send]:
 def route_after_question(state: RAGState) -> Literal["decompose", "finalize"]:
     """A described question asked whole goes to ``decompose``, which keeps or splits it.
 
-    Only an answer generated from evidence (``relevant_documents``, given back by the pass's
-    text search) is weighed; a stored answer, a table's, the catalog's or a whole document's
-    stands.
+    An answer generated from evidence (``relevant_documents``, given back by the pass's text
+    search) is weighed, and no answer at whatever tool ("I don't know" from a table, a note
+    holding the description: "How many customers are in the country whose capital is
+    Oslo?") is asked in its steps; a stored answer, a table's, the catalog's or a whole
+    document's stands.
     """
     steps = state.get("route") == "single" and state.get("nested") and state.get("subquestions")
     from_evidence = state.get("relevant_documents") is not None
-    return "decompose" if steps and from_evidence else "finalize"
+    unanswered = is_no_answer(state.get("answer") or "")
+    return "decompose" if steps and (from_evidence or unanswered) else "finalize"
 
 
 def route_after_decomposition(state: RAGState) -> str | list[Send]:

@@ -22,7 +22,8 @@ on; otherwise the answer is "I don't know" when the tables are
 spreadsheets: the text cannot compute over their rows ("how many", "average", "…: A or
 B?": ``computes``), and what it holds of them is the rows the query read (on the
 calibration sets, 10 such searches gave 0 right, 1 wrong and took 10-52 s each). A
-question about a table inside a page searches the page's text instead.
+question about a table inside a page searches the page's text instead, and so does a
+part's look-up (a step of a described question may be a note's).
 
 A query that compares a column with a value no table of the collection holds answers
 that the table has no such value, and what it has (a false premise is said, not answered
@@ -116,20 +117,27 @@ def query_table(state: PassState, runtime: Runtime[Context], services: Services)
         why = f"its answer {rejected} did not pass its checks" if rejected else last.reason
     if last.sql:
         why += f"; its last query: {last.sql}"
-    unanswered = _unanswered(ctx, question, tables, why)
+    unanswered = _unanswered(ctx, question, tables, why, part="part_index" in state)
     warnings = [*update.get("warnings", []), *unanswered.get("warnings", [])]
     return update | {"sql": last.sql} | unanswered | {"warnings": warnings}
 
 
-def _unanswered(ctx: Context, question: str, tables: list[TableInfo], why: str) -> PassUpdate:
+def _unanswered(
+    ctx: Context, question: str, tables: list[TableInfo], why: str, *, part: bool = False
+) -> PassUpdate:
     """Where a question no table answered goes, and the warning that says so and why.
 
     ``planner`` ``auto``: the agent loop (``route_after_table``); a spreadsheet's question:
     "I don't know" (the text cannot compute over its rows); a table inside a page: its text.
+    A part's look-up (a step of a described question, a part of one asked in parts) that
+    computes nothing searches the text: the question was split because its parts may be in
+    different documents ("What is the capital of Norway?" is a note's, though "Norway" is a
+    value of a table's).
     """
     if ctx.planner == "auto":
         return {"warnings": [f"No table answered the question ({why}); the agent loop took it on."]}
-    if tables and not any(incidental(t) for t in tables):
+    looks_up = part and not computes(question)
+    if tables and not looks_up and not any(incidental(t) for t in tables):
         said = "the text was not searched: " + (
             "it cannot compute over a table's rows"
             if computes(question)

@@ -13,7 +13,7 @@ from crag.run import run_question
 from crag_core.schema.context import Context
 from crag_core.schema.state import Source, Turn
 from crag_core.text.answer_text import NO_ANSWER
-from graph.graph import build_graph
+from graph.graph import build_graph, route_after_question
 from tests.fakes import FakeRetriever, FakeWebSearch, as_state, doc, make_llm, make_services
 
 DOCS = {
@@ -186,6 +186,19 @@ def test_a_described_question_found_nowhere_whole_is_asked_in_two_lookups():
         "Who coached the Carolina Panthers? Ron Rivera [2]"
     )
     assert [s["id"] for s in state["sources"]] == ["sb50__c0001", "panthers__c0000"]
+
+
+def test_a_described_question_no_tool_answered_whole_is_asked_in_its_steps():
+    # a table's "I don't know" to "How many customers are in the country whose capital is
+    # Oslo?" (no evidence read): a note may name the country, the table count its customers
+    steps = ["Which country's capital is Oslo?", "How many customers are in #1?"]
+    described = {"route": "single", "nested": True, "subquestions": steps}
+    assert route_after_question(as_state({**described, "answer": NO_ANSWER})) == "decompose"
+    assert route_after_question(as_state({**described, "answer": "2"})) == "finalize"  # stands
+    asked = {**described, "answer": "Norway", "relevant_documents": []}
+    assert route_after_question(as_state(asked)) == "decompose"  # from evidence: weighed
+    plain = {"route": "single", "answer": NO_ANSWER}
+    assert route_after_question(as_state(plain)) == "finalize"
 
 
 def test_a_described_question_is_not_asked_in_steps_when_no_pass_fits_in_its_time():

@@ -382,6 +382,26 @@ def test_no_table_answer_to_a_spreadsheet_look_up_is_i_dont_know(fake_services, 
     assert "the text was not searched: it holds the spreadsheet's rows" in warning
 
 
+def test_no_table_answer_to_a_parts_look_up_searches_the_text(fake_services, store):
+    """A step of a described question may be a note's: "What is the capital of Norway?"."""
+    replies = ("SELECT units_sold FROM sales WHERE units_sold > 99999", "I do not know.")
+    services = fake_services(llm=make_llm(sql_responder(*replies * 3)), tables=store)
+    sales = TableAsked(name="sales", columns=[], values=["South"])
+    plan = TablePlan(tool="table", reason="a test", tables=[sales])
+    question = "What was the revenue of South in January?"
+    alone = query_table(
+        PassState(question=question, plan=plan), Runtime(context=Context()), services
+    )
+    assert alone["answer"] == "I don't know."  # asked whole: the spreadsheet's rows again
+    as_part = PassState(question=question, plan=plan, part_index=0)
+    update = query_table(as_part, Runtime(context=Context()), services)
+    assert "answer" not in update  # route_after_table: the text is searched
+    (warning,) = [w for w in update["warnings"] if "No table answered" in w]
+    assert warning.endswith("the text was searched.")
+    counted = PassState(question=QUESTION, plan=plan, part_index=0)  # a computation: not
+    assert query_table(counted, Runtime(context=Context()), services)["answer"] == "I don't know."
+
+
 def test_no_table_answer_to_a_computation_is_i_dont_know_without_the_text(fake_services, store):
     replies = ("DELETE FROM sales", "SELECT nothing FROM nowhere")
     fake_services(llm=make_llm(sql_responder(*replies)), tables=store)
