@@ -198,14 +198,15 @@ def route_after_question(state: RAGState) -> Literal["decompose", "finalize"]:
     """A described question asked whole goes to ``decompose``, which keeps or splits it.
 
     An answer generated from evidence (``relevant_documents``, given back by the pass's text
-    search) is weighed, and no answer at whatever tool ("I don't know" from a table, a note
-    holding the description: "How many customers are in the country whose capital is
-    Oslo?") is asked in its steps; a stored answer, a table's, the catalog's or a whole
-    document's stands.
+    search) is weighed, and no answer at whatever tool is asked in its steps, nor is a table's
+    "no such value" (a note may hold the description: "How many customers are in the country
+    whose capital is Oslo?", which a table answers "customers.csv has no city 'Oslo'"); a
+    stored answer, a table's other answers, the catalog's or a whole document's stand.
     """
     steps = state.get("route") == "single" and state.get("nested") and state.get("subquestions")
     from_evidence = state.get("relevant_documents") is not None
-    unanswered = is_no_answer(state.get("answer") or "")
+    premise = (state.get("answer_kind") or "").startswith("table:premise")
+    unanswered = premise or is_no_answer(state.get("answer") or "")
     return "decompose" if steps and (from_evidence or unanswered) else "finalize"
 
 

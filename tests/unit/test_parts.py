@@ -195,6 +195,8 @@ def test_a_described_question_no_tool_answered_whole_is_asked_in_its_steps():
     described = {"route": "single", "nested": True, "subquestions": steps}
     assert route_after_question(as_state({**described, "answer": NO_ANSWER})) == "decompose"
     assert route_after_question(as_state({**described, "answer": "2"})) == "finalize"  # stands
+    premise = {"answer": "customers.csv has no city 'Oslo'", "answer_kind": "table:premise:1"}
+    assert route_after_question(as_state({**described, **premise})) == "decompose"
     asked = {**described, "answer": "Norway", "relevant_documents": []}
     assert route_after_question(as_state(asked)) == "decompose"  # from evidence: weighed
     plain = {"route": "single", "answer": NO_ANSWER}
