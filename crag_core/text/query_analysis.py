@@ -208,6 +208,15 @@ _RELATIVE_CLAUSE = re.compile(
 )
 """A thing named by what it did or where something happened, to the question's end: "Who
 coached the team that lost Super Bowl 50?"."""
+_NOT_ARTICLE = r"(?!(?:the|an?)\b)"
+_CONTACT_CLAUSE = re.compile(
+    rf"\bthe\s+(?P<head>(?:{_NOT_HEAD}{_NOT_ARTICLE}{_NOUN}\s+){{0,2}}{_NOT_HEAD}{_NOT_ARTICLE}{_NOUN})\s+"
+    r"(?P<subject>(?:(?:the|an?)\s+(?:[a-z][\w-]*\s+)?)?[A-Z][^?]*?)\s+(?P<aux>is|are|was|were)\s+"
+    r"(?P<rest>(?:[a-z]+\s+)?(?:in|from|at|on|by|for|with))\s*\??$"
+)
+"""A thing named by what something named is in, from or at, no "that" before it, to the
+question's end: "What is the capital of the country the customer Hanari Carnes is in?",
+"… of the country Chai is supplied from?"."""
 _NAME = (
     r"(?:the\s+)?[A-Z0-9][\w.-]*(?:\s+(?:(?:of|the|and|de|von)\s+)*[A-Z0-9][\w.-]*)*\b(?!['\u2019])"
 )
@@ -259,6 +268,9 @@ def nested_steps(question: str) -> list[str]:
 
     - a relative clause to the question's end: "Who coached the team that lost Super Bowl
       50?" -> "Which team lost Super Bowl 50?", "Who coached #1?";
+    - one without "that", saying what something named is in, from or at: "What is the
+      capital of the country the customer Hanari Carnes is in?" -> "Which country is the
+      customer Hanari Carnes in?", "What is the capital of #1?";
     - a time given by another event: "Who was king of England when the Magna Carta was
       sealed?" -> "When was it that the Magna Carta was sealed?", "Who was king of England in
       #1?";
@@ -280,6 +292,14 @@ def _candidate_steps(text: str) -> Iterator[list[str]]:
         before = text[: clause.start()]
         if not (_DO_SUPPORT.search(before) or _PREDICATE.search(before)):
             yield [_which(clause), _as_question(before + ANSWER_SLOT)]
+    contact = _CONTACT_CLAUSE.search(text)
+    if contact:
+        before = text[: contact.start()]
+        if not (_DO_SUPPORT.search(before) or _PREDICATE.search(before)):
+            found = (
+                f"Which {contact['head']} {contact['aux']} {contact['subject']} {contact['rest']}?"
+            )
+            yield [found, _as_question(before + ANSWER_SLOT)]
     when = _WHEN_EVENT.search(text)
     if when:
         before = text[: when.start("when")]

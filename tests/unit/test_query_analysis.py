@@ -156,6 +156,18 @@ def test_a_dependent_part_is_asked_with_the_earlier_answer():
             "What river flows through the capital of Austria?",
             ["What is the capital of Austria?", "What river flows through #1?"],
         ),
+        (  # no "that": what something named is in
+            "What is the capital of the country the customer Hanari Carnes is in?",
+            ["Which country is the customer Hanari Carnes in?", "What is the capital of #1?"],
+        ),
+        (
+            "How many people live in the state the Golden Gate Bridge is in?",
+            ["Which state is the Golden Gate Bridge in?", "How many people live in #1?"],
+        ),
+        (
+            "What is the capital of the country Chai is supplied from?",
+            ["Which country is Chai supplied from?", "What is the capital of #1?"],
+        ),
     ],
 )
 def test_nested_questions_are_two_lookups(text, steps):
@@ -179,6 +191,8 @@ def test_nested_questions_are_two_lookups(text, steps):
         "Was the Denver Broncos the team that won Super Bowl 50?",  # a description said of it
         "What is formed when a phagosome fuses with a lysosome?",  # a condition, not a time
         "What was the title of Philo's work?",  # a possessive is no name
+        "Who is the player the Broncos traded in 2010?",  # no "is … in" after the name
+        "What is the name of the river Warsaw is on?",  # asks for the described thing
     ],
 )
 def test_one_lookup_questions_are_not_split(text):
