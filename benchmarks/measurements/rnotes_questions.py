@@ -15,9 +15,8 @@ that cross from a note to a table or from a table to a note:
 Each gold is computed from the CSV files by SQL and from the note's text (the capital a note
 names, checked present in it); instances are drawn with a fixed seed. Every question is
 ``calibration``: the set is for studying and choosing, never for reporting.
-``python -m benchmarks.measurements.tools build --set rnotes`` rewrites ``questions.jsonl``;
-``python -m benchmarks.measurements.rnotes_questions notes`` writes the notes from the
-Wikipedia summaries (``../shared``, at build time only).
+``python -m benchmarks.measurements.tools build --set rnotes`` writes the notes from the
+Wikipedia summaries (``../shared``, at build time only) and rewrites ``questions.jsonl``.
 """
 
 from __future__ import annotations
@@ -25,7 +24,6 @@ from __future__ import annotations
 import gzip
 import json
 import random
-import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -229,20 +227,17 @@ def _capital_of(s: Shop, rng: random.Random) -> Iterable[dict[str, Any]]:
     yield from _draw(rng, s.products, of_product, PER_TEMPLATE)
 
 
-def build() -> list[dict[str, Any]]:
-    """Every question, with an id; all of them ``calibration``."""
+def build(wikipedia: Path | None = None) -> list[dict[str, Any]]:
+    """Every question, with an id; all of them ``calibration``.
+
+    With ``wikipedia`` (the vital articles' summaries) the notes are written from it first.
+    """
+    if wikipedia is not None:
+        notes(wikipedia)
     shop = Shop()
     rng = random.Random(SEED)
     made = [*_by_capital(shop, rng), *_capital_of(shop, rng)]
     return _checked(numbered(made, "calibration"))
-
-
-if __name__ == "__main__":  # python -m benchmarks.measurements.rnotes_questions notes
-    if sys.argv[1:] != ["notes"]:
-        sys.exit("usage: python -m benchmarks.measurements.rnotes_questions notes")
-    shared = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-    for written in notes(shared / "wikipedia-vital-articles-en.jsonl.gz"):
-        print(written)
 
 
 __all__ = ["FILES", "MODIFIED", "QUESTIONS", "build", "notes"]

@@ -1041,7 +1041,9 @@ def main(argv: list[str] | None = None) -> int:
             "rtables": rtables_questions.build,
             "rquantities": rquantities_questions.build,
             "rjoins": rjoins_questions.build,
-            "rnotes": rnotes_questions.build,
+            "rnotes": partial(
+                rnotes_questions.build, args.squad.parent / "wikipedia-vital-articles-en.jsonl.gz"
+            ),
             "rdocs": rdocs_questions.build,
             "rmixed": rdocs_questions.build,
             **{
