@@ -235,9 +235,11 @@ _WHEN_EVENT = re.compile(
 )
 """Who someone was at a time given by another event, to the question's end: "Who was
 king of England when the Magna Carta was sealed?"."""
-_DO_SUPPORT = re.compile(r"\b(?:did|does|do)\s+$", re.I)
-"""A description right after "did" is the subject of a verb still to come ("In what year did
-the leader who founded the Mongol Empire die?"): its clause does not run to the end."""
+_DO_SUPPORT = re.compile(r"\b(?:did|does|do)\s+(?:[a-z]+\s+(?:in|of|from|at)\s+)?$", re.I)
+"""A description right after "did", or after "did" and a noun it qualifies, is (in) the
+subject of a verb still to come ("In what year did the leader who founded the Mongol Empire
+die?", "How many orders did customers in the country whose capital is Oslo place in 1997?"):
+its clause does not run to the end."""
 _ASKS_ROLE = re.compile(r"^(?:who|what)\s+(?:is|was|are|were)\s+$", re.I)
 _PREDICATE = re.compile(
     r"\b(?:become|became|becomes|remain|remained|remains|"

@@ -186,6 +186,7 @@ def test_nested_questions_are_two_lookups(text, steps):
         "What supports the view that prices fall?",  # "that" states a claim
         "Which flask was used at the temperature at which water boils?",  # a preposition
         "In what year did the leader who founded the Mongol Empire die?",  # clause ends early
+        "How many orders did customers in the country whose capital is Oslo place in 1997?",
         "Who was the leader of Russia in the 1960s?",  # a role asked for, with a time
         "When did Warsaw become the capital of Poland?",  # a role said of its subject
         "Was the Denver Broncos the team that won Super Bowl 50?",  # a description said of it
