@@ -187,44 +187,40 @@ def _capital_of(s: Shop, rng: random.Random) -> Iterable[dict[str, Any]]:
     The country of a supplier, of a customer, or of the supplier of a product.
     """
     capitals = sorted(set(CAPITALS.values()))
-
-    def answer(template: str, question: str, country: str) -> dict[str, Any] | None:
-        if country not in CAPITALS:
-            return None
-        gold = CAPITALS[country]
-        return q(template, question, "both", "multi-hop", "text", gold, _others(capitals, gold))
-
-    def of_supplier(company: str) -> dict[str, Any] | None:
-        country = s.one("SELECT country FROM suppliers WHERE company_name = ?", company)
-        return answer(
+    asked = (
+        (
             "rn-capital-of-supplier",
-            f"What is the capital of the country where the supplier {company} is based?",
-            country,
-        )
-
-    def of_customer(company: str) -> dict[str, Any] | None:
-        country = s.one("SELECT country FROM customers WHERE company_name = ?", company)
-        return answer(
+            s.suppliers,
+            "What is the capital of the country where the supplier {} is based?",
+            "SELECT country FROM suppliers WHERE company_name = ?",
+        ),
+        (
             "rn-capital-of-customer",
-            f"What is the capital of the country the customer {company} is in?",
-            country,
-        )
-
-    def of_product(product: str) -> dict[str, Any] | None:
-        country = s.one(
+            s.customers,
+            "What is the capital of the country the customer {} is in?",
+            "SELECT country FROM customers WHERE company_name = ?",
+        ),
+        (
+            "rn-capital-of-product",
+            s.products,
+            "What is the capital of the country {} is supplied from?",
             "SELECT s.country FROM products p JOIN suppliers s USING (supplier_id) "
             "WHERE p.product_name = ?",
-            product,
-        )
-        return answer(
-            "rn-capital-of-product",
-            f"What is the capital of the country {product} is supplied from?",
-            country,
-        )
+        ),
+    )
+    for template, pool, question, where in asked:
 
-    yield from _draw(rng, s.suppliers, of_supplier, PER_TEMPLATE)
-    yield from _draw(rng, s.customers, of_customer, PER_TEMPLATE)
-    yield from _draw(rng, s.products, of_product, PER_TEMPLATE)
+        def capital(
+            name: str, template: str = template, question: str = question, where: str = where
+        ) -> dict[str, Any] | None:
+            country = s.one(where, name)
+            if country not in CAPITALS:
+                return None
+            gold = CAPITALS[country]
+            universe = _others(capitals, gold)
+            return q(template, question.format(name), "both", "multi-hop", "text", gold, universe)
+
+        yield from _draw(rng, pool, capital, PER_TEMPLATE)
 
 
 def build(wikipedia: Path | None = None) -> list[dict[str, Any]]:
