@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import DATA
-from benchmarks.measurements.tools_questions import numbered, q
+from benchmarks.measurements.tools_questions import named, numbered, q
 from crag.eval.records import write_records
 
 HELDOUT = DATA / "heldout"
@@ -91,17 +91,12 @@ def _sheet(name: str) -> list[dict[str, Any]]:
     return [dict(zip([str(h) for h in rows[0]], r, strict=True)) for r in rows[1:]]
 
 
-def _named(value: str, text: str) -> bool:
-    """Whether ``value`` is named in ``text`` as a word (as ``tools.judge`` looks for it)."""
-    return re.search(rf"(?<![\w-]){re.escape(value.lower())}(?![\w-])", text.lower()) is not None
-
-
 def _pool(values: Iterable[str], *said: str) -> list[str]:
     """A name's other values an answer must not name: none of them inside the gold's words.
 
     ("Virginia" is left out where the gold is "West Virginia", which names it.)
     """
-    return [v for v in values if v in said or not any(_named(v, s) for s in said)]
+    return [v for v in values if v in said or not any(named(v, s) for s in said)]
 
 
 def _cut(values: list[float], rank: int, smallest: bool = False) -> float:

@@ -26,14 +26,13 @@ from __future__ import annotations
 
 import csv
 import random
-import re
 import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from benchmarks import DATA
-from benchmarks.measurements.tools_questions import numbered, q
+from benchmarks.measurements.tools_questions import named, numbered, q
 
 RJOINS = DATA / "rjoins"
 QUESTIONS = RJOINS / "questions.jsonl"
@@ -153,15 +152,9 @@ def _place(country: str) -> str:
     return f"the {country}" if country in ("USA", "UK") else country
 
 
-def _named(value: str, text: str) -> bool:
-    """Whether ``value`` is named in ``text`` as a word (as the judge looks for it)."""
-    stem = re.sub(r"\.\w+$", "", value.lower())
-    return re.search(rf"(?<![\w-]){re.escape(stem)}(?![\w-])", text.lower()) is not None
-
-
 def _others(pool: Iterable[str], *said: str) -> list[str]:
     """The values of ``pool`` an answer must not name: none of them inside what it may say."""
-    return sorted({p for p in pool if p not in said and not any(_named(p, s) for s in said)})
+    return sorted({p for p in pool if p not in said and not any(named(p, s) for s in said)})
 
 
 def _top(score: dict[str, float], rank: int = 1) -> str | None:
@@ -594,7 +587,7 @@ def _comparisons(s: Shop, rng: random.Random) -> Iterable[dict[str, Any]]:
     def more(pair: tuple[str, str]) -> dict[str, Any] | None:
         """Which of two products sold more units (equal, or one named in the other: None)."""
         a, b = pair
-        if sold[a] == sold[b] or _named(a, b) or _named(b, a):
+        if sold[a] == sold[b] or named(a, b) or named(b, a):
             return None
         return q(
             "rj-pair-products",

@@ -50,7 +50,6 @@ import os
 import re
 import shutil
 import sys
-import unicodedata
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -74,6 +73,7 @@ from benchmarks.measurements import (
     unseen_questions,
 )
 from benchmarks.measurements.multi_part import ask, compare, cost
+from benchmarks.measurements.tools_questions import plain
 from crag.eval.metrics import percentile, verdict
 from crag.eval.records import append_record, done_ids, read_records, write_records
 from crag.eval.tables import markdown_table
@@ -198,12 +198,6 @@ DENIES = re.compile(
 """An answer that says what the question presumes is not there."""
 
 
-def _plain(text: str) -> str:
-    """``text`` in lower case without its accents, as the judge compares names."""
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
-
-
 def judge(prediction: str, row: dict[str, Any]) -> str:
     """``right``, ``unknown`` ("I don't know") or ``wrong``, as a user would count it.
 
@@ -229,7 +223,7 @@ def judge(prediction: str, row: dict[str, Any]) -> str:
     if kind == "summary-any":  # a summary that names one of the document's topics
         said = prediction.lower()
         return "right" if any(all(w in said for w in t.split()) for t in gold) else "wrong"
-    text = _plain(prediction)
+    text = plain(prediction)
     if kind == "number":
         g = float(gold)
         if g == 0 and re.search(r"\b(?:none|no|zero)\b", text):
@@ -241,7 +235,7 @@ def judge(prediction: str, row: dict[str, Any]) -> str:
     others = [u for u in row["universe"] if u not in members]
 
     def named(value: str) -> bool:
-        stem = re.sub(r"\.\w+$", "", _plain(value))
+        stem = re.sub(r"\.\w+$", "", plain(value))
         forms = {stem} | ({stem[:3], ABBREVIATED[stem]} if stem in ABBREVIATED else set())
         return any(re.search(rf"(?<![\w-]){re.escape(f)}(?![\w-])", text) for f in forms)
 

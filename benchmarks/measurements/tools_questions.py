@@ -25,7 +25,9 @@ import datetime as dt
 import gzip
 import json
 import random
+import re
 import statistics
+import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -446,6 +448,21 @@ def _lookups(squad: Path, rng: random.Random) -> Iterable[dict[str, Any]]:
         mine = [f for f in found if f[0] == name]
         for _, question, golds in rng.sample(mine, min(8, len(mine))):
             yield q("s-lookup", question, "search", "simple", "squad", golds)
+
+
+def plain(text: str) -> str:
+    """``text`` in lower case without its accents, as ``tools.judge`` compares names."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def named(value: str, text: str) -> bool:
+    """Whether ``value`` is a word of ``text``, as ``tools.judge`` looks for a name.
+
+    In any case, with or without accents, a file's name without its extension.
+    """
+    stem = re.sub(r"\.\w+$", "", plain(value))
+    return re.search(rf"(?<![\w-]){re.escape(stem)}(?![\w-])", plain(text)) is not None
 
 
 def q(
