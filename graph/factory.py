@@ -23,6 +23,7 @@ from langgraph.types import Overwrite
 from crag_core.clients import embeddings
 from crag_core.clients.answer_cache import AnswerCache
 from crag_core.clients.chroma import collection_names
+from crag_core.clients.deadline import until
 from crag_core.clients.knowledge_base import KnowledgeBase, ModeRetriever
 from crag_core.clients.llm import build_chat_model
 from crag_core.clients.services import Services
@@ -33,6 +34,7 @@ from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import costed
 from crag_core.settings import data_dir, settings
 from crag_core.text.filters import parse_where
+from nodes.shared.common import seconds_left
 
 ServiceFactory = Callable[[Context], Services]
 """What ``build_graph`` is given: the clients for a run configured by a context."""
@@ -180,18 +182,35 @@ def bind(node: ServiceNode[S], services: ServiceFactory | None) -> GraphNode[S]:
     return run
 
 
+def out_of_time(prompts: list[str]) -> str:
+    """The warning of a node whose model replies the question's deadline cut (their prompts)."""
+    names = ", ".join(dict.fromkeys(prompts))
+    return (
+        f"The question's time ran out before the model's reply to {names}; "
+        "the answer is the best checked one so far, or none."
+    )
+
+
 def ledgered(node: ServiceNode[S], services: ServiceFactory | None) -> GraphNode[S]:
     """``bind(node, services)`` whose update adds the run's entry to the turn's cost ledger.
 
     The entry (``cost``) holds the model calls the node made, their tokens and the node's
     seconds (``crag_core.clients.usage``); the graph wires every node that uses a client so.
+    Its model calls keep the question's deadline (``nodes.shared.common.seconds_left``,
+    ``crag_core.clients.deadline``); a reply lost to it adds a warning naming the step.
     """
     bound = bind(node, services)
 
     def run(state: S, runtime: Runtime[Context]) -> Mapping[str, Any]:
         part = state.get("part_index")
-        with costed(node.__name__, part if isinstance(part, int) else None) as measured:
+        left = seconds_left(state, context_of(runtime))
+        with (
+            until(left) as kept,
+            costed(node.__name__, part if isinstance(part, int) else None) as measured,
+        ):
             update = dict(bound(state, runtime))
+        if kept.missed:
+            update["warnings"] = [*update.get("warnings", []), out_of_time(kept.missed)]
         (entry,) = measured
         ledger = update.get("cost")  # a turn's first node starts the ledger anew (Overwrite)
         if isinstance(ledger, Overwrite):

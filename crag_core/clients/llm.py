@@ -7,7 +7,8 @@ OpenAI-compatible server, so local, OpenAI and any OpenAI-compatible server shar
 reads the answer's log-probabilities (OpenAI's ``logprobs``/``top_logprobs``, which
 llama.cpp's server also implements) as a score, P(yes) / (P(yes) + P(no)); a provider that
 returns no log-probabilities gets the plain reply's verdict as 1.0 or 0.0, and a log line
-says so once.
+says so once. Every call keeps the question's deadline (``crag_core.clients.deadline``): past
+it, a call is the reply of a call not made.
 """
 
 from __future__ import annotations
@@ -18,15 +19,16 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import httpx
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.constants import TAG_NOSTREAM
 from pydantic import SecretStr
 
-from crag_core.clients import usage
+from crag_core.clients import deadline, usage
 from crag_core.errors import ConfigError
 from crag_core.runtime import local_model, resident
 from crag_core.runtime.model_pool import ModelPool
@@ -66,8 +68,9 @@ def build_chat_model(
     kwargs: dict[str, Any] = {"max_tokens": max_tokens}  # a field alias the stubs do not know
     if model.partition(":")[0] == "local":  # llama.cpp reports a streamed reply's usage too
         kwargs["stream_usage"] = True
-    if ready is not None:  # this process's own server: the first request starts it
-        kwargs |= _waiting_clients(ready)
+    # The question's deadline bounds every request (``deadline``); this process's own server
+    # is started by its first request, which waits for it.
+    kwargs |= deadline.http_clients(*_waiting(ready)) if ready else deadline.http_clients()
 
     def one(endpoint: str | None) -> BaseChatModel:
         extra: dict[str, Any] = {"base_url": endpoint} if endpoint else {}
@@ -145,15 +148,15 @@ def _endpoint(model: str, base_url: str) -> Endpoint:
     )
 
 
-def _waiting_clients(ready: Callable[[], str | None]) -> dict[str, Any]:
-    """HTTP clients for ``ChatOpenAI`` whose requests first call ``ready()`` (which may block).
+def _waiting(
+    ready: Callable[[], str | None],
+) -> tuple[httpx.BaseTransport, httpx.AsyncBaseTransport]:
+    """HTTP transports whose requests first call ``ready()`` (which may block).
 
     When ``ready()`` names a base URL, the request goes there (a resident server's address is
     known only once it runs).
     """
     import asyncio
-
-    import httpx
 
     def routed(request: httpx.Request, base: str | None) -> httpx.Request:
         if base:
@@ -185,10 +188,7 @@ def _waiting_clients(ready: Callable[[], str | None]) -> dict[str, Any]:
         async def aclose(self) -> None:
             await self._inner.aclose()
 
-    return {
-        "http_client": httpx.Client(transport=Waiting()),
-        "http_async_client": httpx.AsyncClient(transport=AsyncWaiting()),
-    }
+    return Waiting(), AsyncWaiting()
 
 
 def _call_config(prompt: RenderedPrompt, streamed: bool = False) -> RunnableConfig:
@@ -230,7 +230,8 @@ def complete(
     the reply must follow (llama.cpp servers only: see ``takes_grammar``). ``json_schema``: a
     JSON schema the reply must follow (OpenAI's ``response_format``, which llama.cpp's server
     turns into a grammar), named ``step``. ``max_tokens``: a tighter bound than the model's
-    ``max_tokens`` for this reply.
+    ``max_tokens`` for this reply. "" when the question's deadline passed first (``_ask``):
+    every caller reads an empty reply as no answer.
     """
     options: dict[str, Any] = {} if streamed else {"stream": False}
     if max_tokens is not None:
@@ -244,11 +245,8 @@ def complete(
                 "json_schema": {"name": "step", "schema": dict(json_schema)},
             }
         }
-    model = llm.bind(**options) if options else llm
-    started = time.perf_counter()
-    reply = model.invoke(prompt.messages, config=_call_config(prompt, streamed))
-    usage.record(reply, time.perf_counter() - started)
-    return _text(reply).strip()
+    reply = _ask(llm.bind(**options) if options else llm, prompt, streamed)
+    return "" if reply is None else _text(reply).strip()
 
 
 def call_tools(llm: BaseChatModel, prompt: RenderedPrompt, tools: Sequence[BaseTool]) -> AIMessage:
@@ -257,13 +255,14 @@ def call_tools(llm: BaseChatModel, prompt: RenderedPrompt, tools: Sequence[BaseT
     The reply's ``tool_calls`` are the tools it asks for; none means its text is its answer.
     The tools go in the request as OpenAI function schemas, so any chat model that passes
     request fields on (a pool, a lazily built client) offers them; with none, a plain call.
+    An empty reply with no tool call when the question's deadline passed first (``_ask``).
     """
     options: dict[str, Any] = {"stream": False}
     if tools:
         options["tools"] = [convert_to_openai_tool(t) for t in tools]
-    started = time.perf_counter()
-    reply = llm.bind(**options).invoke(prompt.messages, config=_call_config(prompt))
-    usage.record(reply, time.perf_counter() - started)
+    reply = _ask(llm.bind(**options), prompt)
+    if reply is None:
+        return AIMessage(content="")
     if not isinstance(reply, AIMessage):
         return AIMessage(content=_text(reply))
     return reply
@@ -274,12 +273,13 @@ def yes_probability(llm: BaseChatModel, prompt: RenderedPrompt) -> float | None:
 
     Read from the first token's top log-probabilities (every casing and spacing of "yes" and
     "no" counts); without log-probabilities, from the reply's text (1.0 or 0.0). Never
-    streamed: the log-probabilities come in the one response.
+    streamed: the log-probabilities come in the one response. 0.0 when the question's deadline
+    passed first (``_ask``): what no judge confirmed in time counts as not confirmed.
     """
     scorer = llm.bind(logprobs=True, top_logprobs=TOP_LOGPROBS, max_tokens=1, stream=False)
-    started = time.perf_counter()
-    reply = scorer.invoke(prompt.messages, config=_call_config(prompt))
-    usage.record(reply, time.perf_counter() - started)
+    reply = _ask(scorer, prompt)
+    if reply is None:
+        return 0.0
     score = score_from_logprobs(reply.response_metadata.get("logprobs"))
     if score is not None:
         return score
@@ -289,6 +289,29 @@ def yes_probability(llm: BaseChatModel, prompt: RenderedPrompt) -> float | None:
         log.warning("The model returned no log-probabilities; verdicts are read as plain yes/no.")
     word = _text(reply).strip().strip(".\"'").lower()
     return 1.0 if word.startswith("yes") else 0.0 if word.startswith("no") else None
+
+
+def _ask(
+    model: Runnable[Any, BaseMessage], prompt: RenderedPrompt, streamed: bool = False
+) -> BaseMessage | None:
+    """The model's reply to ``prompt``, counted in the node's meter.
+
+    None when the question's deadline passed before it came (``deadline``): the call is not
+    made past it, a call in flight stops at it, and the prompt is named as missed.
+    """
+    if deadline.passed():
+        deadline.missed(prompt.name)
+        return None
+    started = time.perf_counter()
+    try:
+        reply = model.invoke(prompt.messages, config=_call_config(prompt, streamed))
+    except Exception:
+        if not deadline.passed():
+            raise
+        deadline.missed(prompt.name)
+        return None
+    usage.record(reply, time.perf_counter() - started)
+    return reply
 
 
 def score_from_logprobs(logprobs: Any) -> float | None:

@@ -24,19 +24,38 @@ def seconds_spent(state: Mapping[str, Any]) -> float:
     return max(time.time() - asked_at, 0.0) if asked_at else 0.0
 
 
-def deadline(state: Mapping[str, Any], ctx: Context) -> float | None:
-    """When the question's time ends (``time.time()`` seconds), None for a pass run alone.
+def answer_deadline(state: Mapping[str, Any], ctx: Context) -> float | None:
+    """When the question's ``answer_seconds`` end (``time.time()`` seconds).
 
-    ``answer_seconds`` from when the turn began; inside the agent loop, also ``loop_seconds``
-    from its first step (``loop_started``), whichever comes first.
+    None for a pass run alone.
     """
+    asked_at = state.get("asked_at")
+    return asked_at + ctx.answer_seconds if asked_at else None
+
+
+def seconds_left(state: Mapping[str, Any], ctx: Context) -> float | None:
+    """Seconds until ``answer_deadline`` (negative past it); None for a pass run alone.
+
+    No model call outlasts them (``graph.factory.ledgered``): a reply they cut is lost.
+    """
+    ends = answer_deadline(state, ctx)
+    return None if ends is None else ends - time.time()
+
+
+def deadline(state: Mapping[str, Any], ctx: Context) -> float | None:
+    """When the question's time for another attempt ends (``time.time()`` seconds).
+
+    ``answer_deadline``; inside the agent loop, also ``loop_seconds`` from its first step
+    (``loop_started``), whichever comes first. None for a pass run alone.
+    """
+    loop_started = state.get("loop_started")
     ends = [
-        start + seconds
-        for start, seconds in (
-            (state.get("asked_at"), ctx.answer_seconds),
-            (state.get("loop_started"), ctx.loop_seconds),
+        end
+        for end in (
+            answer_deadline(state, ctx),
+            loop_started + ctx.loop_seconds if loop_started else None,
         )
-        if start
+        if end is not None
     ]
     return min(ends) if ends else None
 

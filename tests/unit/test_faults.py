@@ -109,6 +109,29 @@ def test_a_hanging_endpoint_times_out_within_bounds():
     assert len(requests) == 2 and elapsed < 4.5  # two 0.5 s attempts plus backoff, no hang
 
 
+def test_a_reply_past_the_questions_deadline_is_cut_and_the_run_ends_in_time():
+    # Request 1 (generate) stalls 10 s; the question has 2 s and each request 30.
+    with loopback(faulty({1: 10.0})) as (url, requests):
+        started = time.monotonic()
+        result = run_with(url, answer_seconds=2.0, llm_timeout_s=30.0, llm_max_retries=2)
+        elapsed = time.monotonic() - started
+    state = result.state
+    assert elapsed < 6.0  # the deadline plus the client's backoff, not the stalled 10 s
+    assert len(requests) == 2  # the retries of the cut request and later calls are not sent
+    assert state["answer"] == "I don't know."
+    assert any("time ran out before the model's reply to generate" in w for w in state["warnings"])
+
+
+def test_an_answer_no_check_confirmed_in_time_is_not_given():
+    # Request 3 (the answer check) stalls past the question's 2 s: its "no" is not a "yes".
+    with loopback(faulty({3: 10.0})) as (url, requests):
+        result = run_with(url, answer_seconds=2.0, llm_timeout_s=30.0)
+    state = result.state
+    assert len(requests) == 4
+    assert not state["answer"].startswith("The Denver Broncos")
+    assert any("time ran out before the model's reply" in w for w in state["warnings"])
+
+
 def test_unusable_verdicts_degrade_to_documented_fallbacks():
     unusable = (200, chat_completion("Sure! The answer is relevant."))
     # Requests: 0 evaluator, 1 generate, 2 the copied sentence's judge, 3 answer check; no

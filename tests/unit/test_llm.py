@@ -10,7 +10,14 @@ import pytest
 from langchain_openai import ChatOpenAI
 
 import prompts
-from crag_core.clients.llm import complete, score_from_logprobs, takes_grammar, yes_probability
+from crag_core.clients.deadline import until
+from crag_core.clients.llm import (
+    call_tools,
+    complete,
+    score_from_logprobs,
+    takes_grammar,
+    yes_probability,
+)
 from crag_core.errors import ConfigError
 from crag_core.schema.context import Context
 from graph.factory import chat_model_for
@@ -102,6 +109,38 @@ def test_timeout_is_bounded():
         with pytest.raises(openai.APITimeoutError):
             complete(llm, rendered())
         assert time.monotonic() - started < 2.5
+
+
+def test_past_the_questions_deadline_a_call_is_the_reply_of_a_call_not_made():
+    with loopback(lambda m, p, b: (200, chat_completion("yes"))) as (url, requests):
+        llm = chat_model_for(Context(model="openai-compatible:t", base_url=url + "/v1"))
+        with until(-1) as kept:
+            replies = (
+                complete(llm, rendered()),
+                yes_probability(llm, rendered()),
+                call_tools(llm, rendered(), []),
+            )
+        assert complete(llm, rendered()) == "yes"  # outside the block: no deadline
+    assert replies[0] == "" and replies[1] == 0.0 and replies[2].text == ""
+    assert not replies[2].tool_calls
+    assert kept.missed == ["check_relevance"] * 3 and len(requests) == 1
+
+
+def test_a_call_in_flight_stops_at_the_questions_deadline_and_is_not_retried():
+    def slow(m, p, b):
+        time.sleep(5)
+        return 200, chat_completion("late")
+
+    with loopback(slow) as (url, requests):
+        llm = chat_model_for(
+            Context(model="openai-compatible:t", base_url=url + "/v1", llm_max_retries=2)
+        )
+        started = time.monotonic()
+        with until(0.5) as kept:
+            reply = complete(llm, rendered())
+        elapsed = time.monotonic() - started
+    assert reply == "" and kept.missed == ["check_relevance"]
+    assert len(requests) == 1 and elapsed < 3.0  # the deadline plus the client's backoff
 
 
 def test_a_grammar_is_sent_in_the_request_body_and_only_when_given():
