@@ -9,7 +9,8 @@ sends: a request gets at most the seconds left as its timeouts, a reply's body s
 deadline (a streamed answer too, however its tokens trickle), and a request past it fails
 before it is sent, so the client's own retries of it fail at once as well. A call is never
 longer than the deadline plus the client's backoff between retries (about a second and a half
-for two).
+for two). The one wait it does not cut is a first request's for the embedded model server this
+process starts (``crag_core.clients.llm``): a start is waited for whatever the deadline.
 
 ``crag_core.clients.llm`` turns a call that failed past the deadline into the reply of a call
 not made (no text, no tool call, a "no" verdict) and names its prompt here (``missed``), so the

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,26 @@ def test_answers_from_the_knowledge_base():
     assert result.path[-1] == "finalize"
     assert "web_search" not in result.path
     assert any(s["source"].endswith("super_bowl_50.md") for s in result.state["sources"])
+
+
+def test_a_question_past_its_deadline_ends_then_and_the_server_answers_the_next():
+    question = "What was the final score of Super Bowl 50?"
+    ask(question)  # the server started (its start is waited for whatever the deadline)
+    started = time.monotonic()
+    # Another document's question: its evidence is not in the server's prompt cache.
+    other = Context(collection="demo", answer_seconds=1, answer_cache=False)
+    cut = run_question("Who founded the company?", other)
+    elapsed = time.monotonic() - started
+    assert elapsed < 6, cut.to_json()  # 1 s, the client's backoff, the steps without a model
+    assert cut.state["answer"] == "I don't know."
+    assert any("time ran out before the model's reply" in w for w in cut.state["warnings"])
+    ask(question)
+
+
+def ask(question: str) -> None:
+    """Ask ``question`` of the demo corpus, not from the answer cache: it is answered."""
+    result = run_question(question, Context(collection="demo", answer_cache=False))
+    assert "24" in result.state["answer"] and not result.state["warnings"], result.to_json()
 
 
 def right_or_held_back(answer: str, expected: str, warnings: list[str]) -> bool:
