@@ -186,12 +186,15 @@ def route_after_analysis(state: RAGState) -> str | list[Send]:
     return "answer_question"
 
 
-def route_after_part(state: RAGState) -> str | list[Send]:
-    """The next dependent part, asked with the earlier answer; else every part is in."""
+def route_after_part(state: RAGState, runtime: Runtime[Context]) -> str | list[Send]:
+    """The next dependent part, asked with the earlier answer; else every part is in.
+
+    Also when the next would end past ``answer_seconds`` (``parts.no_time_for_step``).
+    """
     index = parts.next_step(state) if state.get("route") == "multi_step" else None
-    return (
-        "combine_parts" if index is None else [Send("answer_part", parts.part_input(state, index))]
-    )
+    if index is None or parts.no_time_for_step(state, context_of(runtime)):
+        return "combine_parts"
+    return [Send("answer_part", parts.part_input(state, index))]
 
 
 def route_after_question(state: RAGState) -> Literal["decompose", "finalize"]:

@@ -501,8 +501,9 @@ class Context:
             "description": (
                 "Seconds a question may take from its first step: no model call outlasts "
                 "them (a reply they cut is lost, and a warning names the step); no retry (of "
-                "a pass, or of a table's query) and no asking of a described question in its "
-                "steps begins that would end past them at the pace so far, and no answer is "
+                "a pass, or of a table's query), no asking of a described question in its "
+                "steps and no next step of a chain begins that would end past them at the "
+                "pace so far, and no answer is "
                 "sent back for its citations past them; the best checked answer so far is "
                 "given. 180: over the 243 mixed calibration questions the slowest took 138 s."
             ),

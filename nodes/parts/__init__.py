@@ -1,11 +1,12 @@
 """The parts: a question asked in parts, each its own pass, and joined.
 
 ``decompose`` (a described question whose whole pass found nothing, asked in steps),
-``collect_part`` (ends a part's pass; with ``part_input`` and ``next_step``, what each part
-starts from and which comes next) and ``combine_parts`` (the parts' answers as one).
+``collect_part`` (ends a part's pass; with ``part_input``, ``next_step`` and
+``no_time_for_step``, what each part starts from, which comes next and whether it begins)
+and ``combine_parts`` (the parts' answers as one).
 """
 
-from nodes.parts.collect_part import collect_part, next_step, part_input
+from nodes.parts.collect_part import collect_part, next_step, no_time_for_step, part_input
 from nodes.parts.combine_parts import combine_parts
 from nodes.parts.decompose import decompose
 
@@ -14,5 +15,6 @@ __all__ = [
     "combine_parts",
     "decompose",
     "next_step",
+    "no_time_for_step",
     "part_input",
 ]

@@ -17,7 +17,7 @@ from crag_core.schema.context import Context
 from crag_core.schema.state import Part, PartInput, PartOutput, PassState, RAGState, Source
 from crag_core.text.answer_text import NO_ANSWER, STEPS_HEADING, is_no_answer
 from crag_core.text.query_analysis import needs_context, subject_of, with_answer, with_subject
-from nodes.shared.common import question_of, reports
+from nodes.shared.common import question_of, reports, seconds_spent
 
 
 def part_input(state: RAGState, index: int) -> PartInput:
@@ -58,6 +58,37 @@ def next_step(state: RAGState) -> int | None:
     if parts and is_no_answer(max(parts, key=lambda p: p["index"])["answer"]):
         return None
     return len(parts)
+
+
+def no_time_for_step(state: RAGState, ctx: Context) -> bool:
+    """Whether the chain's next step would end past ``answer_seconds`` at the pace so far.
+
+    The pace is the mean of the passes the question made: its steps so far, and a nested
+    question's whole pass before them. A step is not begun that would end late: its model
+    calls would be cut at the deadline (``crag_core.clients.deadline``) and it could only
+    say "I don't know".
+    """
+    passes = len(state.get("parts") or []) + int(bool(state.get("nested")))
+    spent = seconds_spent(state)
+    return bool(passes) and spent + spent / passes >= ctx.answer_seconds
+
+
+NO_TIME_FOR_STEP = (
+    "Step {step} of {steps} was not begun: at the pace of the passes so far it would end past "
+    "answer_seconds {seconds:g}."
+)
+
+
+def chain_cut(state: RAGState, ctx: Context) -> list[str]:
+    """The warning of a chain its time stopped (its last step answered, the next not begun)."""
+    parts, steps = state.get("parts") or [], state.get("subquestions") or []
+    if state.get("route") != "multi_step" or not parts or len(parts) >= len(steps):
+        return []
+    if is_no_answer(max(parts, key=lambda p: p["index"])["answer"]):
+        return []  # stopped at a part nobody could answer (``next_step``)
+    return [
+        NO_TIME_FOR_STEP.format(step=len(parts) + 1, steps=len(steps), seconds=ctx.answer_seconds)
+    ]
 
 
 @reports(lambda u: f"part {u['parts'][0]['index'] + 1}: {u['parts'][0]['answer']!r}")

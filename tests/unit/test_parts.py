@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from langchain_core.documents import Document
 from langchain_core.messages import AnyMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
@@ -247,6 +249,42 @@ def test_a_nested_question_is_one_lookup_when_splitting_is_off():
     question = "Who coached the team that lost Super Bowl 50?"
     out = graph.invoke({"question": question}, context=Context(max_subquestions=1))
     assert out["route"] == "single" and services.retriever.queries == [question]
+
+
+class SlowRetriever(TopicRetriever):
+    """``TopicRetriever`` whose every search takes ``seconds`` of the question's clock."""
+
+    def __init__(self, docs: list[Document], clock: Any, seconds: float) -> None:
+        super().__init__(docs)
+        self.clock, self.seconds = clock, seconds
+
+    def search(self, query: str, k: int, where: Any = None) -> list[Document]:
+        self.clock.now += self.seconds
+        return super().search(query, k, where)
+
+
+@pytest.mark.parametrize(("answer_seconds", "begun"), [(150, False), (250, True)])
+def test_a_chains_next_step_is_begun_only_if_it_would_end_in_time(
+    monkeypatch, answer_seconds, begun
+):
+    import importlib
+
+    clock = SimpleNamespace(now=1_000.0)
+    clock.time = lambda: clock.now
+    for module in ("nodes.shared.common", "nodes.turn.contextualize_question"):
+        monkeypatch.setattr(importlib.import_module(module), "time", clock)
+    retriever = SlowRetriever([DOCS["cameron"], DOCS["born"]], clock, 100)  # a pass: 100 s
+    services = make_services(llm=make_llm(responder), retriever=retriever, web=FakeWebSearch([]))
+    graph = build_graph(services=lambda ctx: services)
+    ctx = Context(answer_cache=False, answer_seconds=answer_seconds)
+    state = run_question("Who directed Titanic, and when was he born?", ctx, graph=graph).state
+    assert len(state["parts"]) == (2 if begun else 1)
+    cut = [w for w in state["warnings"] if "Step 2 of 2 was not begun" in w]
+    assert bool(cut) != begun
+    if not begun:  # the first step's answer stands; the second is said to be unknown
+        assert state["answer"] == (
+            f"Who directed Titanic? James Cameron [1]\nWhen was he born? {NO_ANSWER}"
+        )
 
 
 def test_a_chain_stops_at_an_unknown_part():
