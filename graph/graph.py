@@ -245,9 +245,10 @@ def route_after_table(
     """A table's answer ends the pass; otherwise the text is searched (the CRAG fallback).
 
     With ``planner`` ``auto`` a question no table answered goes to the loop instead, which
-    may read the text, list a column's values, join other tables or do both.
+    may read the text, list a column's values, join other tables or do both; not a described
+    question asked whole, which is asked in its steps next (``tools.loop_takes_over``).
     """
-    if context_of(runtime).planner == "auto" and not state.get("answer"):
+    if not state.get("answer") and tools.loop_takes_over(state, context_of(runtime)):
         return "agent"
     return "answered" if state.get("answer") else "retrieve"
 

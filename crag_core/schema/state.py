@@ -445,6 +445,7 @@ class PassInput(TypedDict, total=False):
     question: str
     standalone_question: str
     asked_at: float
+    nested: bool
 
 
 class PartInput(TypedDict):
@@ -479,6 +480,9 @@ class PassState(Answered, total=False):
     asked_at: Annotated[float, INPUT]
     """When the turn began (seconds since the epoch; absent when a pass is run alone): the
     question's ``answer_seconds`` count from it."""
+    nested: Annotated[bool, INPUT]
+    """A described question's whole pass (``RAGState.nested``): what no tool answers here is
+    asked in its steps next, each choosing its own tool."""
     cache_hit: Annotated[bool, PER_TURN]
     """Whether this turn's answer came from the answer cache (no retrieval, no LLM call)."""
     cache_similarity: Annotated[float, PER_TURN]

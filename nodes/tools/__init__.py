@@ -11,13 +11,14 @@ With the ``loop`` plan, ``agent`` (the model) chooses among the same capabilitie
 from nodes.tools.agent import agent
 from nodes.tools.choose_tool import choose_tool
 from nodes.tools.query_catalog import query_catalog
-from nodes.tools.query_table import query_table
+from nodes.tools.query_table import loop_takes_over, query_table
 from nodes.tools.read_document import read_document
 from nodes.tools.run_tools import run_tools
 
 __all__ = [
     "agent",
     "choose_tool",
+    "loop_takes_over",
     "query_catalog",
     "query_table",
     "read_document",

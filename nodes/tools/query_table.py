@@ -117,24 +117,39 @@ def query_table(state: PassState, runtime: Runtime[Context], services: Services)
         why = f"its answer {rejected} did not pass its checks" if rejected else last.reason
     if last.sql:
         why += f"; its last query: {last.sql}"
-    unanswered = _unanswered(ctx, question, tables, why, part="part_index" in state)
+    loop = loop_takes_over(state, ctx)
+    unanswered = _unanswered(question, tables, why, loop=loop, part="part_index" in state)
     warnings = [*update.get("warnings", []), *unanswered.get("warnings", [])]
     return update | {"sql": last.sql} | unanswered | {"warnings": warnings}
 
 
+def loop_takes_over(state: Mapping[str, Any], ctx: Context) -> bool:
+    """Whether the agent loop takes on a question no table answered (``route_after_table``).
+
+    With ``planner`` ``auto``, except a described question's whole pass (``nested``): the
+    turn asks it in its steps next (``route_after_question``), each step choosing its own
+    tool, the loop among them. Asked whole first, the loop spent the question's time and left
+    none for the steps; the rules' steps answered the table-and-text calibration set's
+    described questions 15 right of 21 where ``auto``'s loop-first answered 9
+    (docs/benchmarks/tools/cal-92dd433/rnotes).
+    """
+    return ctx.planner == "auto" and not state.get("nested")
+
+
 def _unanswered(
-    ctx: Context, question: str, tables: list[TableInfo], why: str, *, part: bool = False
+    question: str, tables: list[TableInfo], why: str, *, loop: bool, part: bool = False
 ) -> PassUpdate:
     """Where a question no table answered goes, and the warning that says so and why.
 
-    ``planner`` ``auto``: the agent loop (``route_after_table``); a spreadsheet's question:
-    "I don't know" (the text cannot compute over its rows); a table inside a page: its text.
+    ``loop`` (``loop_takes_over``): the agent loop (``route_after_table``); a spreadsheet's
+    question: "I don't know" (the text cannot compute over its rows); a table inside a page:
+    its text.
     A part's look-up (a step of a described question, a part of one asked in parts) that
     computes nothing searches the text: the question was split because its parts may be in
     different documents ("What is the capital of Norway?" is a note's, though "Norway" is a
     value of a table's).
     """
-    if ctx.planner == "auto":
+    if loop:
         return {"warnings": [f"No table answered the question ({why}); the agent loop took it on."]}
     looks_up = part and not computes(question)
     if tables and not looks_up and not any(incidental(t) for t in tables):

@@ -752,3 +752,26 @@ def test_a_result_a_check_refuses_for_good_is_seen_but_cannot_be_cited(store):
     other = {"name": "query_table", "args": {"question": question, "sql": titles}, "id": "c2"}
     found = query.invoke({**other, "type": "tool_call"})
     assert found.text.startswith("The query ran, but a check found") and found.artifact
+
+
+def test_under_auto_a_described_question_no_table_answered_is_asked_in_steps_first(store):
+    """planner auto: the rules' query of a described question found nothing; the loop does not
+    take on the whole question (it would spend the time its steps need): its steps come next,
+    each choosing its own tool, the loop among them."""
+    llm = scripted(
+        *[{"enough": "yes", "answer": "I don't know"}] * 4,
+        sql="SELECT COUNT(*) FROM albums WHERE city = 'Sydney'",  # no such column: no answer
+    )
+    services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
+    question = "How many albums are by the artist that was formed in Sydney?"
+    final, lines = ask(services, question, planner="auto")
+    nodes = [(line["node"], line.get("part")) for line in lines]
+    assert ("query_table", None) in nodes and ("decompose", None) in nodes
+    assert ("agent", None) not in nodes  # the whole question never went to the loop
+    assert final["subquestions"] == [
+        "Which artist was formed in Sydney?",
+        "How many albums are by #1?",
+    ]
+    # a plain question no table answered still goes to the loop under auto
+    final, lines = ask(services, "How many albums have the artistid 1?", planner="auto")
+    assert "agent" in [line["node"] for line in lines]

@@ -169,6 +169,7 @@ def test_the_turn_and_the_pass_each_see_only_their_own_keys():
         "standalone_question",
         "relevant_documents",
         "asked_at",  # when the turn began: the question's deadline counts from it
+        "nested",  # a described question's whole pass: what it cannot answer goes to steps
     }
     assert {"documents", "attempts", "rejected_chunks", "retrieval_score"} <= question_pass - turn
     assert {"history", "messages", "route", "subquestions", "parts"} <= turn - question_pass
@@ -192,6 +193,7 @@ def test_every_state_key_declares_exactly_one_lifetime():
         "standalone_question",
         "part_index",
         "asked_at",
+        "nested",
     }
     assert not [k for k, v in in_pass.items() if v == [LIFETIMES[1]]]  # nothing per thread
 
