@@ -23,12 +23,12 @@ from langgraph.types import Overwrite
 from crag_core.clients import embeddings
 from crag_core.clients.answer_cache import AnswerCache
 from crag_core.clients.chroma import collection_names
-from crag_core.clients.deadline import until
 from crag_core.clients.knowledge_base import KnowledgeBase, ModeRetriever
 from crag_core.clients.llm import build_chat_model
 from crag_core.clients.services import Services
 from crag_core.clients.small_talk import SmallTalk
 from crag_core.clients.web_providers import build_web_search
+from crag_core.runtime.deadline import until
 from crag_core.runtime.model_pool import LazyChatModel
 from crag_core.schema.context import Context, context_of
 from crag_core.schema.state import costed
@@ -197,7 +197,7 @@ def ledgered(node: ServiceNode[S], services: ServiceFactory | None) -> GraphNode
     The entry (``cost``) holds the model calls the node made, their tokens and the node's
     seconds (``crag_core.clients.usage``); the graph wires every node that uses a client so.
     Its model calls keep the question's deadline (``nodes.shared.common.seconds_left``,
-    ``crag_core.clients.deadline``); a reply lost to it adds a warning naming the step.
+    ``crag_core.runtime.deadline``); a reply lost to it adds a warning naming the step.
     """
     bound = bind(node, services)
 

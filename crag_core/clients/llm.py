@@ -7,7 +7,7 @@ OpenAI-compatible server, so local, OpenAI and any OpenAI-compatible server shar
 reads the answer's log-probabilities (OpenAI's ``logprobs``/``top_logprobs``, which
 llama.cpp's server also implements) as a score, P(yes) / (P(yes) + P(no)); a provider that
 returns no log-probabilities gets the plain reply's verdict as 1.0 or 0.0, and a log line
-says so once. Every call keeps the question's deadline (``crag_core.clients.deadline``): past
+says so once. Every call keeps the question's deadline (``crag_core.runtime.deadline``): past
 it, a call is the reply of a call not made.
 """
 
@@ -28,9 +28,9 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.constants import TAG_NOSTREAM
 from pydantic import SecretStr
 
-from crag_core.clients import deadline, usage
+from crag_core.clients import usage
 from crag_core.errors import ConfigError
-from crag_core.runtime import local_model, resident
+from crag_core.runtime import deadline, local_model, resident
 from crag_core.runtime.model_pool import ModelPool
 from crag_core.settings import settings
 from prompts import RenderedPrompt

@@ -5,7 +5,8 @@ server chosen by a hash of the prompt's first message, so the calls of one pass 
 start with the same evidence message — reach the same server and reuse its prompt cache, while
 different questions spread over the servers. A server that refuses the connection or times out
 is skipped for ``cooldown_s`` with a warning and the call goes to the next one; when every
-server is down the last error is raised (the caller's message names the model server).
+server is down the last error is raised (the caller's message names the model server). A call
+the question's deadline cut (``crag_core.runtime.deadline``) marks no server down.
 A streamed call fails over only before its first token.
 """
 
@@ -23,6 +24,8 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from pydantic import ConfigDict, PrivateAttr
+
+from crag_core.runtime import deadline
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +99,8 @@ class ModelPool(BaseChatModel):
                 )
                 return result
             except unreachable() as exc:
+                if deadline.passed():  # the question's time, not the server, ended the call
+                    raise
                 self._mark_down(index, exc)
                 last = exc
         assert last is not None
@@ -118,6 +123,8 @@ class ModelPool(BaseChatModel):
             except StopIteration:
                 return
             except unreachable() as exc:
+                if deadline.passed():
+                    raise
                 self._mark_down(index, exc)
                 last = exc
                 continue

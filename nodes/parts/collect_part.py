@@ -65,7 +65,7 @@ def no_time_for_step(state: RAGState, ctx: Context) -> bool:
 
     The pace is the mean of the passes the question made: its steps so far, and a nested
     question's whole pass before them. A step is not begun that would end late: its model
-    calls would be cut at the deadline (``crag_core.clients.deadline``) and it could only
+    calls would be cut at the deadline (``crag_core.runtime.deadline``) and it could only
     say "I don't know".
     """
     passes = len(state.get("parts") or []) + int(bool(state.get("nested")))

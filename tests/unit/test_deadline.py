@@ -1,4 +1,4 @@
-"""The question's deadline as the chat model's HTTP client keeps it (``clients.deadline``)."""
+"""The question's deadline as the chat model's HTTP client keeps it (``runtime.deadline``)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
-from crag_core.clients import deadline
-from crag_core.clients.deadline import PastDeadline, http_clients, until
+from crag_core.runtime import deadline
+from crag_core.runtime.deadline import PastDeadline, http_clients, until
 
 
 def client(handler: Any) -> httpx.Client:

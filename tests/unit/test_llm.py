@@ -10,7 +10,6 @@ import pytest
 from langchain_openai import ChatOpenAI
 
 import prompts
-from crag_core.clients.deadline import until
 from crag_core.clients.llm import (
     call_tools,
     complete,
@@ -19,6 +18,7 @@ from crag_core.clients.llm import (
     yes_probability,
 )
 from crag_core.errors import ConfigError
+from crag_core.runtime.deadline import until
 from crag_core.schema.context import Context
 from graph.factory import chat_model_for
 from tests.loopback import chat_completion, loopback

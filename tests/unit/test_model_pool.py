@@ -14,6 +14,7 @@ import prompts
 from benchmarks.fixtures.serve import free_port
 from crag_core.clients.llm import complete, yes_probability
 from crag_core.errors import ConfigError
+from crag_core.runtime.deadline import until
 from crag_core.runtime.model_pool import ModelPool, affinity
 from crag_core.schema.context import Context
 from graph.factory import chat_model_for
@@ -112,3 +113,18 @@ def test_a_server_that_hangs_times_out_and_the_call_fails_over():
         reply = complete(model, prompts.RenderedPrompt("t", "v1", [HumanMessage(prompt)]))
         assert reply == "from alive"
         assert time.perf_counter() - started < 3
+
+
+def test_a_call_the_questions_deadline_cut_marks_no_server_down(caplog):
+    def hanging(method, path, body):
+        time.sleep(3)
+        return 200, chat_completion("too late")
+
+    with loopback(hanging) as (slow, _), loopback(answering("alive")) as (alive, got):
+        model = pool(f"{slow}/v1", f"{alive}/v1")  # each request 5 s, the question 0.5
+        prompt = next(f"h{i}" for i in range(100) if affinity([HumanMessage(f"h{i}")]) % 2 == 0)
+        asked = prompts.RenderedPrompt("t", "v1", [HumanMessage(prompt)])
+        with until(0.5) as kept:
+            assert complete(model, asked) == ""  # the reply of a call not made
+        assert kept.missed == ["t"] and not got  # not failed over past the deadline
+        assert not model._down_until and "unreachable" not in caplog.text
