@@ -118,7 +118,7 @@ def query_table(state: PassState, runtime: Runtime[Context], services: Services)
     if last.sql:
         why += f"; its last query: {last.sql}"
     loop = loop_takes_over(state, ctx)
-    unanswered = _unanswered(question, tables, why, loop=loop, part="part_index" in state)
+    unanswered = _unanswered(question, tables, why, loop=loop, look_up=looks_up(state))
     warnings = [*update.get("warnings", []), *unanswered.get("warnings", [])]
     return update | {"sql": last.sql} | unanswered | {"warnings": warnings}
 
@@ -126,33 +126,45 @@ def query_table(state: PassState, runtime: Runtime[Context], services: Services)
 def loop_takes_over(state: Mapping[str, Any], ctx: Context) -> bool:
     """Whether the agent loop takes on a question no table answered (``route_after_table``).
 
-    With ``planner`` ``auto``, except a described question's whole pass (``nested``): the
-    turn asks it in its steps next (``route_after_question``), each step choosing its own
-    tool, the loop among them. Asked whole first, the loop spent the question's time and left
-    none for the steps; the rules' steps answered the table-and-text calibration set's
-    described questions 15 right of 21 where ``auto``'s loop-first answered 9
-    (docs/benchmarks/tools/cal-92dd433/rnotes).
+    With ``planner`` ``auto``, where the rules have no other way for it; not for:
+
+    - a described question's whole pass (``nested``): the turn asks it in its steps next
+      (``route_after_question``), each step choosing its own tool. Asked whole first, the
+      loop spent the time the steps needed;
+    - a part's look-up that computes nothing (a step of a described question, a part of one
+      asked in parts): the rules search the text for it (``_unanswered``), where a note
+      states it ("What is the capital of Japan?"). Given to the loop, such a step's answer
+      came back right but under ``min_confidence``.
+
+    On the table-and-text calibration set the rules answered 15 of 21 right, ``auto`` with
+    both going to the loop 9 (docs/benchmarks/tools/cal-8331c4d/rnotes).
     """
-    return ctx.planner == "auto" and not state.get("nested")
+    if ctx.planner != "auto" or state.get("nested"):
+        return False
+    return not looks_up(state)
+
+
+def looks_up(state: Mapping[str, Any]) -> bool:
+    """Whether the pass is a part's look-up that computes nothing (its text is searched)."""
+    return "part_index" in state and not computes(question_of(state))
 
 
 def _unanswered(
-    question: str, tables: list[TableInfo], why: str, *, loop: bool, part: bool = False
+    question: str, tables: list[TableInfo], why: str, *, loop: bool, look_up: bool
 ) -> PassUpdate:
     """Where a question no table answered goes, and the warning that says so and why.
 
     ``loop`` (``loop_takes_over``): the agent loop (``route_after_table``); a spreadsheet's
     question: "I don't know" (the text cannot compute over its rows); a table inside a page:
     its text.
-    A part's look-up (a step of a described question, a part of one asked in parts) that
-    computes nothing searches the text: the question was split because its parts may be in
-    different documents ("What is the capital of Norway?" is a note's, though "Norway" is a
-    value of a table's).
+    A part's look-up that computes nothing (``look_up``: a step of a described question, a
+    part of one asked in parts) searches the text: the question was split because its parts
+    may be in different documents ("What is the capital of Norway?" is a note's, though
+    "Norway" is a value of a table's).
     """
     if loop:
         return {"warnings": [f"No table answered the question ({why}); the agent loop took it on."]}
-    looks_up = part and not computes(question)
-    if tables and not looks_up and not any(incidental(t) for t in tables):
+    if tables and not look_up and not any(incidental(t) for t in tables):
         said = "the text was not searched: " + (
             "it cannot compute over a table's rows"
             if computes(question)

@@ -13,6 +13,7 @@ from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
 from crag_core.schema.context import Context
 from graph.graph import build_graph, loop_steps, step_limit
 from nodes.tools.agent import READ_FIRST, asked_tables, out_of_budget, parse_step, step_schema
+from nodes.tools.query_table import loop_takes_over
 from nodes.tools.run_tools import repeats
 from nodes.tools.toolbox import toolbox
 from tests.fakes import (
@@ -775,3 +776,14 @@ def test_under_auto_a_described_question_no_table_answered_is_asked_in_steps_fir
     # a plain question no table answered still goes to the loop under auto
     final, lines = ask(services, "How many albums have the artistid 1?", planner="auto")
     assert "agent" in [line["node"] for line in lines]
+
+
+def test_under_auto_the_loop_takes_only_what_the_rules_would_not_answer():
+    auto, rules = Context(planner="auto"), Context(planner="rules")
+    plain = {"question": "How many albums have the artistid 1?"}
+    assert loop_takes_over(plain, auto) and not loop_takes_over(plain, rules)
+    assert not loop_takes_over({**plain, "nested": True}, auto)  # its steps come next
+    look_up = {"question": "What is the capital of Japan?", "part_index": 1}
+    assert not loop_takes_over(look_up, auto)  # a step the rules search the text for
+    counting = {"question": "How many albums are by AC/DC?", "part_index": 1}
+    assert loop_takes_over(counting, auto)
