@@ -91,12 +91,18 @@ def test_5xx_is_retried_then_raised_within_bounds():
     assert len(reqs) == 2  # one try plus one retry
 
 
-def test_timeout_is_bounded():
-    def slow(m, p, b):
-        time.sleep(3)
+def slow(seconds: float):
+    """A model server that answers "late" after ``seconds``."""
+
+    def handler(m, p, b):
+        time.sleep(seconds)
         return 200, chat_completion("late")
 
-    with loopback(slow) as (url, _):
+    return handler
+
+
+def test_timeout_is_bounded():
+    with loopback(slow(3)) as (url, _):
         llm = chat_model_for(
             Context(
                 model="openai-compatible:t",
@@ -127,11 +133,7 @@ def test_past_the_questions_deadline_a_call_is_the_reply_of_a_call_not_made():
 
 
 def test_a_call_in_flight_stops_at_the_questions_deadline_and_is_not_retried():
-    def slow(m, p, b):
-        time.sleep(5)
-        return 200, chat_completion("late")
-
-    with loopback(slow) as (url, requests):
+    with loopback(slow(5)) as (url, requests):
         llm = chat_model_for(
             Context(model="openai-compatible:t", base_url=url + "/v1", llm_max_retries=2)
         )
