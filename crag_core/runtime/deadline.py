@@ -93,10 +93,10 @@ def _request(request: httpx.Request) -> None:
         return
     if left <= 0:
         raise PastDeadline("the question's deadline has passed", request=request)
-    timeouts = dict(request.extensions.get("timeout") or {})
+    timeouts = request.extensions.get("timeout") or {}
     request.extensions["timeout"] = {
-        key: left if value is None else min(value, left)
-        for key, value in {k: timeouts.get(k) for k in ("connect", "read", "write", "pool")}.items()
+        key: left if timeouts.get(key) is None else min(timeouts[key], left)
+        for key in ("connect", "read", "write", "pool")
     }
 
 

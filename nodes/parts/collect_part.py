@@ -17,7 +17,7 @@ from crag_core.schema.context import Context
 from crag_core.schema.state import Part, PartInput, PartOutput, PassState, RAGState, Source
 from crag_core.text.answer_text import NO_ANSWER, STEPS_HEADING, is_no_answer
 from crag_core.text.query_analysis import needs_context, subject_of, with_answer, with_subject
-from nodes.shared.common import question_of, reports, seconds_spent
+from nodes.shared.common import no_time_for_another, question_of, reports
 
 
 def part_input(state: RAGState, index: int) -> PartInput:
@@ -69,8 +69,7 @@ def no_time_for_step(state: RAGState, ctx: Context) -> bool:
     say "I don't know".
     """
     passes = len(state.get("parts") or []) + int(bool(state.get("nested")))
-    spent = seconds_spent(state)
-    return bool(passes) and spent + spent / passes >= ctx.answer_seconds
+    return no_time_for_another(state, ctx, passes)
 
 
 NO_TIME_FOR_STEP = (
@@ -81,14 +80,13 @@ NO_TIME_FOR_STEP = (
 
 def chain_cut(state: RAGState, ctx: Context) -> list[str]:
     """The warning of a chain its time stopped (its last step answered, the next not begun)."""
-    parts, steps = state.get("parts") or [], state.get("subquestions") or []
-    if state.get("route") != "multi_step" or not parts or len(parts) >= len(steps):
+    if state.get("route") != "multi_step" or not state.get("parts"):
         return []
-    if is_no_answer(max(parts, key=lambda p: p["index"])["answer"]):
-        return []  # stopped at a part nobody could answer (``next_step``)
-    return [
-        NO_TIME_FOR_STEP.format(step=len(parts) + 1, steps=len(steps), seconds=ctx.answer_seconds)
-    ]
+    index = next_step(state)  # None: every step ran, or one nobody could answer ended it
+    if index is None:
+        return []
+    steps = len(state.get("subquestions") or [])
+    return [NO_TIME_FOR_STEP.format(step=index + 1, steps=steps, seconds=ctx.answer_seconds)]
 
 
 @reports(lambda u: f"part {u['parts'][0]['index'] + 1}: {u['parts'][0]['answer']!r}")

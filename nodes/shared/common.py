@@ -74,8 +74,16 @@ def no_time_to_retry(state: Mapping[str, Any], ctx: Context) -> bool:
     At the pace of the passes so far (``retry_count`` + 1 of them): a retry is not begun that
     would end late.
     """
-    spent, passes = seconds_spent(state), int(state.get("retry_count", 0)) + 1
-    return spent + spent / passes >= ctx.answer_seconds
+    return no_time_for_another(state, ctx, int(state.get("retry_count", 0)) + 1)
+
+
+def no_time_for_another(state: Mapping[str, Any], ctx: Context, passes: int) -> bool:
+    """Whether one more pass would end past ``answer_seconds`` at the mean pace of ``passes``.
+
+    False before any pass (no pace yet).
+    """
+    spent = seconds_spent(state)
+    return passes > 0 and spent + spent / passes >= ctx.answer_seconds
 
 
 def answer_documents(state: Mapping[str, Any]) -> list[Document]:
