@@ -103,7 +103,8 @@ def _checked(store: Any, catalog: Any, question: dict[str, Any], sql: str) -> di
     if result is None or not answer or reason:
         return None
     kind = table_kind(result, premise, 1)
-    signals = table_signals(question["question"], sql, result, tables, answer, kind)
+    question_text = question["question"]
+    signals = table_signals(question_text, sql, result, tables, answer, kind, catalog=catalog)
     read = sorted(result.tables)
     return {
         "id": question["id"],
@@ -141,6 +142,29 @@ def pool(set_name: str, data: Path, records: list[Path]) -> list[dict[str, Any]]
                 checked = _checked(store, catalog, questions[r["id"]], sql)
                 if checked and checked["verdict"] != "unknown":
                     found.append(checked)
+    return found
+
+
+def again(set_name: str, data: Path, pairs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each scored answer of the set's questions run again through today's checks and signals.
+
+    The judge's verdict is kept (it reads the query, which is the same); an answer today's
+    checks refuse is left out, as is a pair of another set's question.
+    """
+    from crag.eval.records import read_records
+
+    qset, store = _store(set_name, data)
+    catalog = store.catalog()
+    questions = {r["id"]: r for r in read_records(qset.questions)}
+    found = []
+    for pair in pairs:
+        if pair["id"] not in questions:
+            continue
+        checked = _checked(store, catalog, questions[pair["id"]], pair["sql"])
+        if checked is None or checked["verdict"] == "unknown":
+            print(f"{pair['id']}: refused today", file=sys.stderr)
+            continue
+        found.append(_with_verdict(checked, pair.get("judged")))
     return found
 
 
@@ -365,7 +389,7 @@ def main(argv: list[str] | None = None) -> int:
     """Build the pool, score it, or report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "command", choices=["pool", "sample", "given", "refused", "score", "report"]
+        "command", choices=["pool", "sample", "given", "refused", "score", "again", "report"]
     )
     parser.add_argument("--set", default="rtables")
     parser.add_argument("--data", type=Path, default=Path("out/rtables-data"))
@@ -387,6 +411,9 @@ def main(argv: list[str] | None = None) -> int:
         rows = sample(args.set, args.data, args.samples, args.out, args.questions)
         print(f"{len(rows)} answers -> {args.out}", file=sys.stderr)
         return 0
+    elif args.command == "again":
+        pairs = [json.loads(line) for p in args.pairs for line in p.read_text().splitlines()]
+        rows = again(args.set, args.data, pairs)
     elif args.command in ("given", "refused"):
         read = given if args.command == "given" else refused
         rows = read(args.set, args.data, [Path(p) for p in args.records.split(",") if p])

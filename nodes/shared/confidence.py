@@ -19,7 +19,7 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -159,6 +159,8 @@ def table_signals(
     answer: str,
     kind: str,
     judged: float | None = None,
+    *,
+    catalog: Sequence[TableInfo],
 ) -> dict[str, float | None]:
     """What a table answer's query and result say about it, for its fitted confidence.
 
@@ -167,9 +169,13 @@ def table_signals(
     query does (aggregates, orders and cuts, filters); how well the question names what
     the query read: the columns and values it names in the tables read, and the columns read
     that it names neither by their name nor by a value they hold (a column the model had to
-    guess: "fuel economy" read as ``mpg``); how many tables it could have been asked of; the
-    judge's P(yes) that the query computes what the question asks (``judged``; None when not
-    asked: ``judges_tables``).
+    guess: "fuel economy" read as ``mpg``); the values the question names that some table of
+    the ``catalog`` holds and the query does not write (``values_left``: a condition left
+    out, "Beverages" for a query of every product); whether the answer is the number 0
+    (``zero``: what a count or sum gives when a filter matched no row, a value spelt
+    otherwise or compared with the wrong column); how many tables it could have been asked
+    of; the judge's P(yes) that the query computes what the question asks (``judged``; None
+    when not asked: ``judges_tables``).
     """
     query = sql_tree.read(sql)
     read = [t for t in tables if t.name in result.tables] or tables
@@ -199,8 +205,37 @@ def table_signals(
         "guessed": float(len(guessed)),
         "tables": float(len(tables)),
         "number": float(bool(_NUMBER.match(answer.strip()))),
+        "values_left": float(len(_values_left(question, query, catalog))),
+        "zero": float(_is_zero(answer)),
         "judged": judged,
     }
+
+
+def _values_left(question: str, query: sql_tree.Query, catalog: Sequence[TableInfo]) -> set[str]:
+    """The values ``question`` names, held in some table of ``catalog``, the query does not write.
+
+    Written: a text literal equal to the value or holding it (``LIKE '%Seafood%'``), or a
+    number literal equal to it.
+    """
+    texts = [t.lower() for t in query.texts]
+    left = set()
+    for value in {v.lower() for m in match_tables(question, catalog) for v in m.values}:
+        if any(value in t for t in texts) or _number_of(value) in query.numbers:
+            continue
+        left.add(value)
+    return left
+
+
+def _number_of(text: str) -> float | None:
+    try:
+        return float(text.replace(",", "").rstrip("%"))
+    except ValueError:
+        return None
+
+
+def _is_zero(answer: str) -> bool:
+    """Whether a table answer is the number 0 (``0``, ``0.0``, ``0%``)."""
+    return _number_of(answer.strip()) == 0
 
 
 def judges_tables(path: Path = TOOL_FIT) -> bool:

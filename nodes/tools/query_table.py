@@ -196,7 +196,7 @@ def table_answer(
     assert tried.result is not None
     kind = table_kind(tried.result, tried.premise, tried.attempt)
     measured = table_signals(
-        question, tried.sql, tried.result, tables, tried.answer, kind, tried.judged
+        question, tried.sql, tried.result, tables, tried.answer, kind, tried.judged, catalog=catalog
     )
     confidence = tool_confidence(kind, measured)
     update: PassUpdate = {"answer_kind": kind, "tool_signals": measured, "sql": tried.sql}

@@ -566,16 +566,36 @@ def test_a_table_answers_signals_say_what_the_question_named_and_the_query_did(s
     sql = 'SELECT "murder_rate" FROM "crime" WHERE "state" = \'Ohio\''
     answer = result(("murder_rate",), (4.5,))
     answer = QueryResult(answer.columns, answer.rows, False, ("crime",))
+    catalog = store.catalog()
+    q = "What was the murder rate in Ohio?"
     named = confidence_module.table_signals(
-        "What was the murder rate in Ohio?", sql, answer, [crime], "4.5", "table:value:1"
+        q, sql, answer, [crime], "4.5", "table:value:1", catalog=catalog
     )
     assert named["columns_named"] == 1 and named["values_named"] == 1
     assert named["guessed"] == 0 and named["where"] == 1 and named["number"] == 1
     assert named["retry"] == 0 and named["computes"] == 0
+    q = "What was the figure for Ohio?"
     guessed = confidence_module.table_signals(
-        "What was the figure for Ohio?", sql, answer, [crime], "4.5", "table:value:2"
+        q, sql, answer, [crime], "4.5", "table:value:2", catalog=catalog
     )
     assert guessed["guessed"] == 1 and guessed["columns_named"] == 0 and guessed["retry"] == 1
+
+
+def test_a_table_answers_signals_count_the_values_it_left_out_and_an_answer_of_zero(store):
+    crime = next(t for t in store.catalog() if t.name == "crime")
+    answer = QueryResult(("n",), ((0,),), False, ("crime",))
+    q = "How many murders were there in Ohio?"
+
+    def signals(sql: str, said: str) -> dict[str, float | None]:
+        return confidence_module.table_signals(
+            q, sql, answer, [crime], said, "table:value:1", catalog=store.catalog()
+        )
+
+    left_out = signals('SELECT COUNT(*) FROM "crime"', "0")
+    assert left_out["values_left"] == 1 and left_out["zero"] == 1
+    written = signals("SELECT COUNT(*) FROM crime WHERE state LIKE '%ohio%'", "0.0")
+    assert written["values_left"] == 0 and written["zero"] == 1
+    assert signals("SELECT COUNT(*) FROM crime WHERE state = 'Ohio'", "12")["zero"] == 0
 
 
 def test_a_fitted_model_of_the_signals_gives_a_table_answers_confidence(tmp_path):
