@@ -199,7 +199,8 @@ bench-tools-heldout: setup dev
 # questions of the tools set's calibration split, on the table calibration set
 # (benchmarks/data/rtables) and on the catalog calibration folders (benchmarks/data/rcatalog),
 # then the fit of the table answers' model on the judged answers of bench-sql-judge (every query of
-# the calibration runs that passes today's checks, and the rquantities set's sampled answers),
+# the calibration runs that passes today's checks, the rjoins set's among them, and the
+# rquantities set's sampled answers),
 # chosen leaving one collection out, and of the catalog answers' model, leaving one folder out.
 TOOLS_CAL_OUT ?= docs/benchmarks/tools/cal-$(shell git rev-parse --short HEAD)
 RCATALOG_CALIBRATION = release-notes licences downloads
@@ -213,7 +214,7 @@ calibrate-tools: setup dev
 	for s in $(RCATALOG_CALIBRATION); do $(BIN)/python -m benchmarks.measurements.tools run --set rcatalog-$$s --split calibration --routed catalog,document --pipelines crag --out $(TOOLS_CAL_OUT)/rcatalog-$$s || exit 1; done
 	$(MAKE) bench-sql-judge
 	$(BIN)/python -m benchmarks.measurements.tools fit --records $(subst $(space),$(comma),$(foreach s,$(TOOLS_CAL_RECORDS),$(TOOLS_CAL_OUT)/$(s)/crag.jsonl)) \
-		--table-records $(subst $(space),$(comma),$(foreach s,rtables-scored tools-scored rquantities-sampled,$(JUDGE_OUT)/$(s).jsonl))
+		--table-records $(subst $(space),$(comma),$(foreach s,rtables-scored tools-scored rjoins-scored rquantities-sampled,$(JUDGE_OUT)/$(s).jsonl))
 
 # The SQL of the table questions: a plain schema prompt vs the shipped prompt, free and under
 # the grammar of real names (one query each; SQL_SPLIT=calibration to choose).

@@ -558,15 +558,18 @@ def _rounded(value: float) -> float | None:
 
 
 def kinds_left_out_auc(answers: list[dict[str, Any]]) -> float:
-    """The table answers' AUC by their kinds' counts, each scored without its collection's."""
+    """The table answers' AUC by their kinds' counts, each without its collection's.
+
+    Each answer is ranked against its own collection's (``within``).
+    """
     import numpy as np
 
-    from benchmarks.calibration.confidence import auc
     from benchmarks.calibration.tool_confidence import (
         collection_of,
         count_kinds,
         labels,
         left_out,
+        within,
     )
     from nodes.shared.confidence import kind_share
 
@@ -577,7 +580,8 @@ def kinds_left_out_auc(answers: list[dict[str, Any]]) -> float:
             [(kind_share(kinds, r.get("answer_kind") or "table") or 0.0) - share for r in scored]
         )
 
-    return auc(left_out(answers, score, collection_of), labels(answers))
+    scores = left_out(answers, score, collection_of)
+    return within(scores, labels(answers), [collection_of(r) for r in answers])
 
 
 def denials(records: list[dict[str, Any]], questions: dict[str, dict[str, Any]]) -> int:

@@ -254,5 +254,20 @@ def test_a_table_answer_is_left_out_with_its_collection_so_a_collections_trait_i
             )
     assert collection_of(records[0]) == "a" and collection_of({"sql": ["SELECT 1 FROM t"]}) == "t"
     by_table, _ = select(records, Tool(table_answers, source_of, SIGNS))
-    assert "tables" in by_table  # its other tables teach the collection's base rate
-    assert "tables" not in select(records)[0]  # left out whole, it teaches nothing
+    assert "tables" not in by_table  # ranked within a table, a collection's trait ranks nothing
+    assert select(records)[0] == ["judged"]
+
+
+def test_left_out_answers_are_ranked_within_their_source_so_a_folds_offset_ranks_nothing():
+    import numpy as np
+
+    from benchmarks.calibration.confidence import auc
+    from benchmarks.calibration.tool_confidence import within
+
+    y = np.array([1, 0, 1, 0, 1, 0, 1, 1], dtype=float)
+    sources = ["a"] * 4 + ["b"] * 4
+    # each fold's model ranks its own answers right, but one scores on a higher scale
+    scores = y * 0.1 + np.array([5.0] * 4 + [0.0] * 4)
+    assert auc(scores, y) < 0.8 and within(scores, y, sources) == 1.0
+    assert within(-scores, y, sources) == 0.0
+    assert np.isnan(within(scores, np.ones(8), sources))  # no source holds a wrong answer
