@@ -421,7 +421,8 @@ calibrate-light-evaluator: setup dev
 # every recorded calibration query that passes today's checks (the pool), and answers sampled on
 # the rquantities set (questions built to hold mistakes; the first JUDGE_SAMPLED of its seeded
 # shuffle); then the never-tuned runs' table answers, scored by the shipped fit (make
-# calibrate-tools fits on the first two). Results: docs/benchmarks/sql-judge.
+# calibrate-tools fits on the first two); then each calibration query restated in words by the
+# model (a probe no product code reads). Results: docs/benchmarks/sql-judge.
 JUDGE_OUT ?= out/sql-judge
 JUDGE_SAMPLED ?= 0
 JUDGE_GIVEN ?= docs/benchmarks/unseen/after-3d97367/crag.jsonl
@@ -457,6 +458,10 @@ bench-sql-judge: setup dev
 		--pairs $(JUDGE_OUT)/unseen-refused.jsonl --out $(JUDGE_OUT)/unseen-refused-scored.jsonl
 	$(BIN)/python -m benchmarks.calibration.sql_judge report \
 		--pairs $(JUDGE_OUT)/unseen-refused-scored.jsonl
+	for s in rjoins:rjoins-scored rquantities:rquantities-sampled rtables:rtables-scored; do \
+		$(BIN)/python -m benchmarks.calibration.sql_judge restate --set $${s%%:*} \
+		--data out/$${s%%:*}-data --pairs $(JUDGE_OUT)/$${s##*:}.jsonl \
+		--out $(JUDGE_OUT)/restated/$${s##*:}.jsonl || exit 1; done
 
 # What each of CRAG's model calls buys: naive, CRAG and CRAG with one part off (the web fallback,
 # the retry, the grader's verdict, the confidence gate) in one interleaved run on the

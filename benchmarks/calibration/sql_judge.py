@@ -334,6 +334,48 @@ def score(set_name: str, data: Path, pairs: list[dict[str, Any]]) -> Iterator[di
         yield _with_verdict(pair, verdict)
 
 
+RESTATE = (
+    "SQLite tables:\n{schema}\n\nQuery:\n{sql}\n\n"
+    "Write the one question, in plain English, that this query answers. "
+    "Reply with the question only."
+)
+"""``restate``'s prompt: the tables the query reads, by their columns, and the query."""
+
+
+def restate(set_name: str, data: Path, pairs: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Each answer with the question the model says its query answers, and how near it is.
+
+    The model (greedy, at most 48 tokens) reads only the query and the columns of the tables it
+    reads, not the question; ``restated`` is the encoder's cosine similarity of its question
+    to the one asked (a signal no product code reads yet).
+    """
+    import numpy as np
+    from langchain_core.messages import HumanMessage
+
+    from crag_core.clients.embeddings import default_embeddings
+    from crag_core.schema.context import Context
+    from crag_core.text import sql_tree
+    from graph.factory import default_services
+
+    qset, store = _store(set_name, data)
+    by_name = {t.name: t for t in store.catalog()}
+    services = default_services(Context(collection=qset.collection))
+    llm = services.llm.bind(max_tokens=48, stream=False, temperature=0)
+    encoder = default_embeddings()
+    for pair in sorted(pairs, key=lambda r: (r.get("tables") or [], r["question"])):
+        names = sql_tree.read(pair["sql"]).tables or pair.get("tables") or []
+        read = [by_name[n] for n in names if n in by_name]
+        schema = "\n".join(f"{t.name}({', '.join(c.original for c in t.columns)})" for t in read)
+        text = RESTATE.format(schema=schema, sql=pair["sql"].strip())
+        lines = str(llm.invoke([HumanMessage(text)]).content).strip().splitlines()
+        said = lines[0] if lines else ""
+        asked, back = (np.array(v) for v in encoder.embed_documents([pair["question"], said]))
+        near = float(asked @ back / (np.linalg.norm(asked) * np.linalg.norm(back) or 1.0))
+        print(f"{pair['id']}: {near:.3f}", file=sys.stderr, flush=True)
+        signals = (pair.get("tool_signals") or {}) | {"restated": near}
+        yield pair | {"restated": said, "tool_signals": signals}
+
+
 def _with_verdict(row: dict[str, Any], verdict: float | None) -> dict[str, Any]:
     """An answer with the judge's verdict, beside its signals too (as ``table_signals`` has it)."""
     signals = row.get("tool_signals") or {}
@@ -389,7 +431,8 @@ def main(argv: list[str] | None = None) -> int:
     """Build the pool, score it, or report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "command", choices=["pool", "sample", "given", "refused", "score", "again", "report"]
+        "command",
+        choices=["pool", "sample", "given", "refused", "score", "again", "restate", "report"],
     )
     parser.add_argument("--set", default="rtables")
     parser.add_argument("--data", type=Path, default=Path("out/rtables-data"))
@@ -411,9 +454,9 @@ def main(argv: list[str] | None = None) -> int:
         rows = sample(args.set, args.data, args.samples, args.out, args.questions)
         print(f"{len(rows)} answers -> {args.out}", file=sys.stderr)
         return 0
-    elif args.command == "again":
+    elif args.command in ("again", "restate"):
         pairs = [json.loads(line) for p in args.pairs for line in p.read_text().splitlines()]
-        rows = again(args.set, args.data, pairs)
+        rows = list((again if args.command == "again" else restate)(args.set, args.data, pairs))
     elif args.command in ("given", "refused"):
         read = given if args.command == "given" else refused
         rows = read(args.set, args.data, [Path(p) for p in args.records.split(",") if p])
