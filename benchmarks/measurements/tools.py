@@ -575,10 +575,7 @@ def kinds_left_out_auc(answers: list[dict[str, Any]]) -> float:
 
     def score(train: list[dict[str, Any]], scored: list[dict[str, Any]]) -> np.ndarray:
         kinds = count_kinds(train)
-        share = kind_share(kinds, "table") or 0.0  # each kind against its fold's
-        return np.array(
-            [(kind_share(kinds, r.get("answer_kind") or "table") or 0.0) - share for r in scored]
-        )
+        return np.array([kind_share(kinds, r.get("answer_kind") or "table") or 0.0 for r in scored])
 
     scores = left_out(answers, score, collection_of)
     return within(scores, labels(answers), [collection_of(r) for r in answers])
