@@ -421,7 +421,7 @@ class Context:
                 "that passed its checks. Tables', catalogs' and summaries' answers carry their "
                 "own, fitted leaving a source out (on two never-tuned folders at 0.4: 10 of 118 "
                 "answers given wrong, 6 of 80 table answers, the judge's verdict on the query "
-                "and whether the answer is 0 their inputs, 2 of 20 text answers, 2 of 6 "
+                "and whether the answer is 0 among their inputs, 2 of 20 text answers, 2 of 6 "
                 "summaries, 0 of 12 catalog "
                 "answers; on the catalog's own never-tuned folders 4 of 41; "
                 "docs/benchmarks/heldout, docs/benchmarks/catalog)."
