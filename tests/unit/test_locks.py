@@ -24,7 +24,7 @@ LEFT_OUT = {
 
 
 def _locked() -> set[str]:
-    names = set()
+    names: set[str] = set()
     for lock in LOCKS:
         for line in (ROOT / lock).read_text(encoding="utf-8").splitlines():
             if match := re.match(r"^([A-Za-z0-9_.-]+)==", line.strip()):
