@@ -29,6 +29,7 @@ import random
 import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from benchmarks import DATA
@@ -64,8 +65,15 @@ def cell(text: str) -> int | float | str | None:
 
 def connect() -> sqlite3.Connection:
     """The seven tables in an in-memory SQLite database, a table per file."""
+    db = load(FILES.values())
+    _check_keys(db)
+    return db
+
+
+def load(files: Iterable[Path]) -> sqlite3.Connection:
+    """CSV ``files`` in an in-memory SQLite database, a table per file named for it."""
     db = sqlite3.connect(":memory:")
-    for path in FILES.values():
+    for path in files:
         with path.open(encoding="utf-8", newline="") as fh:
             reader = csv.reader(fh)
             head = next(reader)
@@ -73,7 +81,6 @@ def connect() -> sqlite3.Connection:
         table = path.stem
         db.execute(f"CREATE TABLE {table} ({', '.join(head)})")
         db.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * len(head))})", rows)
-    _check_keys(db)
     return db
 
 

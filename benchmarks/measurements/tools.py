@@ -65,6 +65,7 @@ from benchmarks.measurements import (
     pdf_tables,
     rcatalog_questions,
     rdocs_questions,
+    rflights_questions,
     rjoins_questions,
     rnotes_questions,
     rquantities_questions,
@@ -138,6 +139,12 @@ SETS = {
         rjoins_questions.QUESTIONS,
         rjoins_questions.FILES,
         rjoins_questions.MODIFIED,
+    ),
+    "rflights": QuestionSet(  # calibration: a week of flights, keys that drop rows
+        "rflights-bench",
+        rflights_questions.QUESTIONS,
+        rflights_questions.FILES,
+        rflights_questions.MODIFIED,
     ),
     "rquantities": QuestionSet(
         "rquantities-bench",
@@ -1036,6 +1043,7 @@ def main(argv: list[str] | None = None) -> int:
             "rtables": rtables_questions.build,
             "rquantities": rquantities_questions.build,
             "rjoins": rjoins_questions.build,
+            "rflights": rflights_questions.build,
             "rnotes": partial(
                 rnotes_questions.build, args.squad.parent / "wikipedia-vital-articles-en.jsonl.gz"
             ),

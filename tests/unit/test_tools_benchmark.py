@@ -271,3 +271,34 @@ def test_left_out_answers_are_ranked_within_their_source_so_a_folds_offset_ranks
     assert auc(scores, y) < 0.8 and within(scores, y, sources) == 1.0
     assert within(-scores, y, sources) == 0.0
     assert np.isnan(within(scores, np.ones(8), sources))  # no source holds a wrong answer
+
+
+def test_the_flights_set_counts_through_keys_that_drop_rows():
+    """Golds recounted from the CSV files without SQL: the set's joins say what they mean."""
+    import csv
+
+    from benchmarks.measurements import rflights_questions
+
+    def rows(name: str) -> list[dict[str, str]]:
+        with rflights_questions.FILES[name].open(encoding="utf-8", newline="") as fh:
+            return list(csv.DictReader(fh))
+
+    questions = read_records(rflights_questions.QUESTIONS)
+    assert {q["split"] for q in questions} == {"calibration"} and len(questions) >= 70
+    flights, planes = rows("flights.csv"), {p["tailnum"]: p for p in rows("planes.csv")}
+    airports = {a["name"]: a["faa"] for a in rows("airports.csv")}
+    assert any(f["dest"] not in airports.values() for f in flights)  # a key that drops rows
+    made = [q for q in questions if q["template"] == "rf-flights-by-maker"]
+    assert made
+    for q in made:
+        asked = re.match(
+            r"How many flights out of (.+) were flown on planes made by (\w+)\?", q["question"]
+        )
+        assert asked, q["question"]
+        origin, maker = asked.groups()
+        made_by = rflights_questions.MAKERS[maker]
+        assert q["gold"] == sum(
+            f["origin"] == airports[origin]
+            and planes.get(f["tailnum"], {}).get("manufacturer") == made_by
+            for f in flights
+        )
