@@ -17,6 +17,11 @@ positive when the chunk holds one of the gold answers (normalized text). The log
 pairs scored by a model fitted without it (AUC per pair, and per question on its best chunk).
 It writes ``nodes/shared/evaluator.json``.
 
+``strips`` (a probe, not shipped): the model grades each grey-zone evidence set of the probe
+from the ``STRIPS`` sentences closest to the question by the encoder instead of the whole
+documents (the idea: a grading that reads a fifth of the evidence), and the graph's decisions
+are replayed with those scores beside the whole documents' (``--out``: ``strips.jsonl``).
+
 ``replay``: for each probed calibration question (``evidence_probe``), the light score of the
 three evidence sets the probe read (knowledge base, web, both), beside the language model's
 recorded score, and whether the set held a gold answer; ``nodes.correction.grade_documents``'s
@@ -40,8 +45,9 @@ from typing import Any
 from crag.eval.squad import paragraph_id
 from crag.eval.tables import markdown_table
 from crag.ingest import split_text
-from crag_core.clients.embeddings import default_embeddings
+from crag_core.clients.embeddings import cosine, default_embeddings
 from crag_core.clients.web_providers import EncyclopediaSearch, article_id
+from crag_core.text.evidence_signals import sentences_of
 from crag_core.text.words import normalize
 from nodes.shared import evaluator
 from nodes.shared.confidence import features
@@ -339,8 +345,100 @@ def replay(args: argparse.Namespace) -> int:
     return 0
 
 
+STRIPS = 3
+"""Sentences of the whole evidence set the ``strips`` probe lets the model grade."""
+BANDS_SHIPPED = (0.05, 0.6)
+"""``light_incorrect`` and ``light_correct`` as shipped (chosen by ``replay``)."""
+
+
+def best_strips(embeddings: Any, question: str, docs: list[Any], k: int = STRIPS) -> list[Any]:
+    """The ``k`` sentences of ``docs`` closest to ``question``, by document in their order."""
+    from langchain_core.documents import Document
+
+    asked = embeddings.embed_query(question)
+    found = []
+    for n, doc in enumerate(docs):
+        sentences = sentences_of(doc.page_content)[: evaluator.MAX_SENTENCES]
+        vectors = embeddings.embed_documents(sentences)
+        found += [
+            (cosine(asked, v), n, i, s)
+            for i, (s, v) in enumerate(zip(sentences, vectors, strict=True))
+        ]
+    kept: dict[int, list[str]] = {}
+    for _, n, _, sentence in sorted(sorted(found, reverse=True)[:k], key=lambda x: x[1:3]):
+        kept.setdefault(n, []).append(sentence)
+    return [Document(id=docs[n].id, page_content=" … ".join(s)) for n, s in kept.items()]
+
+
+def _strips_graded(records: list[dict[str, Any]], squad: dict[str, Any]) -> list[dict[str, Any]]:
+    """The model's score of each grey-zone evidence set read from its best sentences."""
+    from langchain_core.documents import Document
+
+    import graph.factory
+    from crag_core.schema.context import Context
+    from nodes.shared.prompting import score_on_evidence
+
+    texts = _texts(squad, EncyclopediaSearch())
+    ctx = Context(answer_cache=False)
+    judge, embeddings = graph.factory.default_services(ctx).judge, default_embeddings()
+    rows = []
+    for record in records:
+        for part in ("kb", "web", "union"):
+            light, score = record[part]["light"], record[part]["score"]
+            if score is None or not ctx.light_incorrect <= light < ctx.light_correct:
+                continue
+            ids = [i for i in record[part]["ids"] if i in texts]
+            docs = [Document(id=f"S{n + 1}", page_content=texts[i]) for n, i in enumerate(ids)]
+            small = best_strips(embeddings, record["question"], docs)
+            state = {"question": record["question"]}
+            graded, _ = score_on_evidence(state, ctx, judge, "grade_documents", small)
+            rows.append(
+                {"id": record["id"], "part": part, "gold_in": record[part]["gold_in"]}
+                | {"score": score, "strips_score": graded}
+                | {"chars": sum(len(d.page_content) for d in small)}
+                | {"whole_chars": sum(len(d.page_content) for d in docs)}
+            )
+    return rows
+
+
+def strips(args: argparse.Namespace) -> int:
+    """Grade the probe's grey-zone evidence sets from their best sentences; replay both."""
+    import copy
+
+    from benchmarks.calibration import decisions
+
+    records = [json.loads(line) for line in args.probe.open(encoding="utf-8")]
+    light = {r["id"]: r for r in map(json.loads, args.reuse.open(encoding="utf-8"))}
+    for record in records:
+        for part in ("kb", "web", "union"):
+            record[part]["light"] = light[record["id"]][part]["light"]
+    rows = _strips_graded(records, _read(args.squad))
+    args.out.mkdir(parents=True, exist_ok=True)
+    with (args.out / "strips.jsonl").open("w", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(r) + "\n" for r in rows)
+    scored = [r for r in rows if r["strips_score"] is not None]
+    by_set = {(r["id"], r["part"]): r["strips_score"] for r in scored}
+    read = copy.deepcopy(records)
+    for record in read:
+        for part in ("kb", "web", "union"):
+            record[part]["score"] = by_set.get((record["id"], part), record[part]["score"])
+    rule = decisions.Rule(*RULE)
+    lo, hi = BANDS_SHIPPED
+    for name, replayed in (("whole documents", records), ("best sentences", read)):
+        seen, calls = banded(replayed, lo, hi, rule)
+        print(name, {**decisions.evaluate(rule, seen), "gradings": round(calls, 2)})
+    gold = [r["gold_in"] for r in scored]
+    print(
+        f"{len(scored)} grey sets; AUC of 'the gold is in the set': whole documents "
+        f"{_auc(gold, [r['score'] for r in scored])}, best sentences "
+        f"{_auc(gold, [r['strips_score'] for r in scored])}; characters read "
+        f"{sum(r['chars'] for r in scored)} of {sum(r['whole_chars'] for r in scored)}"
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``fit`` or ``replay``."""
+    """``fit``, ``replay`` or ``strips``."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     one = sub.add_parser("fit")
@@ -353,8 +451,13 @@ def main(argv: list[str] | None = None) -> int:
     two.add_argument("--squad", type=Path)
     two.add_argument("--out", type=Path, required=True)
     two.add_argument("--reuse", type=Path, help="an earlier replay.jsonl: its light scores")
+    three = sub.add_parser("strips")
+    three.add_argument("probe", type=Path)
+    three.add_argument("--squad", type=Path, required=True)
+    three.add_argument("--reuse", type=Path, required=True, help="the replay.jsonl's light scores")
+    three.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
-    return fit(args) if args.command == "fit" else replay(args)
+    return {"fit": fit, "replay": replay, "strips": strips}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -160,3 +160,20 @@ def test_without_an_encoder_the_model_grades_everything():
     update = _grade(services, {"question": Q, "documents": [ELSEWHERE]})
     assert services.llm.prompts_called() == ["grade_documents"]  # type: ignore[attr-defined]
     assert update["light_score"] is None and update["retrieval_verdict"] == "correct"
+
+
+def test_the_strips_probe_keeps_the_sentences_closest_to_the_question_in_document_order():
+    """``light_evaluator strips``' read of the evidence: its best sentences, not its chunks."""
+    from benchmarks.calibration.light_evaluator import best_strips
+
+    more = Document(
+        id="sb50__c0001",
+        page_content="The game was held in Santa Clara. Tickets sold out in a day. "
+        "The Broncos' defense was ranked first in the league.",
+    )
+    kept = best_strips(default_embeddings(), Q, [ELSEWHERE, STATES, more], k=2)
+    assert [d.id for d in kept] == ["sb50__c0000"]
+    assert kept[0].page_content == (
+        "Super Bowl 50 was played in 2016. … The Denver Broncos won Super Bowl 50, "
+        "defeating the Carolina Panthers 24-10."
+    )
