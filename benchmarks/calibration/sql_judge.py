@@ -51,8 +51,8 @@ def calibration_records(set_name: str) -> Iterator[Path]:
     if set_name == "tools":
         yield from sorted(RECORDS.glob("cal-*/tools/crag.jsonl"))
         yield from sorted(p for p in RECORDS.glob("cal-*/crag.jsonl"))
-    elif set_name == "rjoins":  # run under planner auto: the rules' and the loop's queries
-        yield from sorted(RECORDS.glob("cal-*/rjoins/crag*.jsonl"))
+    elif set_name in ("rjoins", "rflights"):  # planner auto: the rules' and the loop's queries
+        yield from sorted(RECORDS.glob(f"cal-*/{set_name}/crag*.jsonl"))
     else:
         yield from sorted(RECORDS.glob("cal-*/rtables/crag.jsonl"))
         yield from sorted(RECORDS.glob("rtables-cal-*/crag.jsonl"))
