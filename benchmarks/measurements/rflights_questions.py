@@ -60,6 +60,8 @@ class Week:
             )
             assert lost == 0, f"flights.{key}: {lost} rows refer to no {parent} row"
         self.airlines = self.column("SELECT name FROM airlines")
+        self.short = sorted(_short(a) for a in self.airlines)
+        """The airlines as people write them, the golds' form ("Delta Air Lines")."""
         self.origins = self.column(f"SELECT DISTINCT o.name FROM flights f {FROM}")
         self.dests = self.column(f"SELECT DISTINCT d.name FROM flights f {TO}")
         self.makers = self.column("SELECT DISTINCT manufacturer FROM planes")
@@ -104,8 +106,8 @@ def _through_keys(w: Week, rng: random.Random) -> Iterable[dict[str, Any]]:
             "table",
             "multi-hop",
             "text",
-            name,
-            universe=_others(w.airlines, name),
+            _short(name),
+            universe=_others(w.short, _short(name)),
         )
 
     yield from _draw(rng, tails, airline)
@@ -118,7 +120,8 @@ def _through_keys(w: Week, rng: random.Random) -> Iterable[dict[str, Any]]:
     def maker(row: tuple[str, int, int, str, int]) -> dict[str, Any] | None:
         """Who built the plane of one flight (a maker spelt one way only)."""
         name, number, day, built, _ = row
-        if built not in MAKERS.values():
+        maker = next((m for m, spelt in MAKERS.items() if spelt == built), None)
+        if maker is None:
             return None
         return q(
             "rf-maker-of-flight",
@@ -126,8 +129,8 @@ def _through_keys(w: Week, rng: random.Random) -> Iterable[dict[str, Any]]:
             "table",
             "multi-hop",
             "text",
-            built,
-            universe=_others(w.makers, built),
+            maker,
+            universe=_others(MAKERS, maker),
         )
 
     yield from _draw(rng, flights, maker)
@@ -271,8 +274,8 @@ def _ranks(w: Week, rng: random.Random) -> Iterable[dict[str, Any]]:
             "table",
             "post-processing",
             "text",
-            gold,
-            universe=_others(w.airlines, gold),
+            _short(gold),
+            universe=_others(w.short, _short(gold)),
         )
 
     yield from _draw(rng, w.dests, busiest)
@@ -323,8 +326,8 @@ def _comparisons(w: Week, rng: random.Random) -> Iterable[dict[str, Any]]:
             "table",
             "comparison",
             "text",
-            gold,
-            universe=[p for p in pair if p != gold],
+            _short(gold),
+            universe=[_short(p) for p in pair if p != gold],
         )
 
     yield from _draw(rng, pairs, lower)
