@@ -23,12 +23,19 @@ reporting. ``python -m benchmarks.measurements.tools build --set rflights`` rewr
 from __future__ import annotations
 
 import random
-import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
 from benchmarks import DATA
-from benchmarks.measurements.rjoins_questions import _checked, _draw, _others, _r, _top, load
+from benchmarks.measurements.rjoins_questions import (
+    Tables,
+    _checked,
+    _draw,
+    _others,
+    _r,
+    _top,
+    load,
+)
 from benchmarks.measurements.tools_questions import numbered, q
 
 RFLIGHTS = DATA / "rflights"
@@ -45,12 +52,12 @@ FROM = "JOIN airports o ON o.faa = f.origin"
 TO = "JOIN airports d ON d.faa = f.dest"
 
 
-class Week:
+class Week(Tables):
     """The database and the names the templates draw from."""
 
     def __init__(self) -> None:
         """Read the tables; check every key but ``dest`` and ``tailnum`` resolves."""
-        self.db: sqlite3.Connection = load(FILES.values())
+        self.db = load(FILES.values())
         for key, parent, column in (
             ("carrier", "airlines", "carrier"),
             ("origin", "airports", "faa"),
@@ -65,22 +72,6 @@ class Week:
         self.origins = self.column(f"SELECT DISTINCT o.name FROM flights f {FROM}")
         self.dests = self.column(f"SELECT DISTINCT d.name FROM flights f {TO}")
         self.makers = self.column("SELECT DISTINCT manufacturer FROM planes")
-
-    def rows(self, sql: str, *args: Any) -> list[tuple[Any, ...]]:
-        """The rows a query returns."""
-        return list(self.db.execute(sql, args).fetchall())
-
-    def one(self, sql: str, *args: Any) -> Any:
-        """The single value a query returns."""
-        return self.db.execute(sql, args).fetchone()[0]
-
-    def column(self, sql: str, *args: Any) -> list[str]:
-        """A query's first column as sorted text."""
-        return sorted(str(r[0]) for r in self.rows(sql, *args))
-
-    def score(self, sql: str, *args: Any) -> dict[str, float]:
-        """A query's (name, value) rows as a mapping."""
-        return {str(k): float(v) for k, v in self.rows(sql, *args)}
 
 
 def _short(airline: str) -> str:

@@ -100,20 +100,10 @@ def _check_keys(db: sqlite3.Connection) -> None:
         assert lost == 0, f"{table}.{key}: {lost} rows refer to no {parent} row"
 
 
-class Shop:
-    """The database and the look-ups the templates share."""
+class Tables:
+    """A set's tables in SQLite and the look-ups its templates share."""
 
-    def __init__(self) -> None:
-        """Read the tables and the names the templates draw from."""
-        self.db = connect()
-        self.products = self.column("SELECT product_name FROM products")
-        self.suppliers = self.column("SELECT company_name FROM suppliers")
-        self.categories = self.column("SELECT category_name FROM categories")
-        self.shippers = self.column("SELECT company_name FROM shippers")
-        self.customers = self.column("SELECT company_name FROM customers")
-        self.countries = self.column(
-            "SELECT DISTINCT c.country FROM customers c JOIN orders o USING (customer_id)"
-        )
+    db: sqlite3.Connection
 
     def rows(self, sql: str, *args: Any) -> list[tuple[Any, ...]]:
         """The rows a query returns."""
@@ -130,6 +120,22 @@ class Shop:
     def score(self, sql: str, *args: Any) -> dict[str, float]:
         """A query's (name, value) rows as a mapping."""
         return {str(k): float(v) for k, v in self.rows(sql, *args)}
+
+
+class Shop(Tables):
+    """The shop's database and the names the templates draw from."""
+
+    def __init__(self) -> None:
+        """Read the tables and the names the templates draw from."""
+        self.db = connect()
+        self.products = self.column("SELECT product_name FROM products")
+        self.suppliers = self.column("SELECT company_name FROM suppliers")
+        self.categories = self.column("SELECT category_name FROM categories")
+        self.shippers = self.column("SELECT company_name FROM shippers")
+        self.customers = self.column("SELECT company_name FROM customers")
+        self.countries = self.column(
+            "SELECT DISTINCT c.country FROM customers c JOIN orders o USING (customer_id)"
+        )
 
     def contacts(self, table: str) -> list[str]:
         """The contacts' full names of ``customers`` or ``suppliers``: first and last name."""
