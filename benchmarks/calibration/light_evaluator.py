@@ -347,8 +347,6 @@ def replay(args: argparse.Namespace) -> int:
 
 STRIPS = 3
 """Sentences of the whole evidence set the ``strips`` probe lets the model grade."""
-BANDS_SHIPPED = (0.05, 0.6)
-"""``light_incorrect`` and ``light_correct`` as shipped (chosen by ``replay``)."""
 
 
 def best_strips(embeddings: Any, question: str, docs: list[Any], k: int = STRIPS) -> list[Any]:
@@ -406,6 +404,7 @@ def strips(args: argparse.Namespace) -> int:
     import copy
 
     from benchmarks.calibration import decisions
+    from crag_core.schema.context import Context
 
     records = [json.loads(line) for line in args.probe.open(encoding="utf-8")]
     light = {r["id"]: r for r in map(json.loads, args.reuse.open(encoding="utf-8"))}
@@ -423,7 +422,8 @@ def strips(args: argparse.Namespace) -> int:
         for part in ("kb", "web", "union"):
             record[part]["score"] = by_set.get((record["id"], part), record[part]["score"])
     rule = decisions.Rule(*RULE)
-    lo, hi = BANDS_SHIPPED
+    shipped = Context()
+    lo, hi = shipped.light_incorrect, shipped.light_correct
     for name, replayed in (("whole documents", records), ("best sentences", read)):
         seen, calls = banded(replayed, lo, hi, rule)
         print(name, {**decisions.evaluate(rule, seen), "gradings": round(calls, 2)})

@@ -72,6 +72,10 @@ class Week(Tables):
         self.origins = self.column(f"SELECT DISTINCT o.name FROM flights f {FROM}")
         self.dests = self.column(f"SELECT DISTINCT d.name FROM flights f {TO}")
         self.makers = self.column("SELECT DISTINCT manufacturer FROM planes")
+        self.airports: dict[str, str] = dict(self.rows("SELECT faa, name FROM airports"))
+        """Each airport's name by its code (four destinations have none)."""
+        self.airline_origins = [(a, o) for a in self.airlines for o in self.origins]
+        """Every (airline, airport flown from) pair the templates draw from."""
 
 
 def _short(airline: str) -> str:
@@ -144,7 +148,6 @@ def _through_keys(w: Week, rng: random.Random) -> Iterable[dict[str, Any]]:
 
 def _aggregations(w: Week, rng: random.Random) -> Iterable[dict[str, Any]]:
     """Counts and averages across a join, with a condition or two."""
-    pairs = [(a, o) for a in w.airlines for o in w.origins]
 
     def count(pair: tuple[str, str]) -> dict[str, Any] | None:
         """How many flights an airline flew out of one airport."""
@@ -165,7 +168,7 @@ def _aggregations(w: Week, rng: random.Random) -> Iterable[dict[str, Any]]:
             n,
         )
 
-    yield from _draw(rng, pairs, count)
+    yield from _draw(rng, w.airline_origins, count)
 
     def delay(name: str) -> dict[str, Any]:
         """An airline's average departure delay over the flights that left."""
@@ -222,7 +225,7 @@ def _aggregations(w: Week, rng: random.Random) -> Iterable[dict[str, Any]]:
             n,
         )
 
-    yield from _draw(rng, pairs, destinations)
+    yield from _draw(rng, w.airline_origins, destinations)
 
     def oldest(name: str) -> dict[str, Any] | None:
         """The year the oldest plane an airline flew was built."""
@@ -280,7 +283,7 @@ def _ranks(w: Week, rng: random.Random) -> Iterable[dict[str, Any]]:
             origin,
         )
         code = _top(counts, rank)
-        names = dict(w.rows("SELECT faa, name FROM airports"))
+        names = w.airports
         if code is None or code not in names:
             return None
         which = "the most" if rank == 1 else "the second most"
@@ -370,7 +373,6 @@ def _comparisons(w: Week, rng: random.Random) -> Iterable[dict[str, Any]]:
 
 def _sets(w: Week, rng: random.Random) -> Iterable[dict[str, Any]]:
     """The airports an airline flew to from one airport: a short list, every one named."""
-    pairs = [(a, o) for a in w.airlines for o in w.origins]
 
     def served(pair: tuple[str, str]) -> dict[str, Any] | None:
         name, origin = pair
@@ -379,7 +381,7 @@ def _sets(w: Week, rng: random.Random) -> Iterable[dict[str, Any]]:
             name,
             origin,
         )
-        names = dict(w.rows("SELECT faa, name FROM airports"))
+        names = w.airports
         if not 2 <= len(codes) <= 4 or any(c not in names for c in codes):
             return None
         gold = sorted(names[c] for c in codes)
@@ -393,7 +395,7 @@ def _sets(w: Week, rng: random.Random) -> Iterable[dict[str, Any]]:
             universe=_others(w.dests, *gold),
         )
 
-    yield from _draw(rng, pairs, served)
+    yield from _draw(rng, w.airline_origins, served)
 
 
 def _premises(w: Week) -> Iterable[dict[str, Any]]:
