@@ -57,7 +57,10 @@ ANALYTIC = re.compile(
 )
 """Words that ask for a computation over rows, not a passage."""
 
-_ASKS_WHAT = re.compile(r"\s*(?:what|how\s+(?:much|many|high|large|long))\b", re.I)
+_ASKS_WHAT = re.compile(
+    r"\s*(?:(?:in|on|from|to|for|of|by|at)\s+)?(?:what|which|how\s+(?:much|many|high|large|long))\b",
+    re.I,
+)
 _LETTERS = re.compile(r"[a-z]{3,}")
 _MEANING = re.compile(
     r"\bwhat (?:does|do|did) .+? (?:measure|mean|represent|stand for|denote|indicate|record)s?\b"
@@ -322,7 +325,7 @@ def table_plan(
     if best.columns and (best.values or best.named):
         return True, f"it names {named} of {where} and a row of it"
     if best.values and _ASKS_WHAT.match(question):  # "What is the gross horsepower of Hornet 4
-        return True, f"it names {named}, a row of {where}"  # Drive?" of a column ``hp``
+        return True, f"it names {named}, a row of {where}"  # Drive?"; "Which airline flew N283JB?"
     dates = [c for c in best.table.columns if c.type == "DATE" or "year" in c.name.split("_")]
     if best.columns and dates and _DATED.search(question):
         return True, f"it names {named} of {where} and a date of its rows"

@@ -30,6 +30,7 @@ from crag_core.text.sql_repair import rejoined
 from crag_core.text.sql_tree import read as read_sql
 from crag_core.text.table_checks import misread_years, problems
 from crag_core.text.table_shapes import QueryResult, TableInfo
+from nodes.tools.table_keys import through_keys
 
 SQL_ATTEMPTS = 2
 """Queries written per question: the first, and one retry told the database's error."""
@@ -123,7 +124,8 @@ def run_query(
     read = [t for t in tables if t.name in result.tables]
     unasked = unasked_values(sql, read, question) if question else []
     if unasked:
-        return sql, result, "", False, "; ".join(unasked)
+        keyed = through_keys(store, sql, read, catalog, question)
+        return sql, result, "", False, "; ".join([*unasked, *keyed])
     misread = misread_years(question, sql, read, ranges or {})
     if misread:
         return sql, result, "", False, "; ".join(misread)
@@ -132,7 +134,11 @@ def run_query(
         return sql, result, " ".join(premise), True, ""
     answer = result_answer(result, question)
     if not answer:
-        held = [*held_elsewhere(sql, catalog), held_by(sql, read or tables, ranges or {})]
+        held = [
+            *held_elsewhere(sql, catalog),
+            *through_keys(store, sql, read or tables, catalog, question),
+            held_by(sql, read or tables, ranges or {}),
+        ]
         why = premise[0] if premise else "; ".join(h for h in held if h)
         return sql, result, "", False, "it returned no rows" + (f" ({why})" if why else "")
     found = problems(question, sql, result, tables, ranges, catalog)

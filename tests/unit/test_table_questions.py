@@ -65,6 +65,9 @@ def store(tmp_path):
         ("Was February cold?", False),  # a value alone
         ("How large is Whitelee?", True),  # a row asked about: the model chooses the column
         ("How many rows does the sales table hold?", True),  # the table and a computation
+        ("Which came first: Whitelee or Ardrossan?", True),  # "which" of its rows
+        ("In which year did Whitelee open?", True),
+        ("Which month was cold?", False),  # "which" naming no row
     ],
 )
 def test_a_question_goes_to_the_tables_when_it_names_a_column_and_rows(store, question, table):

@@ -1,0 +1,143 @@
+"""A name compared with a column of codes, and the subquery that compares it through the key.
+
+"SELECT avg(dep_delay) FROM flights WHERE carrier = 'Envoy Air'" finds no rows: ``carrier``
+holds codes ('MQ'), the name is a value of ``airlines.name``, and ``airlines.carrier`` is the
+key ``flights.carrier`` holds. The 1.5B model, told only that the name is elsewhere, wrote
+the same query again (the loop's budget then ended on the repeat); told the subquery, it can
+copy it. ``through_keys`` says it:
+
+    carrier matches airlines.carrier: write carrier IN (SELECT carrier FROM airlines WHERE
+    name = 'Envoy Air')
+
+The key is found in the data, not the names: a column of the table that holds the name whose
+every value is distinct (one row each) and that holds at least ``KEY_SHARE`` of the compared
+column's distinct values (``origin`` and ``dest`` of flights are ``airports.faa``, a name no
+key rule reads). The name is the query's value when another table lists it, or one the
+question says that another table lists ("flights to Kansas City Intl" written as ``dest =
+'KANS'``). Feedback only: the model writes the query, the checks read it as any other.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+from crag_core.clients.table_store import TableStore
+from crag_core.errors import TableQueryError
+from crag_core.text.sql import match_tables
+from crag_core.text.sql_tree import read as read_sql
+from crag_core.text.table_shapes import ColumnInfo, TableInfo, sql_text
+
+KEY_SHARE = 0.5
+"""Of the compared column's distinct values, the share a key column must hold."""
+MAX_SAID = 2
+"""Subqueries said per query at most."""
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def through_keys(
+    store: TableStore,
+    sql: str,
+    read: Sequence[TableInfo],
+    catalog: Sequence[TableInfo],
+    question: str = "",
+) -> list[str]:
+    """The subqueries that compare ``sql``'s unheld text values through a key, as feedback.
+
+    ``read``: the tables the query read (the compared column is one of theirs). [] when no
+    compared value is a name another table lists and links by a key.
+    """
+    said: list[str] = []
+    for name, value in read_sql(sql).equalities():
+        owned = _owner(name, read)
+        if owned is None or _holds(store, *owned, value):
+            continue
+        owner, column = owned
+        for holder, named, held in _holders(value, question, owner, catalog):
+            key = _key(store, owner, column, holder, named)
+            if key is None:
+                continue
+            said.append(
+                f"{column.name} matches {holder.name}.{key.name}: write {_ident(column.name)} IN "
+                f"(SELECT {_ident(key.name)} FROM {_ident(holder.name)} "
+                f"WHERE {_ident(named.name)} = {sql_text(held)})"
+            )
+            break
+    return list(dict.fromkeys(said))[:MAX_SAID]
+
+
+def _owner(name: str, read: Sequence[TableInfo]) -> tuple[TableInfo, ColumnInfo] | None:
+    """The first table of ``read`` with a column ``name`` (a prefix left out), and that column."""
+    for table in read:
+        if (column := table.column(name.split(".")[-1])) is not None:
+            return table, column
+    return None
+
+
+def _holds(store: TableStore, table: TableInfo, column: ColumnInfo, value: str) -> bool:
+    """Whether a row of ``table`` holds ``value`` in ``column`` (whatever the case).
+
+    Asked of the data: a column of many values lists only a few in the catalog.
+    """
+    if value.casefold() in {v.casefold() for v in column.values}:
+        return True
+    sql = (
+        f'SELECT COUNT(*) FROM "{table.name}" '
+        f'WHERE lower("{column.name}") = lower({sql_text(value)})'
+    )
+    try:
+        return bool(store.query(sql, max_rows=1).rows[0][0])
+    except TableQueryError:
+        return True  # unread: say nothing of it
+
+
+def _holders(
+    value: str, question: str, owner: TableInfo, catalog: Sequence[TableInfo]
+) -> Iterator[tuple[TableInfo, ColumnInfo, str]]:
+    """Columns of other tables that list ``value``, then those listing a value the question says."""
+    for table in catalog:
+        for column in table.columns:
+            if table.name != owner.name:
+                held = next((v for v in column.values if v.casefold() == value.casefold()), None)
+                if held is not None:
+                    yield table, column, held
+    for match in match_tables(question, catalog) if question else []:
+        if match.table.name == owner.name:
+            continue
+        for said in match.values:
+            for column in match.table.columns:
+                if said in column.values:
+                    yield match.table, column, said
+
+
+def _key(
+    store: TableStore, owner: TableInfo, column: ColumnInfo, holder: TableInfo, named: ColumnInfo
+) -> ColumnInfo | None:
+    """The column of ``holder`` that ``owner.column`` holds the values of, or None.
+
+    One of ``holder``'s unique columns (other than ``named``, of ``column``'s type) holding at
+    least ``KEY_SHARE`` of the compared column's distinct values; the most of them if several.
+    """
+    best: ColumnInfo | None = None
+    most = 0.0
+    for key in holder.columns:
+        if key.name == named.name or key.type != column.type or key.distinct != holder.rows:
+            continue
+        sql = (
+            f'SELECT COUNT(DISTINCT "{column.name}"), COUNT(DISTINCT CASE WHEN "{column.name}" '
+            f'IN (SELECT "{key.name}" FROM "{holder.name}") THEN "{column.name}" END) '
+            f'FROM "{owner.name}"'
+        )
+        try:
+            distinct, held = store.query(sql, max_rows=1).rows[0]
+        except TableQueryError:
+            continue
+        share = int(held or 0) / int(distinct) if distinct else 0.0
+        if share >= KEY_SHARE and share > most:
+            best, most = key, share
+    return best
+
+
+def _ident(name: str) -> str:
+    """A name as SQL writes it: as it is when plain, else in double quotes."""
+    return name if _PLAIN.fullmatch(name) else '"' + name.replace('"', '""') + '"'
