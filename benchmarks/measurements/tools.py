@@ -736,6 +736,7 @@ def refusals(qset: QuestionSet, records: list[Path]) -> str:
     )
     from crag_core.text.table_checks import findings, misread_years
     from graph.factory import default_services
+    from nodes.tools.table_keys import codes_said
     from nodes.tools.table_query import absent_numbers, run_mended, spans
 
     store = default_services(Context(collection=qset.collection)).tables
@@ -771,7 +772,8 @@ def refusals(qset: QuestionSet, records: list[Path]) -> str:
             named += [("unasked value", t) for t in unasked_values(sql, read, r["question"])]
             named += [("year column", t) for t in misread_years(r["question"], sql, read, ranges)]
             if answer:
-                named += findings(r["question"], sql, result, tables, ranges, catalog)
+                codes = codes_said(store, sql, catalog, r["question"])
+                named += findings(r["question"], sql, result, tables, ranges, catalog, codes)
             counts[("queries", verdict_of)] += 1
             for check in dict.fromkeys(name for name, _ in named):
                 counts[(check, verdict_of)] += 1

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from crag_core.text.joins import bridged, links, reaches
+from crag_core.text.joins import bridged, links, names_table, reaches
 from crag_core.text.sql_tree import read as read_sql
 from crag_core.text.table_shapes import (
     Cell,
@@ -57,10 +57,11 @@ ANALYTIC = re.compile(
 )
 """Words that ask for a computation over rows, not a passage."""
 
-_ASKS_WHAT = re.compile(
-    r"\s*(?:(?:in|on|from|to|for|of|by|at)\s+)?(?:what|which|how\s+(?:much|many|high|large|long))\b",
-    re.I,
+_ASKS_WHAT = re.compile(r"\s*(?:what|how\s+(?:much|many|high|large|long))\b", re.I)
+ASKS_KIND = re.compile(
+    r"^\s*(?:(?:in|on|from|to|at|for|of|by|with)\s+)?(?:which|what)\s+([a-z]+)\b", re.I
 )
+"""A question that asks for a row of a kind: "Which airline …", "From which airport …"."""
 _LETTERS = re.compile(r"[a-z]{3,}")
 _MEANING = re.compile(
     r"\bwhat (?:does|do|did) .+? (?:measure|mean|represent|stand for|denote|indicate|record)s?\b"
@@ -325,11 +326,27 @@ def table_plan(
     if best.columns and (best.values or best.named):
         return True, f"it names {named} of {where} and a row of it"
     if best.values and _ASKS_WHAT.match(question):  # "What is the gross horsepower of Hornet 4
-        return True, f"it names {named}, a row of {where}"  # Drive?"; "Which airline flew N283JB?"
+        return True, f"it names {named}, a row of {where}"  # Drive?" of a column ``hp``
+    kind = asked_kind(question, catalog)
+    if best.values and kind is not None:  # "Which airline flew the plane N283JB?"
+        return True, f"it names {named}, a row of {where}, and asks which of {kind.name}"
     dates = [c for c in best.table.columns if c.type == "DATE" or "year" in c.name.split("_")]
     if best.columns and dates and _DATED.search(question):
         return True, f"it names {named} of {where} and a date of its rows"
     return False, f"it names {named} of {where} but asks for no computation or row"
+
+
+def asked_kind(question: str, catalog: Sequence[TableInfo]) -> TableInfo | None:
+    """The one table a "which <kind> …" question's kind names ("Which airline": ``airlines``).
+
+    None when the question asks no kind, or its kind names no table or several: "In which
+    city was AC/DC formed?" asks for a city, which no table is named for.
+    """
+    asked = ASKS_KIND.match(question)
+    if asked is None or asked.group(1).lower() in STOPWORDS:
+        return None
+    kinds = [t for t in catalog if names_table(asked.group(1).lower(), t)]
+    return kinds[0] if len(kinds) == 1 else None
 
 
 Span = tuple[Cell, Cell]

@@ -12,6 +12,7 @@ No I/O: the question, the SQL, its result and the tables' catalog are given.
 from __future__ import annotations
 
 import calendar
+import dataclasses
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from crag_core.text.sql import (
     ANALYTIC,
     MONTH_WORD,
     Span,
+    asked_kind,
     named_values,
     names_column,
     names_value,
@@ -201,6 +203,10 @@ class Answered:
     spans: Mapping[str, Mapping[str, Span]]
     catalog: Sequence[TableInfo] = ()
     """Every table of the collection (a key may refer to one the question did not name)."""
+    codes: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    """Values the query compares that stand for a name the question says (code → name: 'EWR'
+    for "Newark Liberty Intl"), read off the data by the caller
+    (``nodes.tools.table_keys.codes_said``)."""
 
     @property
     def query(self) -> Query:
@@ -225,6 +231,7 @@ def problems(
     tables: Sequence[TableInfo],
     spans: Mapping[str, Mapping[str, Span]] | None = None,
     catalog: Sequence[TableInfo] = (),
+    codes: Mapping[str, str] | None = None,
 ) -> list[str]:
     """What is wrong with ``result`` as the answer to ``question`` (``[]``: nothing found).
 
@@ -250,7 +257,7 @@ def problems(
       (``_unsaid_constants``), not a key where the question asks what it stands for
       (``_key_answered``: an artist's id for "who").
     """
-    found = findings(question, sql, result, tables, spans, catalog)
+    found = findings(question, sql, result, tables, spans, catalog, codes)
     return list(dict.fromkeys(text for _, text in found))
 
 
@@ -261,12 +268,16 @@ def findings(
     tables: Sequence[TableInfo],
     spans: Mapping[str, Mapping[str, Span]] | None = None,
     catalog: Sequence[TableInfo] = (),
+    codes: Mapping[str, str] | None = None,
 ) -> list[tuple[str, str]]:
     """``problems`` with the name of the check that found each: (check, what it found).
 
-    ``catalog``: every table of the collection, when known (else ``tables``).
+    ``catalog``: every table of the collection, when known (else ``tables``); ``codes``:
+    ``Answered.codes``.
     """
-    answered = Answered(question, sql, result, tables, spans or {}, catalog or tables)
+    answered = Answered(
+        question, sql, result, tables, spans or {}, catalog or tables, dict(codes or {})
+    )
     return [(name, text) for name, check in CHECKS.items() for text in check(answered)]
 
 
@@ -437,6 +448,35 @@ def _key_answered(a: Answered) -> list[str]:
     return []
 
 
+def _kind_answered(a: Answered) -> list[str]:
+    """A "which <kind>" question answered with text no row of that kind's table holds.
+
+    "Which airline flew the plane with tail number N283JB?" answered by ``SELECT
+    manufacturer FROM planes …`` gives 'EMBRAER', a maker: ``airlines``, the one table the
+    question's kind names (``sql.asked_kind``), lists no such value in any column. Read
+    only where that table's every text column is listed whole in the catalog (a few values
+    each), and only of the text the result returns: a count, a date, a number answer the
+    question another way.
+    """
+    kind = asked_kind(a.question, a.catalog)
+    texts = {str(v) for row in a.result.rows for v in row[:1] if isinstance(v, str) and v}
+    if kind is None or not texts:
+        return []
+    columns = [c for c in kind.columns if c.type == "TEXT"]
+    if not columns or any(len(c.values) < c.distinct for c in columns):
+        return []
+    held = {v.casefold() for c in columns for v in c.values}
+    if any(t.casefold() in held for t in texts):
+        return []
+    first = sorted(texts)[0]
+    names = ", ".join(sql_name(c.name) for c in columns)
+    return [
+        f"the question asks which of {kind.name}, and {first!r} is no value of "
+        f"{kind.name} ({names}): return the column of {kind.name} that names it, joined on "
+        "its key"
+    ]
+
+
 def _key_summed(a: Answered) -> list[str]:
     """A key added up or averaged: ``SUM(category_id)`` numbers rows, it counts nothing.
 
@@ -564,13 +604,14 @@ CHECKS: dict[str, Callable[[Answered], list[str]]] = {
     "one value": _one_value,
     "named": _named_used,
     "key": _key_answered,
+    "kind": _kind_answered,
     "guessed key": _key_guessed,
     "summed key": _key_summed,
     "average": lambda a: _aggregates_left_out(a.question, a.query, a.tables),
     "unsaid name": lambda a: _unsaid_answer(a.question, a.sql, a.tables),
     "one row counted": lambda a: _one_row_counted(a.sql, a.tables),
     "unsaid constant": lambda a: _unsaid_constants(a.question, a.sql),
-    "unsaid filter": lambda a: _unsaid_filters(a.question, a.sql, a.tables),
+    "unsaid filter": lambda a: _unsaid_filters(a.question, a.sql, a.tables, a.codes),
     "every value": lambda a: _every_value(a.question, a.result, a.tables),
     "mistyped": lambda a: _mistyped(a.sql, a.tables, a.spans),
     "self subtraction": _self_subtracted,
@@ -607,20 +648,24 @@ _RATIO = re.compile(
 _YES_NO = frozenset({"yes", "no", "y", "n", "true", "false", "t", "f", "0", "1"})
 
 
-def _unsaid_filters(question: str, sql: str, tables: Sequence[TableInfo]) -> list[str]:
+def _unsaid_filters(
+    question: str, sql: str, tables: Sequence[TableInfo], codes: Mapping[str, str] = {}
+) -> list[str]:
     """A query's ``column = 'value'`` that keeps rows the question does not name.
 
     "How many occupations have a prestige score above 37?" counted with ``type = 'bc'``: the
     value is one the column holds (so no false premise and no misspelling), but the question
     never says it, and the count is over fewer rows than it asks about (R tables calibration
-    set). A yes/no value ("smoker = 'Yes'" for "smokers") is how a question's word is held.
+    set). A yes/no value ("smoker = 'Yes'" for "smokers") is how a question's word is held,
+    and a code of a name it says (``codes``: 'EWR' for "Newark Liberty Intl") is that name:
+    on the rflights calibration records this check refused 3 answers equal to the gold so.
     """
     low = " ".join(words_of(question))
     columns = {c.name.lower(): c for t in tables for c in t.columns if c.type == "TEXT"}
     found = []
     for name, value in read_sql(sql).equalities():
         column = columns.get(name.lower())
-        if column is None or value.lower() in _YES_NO or "%" in value:
+        if column is None or value.lower() in _YES_NO or "%" in value or value in codes:
             continue
         if value.lower() not in {v.lower() for v in column.values}:
             continue  # not a listed value: the false premise and spelling checks see it
@@ -1074,7 +1119,8 @@ def _columns_left_out(
     not ask for ``track_id``), nor a key named after another table of the collection
     ("How many orders did customers in Austria place?" names the customers, not a condition
     on ``orders.customer_id``: on the rjoins calibration set `named` refused 9 answers equal to
-    the gold so).
+    the gold so), nor a column named as its table's rows ("flight" of ``flights``: "Which
+    airport received the most flights…" counts them).
     """
     counted = re.sub(
         r"\b(?:how many\s+(?:of\s+the\s+)?|all\s+(?:the\s+)?)[\w-]+", " ", question.lower()
@@ -1088,6 +1134,7 @@ def _columns_left_out(
         if not query.reads(c.name)
         and c.original.lower() not in said
         and not _own_key(c, table)
+        and not names_table("".join(words_of(c.original)), table)
         and not referred(c.name, catalog)
     ]
 
@@ -1164,13 +1211,16 @@ def _one_row_counted(sql: str, tables: Sequence[TableInfo]) -> list[str]:
 
     "What is the number of inhabitants of Lavaux?" of a table with one row per province
     answered ``SELECT COUNT(*) FROM swiss WHERE province = 'Lavaux'``. A rank's count (rows
-    above a named one: ``>``) and a count with a subquery are left alone.
+    above a named one: ``>``) and a count with a subquery are left alone. Only the tables
+    the query reads count: ``carrier = 'EV'`` counts flights, though ``airlines`` has one
+    row per carrier.
     """
     query = read_sql(sql)
     if not query.counts or query.bounded or query.nested:
         return []
+    read = {t.lower() for t in query.tables}
     for name, value in query.equalities():
-        for table in tables:
+        for table in (t for t in tables if t.name.lower() in read):
             for c in table.columns:
                 if c.name.lower() == name.lower() and c.type == "TEXT" and c.distinct == table.rows:
                     return [

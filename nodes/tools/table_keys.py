@@ -15,6 +15,10 @@ column's distinct values (``origin`` and ``dest`` of flights are ``airports.faa`
 key rule reads). The name is the query's value when another table lists it, or one the
 question says that another table lists ("flights to Kansas City Intl" written as ``dest =
 'KANS'``). Feedback only: the model writes the query, the checks read it as any other.
+
+The other way round, ``codes_said``: a code the query compares that stands for a name the
+question says ("out of Newark Liberty Intl" written ``origin = 'EWR'``, the row of
+``airports`` whose ``faa`` is 'EWR' named so) is said, not a condition the model made up.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from crag_core.errors import TableQueryError
 from crag_core.text.sql import match_tables
 from crag_core.text.sql_tree import read as read_sql
 from crag_core.text.table_shapes import ColumnInfo, TableInfo, sql_text
+from crag_core.text.words import STOPWORDS, same_word, words_of
 
 KEY_SHARE = 0.5
 """Of the compared column's distinct values, the share a key column must hold."""
@@ -64,6 +69,56 @@ def through_keys(
             )
             break
     return list(dict.fromkeys(said))[:MAX_SAID]
+
+
+def codes_said(
+    store: TableStore, sql: str, catalog: Sequence[TableInfo], question: str
+) -> dict[str, str]:
+    """The text values ``sql`` compares that stand for a name ``question`` says: code → name.
+
+    A value is a code when a table's unique text column lists it and another text cell of
+    that one row is said by the question (``_said``: "ExpressJet Airlines" says
+    'ExpressJet Airlines Inc.'). {} when none is.
+    """
+    codes: dict[str, str] = {}
+    for _, value in read_sql(sql).equalities():
+        for table in catalog:
+            for key in table.columns:
+                if key.distinct != table.rows or value not in key.values:
+                    continue
+                named = _row_names(store, table, key, value)
+                said = next((n for n in named if _said(n, question)), "")
+                if said:
+                    codes[value] = said
+    return codes
+
+
+def _row_names(store: TableStore, table: TableInfo, key: ColumnInfo, value: str) -> list[str]:
+    """The other text cells of ``table``'s row whose ``key`` is ``value``."""
+    others = [c for c in table.columns if c.type == "TEXT" and c.name != key.name]
+    if not others:
+        return []
+    cells = ", ".join(f'"{c.name}"' for c in others)
+    sql = f'SELECT {cells} FROM "{table.name}" WHERE "{key.name}" = {sql_text(value)}'
+    try:
+        rows = store.query(sql, max_rows=1).rows
+    except TableQueryError:
+        return []
+    return [str(v) for v in (rows[0] if rows else ()) if isinstance(v, str) and v]
+
+
+def _said(name: str, question: str) -> bool:
+    """Whether ``question`` says ``name``: each of its words but a closing abbreviation.
+
+    "ExpressJet Airlines" says 'ExpressJet Airlines Inc.' (a company's "Inc.", "Co.", as
+    people leave it out); stopwords are not counted, and a name of no other word is not said.
+    """
+    parts = name.split()
+    if len(parts) > 1 and parts[-1].endswith(".") and len(parts[-1]) <= 5:
+        parts = parts[:-1]
+    kept = [w for w in words_of(" ".join(parts)) if w not in STOPWORDS]
+    asked = words_of(question)
+    return bool(kept) and all(any(same_word(w, q) for q in asked) for w in kept)
 
 
 def _owner(name: str, read: Sequence[TableInfo]) -> tuple[TableInfo, ColumnInfo] | None:

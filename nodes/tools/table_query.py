@@ -30,7 +30,7 @@ from crag_core.text.sql_repair import rejoined
 from crag_core.text.sql_tree import read as read_sql
 from crag_core.text.table_checks import misread_years, problems
 from crag_core.text.table_shapes import QueryResult, TableInfo
-from nodes.tools.table_keys import through_keys
+from nodes.tools.table_keys import codes_said, through_keys
 
 SQL_ATTEMPTS = 2
 """Queries written per question: the first, and one retry told the database's error."""
@@ -141,7 +141,8 @@ def run_query(
         ]
         why = premise[0] if premise else "; ".join(h for h in held if h)
         return sql, result, "", False, "it returned no rows" + (f" ({why})" if why else "")
-    found = problems(question, sql, result, tables, ranges, catalog)
+    codes = codes_said(store, sql, catalog, question)
+    found = problems(question, sql, result, tables, ranges, catalog, codes)
     return sql, result, answer, False, "; ".join(found)
 
 

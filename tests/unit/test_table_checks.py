@@ -179,6 +179,59 @@ def test_a_code_of_the_rows_own_table_is_no_answer_for_which_of_them(tmp_path):
     assert not [c for c, _ in findings(asked, coded, answer, tables, catalog=tables) if c == "key"]
 
 
+FLEET: dict[str, list[list[Any]]] = {
+    "flights.csv": [
+        ["flight", "carrier", "tailnum"],
+        [1701, "UA", "N14923"],
+        [4322, "EV", "N717EV"],
+        [4368, "EV", "N717EV"],
+    ],
+    "airlines.csv": [["carrier", "name"], ["UA", "United Air Lines Inc."], ["EV", "ExpressJet"]],
+    "planes.csv": [["tailnum", "manufacturer"], ["N14923", "BOEING"], ["N717EV", "EMBRAER"]],
+}
+
+
+def test_which_kind_is_answered_by_a_row_of_that_kinds_table(tmp_path):
+    """ "Which airline flew the plane …?" answered with the plane's maker: 'EMBRAER' is no value
+    of airlines, the one table "airline" names; its name or its code answers."""
+    catalog = make_table_store(tmp_path / "f.sqlite3", FLEET).catalog()
+    q = "Which airline flew the plane with tail number N717EV?"
+    maker = "SELECT manufacturer FROM planes WHERE tailnum = 'N717EV'"
+    found = findings(q, maker, result(("manufacturer",), ("EMBRAER",)), catalog, catalog=catalog)
+    assert [c for c, _ in found] == ["kind"]
+    assert "'EMBRAER' is no value of airlines" in found[0][1]
+    for column, value in (("name", "ExpressJet"), ("carrier", "EV")):
+        joined = "FROM flights JOIN airlines USING (carrier) WHERE tailnum = 'N717EV'"
+        sql = f"SELECT DISTINCT {column} {joined}"
+        said = findings(q, sql, result((column,), (value,)), catalog, catalog=catalog)
+        assert "kind" not in [c for c, _ in said], said
+    # a kind no table is named for, or a count, is not read
+    maker_q = "Which maker built the plane with tail number N717EV?"
+    assert not findings(maker_q, maker, result(("manufacturer",), ("EMBRAER",)), catalog)
+    count = "SELECT COUNT(*) FROM flights WHERE tailnum = 'N717EV'"
+    twice = findings("Which airline flew N717EV twice?", count, result(("n",), (2,)), catalog)
+    assert "kind" not in [c for c, _ in twice]
+    # the same reading routes it: a row named, and a kind a table holds, is a table question
+    assert table_plan(q, catalog)[0] is True
+    assert table_plan("In which city was the plane N717EV built?", catalog)[0] is False
+
+
+def test_the_rows_counted_are_the_tables_read(tmp_path):
+    """ "How many flights did ExpressJet fly?" counts flights WHERE carrier = 'EV': airlines' one
+    row per carrier is not what was counted; "flights" names the rows, not the column flight."""
+    catalog = make_table_store(tmp_path / "f.sqlite3", FLEET).catalog()
+    q = "How many flights did ExpressJet fly?"
+    counted = "SELECT COUNT(*) FROM flights WHERE carrier = 'EV'"
+    assert (
+        findings(
+            q, counted, result(("n",), (2,)), catalog, catalog=catalog, codes={"EV": "ExpressJet"}
+        )
+        == []
+    )
+    one = "SELECT COUNT(*) FROM airlines WHERE carrier = 'EV'"
+    assert "one row counted" in [c for c, _ in findings(q, one, result(("n",), (1,)), catalog)]
+
+
 def test_a_choice_between_two_must_name_one_of_them(store):
     q = "Who got more votes in Mile-End: Coderre or Joly?"
     tables = store.catalog()

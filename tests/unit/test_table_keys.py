@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from nodes.tools.table_keys import through_keys
+from nodes.tools.table_keys import codes_said, through_keys
 from nodes.tools.table_query import run_query
 from tests.fakes import make_table_store
 
@@ -88,3 +88,35 @@ def test_no_key_no_subquery(store):
     q = "How many flights did Pan Am fly?"
     sql = "SELECT COUNT(*) FROM flights WHERE carrier = 'PA'"
     assert through_keys(store, sql, flights, catalog, q) == []
+
+
+def test_a_code_of_a_name_the_question_says_is_said(store):
+    """'LGA' is the airport the question calls La Guardia, 'MQ' the airline it calls Envoy Air
+    (the table's 'Envoy Air' has no "Inc." here; a closing abbreviation is left out anyway)."""
+    catalog = store.catalog()
+    q = "How many flights did Envoy Air fly out of La Guardia?"
+    sql = "SELECT COUNT(*) FROM flights WHERE carrier = 'MQ' AND origin = 'LGA'"
+    assert codes_said(store, sql, catalog, q) == {"MQ": "Envoy Air", "LGA": "La Guardia"}
+    _, _, answer, _, why = run_query(store, sql, [_table(store, "flights")], catalog, q)
+    assert (answer, why) == ("1", "")
+    # a code of a name the question does not say is a condition it did not ask for
+    other = "SELECT COUNT(*) FROM flights WHERE carrier = 'B6' AND origin = 'LGA'"
+    assert codes_said(store, other, catalog, q) == {"LGA": "La Guardia"}
+    _, _, _, _, why = run_query(store, other, [_table(store, "flights")], catalog, q)
+    assert "carrier = 'B6', which the question does not say" in why
+
+
+def test_a_closing_abbreviation_is_how_people_leave_a_name(tmp_path):
+    files: dict[str, list[list[Any]]] = {
+        "flights.csv": [["carrier", "n"], ["EV", 1], ["UA", 2]],
+        "airlines.csv": [
+            ["carrier", "name"],
+            ["EV", "ExpressJet Airlines Inc."],
+            ["UA", "United Air Lines Inc."],
+        ],
+    }
+    store = make_table_store(tmp_path / "t.sqlite3", files)
+    sql = "SELECT n FROM flights WHERE carrier = 'EV'"
+    said = codes_said(store, sql, store.catalog(), "How many did ExpressJet Airlines fly?")
+    assert said == {"EV": "ExpressJet Airlines Inc."}
+    assert codes_said(store, sql, store.catalog(), "How many did ExpressJet fly?") == {}

@@ -65,8 +65,7 @@ def store(tmp_path):
         ("Was February cold?", False),  # a value alone
         ("How large is Whitelee?", True),  # a row asked about: the model chooses the column
         ("How many rows does the sales table hold?", True),  # the table and a computation
-        ("Which came first: Whitelee or Ardrossan?", True),  # "which" of its rows
-        ("In which year did Whitelee open?", True),
+        ("In which city was Whitelee built?", False),  # a row, but a kind no table holds
         ("Which month was cold?", False),  # "which" naming no row
     ],
 )
