@@ -28,6 +28,7 @@ from crag_core.text.sql import (
     named_values,
     names_column,
     names_value,
+    says_name,
     touches_column,
 )
 from crag_core.text.sql_tree import Query
@@ -456,13 +457,17 @@ def _kind_answered(a: Answered) -> list[str]:
     question's kind names (``sql.asked_kind``), lists no such value in any column. Read
     only where that table's every text column is listed whole in the catalog (a few values
     each), and only of the text the result returns: a count, a date, a number answer the
-    question another way.
+    question another way. A table with a column that names its rows (a "name" or "title",
+    as ``_coded`` reads them) is answered by it: 'WN', a code of ``airlines.carrier``, names
+    no airline (three such answers given at 0.94 on the rflights calibration run).
     """
     kind = asked_kind(a.question, a.catalog)
     texts = {str(v) for row in a.result.rows for v in row[:1] if isinstance(v, str) and v}
     if kind is None or not texts:
         return []
     columns = [c for c in kind.columns if c.type == "TEXT"]
+    naming = [c for c in columns if _NAMING & set(words_of(c.original))]
+    columns = naming or columns  # 'WN' of airlines.carrier names no airline: its name does
     if not columns or any(len(c.values) < c.distinct for c in columns):
         return []
     held = {v.casefold() for c in columns for v in c.values}
@@ -472,9 +477,35 @@ def _kind_answered(a: Answered) -> list[str]:
     names = ", ".join(sql_name(c.name) for c in columns)
     return [
         f"the question asks which of {kind.name}, and {first!r} is no value of "
-        f"{kind.name} ({names}): return the column of {kind.name} that names it, joined on "
-        "its key"
+        f"{kind.name} ({names}): return that column of {kind.name}, joined on its key"
     ]
+
+
+def _name_left_out(a: Answered) -> list[str]:
+    """A name the question says, of any table, that the query does not use: a condition lost.
+
+    "How many flights did Alaska Airlines fly out of Newark Liberty Intl?" counted as
+    ``origin = 'EWR'`` alone counts every airline's flights: 'Alaska Airlines Inc.' of
+    ``airlines.name`` is said (``sql.says_name``) and neither written nor compared through
+    its code (``codes``). Only names of two words or more are read (a one-word value of an
+    unrelated table, "Male" for "male customers", is no condition of the question's).
+    """
+    texts = [t.strip("%").casefold() for t in a.query.texts]  # LIKE '%Bombardier%' uses it
+    used = {n.casefold() for n in a.codes.values()}
+    chosen = [n.casefold() for n in a.pair or ()]  # "…: A or B?" chooses, it filters nothing
+    for table in a.catalog:
+        for column in table.columns:
+            for value in column.values if column.type == "TEXT" else ():
+                if len(value.split()) < 2 or not says_name(value, a.question):
+                    continue
+                low = value.casefold()
+                if low in used or any(low in t or (t and t in low) for t in [*texts, *chosen]):
+                    continue
+                return [
+                    f"the question names {sql_text(value)} (a value of {column.name} in "
+                    f"{table.name}) but the query does not use it"
+                ]
+    return []
 
 
 def _key_summed(a: Answered) -> list[str]:
@@ -605,6 +636,7 @@ CHECKS: dict[str, Callable[[Answered], list[str]]] = {
     "named": _named_used,
     "key": _key_answered,
     "kind": _kind_answered,
+    "name left out": _name_left_out,
     "guessed key": _key_guessed,
     "summed key": _key_summed,
     "average": lambda a: _aggregates_left_out(a.question, a.query, a.tables),
@@ -1095,13 +1127,17 @@ def _aggregates_left_out(question: str, query: Query, tables: Sequence[TableInfo
     A difference of averages written as a difference of sums, on the calibration split. A
     query that reads only rows named by a value of a column naming one row each needs no
     ``AVG``: the average of one row is its value ("the average income of economists", where
-    each occupation's row holds its incumbents' average).
+    each occupation's row holds its incumbents' average), unless it joins another table: the
+    rows of ``flights`` joined to the one airport ``airports.name`` names are many, and their
+    ``SUM(dep_delay)`` no average (rflights calibration records: three such differences given
+    at 0.93).
     """
     if not _AVERAGE.search(question) or query.averages:  # a column of means ("Mean") is one too
         return []
     unique = {c.name.lower() for t in tables for c in t.columns if c.distinct == t.rows > 1}
     named = [c.column.lower() for c in query.comparisons if c.op == "=" and c.text]
-    if named and not query.grouped and all(c in unique for c in named):
+    alone = len({t.lower() for t in query.tables}) <= 1
+    if named and alone and not query.grouped and all(c in unique for c in named):
         return []
     return ["the question asks for an average but the query takes none (use AVG)"]
 

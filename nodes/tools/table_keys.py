@@ -28,10 +28,9 @@ from collections.abc import Iterator, Sequence
 
 from crag_core.clients.table_store import TableStore
 from crag_core.errors import TableQueryError
-from crag_core.text.sql import match_tables
+from crag_core.text.sql import match_tables, says_name
 from crag_core.text.sql_tree import read as read_sql
 from crag_core.text.table_shapes import ColumnInfo, TableInfo, sql_text
-from crag_core.text.words import STOPWORDS, same_word, words_of
 
 KEY_SHARE = 0.5
 """Of the compared column's distinct values, the share a key column must hold."""
@@ -71,13 +70,18 @@ def through_keys(
     return list(dict.fromkeys(said))[:MAX_SAID]
 
 
+def _same_name(held: str, value: str) -> bool:
+    """Whether a table's value ``held`` is ``value`` (case aside) or as people write it."""
+    return held.casefold() == value.casefold() or says_name(held, value)
+
+
 def codes_said(
     store: TableStore, sql: str, catalog: Sequence[TableInfo], question: str
 ) -> dict[str, str]:
     """The text values ``sql`` compares that stand for a name ``question`` says: code → name.
 
     A value is a code when a table's unique text column lists it and another text cell of
-    that one row is said by the question (``_said``: "ExpressJet Airlines" says
+    that one row is said by the question (``says_name``: "ExpressJet Airlines" says
     'ExpressJet Airlines Inc.'). {} when none is.
     """
     codes: dict[str, str] = {}
@@ -87,7 +91,7 @@ def codes_said(
                 if key.distinct != table.rows or value not in key.values:
                     continue
                 named = _row_names(store, table, key, value)
-                said = next((n for n in named if _said(n, question)), "")
+                said = next((n for n in named if says_name(n, question)), "")
                 if said:
                     codes[value] = said
     return codes
@@ -105,20 +109,6 @@ def _row_names(store: TableStore, table: TableInfo, key: ColumnInfo, value: str)
     except TableQueryError:
         return []
     return [str(v) for v in (rows[0] if rows else ()) if isinstance(v, str) and v]
-
-
-def _said(name: str, question: str) -> bool:
-    """Whether ``question`` says ``name``: each of its words but a closing abbreviation.
-
-    "ExpressJet Airlines" says 'ExpressJet Airlines Inc.' (a company's "Inc.", "Co.", as
-    people leave it out); stopwords are not counted, and a name of no other word is not said.
-    """
-    parts = name.split()
-    if len(parts) > 1 and parts[-1].endswith(".") and len(parts[-1]) <= 5:
-        parts = parts[:-1]
-    kept = [w for w in words_of(" ".join(parts)) if w not in STOPWORDS]
-    asked = words_of(question)
-    return bool(kept) and all(any(same_word(w, q) for q in asked) for w in kept)
 
 
 def _owner(name: str, read: Sequence[TableInfo]) -> tuple[TableInfo, ColumnInfo] | None:
@@ -153,7 +143,7 @@ def _holders(
     for table in catalog:
         for column in table.columns:
             if table.name != owner.name:
-                held = next((v for v in column.values if v.casefold() == value.casefold()), None)
+                held = next((v for v in column.values if _same_name(v, value)), None)
                 if held is not None:
                     yield table, column, held
     for match in match_tables(question, catalog) if question else []:

@@ -200,11 +200,14 @@ def test_which_kind_is_answered_by_a_row_of_that_kinds_table(tmp_path):
     found = findings(q, maker, result(("manufacturer",), ("EMBRAER",)), catalog, catalog=catalog)
     assert [c for c, _ in found] == ["kind"]
     assert "'EMBRAER' is no value of airlines" in found[0][1]
-    for column, value in (("name", "ExpressJet"), ("carrier", "EV")):
-        joined = "FROM flights JOIN airlines USING (carrier) WHERE tailnum = 'N717EV'"
-        sql = f"SELECT DISTINCT {column} {joined}"
-        said = findings(q, sql, result((column,), (value,)), catalog, catalog=catalog)
-        assert "kind" not in [c for c, _ in said], said
+    joined = "FROM flights JOIN airlines USING (carrier) WHERE tailnum = 'N717EV'"
+    named = f"SELECT DISTINCT name {joined}"
+    said = findings(q, named, result(("name",), ("ExpressJet",)), catalog, catalog=catalog)
+    assert "kind" not in [c for c, _ in said], said
+    # its code is no name of an airline: the table names its rows in name
+    coded = f"SELECT DISTINCT carrier {joined}"
+    found = findings(q, coded, result(("carrier",), ("EV",)), catalog, catalog=catalog)
+    assert "'EV' is no value of airlines (name)" in dict(found)["kind"]
     # a kind no table is named for, or a count, is not read
     maker_q = "Which maker built the plane with tail number N717EV?"
     assert not findings(maker_q, maker, result(("manufacturer",), ("EMBRAER",)), catalog)
@@ -612,6 +615,18 @@ def test_an_average_asked_for_is_taken(store, tmp_path):
     assert problems(q, per_row, one, store.catalog()) == []
     grouped = "SELECT state, SUM(murder_rate) FROM crime WHERE state = 'Ohio' GROUP BY state"
     assert "use AVG" in " ".join(problems(q, grouped, one, store.catalog()))
+    # one row a state, but joined to many rows of another table: the sum is over those
+    catalog = make_table_store(
+        tmp_path / "joined.sqlite3",
+        {"crime.csv": CRIME, "reports.csv": [["state", "murders"], *years[1:]]},
+    ).catalog()
+    joined = (
+        "SELECT SUM(CASE WHEN T1.state = 'Ohio' THEN T2.murders ELSE 0 END) - SUM(CASE WHEN "
+        "T1.state = 'Utah' THEN T2.murders ELSE 0 END) FROM crime AS T1 JOIN reports AS T2 "
+        "ON T1.state = T2.state"
+    )
+    q2 = "By how much did the average murders of Ohio exceed that of Utah?"
+    assert "use AVG" in " ".join(problems(q2, joined, one, catalog))
 
 
 def test_a_table_answers_signals_say_what_the_question_named_and_the_query_did(store):

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from crag_core.text.sql import says_name
 from nodes.tools.table_keys import codes_said, through_keys
 from nodes.tools.table_query import run_query
 from tests.fakes import make_table_store
@@ -120,3 +121,35 @@ def test_a_closing_abbreviation_is_how_people_leave_a_name(tmp_path):
     said = codes_said(store, sql, store.catalog(), "How many did ExpressJet Airlines fly?")
     assert said == {"EV": "ExpressJet Airlines Inc."}
     assert codes_said(store, sql, store.catalog(), "How many did ExpressJet fly?") == {}
+    # the name as people write it, compared with the codes: no false premise, and the
+    # subquery names it as the table spells it
+    q = "How many did ExpressJet Airlines fly?"
+    bare = "SELECT n FROM flights WHERE carrier = 'ExpressJet Airlines'"
+    _, _, _, premise, why = run_query(store, bare, [_table(store, "flights")], store.catalog(), q)
+    assert not premise
+    assert "WHERE name = 'ExpressJet Airlines Inc.')" in why
+
+
+def test_a_name_the_question_says_and_the_query_leaves_out_is_a_lost_condition(store):
+    """ "How many flights did Envoy Air fly out of La Guardia?" counted over every airline's."""
+    catalog = store.catalog()
+    flights = [_table(store, "flights")]
+    q = "How many flights did Envoy Air fly out of La Guardia?"
+    lost = "SELECT COUNT(*) FROM flights WHERE origin = 'LGA'"
+    _, _, answer, _, why = run_query(store, lost, flights, catalog, q)
+    assert answer == "2"
+    assert "the question names 'Envoy Air' (a value of name in airlines)" in why
+    for kept in (
+        "SELECT COUNT(*) FROM flights WHERE origin = 'LGA' AND carrier = 'MQ'",  # its code
+        "SELECT COUNT(*) FROM flights WHERE origin = 'LGA' AND carrier IN "
+        "(SELECT carrier FROM airlines WHERE name LIKE '%Envoy Air%')",
+    ):
+        assert run_query(store, kept, flights, catalog, q)[2:] == ("1", False, "")
+
+
+def test_a_name_is_said_as_people_write_it():
+    assert says_name("ExpressJet Airlines Inc.", "How many did ExpressJet Airlines fly?")
+    assert says_name("BOMBARDIER INC", "planes made by Bombardier")
+    assert says_name("La Guardia", "flights out of la guardia")
+    assert not says_name("La Guardia", "flights out of Guardia")
+    assert not says_name("AA", "AA flights")  # under four letters: a code, not a name
