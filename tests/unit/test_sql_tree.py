@@ -111,5 +111,7 @@ def test_the_table_checks_questions_are_answered_by_the_tree():
     assert not read("SELECT COUNT(*) FROM t WHERE note = 'null'").nulls  # a text, not NULL
     grouped = read("SELECT s, SUM(x) / COUNT(x) AS avg_x FROM t GROUP BY s")
     assert grouped.grouped and grouped.averages  # named for an average
+    gap = "SELECT SUM(CASE WHEN a = 'x' THEN d END) - SUM(CASE WHEN a = 'y' THEN d END) AS avg_gap"
+    assert not read(gap + " FROM t").averages  # a difference of sums named for an average
     plain = read("SELECT SUM(x) FROM t WHERE label = 'x * 1000'")
     assert not (plain.averages or plain.grouped or plain.scales)  # a text holds no operator
