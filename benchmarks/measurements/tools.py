@@ -737,7 +737,7 @@ def refusals(qset: QuestionSet, records: list[Path]) -> str:
     from crag_core.text.table_checks import findings, misread_years
     from graph.factory import default_services
     from nodes.tools.table_keys import codes_said
-    from nodes.tools.table_query import absent_numbers, run_mended, spans
+    from nodes.tools.table_query import absent_numbers, empty_cells, run_mended, spans
 
     store = default_services(Context(collection=qset.collection)).tables
     assert store is not None
@@ -773,7 +773,8 @@ def refusals(qset: QuestionSet, records: list[Path]) -> str:
             named += [("year column", t) for t in misread_years(r["question"], sql, read, ranges)]
             if answer:
                 codes = codes_said(store, sql, catalog, r["question"])
-                named += findings(r["question"], sql, result, tables, ranges, catalog, codes)
+                empty = empty_cells(store, sql, read)
+                named += findings(r["question"], sql, result, tables, ranges, catalog, codes, empty)
             counts[("queries", verdict_of)] += 1
             for check in dict.fromkeys(name for name, _ in named):
                 counts[(check, verdict_of)] += 1

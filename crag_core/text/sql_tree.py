@@ -125,6 +125,10 @@ class Query:
     aliases: tuple[tuple[str, str], ...] = ()
     """Each table's alias and the table it names (``("t2", "order_details")`` for
     ``order_details AS T2``), lower-cased."""
+    share_tested: tuple[str, ...] = ()
+    """The columns a share tests row by row (``SUM(CASE WHEN dep_delay > 15 THEN 1 ELSE 0
+    END) * 100 / COUNT(*)``, ``AVG(CASE WHEN … THEN 1 ELSE 0 END)``): a row whose column is
+    empty counts in it as one that fails the test."""
 
     def reads(self, column: str) -> bool:
         """Whether the query reads ``column`` anywhere (names compared in any case)."""
@@ -220,7 +224,36 @@ def read(sql: str) -> Query:
                 (t.alias.lower(), t.name.lower()) for t in tree.find_all(exp.Table) if t.alias
             )
         ),
+        share_tested=_share_tested(tree),
     )
+
+
+def _share_tested(tree: exp.Expr) -> tuple[str, ...]:
+    """The columns tested by the CASE of a share over every row (``Query.share_tested``).
+
+    A share over every row: a quotient whose divisor is ``COUNT(*)`` (its dividend's CASE),
+    or an ``AVG`` of a CASE with an ELSE (a row the test fails, or whose column is empty,
+    counts as 0).
+    """
+    over_all = [
+        case
+        for d in tree.find_all(exp.Div)
+        if any(isinstance(c.this, exp.Star) for c in d.expression.find_all(exp.Count))
+        for case in d.this.find_all(exp.Case)
+    ]
+    averaged = [
+        case
+        for a in tree.find_all(exp.Avg)
+        for case in a.this.find_all(exp.Case)
+        if case.args.get("default") is not None
+    ]
+    tested = [
+        column.name
+        for case in [*over_all, *averaged]
+        for test in case.args.get("ifs") or []
+        for column in test.this.find_all(exp.Column)
+    ]
+    return tuple(dict.fromkeys(tested))
 
 
 _AVERAGE = re.compile(r"mean|average|avg", re.I)

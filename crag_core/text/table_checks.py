@@ -208,6 +208,9 @@ class Answered:
     """Values the query compares that stand for a name the question says (code → name: 'EWR'
     for "Newark Liberty Intl"), read off the data by the caller
     (``nodes.tools.table_keys.codes_said``)."""
+    empty: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    """Rows with no value, by column (lower case), of the columns a share tests, in the
+    tables the query reads: read off the data by the caller (``table_query.empty_cells``)."""
 
     @property
     def query(self) -> Query:
@@ -233,6 +236,7 @@ def problems(
     spans: Mapping[str, Mapping[str, Span]] | None = None,
     catalog: Sequence[TableInfo] = (),
     codes: Mapping[str, str] | None = None,
+    empty: Mapping[str, int] | None = None,
 ) -> list[str]:
     """What is wrong with ``result`` as the answer to ``question`` (``[]``: nothing found).
 
@@ -258,7 +262,7 @@ def problems(
       (``_unsaid_constants``), not a key where the question asks what it stands for
       (``_key_answered``: an artist's id for "who").
     """
-    found = findings(question, sql, result, tables, spans, catalog, codes)
+    found = findings(question, sql, result, tables, spans, catalog, codes, empty)
     return list(dict.fromkeys(text for _, text in found))
 
 
@@ -270,14 +274,22 @@ def findings(
     spans: Mapping[str, Mapping[str, Span]] | None = None,
     catalog: Sequence[TableInfo] = (),
     codes: Mapping[str, str] | None = None,
+    empty: Mapping[str, int] | None = None,
 ) -> list[tuple[str, str]]:
     """``problems`` with the name of the check that found each: (check, what it found).
 
-    ``catalog``: every table of the collection, when known (else ``tables``); ``codes``:
-    ``Answered.codes``.
+    ``catalog``: every table of the collection, when known (else ``tables``); ``codes``
+    and ``empty``: ``Answered``'s, read off the data.
     """
     answered = Answered(
-        question, sql, result, tables, spans or {}, catalog or tables, dict(codes or {})
+        question,
+        sql,
+        result,
+        tables,
+        spans or {},
+        catalog or tables,
+        dict(codes or {}),
+        dict(empty or {}),
     )
     return [(name, text) for name, check in CHECKS.items() for text in check(answered)]
 
@@ -508,6 +520,25 @@ def _name_left_out(a: Answered) -> list[str]:
     return []
 
 
+def _share_of_empty(a: Answered) -> list[str]:
+    """A share over every row of a column some of those rows leave empty.
+
+    "Of the Delta Air Lines flights that departed, what percentage left more than 15
+    minutes late?" as ``SUM(CASE WHEN dep_delay > 15 …) * 100 / COUNT(*)``: the flights
+    with no ``dep_delay`` (cancelled) count as on time (``Query.share_tested``; ``empty``:
+    their rows, read off the data). A query that reads NULL has chosen what they count as.
+    """
+    if a.query.nulls:
+        return []
+    for name in a.query.share_tested:
+        if rows := a.empty.get(name.lower(), 0):
+            return [
+                f"{sql_name(name)} is empty in {rows:,} rows, which the share counts as failing "
+                f"its test: divide by COUNT({sql_name(name)}), the rows that have one"
+            ]
+    return []
+
+
 def _key_summed(a: Answered) -> list[str]:
     """A key added up or averaged: ``SUM(category_id)`` numbers rows, it counts nothing.
 
@@ -637,6 +668,7 @@ CHECKS: dict[str, Callable[[Answered], list[str]]] = {
     "key": _key_answered,
     "kind": _kind_answered,
     "name left out": _name_left_out,
+    "share of empty": _share_of_empty,
     "guessed key": _key_guessed,
     "summed key": _key_summed,
     "average": lambda a: _aggregates_left_out(a.question, a.query, a.tables),

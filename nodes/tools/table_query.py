@@ -142,8 +142,26 @@ def run_query(
         why = premise[0] if premise else "; ".join(h for h in held if h)
         return sql, result, "", False, "it returned no rows" + (f" ({why})" if why else "")
     codes = codes_said(store, sql, catalog, question)
-    found = problems(question, sql, result, tables, ranges, catalog, codes)
+    empty = empty_cells(store, sql, read)
+    found = problems(question, sql, result, tables, ranges, catalog, codes, empty)
     return sql, result, answer, False, "; ".join(found)
+
+
+def empty_cells(store: TableStore, sql: str, read: list[TableInfo]) -> dict[str, int]:
+    """Rows with no value of each column a share of ``sql`` tests, in the tables it reads.
+
+    ``Query.share_tested``'s columns (lower case), counted over the whole table: the check
+    (``table_checks._share_of_empty``) asks whether any row of the share can be empty.
+    """
+    empty: dict[str, int] = {}
+    for name in read_sql(sql).share_tested:
+        for table in read:
+            if (column := table.column(name)) is None:
+                continue
+            count = f'SELECT COUNT(*) FROM "{table.name}" WHERE "{column.name}" IS NULL'
+            rows = int(store.query(count, max_rows=1).rows[0][0] or 0)
+            empty[name.lower()] = empty.get(name.lower(), 0) + rows
+    return empty
 
 
 def run_mended(store: TableStore, sql: str, catalog: list[TableInfo]) -> tuple[QueryResult, str]:

@@ -113,5 +113,10 @@ def test_the_table_checks_questions_are_answered_by_the_tree():
     assert grouped.grouped and grouped.averages  # named for an average
     gap = "SELECT SUM(CASE WHEN a = 'x' THEN d END) - SUM(CASE WHEN a = 'y' THEN d END) AS avg_gap"
     assert not read(gap + " FROM t").averages  # a difference of sums named for an average
+    late = "SUM(CASE WHEN delay > 15 THEN 1 ELSE 0 END)"
+    assert read(f"SELECT {late} * 100.0 / COUNT(*) FROM f").share_tested == ("delay",)
+    assert read("SELECT AVG(CASE WHEN delay > 15 THEN 1.0 ELSE 0 END) FROM f").share_tested
+    assert not read(f"SELECT {late} * 100.0 / COUNT(delay) FROM f").share_tested  # its rows
+    assert not read("SELECT AVG(delay) FROM f").share_tested
     plain = read("SELECT SUM(x) FROM t WHERE label = 'x * 1000'")
     assert not (plain.averages or plain.grouped or plain.scales)  # a text holds no operator

@@ -8,7 +8,7 @@ import pytest
 
 from crag_core.text.sql import says_name
 from nodes.tools.table_keys import codes_said, through_keys
-from nodes.tools.table_query import run_query
+from nodes.tools.table_query import empty_cells, run_query
 from tests.fakes import make_table_store
 
 FLIGHTS: dict[str, list[list[Any]]] = {
@@ -153,3 +153,23 @@ def test_a_name_is_said_as_people_write_it():
     assert says_name("La Guardia", "flights out of la guardia")
     assert not says_name("La Guardia", "flights out of Guardia")
     assert not says_name("AA", "AA flights")  # under four letters: a code, not a name
+
+
+def test_a_share_over_rows_some_of_which_are_empty_is_refused(tmp_path):
+    """ "Of the flights that departed, what share left late?" over COUNT(*): the cancelled
+    flight, with no delay, counts as on time (2 of 4 late is 50%; of those that left, 67%)."""
+    files: dict[str, list[list[Any]]] = {
+        "flights.csv": [["carrier", "delay"], ["DL", 20], ["DL", 30], ["DL", 0], ["DL", None]]
+    }
+    store = make_table_store(tmp_path / "t.sqlite3", files)
+    catalog = store.catalog()
+    q = "Of the flights that departed, what percentage left more than 15 minutes late?"
+    late = "SELECT SUM(CASE WHEN delay > 15 THEN 1 ELSE 0 END) * 100.0 / "
+    _, _, answer, _, why = run_query(store, late + "COUNT(*) FROM flights", catalog, catalog, q)
+    assert answer == "50"
+    assert "delay is empty in 1 rows, which the share counts as failing its test" in why
+    assert empty_cells(store, late + "COUNT(*) FROM flights", catalog) == {"delay": 1}
+    _, _, answer, _, why = run_query(store, late + "COUNT(delay) FROM flights", catalog, catalog, q)
+    assert (answer, why) == ("66.67", "")
+    kept = late + "COUNT(*) FROM flights WHERE delay IS NOT NULL"
+    assert run_query(store, kept, catalog, catalog, q)[2:] == ("66.67", False, "")
