@@ -34,6 +34,7 @@ from crag_core.text.table_checks import (
     misread_years,
     problems,
     referred_tables,
+    refused_for_good,
 )
 from crag_core.text.table_shapes import ColumnInfo, QueryResult, TableInfo, sql_name
 from nodes.shared import confidence as confidence_module
@@ -214,6 +215,9 @@ def test_which_kind_is_answered_by_a_row_of_that_kinds_table(tmp_path):
     count = "SELECT COUNT(*) FROM flights WHERE tailnum = 'N717EV'"
     twice = findings("Which airline flew N717EV twice?", count, result(("n",), (2,)), catalog)
     assert "kind" not in [c for c, _ in twice]
+    # refused for good: the loop reads those rows but cannot cite them
+    assert refused_for_good(q, coded, result(("carrier",), ("EV",)), catalog)
+    assert not refused_for_good(q, named, result(("name",), ("ExpressJet",)), catalog)
     # the same reading routes it: a row named, and a kind a table holds, is a table question
     assert table_plan(q, catalog)[0] is True
     assert table_plan("In which city was the plane N717EV built?", catalog)[0] is False
