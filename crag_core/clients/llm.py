@@ -222,7 +222,6 @@ def complete(
     grammar: str = "",
     json_schema: Mapping[str, Any] | None = None,
     max_tokens: int | None = None,
-    temperature: float | None = None,
 ) -> str:
     """Run ``prompt`` and return the reply's text, stripped.
 
@@ -231,15 +230,12 @@ def complete(
     the reply must follow (llama.cpp servers only: see ``takes_grammar``). ``json_schema``: a
     JSON schema the reply must follow (OpenAI's ``response_format``, which llama.cpp's server
     turns into a grammar), named ``step``. ``max_tokens``: a tighter bound than the model's
-    ``max_tokens`` for this reply; ``temperature``: another than the model's for it. "" when
-    the question's deadline passed first (``_ask``): every caller reads an empty reply as no
-    answer.
+    ``max_tokens`` for this reply. "" when the question's deadline passed first (``_ask``):
+    every caller reads an empty reply as no answer.
     """
     options: dict[str, Any] = {} if streamed else {"stream": False}
     if max_tokens is not None:
         options["max_tokens"] = max_tokens
-    if temperature is not None:
-        options["temperature"] = temperature
     if grammar:
         options["extra_body"] = {"grammar": grammar}
     if json_schema is not None:

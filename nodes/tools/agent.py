@@ -20,8 +20,7 @@ stream, LangSmith and Studio see tool calls.
 
 The budget ends the loop: after ``max_tool_calls`` calls, ``loop_tokens`` of documents read,
 when another round would end past ``loop_seconds`` from the first step, or when the model
-repeats a call (asked once more first: ``json_step``), it is asked for its answer with no
-tool offered; with no document read by
+repeats a call, it is asked for its answer with no tool offered; with no document read by
 then, the loop ends with "I don't know" and no model call (``nothing_read``).
 """
 
@@ -52,7 +51,6 @@ from nodes.shared.confidence import held_back
 from nodes.shared.prompting import render
 from nodes.tools.run_tools import repeats, rules_sql
 from nodes.tools.toolbox import ANSWERS, observed_tokens, restates, toolbox
-from prompts import RenderedPrompt
 
 ANSWER = "answer"
 """The field of a step that ends the loop with the model's answer (the JSON-schema way)."""
@@ -75,15 +73,6 @@ RULES = "rules"
 """The name of a step the rules made (their query again), not the model: no round's pace."""
 FINAL = 'Answer now from what the tools returned (with its keys), or say exactly "I don\'t know".'
 """What the model is told when the budget is spent."""
-DIFFERENT = (
-    "You made this very call before and saw what it returned. Make a different call: SQL "
-    "fixed as the check said, another tool, or your answer."
-)
-"""What a model that repeated a call is told before it is asked once more (``json_step``):
-the 1.5B model, after a check refused the rules' query, wrote that query again as its own
-SQL in each of the 18 loops the rflights calibration run at 6ccb2ac ended on a repeat."""
-RESAMPLED_AT = 0.7
-"""The temperature of that second ask."""
 READ_FIRST = "No tool has returned a document to answer from yet: call a tool (or another one)."
 """What a model that answered before reading anything is told, once (native tool calls: the
 JSON-schema way offers no answer before a document is read)."""
@@ -143,16 +132,12 @@ def agent(state: PassState, runtime: Runtime[Context], services: Services) -> Pa
     update["prompt_versions"] = versions
     said: list[AnyMessage] = [*steps, *([HumanMessage(content=FINAL)] if spent else [])]
     if takes_grammar(ctx.model):
+        shown = [*prompt.messages, *as_text(said)]
         schema = step_schema(
             tools, may_answer=bool(evidence), own_sql=asked_tables(steps, question)
         )
-        step = json_step(
-            services,
-            replace(prompt, messages=[*prompt.messages, *as_text(said)]),
-            schema,
-            steps,
-            question,
-        )
+        reply = complete(services.llm, replace(prompt, messages=shown), json_schema=schema)
+        step = parse_step(reply, call_id=f"call_{len(steps)}")
     else:
         step = call_tools(services.llm, replace(prompt, messages=[*prompt.messages, *said]), tools)
     step = step if step.tool_calls and not spent else AIMessage(content=step.text)
@@ -166,30 +151,6 @@ def agent(state: PassState, runtime: Runtime[Context], services: Services) -> Pa
     if is_no_answer(answer):
         warnings.append(f"The loop found no answer; it tried: {tried(steps)}.")
     return update | {"generation": answer, "relevant_documents": evidence, "warnings": warnings}
-
-
-def json_step(
-    services: Services,
-    prompt: RenderedPrompt,
-    schema: Mapping[str, Any],
-    steps: Sequence[AnyMessage],
-    question: str,
-) -> AIMessage:
-    """The model's next step under the JSON schema (``prompt``: with the steps so far).
-
-    A step that repeats a call of ``steps`` (``run_tools.repeats``) is asked once more, told
-    so (``DIFFERENT``) and sampled at ``RESAMPLED_AT``: asked greedily again the model writes
-    the same. A second repeat stands, and ends the tool use (``out_of_budget``).
-    """
-    reply = complete(services.llm, prompt, json_schema=schema)
-    step = parse_step(reply, call_id=f"call_{len(steps)}")
-    if not any(repeats(c, steps, question) for c in step.tool_calls):
-        return step
-    told = [*prompt.messages, AIMessage(content=reply), HumanMessage(content=DIFFERENT)]
-    again = complete(
-        services.llm, replace(prompt, messages=told), json_schema=schema, temperature=RESAMPLED_AT
-    )
-    return parse_step(again, call_id=f"call_{len(steps)}")
 
 
 def ended(spent: str) -> str:
