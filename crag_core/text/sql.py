@@ -541,7 +541,6 @@ def missing_values(
     false premise declared on the rflights calibration run where the airline is there).
     """
     elsewhere = {v.lower() for t in catalog for c in t.columns for v in c.values}
-    held = [v for t in catalog for c in t.columns if c.type == "TEXT" for v in c.values]
     listed = _listed(tables)
     missing = []
     for name, value in read_sql(sql).equalities():
@@ -552,6 +551,7 @@ def missing_values(
             table, column = found
             if near_value(value, column) or value.lower() in elsewhere:
                 continue
+            held = (v for t in catalog for c in t.columns if c.type == "TEXT" for v in c.values)
             if any(says_name(v, value) for v in held):  # 'Endeavor Air' of 'Endeavor Air Inc.'
                 continue
             holds = ", ".join(column.values[:SHOWN_VALUES])

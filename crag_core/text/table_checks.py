@@ -478,8 +478,7 @@ def _kind_answered(a: Answered) -> list[str]:
     if kind is None or not texts:
         return []
     columns = [c for c in kind.columns if c.type == "TEXT"]
-    naming = [c for c in columns if _NAMING & set(words_of(c.original))]
-    columns = naming or columns  # 'WN' of airlines.carrier names no airline: its name does
+    columns = _naming(columns) or columns  # 'WN' of airlines.carrier names no airline
     if not columns or any(len(c.values) < c.distinct for c in columns):
         return []
     held = {v.casefold() for c in columns for v in c.values}
@@ -505,13 +504,14 @@ def _name_left_out(a: Answered) -> list[str]:
     texts = [t.strip("%").casefold() for t in a.query.texts]  # LIKE '%Bombardier%' uses it
     used = {n.casefold() for n in a.codes.values()}
     chosen = [n.casefold() for n in a.pair or ()]  # "…: A or B?" chooses, it filters nothing
+    written = [*texts, *chosen]
     for table in a.catalog:
         for column in table.columns:
             for value in column.values if column.type == "TEXT" else ():
                 if len(value.split()) < 2 or not says_name(value, a.question):
                     continue
                 low = value.casefold()
-                if low in used or any(low in t or (t and t in low) for t in [*texts, *chosen]):
+                if low in used or any(low in t or (t and t in low) for t in written):
                     continue
                 return [
                     f"the question names {sql_text(value)} (a value of {column.name} in "
@@ -562,6 +562,11 @@ _NAMING = frozenset({"name", "title"})
 """The words of a column that names its table's rows (``company_name``, ``title``)."""
 
 
+def _naming(columns: Sequence[ColumnInfo]) -> list[ColumnInfo]:
+    """The ``columns`` that name their table's rows: a "name" or "title" in their name."""
+    return [c for c in columns if _NAMING & set(words_of(c.original))]
+
+
 def _coded(column: str, catalog: Sequence[TableInfo]) -> str:
     """The columns that name the rows a code ``column`` stands for ("" for none).
 
@@ -573,8 +578,7 @@ def _coded(column: str, catalog: Sequence[TableInfo]) -> str:
         return ""
     for table in catalog:
         if table.column(column):
-            naming = [c.name for c in table.columns if _NAMING & set(words_of(c.original))]
-            return ", ".join(sql_name(n) for n in naming)
+            return ", ".join(sql_name(c.name) for c in _naming(table.columns))
     return ""
 
 

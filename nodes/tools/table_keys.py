@@ -23,20 +23,18 @@ question says ("out of Newark Liberty Intl" written ``origin = 'EWR'``, the row 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 
 from crag_core.clients.table_store import TableStore
 from crag_core.errors import TableQueryError
 from crag_core.text.sql import match_tables, says_name
 from crag_core.text.sql_tree import read as read_sql
-from crag_core.text.table_shapes import ColumnInfo, TableInfo, sql_text
+from crag_core.text.table_shapes import ColumnInfo, TableInfo, sql_name, sql_text
 
 KEY_SHARE = 0.5
 """Of the compared column's distinct values, the share a key column must hold."""
 MAX_SAID = 2
 """Subqueries said per query at most."""
-_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def through_keys(
@@ -62,9 +60,9 @@ def through_keys(
             if key is None:
                 continue
             said.append(
-                f"{column.name} matches {holder.name}.{key.name}: write {_ident(column.name)} IN "
-                f"(SELECT {_ident(key.name)} FROM {_ident(holder.name)} "
-                f"WHERE {_ident(named.name)} = {sql_text(held)})"
+                f"{column.name} matches {holder.name}.{key.name}: write {sql_name(column.name)} "
+                f"IN (SELECT {sql_name(key.name)} FROM {sql_name(holder.name)} "
+                f"WHERE {sql_name(named.name)} = {sql_text(held)})"
             )
             break
     return list(dict.fromkeys(said))[:MAX_SAID]
@@ -181,8 +179,3 @@ def _key(
         if share >= KEY_SHARE and share > most:
             best, most = key, share
     return best
-
-
-def _ident(name: str) -> str:
-    """A name as SQL writes it: as it is when plain, else in double quotes."""
-    return name if _PLAIN.fullmatch(name) else '"' + name.replace('"', '""') + '"'

@@ -173,3 +173,16 @@ def test_a_share_over_rows_some_of_which_are_empty_is_refused(tmp_path):
     assert (answer, why) == ("66.67", "")
     kept = late + "COUNT(*) FROM flights WHERE delay IS NOT NULL"
     assert run_query(store, kept, catalog, catalog, q)[2:] == ("66.67", False, "")
+
+
+def test_the_subquery_quotes_a_key_named_as_an_sql_word(tmp_path):
+    files: dict[str, list[list[Any]]] = {
+        "sales.csv": [["region", "units"], ["N", 1], ["S", 2], ["N", 3]],
+        "regions.csv": [["key", "label"], ["N", "North"], ["S", "South"]],
+    }
+    store = make_table_store(tmp_path / "t.sqlite3", files)
+    sql = "SELECT SUM(units) FROM sales WHERE region = 'North'"
+    said = through_keys(store, sql, [_table(store, "sales")], store.catalog())
+    fix = """region IN (SELECT "key" FROM regions WHERE label = 'North')"""
+    assert said == [f"region matches regions.key: write {fix}"]
+    assert store.query(f"SELECT SUM(units) FROM sales WHERE {fix}").rows == ((4,),)
