@@ -250,6 +250,8 @@ def problems(
     - an average asked for is taken (``AVG``, not a ``SUM``);
     - a rank counts the rows above the named one; "how much higher" subtracts; a look-up of
       named rows reads the column as held, with no arithmetic (``_computed_look_up``);
+    - a column is not read where the question says the word of its neighbour (``arr_delay``
+      for "depart", where ``dep_delay`` is beside it: ``_neighbour_read``);
     - every column the question names is read, and every value of the tables' text columns
       it names ("Asia", "Sunday") is in
       the query, and every number it states ("more than 80") is a constant of it: a count or
@@ -520,6 +522,45 @@ def _name_left_out(a: Answered) -> list[str]:
     return []
 
 
+def _neighbour_read(a: Answered) -> list[str]:
+    """A column read where the question says the word of its neighbour: another quantity.
+
+    Two columns of a table whose names differ in one word (``dep_delay``, ``arr_delay``)
+    hold two quantities of one kind. "On average, how many minutes late did Envoy Air
+    flights depart?" answered by ``AVG(arr_delay)`` reads the arrivals: a word of the
+    question begins with the one word of ``dep_delay`` its neighbour lacks ("depart":
+    ``dep``), none with ``arr``, and the query does not read ``dep_delay``. A word that
+    names a table ("orders" of ``orders``) says no column; words shorter than three
+    letters, or one the other begins with, tell nothing.
+    """
+    words = [w for w in words_of(a.question) if not any(names_table(w, t) for t in a.catalog)]
+
+    def said(part: str) -> str:
+        return next((w for w in words if len(part) >= 3 and w.startswith(part)), "")
+
+    read = {t.lower() for t in a.query.tables}
+    for table in (t for t in a.tables if t.name.lower() in read):
+        for column in (c for c in table.columns if a.query.reads(c.name)):
+            mine = words_of(column.original)
+            for other in table.columns:
+                theirs = words_of(other.original)
+                if len(mine) < 2 or len(theirs) != len(mine) or a.query.reads(other.name):
+                    continue
+                differ = [(p, q) for p, q in zip(mine, theirs, strict=True) if p != q]
+                if len(differ) != 1:
+                    continue
+                part, theirs_part = differ[0]
+                alike = part.startswith(theirs_part) or theirs_part.startswith(part)
+                if alike or said(part) or not said(theirs_part):
+                    continue
+                return [
+                    f"the question says {said(theirs_part)!r}, the word of "
+                    f"{sql_name(other.name)}, but the query reads {sql_name(column.name)}, "
+                    f"another quantity: read {sql_name(other.name)}"
+                ]
+    return []
+
+
 def _share_of_empty(a: Answered) -> list[str]:
     """A share over every row of a column some of those rows leave empty.
 
@@ -672,6 +713,7 @@ CHECKS: dict[str, Callable[[Answered], list[str]]] = {
     "key": _key_answered,
     "kind": _kind_answered,
     "name left out": _name_left_out,
+    "neighbour": _neighbour_read,
     "share of empty": _share_of_empty,
     "guessed key": _key_guessed,
     "summed key": _key_summed,

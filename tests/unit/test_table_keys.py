@@ -186,3 +186,29 @@ def test_the_subquery_quotes_a_key_named_as_an_sql_word(tmp_path):
     fix = """region IN (SELECT "key" FROM regions WHERE label = 'North')"""
     assert said == [f"region matches regions.key: write {fix}"]
     assert store.query(f"SELECT SUM(units) FROM sales WHERE {fix}").rows == ((4,),)
+
+
+def test_a_column_read_where_the_question_says_its_neighbours_word_is_another_quantity(tmp_path):
+    data = {
+        "flights.csv": [
+            ["carrier", "dep_delay", "arr_delay"],
+            ["MQ", 10, -4],
+            ["MQ", 30, 12],
+        ],
+        "orders.csv": [["order_date", "required_date"], ["1997-01-02", "1997-01-30"]],
+    }
+    store = make_table_store(tmp_path / "t.sqlite3", data)
+    catalog = store.catalog()
+    flights = [_table(store, "flights")]
+    q = "On average, how many minutes late did MQ flights depart?"
+    sql = "SELECT avg(arr_delay) FROM flights WHERE carrier = 'MQ'"
+    *_, why = run_query(store, sql, flights, catalog, q)
+    assert "the question says 'depart', the word of dep_delay, but the query reads arr_delay" in why
+    assert not run_query(store, sql.replace("arr_", "dep_"), flights, catalog, q)[-1]
+    # the question says both words: the query reads what it chose; a table's name says no column
+    both = "How late did MQ flights that departed late arrive?"
+    assert not run_query(store, sql, flights, catalog, both)[-1]
+    orders = [_table(store, "orders")]
+    placed = "How many orders fell due in 1997?"
+    dated = "SELECT count(*) FROM orders WHERE strftime('%Y', required_date) = '1997'"
+    assert not run_query(store, dated, orders, catalog, placed)[-1]
