@@ -214,7 +214,7 @@ calibrate-tools: setup dev
 	for s in $(RCATALOG_CALIBRATION); do $(BIN)/python -m benchmarks.measurements.tools run --set rcatalog-$$s --split calibration --routed catalog,document --pipelines crag --out $(TOOLS_CAL_OUT)/rcatalog-$$s || exit 1; done
 	$(MAKE) bench-sql-judge
 	$(BIN)/python -m benchmarks.measurements.tools fit --records $(subst $(space),$(comma),$(foreach s,$(TOOLS_CAL_RECORDS),$(TOOLS_CAL_OUT)/$(s)/crag.jsonl)) \
-		--table-records $(subst $(space),$(comma),$(foreach s,rtables-scored tools-scored rjoins-scored rquantities-sampled,$(JUDGE_OUT)/$(s).jsonl))
+		--table-records $(subst $(space),$(comma),$(foreach s,rtables-scored tools-scored rjoins-scored rquantities-sampled rflights-scored rflights-sampled,$(JUDGE_OUT)/$(s).jsonl))
 
 # The SQL of the table questions: a plain schema prompt vs the shipped prompt, free and under
 # the grammar of real names (one query each; SQL_SPLIT=calibration to choose).
@@ -420,7 +420,7 @@ calibrate-light-evaluator: setup dev
 # asks?", nodes/tools/table_graph.judge_query) on the table confidence's calibration answers:
 # every recorded calibration query that passes today's checks (the pool), and answers sampled on
 # the rquantities set (questions built to hold mistakes; the first JUDGE_SAMPLED of its seeded
-# shuffle); then the never-tuned runs' table answers, scored by the shipped fit (make
+# shuffle) and the rflights set (joins through keys named otherwise, 36 questions); then the never-tuned runs' table answers, scored by the shipped fit (make
 # calibrate-tools fits on the first two); then each calibration query restated in words by the
 # model (a probe no product code reads). Results: docs/benchmarks/sql-judge.
 JUDGE_OUT ?= out/sql-judge
@@ -429,7 +429,7 @@ JUDGE_GIVEN ?= docs/benchmarks/unseen/after-3d97367/crag.jsonl
 JUDGE_UNSEEN_RUNS ?= $(subst $(space),$(comma),$(wildcard docs/benchmarks/unseen/*/crag.jsonl))
 JUDGE_LOOP ?= $(subst $(space),$(comma),$(foreach p,crag crag-loop crag-auto,docs/benchmarks/loop/fifth-run/$(p).jsonl))
 bench-sql-judge: setup dev
-	for s in rtables tools rjoins; do $(BIN)/python -m benchmarks.calibration.sql_judge pool --set $$s \
+	for s in rtables tools rjoins rflights; do $(BIN)/python -m benchmarks.calibration.sql_judge pool --set $$s \
 		--data out/$$s-data --out $(JUDGE_OUT)/$$s-pool.jsonl || exit 1; done
 	$(BIN)/python -m benchmarks.calibration.sql_judge given --set unseen --data out/unseen-data \
 		--records $(JUDGE_GIVEN) --out $(JUDGE_OUT)/unseen-given.jsonl
@@ -444,6 +444,10 @@ bench-sql-judge: setup dev
 	$(BIN)/python -m benchmarks.calibration.sql_judge sample --set rquantities \
 		--data out/rquantities-data --samples 3 --questions $(JUDGE_SAMPLED) \
 		--out $(JUDGE_OUT)/rquantities-sampled.jsonl
+	$(BIN)/python -m benchmarks.calibration.sql_judge score --set rflights --data out/rflights-data \
+		--pairs $(JUDGE_OUT)/rflights-pool.jsonl --out $(JUDGE_OUT)/rflights-scored.jsonl
+	$(BIN)/python -m benchmarks.calibration.sql_judge sample --set rflights \
+		--data out/rflights-data --samples 2 --questions 36 --out $(JUDGE_OUT)/rflights-sampled.jsonl
 	$(BIN)/python -m benchmarks.calibration.sql_judge given --set loop --data out/loop-data \
 		--records $(JUDGE_LOOP) --out $(JUDGE_OUT)/loop-given.jsonl
 	$(BIN)/python -m benchmarks.calibration.sql_judge score --set loop --data out/loop-data \

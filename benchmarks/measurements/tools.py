@@ -528,6 +528,8 @@ def fit(
     if table_paths:
         runs = {id(r) for r in table_answers(records)}
         pooled = [r for path in table_paths for r in read_records(path)]
+        # an answer in two files (judged in the pool and sampled again) counts once
+        pooled = list({(r["id"], r["sql"].strip()): r for r in pooled}.values())
         records = [r for r in records if id(r) not in runs] + pooled
     records = [r | {"collection": collection.get(r["id"], "")} for r in records]
     tested = [r["id"] for r in records if split.get(r["id"]) != "calibration"]

@@ -289,6 +289,24 @@ def test_a_tool_answer_carries_its_kinds_share_right_on_calibration(tmp_path):
     assert confidence_module.tool_confidence("catalog", path=target) is None  # never measured
 
 
+def test_a_table_answer_in_two_pools_counts_once_in_the_tool_fit(tmp_path):
+    calibration = [
+        r for r in read_records(tools_questions.QUESTIONS) if r["split"] == "calibration"
+    ]
+    runs = tmp_path / "crag.jsonl"
+    runs.write_text("")
+    answers = [
+        {"id": q["id"], "used": "table", "verdict": "right", "sql": f"SELECT {i}"}
+        for i, q in enumerate(calibration[:6])
+    ]
+    pooled, sampled = tmp_path / "pooled.jsonl", tmp_path / "sampled.jsonl"
+    pooled.write_text("".join(json.dumps(r) + "\n" for r in answers))
+    again = answers[:2] + [answers[2] | {"sql": "SELECT 2 "}, answers[3] | {"sql": "SELECT 9"}]
+    sampled.write_text("".join(json.dumps(r) + "\n" for r in again))
+    made = tools.fit([runs], tmp_path / "tool_confidence.json", [pooled, sampled])
+    assert made["kinds"] == {"table": {"answers": 7, "right": 7}}  # 6, and SELECT 9 besides
+
+
 def test_the_tool_fit_refuses_the_test_split(tmp_path):
     tested = next(r for r in read_records(tools_questions.QUESTIONS) if r["split"] == "test")
     made = tmp_path / "crag.jsonl"
