@@ -161,7 +161,7 @@ def says_name(name: str, question: str) -> bool:
     return sum(map(len, words)) >= 4 and all(any(same_word(w, q) for q in asked) for w in words)
 
 
-def _alike(name: str, word: str) -> bool:
+def alike(name: str, word: str) -> bool:
     """A column name's word alike a question's: equal, or one word in two spellings.
 
     All of the name's word, when it is the shorter (an abbreviation: "temp" for
@@ -183,18 +183,18 @@ def names_column(question_words: Sequence[str], column: str) -> bool:
     Words under three letters (units: "mm", "g") are left out unless the name has no other;
     numbers are kept ("population under 15" names ``pop15``, not ``pop75``).
     """
-    words = _column_words(column)
+    words = column_words(column)
     kept = [w for w in words if (len(w) >= 3 or w.isdigit()) and w not in STOPWORDS] or words[:1]
-    return bool(kept) and all(any(_alike(w, q) for q in question_words) for w in kept)
+    return bool(kept) and all(any(alike(w, q) for q in question_words) for w in kept)
 
 
 def touches_column(question_words: Sequence[str], column: str) -> bool:
     """Whether a question says any word of a column's name (``gdpPercap`` by "GDP")."""
-    words = _column_words(column)
-    return any(_alike(w, q) for w in words if w not in STOPWORDS for q in question_words)
+    words = column_words(column)
+    return any(alike(w, q) for w in words if w not in STOPWORDS for q in question_words)
 
 
-def _column_words(column: str) -> list[str]:
+def column_words(column: str) -> list[str]:
     """A column name's words, lower case: ``gdpPercap`` is gdp, percap; ``pop15`` pop, 15."""
     return [w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", column)]
 
@@ -616,25 +616,29 @@ def held_by(sql: str, tables: Sequence[TableInfo], spans: dict[str, dict[str, Sp
     return "; ".join(said)
 
 
-def held_elsewhere(sql: str, catalog: Sequence[TableInfo]) -> list[str]:
+def held_elsewhere(sql: str, catalog: Sequence[TableInfo], *, listed: bool = False) -> list[str]:
     """A query's text values that the column it compares lacks and another column lists.
 
     "ship_name = 'Federal Shipping'" found no rows: "'Federal Shipping' is a value of
     company_name in shippers, not of ship_name" (the name of the shipper, not of the ship).
-    Only the values the catalog lists (a column's few values) are read.
+    Only the values the catalog lists (a column's few values) are read. ``listed``: only
+    where every column of the compared name lists all its values (else one may hold the
+    value unlisted), as for a query whose answer the dead comparison made 0.
     """
     found = []
-    for name, value in read_sql(sql).equalities():
+    query = read_sql(sql)
+    read = {t.lower() for t in query.tables}  # the query's own tables' columns named first
+    near = sorted(catalog, key=lambda t: t.name.lower() not in read)
+    for name, value in query.equalities():
         column = name.split(".")[-1].lower()
-        if any(
-            c.name.lower() == column and value.lower() in {v.lower() for v in c.values}
-            for t in catalog
-            for c in t.columns
-        ):
+        compared = [c for t in catalog for c in t.columns if c.name.lower() == column]
+        if any(value.lower() in {v.lower() for v in c.values} for c in compared):
+            continue
+        if listed and (not compared or any(len(c.values) < c.distinct for c in compared)):
             continue
         holders = [
             f"{c.name} in {t.name}"
-            for t in catalog
+            for t in near
             for c in t.columns
             if value.lower() in {v.lower() for v in c.values}
         ]

@@ -24,7 +24,10 @@ from crag_core.text.sql import (
     ANALYTIC,
     MONTH_WORD,
     Span,
+    alike,
     asked_kind,
+    column_words,
+    held_elsewhere,
     named_values,
     names_column,
     names_value,
@@ -522,43 +525,85 @@ def _name_left_out(a: Answered) -> list[str]:
     return []
 
 
+_ORDINARY = frozenset(
+    {"high", "low", "max", "min", "top", "first", "last", "total", "avg", "mean", "sum"}
+    | {"count", "num", "number", "list", "new", "old", "all", "per"}
+)
+"""Words of column names that a question says as ordinary words ("the highest closing price",
+"hired last", "list the products"): they tell no column from its neighbour."""
+
+
 def _neighbour_read(a: Answered) -> list[str]:
     """A column read where the question says the word of its neighbour: another quantity.
 
     Two columns of a table whose names differ in one word (``dep_delay``, ``arr_delay``)
     hold two quantities of one kind. "On average, how many minutes late did Envoy Air
     flights depart?" answered by ``AVG(arr_delay)`` reads the arrivals: a word of the
-    question begins with the one word of ``dep_delay`` its neighbour lacks ("depart":
-    ``dep``), none with ``arr``, and the query does not read ``dep_delay``. A word that
-    names a table ("orders" of ``orders``) says no column; words shorter than three
-    letters, or one the other begins with, tell nothing.
+    question is the one word of ``dep_delay`` its neighbour lacks, or begins with it
+    ("depart": ``dep``, as ``sql.alike`` reads a name's words), none is ``arr``'s, and no
+    column the query reads has the word ``dep``. A word that names a table ("orders" of
+    ``orders``) says no column; ``_ORDINARY`` words, words under three letters and two
+    words one of which begins the other tell nothing; the read column's word is said when
+    a question's word shares its first four letters ("closing" for ``close_price``).
     """
     words = [w for w in words_of(a.question) if not any(names_table(w, t) for t in a.catalog)]
 
-    def said(part: str) -> str:
-        return next((w for w in words if len(part) >= 3 and w.startswith(part)), "")
+    def said(part: str, loose: bool = False) -> str:
+        return next(
+            (
+                w
+                for w in words
+                if alike(part, w) or (loose and len(part) >= 4 and w[:4] == part[:4])
+            ),
+            "",
+        )
 
     read = {t.lower() for t in a.query.tables}
+    read_words = {w for c in a.query.columns for w in column_words(c)}
     for table in (t for t in a.tables if t.name.lower() in read):
         for column in (c for c in table.columns if a.query.reads(c.name)):
-            mine = words_of(column.original)
+            mine = column_words(column.original)
             for other in table.columns:
-                theirs = words_of(other.original)
+                theirs = column_words(other.original)
                 if len(mine) < 2 or len(theirs) != len(mine) or a.query.reads(other.name):
                     continue
                 differ = [(p, q) for p, q in zip(mine, theirs, strict=True) if p != q]
                 if len(differ) != 1:
                     continue
-                part, theirs_part = differ[0]
-                alike = part.startswith(theirs_part) or theirs_part.startswith(part)
-                if alike or said(part) or not said(theirs_part):
+                part, other_part = differ[0]
+                alike_parts = part.startswith(other_part) or other_part.startswith(part)
+                if (
+                    alike_parts
+                    or {part, other_part} & _ORDINARY
+                    or min(len(part), len(other_part)) < 3
+                    or other_part in read_words
+                    or said(part, loose=True)
+                    or not said(other_part)
+                ):
                     continue
                 return [
-                    f"the question says {said(theirs_part)!r}, the word of "
+                    f"the question says {said(other_part)!r}, the word of "
                     f"{sql_name(other.name)}, but the query reads {sql_name(column.name)}, "
                     f"another quantity: read {sql_name(other.name)}"
                 ]
     return []
+
+
+def _value_elsewhere(a: Answered) -> list[str]:
+    """A count or sum of 0 whose query compares a text with a column that lists no such value.
+
+    "How many orders from customers in Ireland went out late?" as ``ship_city = 'Ireland'``
+    counts 0 whatever the dates: ``ship_city`` lists its 70 values and 'Ireland' is none of
+    them; it is a value of ``ship_country`` (``sql.held_elsewhere``, read only where the
+    compared column lists every value it holds). Read only of an answer of one value, 0 or
+    empty (a comparison under OR or in a list may be one of several that matched); a query
+    that found no rows is told the same by ``run_query``.
+    """
+    rows = a.result.rows
+    if len(rows) != 1 or len(rows[0]) != 1 or rows[0][0] not in (0, 0.0, None):
+        return []
+    found = held_elsewhere(a.sql, a.catalog, listed=True)
+    return [f"{said}: the comparison matches no row" for said in found]
 
 
 def _share_of_empty(a: Answered) -> list[str]:
@@ -714,6 +759,7 @@ CHECKS: dict[str, Callable[[Answered], list[str]]] = {
     "kind": _kind_answered,
     "name left out": _name_left_out,
     "neighbour": _neighbour_read,
+    "value elsewhere": _value_elsewhere,
     "share of empty": _share_of_empty,
     "guessed key": _key_guessed,
     "summed key": _key_summed,

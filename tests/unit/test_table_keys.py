@@ -212,3 +212,62 @@ def test_a_column_read_where_the_question_says_its_neighbours_word_is_another_qu
     placed = "How many orders fell due in 1997?"
     dated = "SELECT count(*) FROM orders WHERE strftime('%Y', required_date) = '1997'"
     assert not run_query(store, dated, orders, catalog, placed)[-1]
+
+
+@pytest.mark.parametrize(
+    ("question", "sql"),
+    [
+        ("What was the highest closing price?", "SELECT max(close_price) FROM prices"),
+        ("Who was hired last?", "SELECT first_name FROM staff ORDER BY hired DESC LIMIT 1"),
+        ("List the products over 50.", "SELECT product FROM prices WHERE unit_price > 50"),
+        ("What is the longest time in minutes?", "SELECT max(max_time) FROM prices"),
+        (  # "arrive" is arr_delay's word, read already: sched_arr_time is not asked
+            "How late did flights scheduled before noon arrive?",
+            "SELECT avg(arr_delay) FROM flights WHERE sched_dep_time < 1200",
+        ),
+        ("How late did flights depart?", "SELECT avg(DepDelay) FROM flights"),
+    ],
+)
+def test_ordinary_words_and_words_read_already_name_no_neighbour(tmp_path, question, sql):
+    data = {
+        "prices.csv": [
+            ["product", "close_price", "high_price", "unit_price", "list_price", "min_time"]
+            + ["max_time"],
+            ["tea", 3, 4, 60, 70, 1, 9],
+        ],
+        "staff.csv": [["first_name", "last_name", "hired"], ["Ann", "Lee", "2020-01-01"]],
+        "flights.csv": [
+            ["arr_delay", "dep_delay", "sched_dep_time", "sched_arr_time", "DepDelay"]
+            + ["ArrDelay"],
+            [3, 4, 900, 1100, 4, 3],
+        ],
+    }
+    store = make_table_store(tmp_path / "t.sqlite3", data)
+    catalog = store.catalog()
+    *_, why = run_query(store, sql, catalog, catalog, question)
+    assert "another quantity" not in why
+
+
+def test_a_neighbour_named_in_camel_case_is_read_too(tmp_path):
+    data = {"flights.csv": [["DepDelay", "ArrDelay"], [4, 3]]}
+    store = make_table_store(tmp_path / "t.sqlite3", data)
+    catalog = store.catalog()
+    q = "How late did flights depart?"
+    *_, why = run_query(store, "SELECT avg(ArrDelay) FROM flights", catalog, catalog, q)
+    assert "the word of depdelay" in why.lower()
+
+
+def test_a_value_compared_with_a_column_that_lists_it_not_is_a_dead_condition(store):
+    catalog = store.catalog()
+    flights = [_table(store, "flights")]
+    q = "How many flights did MQ fly to ORF?"
+    sql = "SELECT count(*) FROM flights WHERE carrier = 'MQ' AND origin = 'ORF'"
+    _, result, answer, premise, why = run_query(store, sql, flights, catalog, q)
+    assert answer == "0" and not premise
+    assert "'ORF' is a value of dest in flights" in why and "not of origin" in why
+    assert not run_query(store, sql.replace("origin", "dest"), flights, catalog, q)[-1]
+    # a comparison under OR, or one value of a list, may be one of several that matched
+    either = "SELECT count(*) FROM flights WHERE origin = 'ORF' OR dest = 'ORF'"
+    listed = "SELECT count(*) FROM flights WHERE origin IN ('JFK', 'ORF')"
+    for sql in (either, listed):
+        assert "matches no row" not in run_query(store, sql, flights, catalog, q)[-1]
