@@ -738,7 +738,7 @@ def refusals(qset: QuestionSet, records: list[Path]) -> str:
     )
     from crag_core.text.table_checks import findings, misread_years
     from graph.factory import default_services
-    from nodes.tools.table_keys import codes_said
+    from nodes.tools.table_keys import codes_said, keys_returned
     from nodes.tools.table_query import absent_numbers, empty_cells, run_mended, spans
 
     store = default_services(Context(collection=qset.collection)).tables
@@ -776,7 +776,10 @@ def refusals(qset: QuestionSet, records: list[Path]) -> str:
             if answer:
                 codes = codes_said(store, sql, catalog, r["question"])
                 empty = empty_cells(store, sql, read)
-                named += findings(r["question"], sql, result, tables, ranges, catalog, codes, empty)
+                keyed = keys_returned(store, sql, read, catalog)
+                named += findings(
+                    r["question"], sql, result, tables, ranges, catalog, codes, empty, keyed
+                )
             counts[("queries", verdict_of)] += 1
             for check in dict.fromkeys(name for name, _ in named):
                 counts[(check, verdict_of)] += 1

@@ -214,6 +214,10 @@ class Answered:
     empty: Mapping[str, int] = dataclasses.field(default_factory=dict)
     """Rows with no value, by column (lower case), of the columns a share tests, in the
     tables the query reads: read off the data by the caller (``table_query.empty_cells``)."""
+    keyed: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    """The columns the query returns that hold another table's keys, by column (lower case):
+    that table's key and the columns that name its rows, read off the data by the caller
+    (``nodes.tools.table_keys.keys_returned``)."""
 
     @property
     def query(self) -> Query:
@@ -240,6 +244,7 @@ def problems(
     catalog: Sequence[TableInfo] = (),
     codes: Mapping[str, str] | None = None,
     empty: Mapping[str, int] | None = None,
+    keyed: Mapping[str, str] | None = None,
 ) -> list[str]:
     """What is wrong with ``result`` as the answer to ``question`` (``[]``: nothing found).
 
@@ -267,7 +272,7 @@ def problems(
       (``_unsaid_constants``), not a key where the question asks what it stands for
       (``_key_answered``: an artist's id for "who").
     """
-    found = findings(question, sql, result, tables, spans, catalog, codes, empty)
+    found = findings(question, sql, result, tables, spans, catalog, codes, empty, keyed)
     return list(dict.fromkeys(text for _, text in found))
 
 
@@ -280,11 +285,12 @@ def findings(
     catalog: Sequence[TableInfo] = (),
     codes: Mapping[str, str] | None = None,
     empty: Mapping[str, int] | None = None,
+    keyed: Mapping[str, str] | None = None,
 ) -> list[tuple[str, str]]:
     """``problems`` with the name of the check that found each: (check, what it found).
 
-    ``catalog``: every table of the collection, when known (else ``tables``); ``codes``
-    and ``empty``: ``Answered``'s, read off the data.
+    ``catalog``: every table of the collection, when known (else ``tables``); ``codes``,
+    ``empty`` and ``keyed``: ``Answered``'s, read off the data.
     """
     answered = Answered(
         question,
@@ -295,6 +301,7 @@ def findings(
         catalog or tables,
         dict(codes or {}),
         dict(empty or {}),
+        dict(keyed or {}),
     )
     return [(name, text) for name, check in CHECKS.items() for text in check(answered)]
 
@@ -443,6 +450,11 @@ def _key_answered(a: Answered) -> list[str]:
     customer …?") is flagged the same way when its table has a column that names its rows
     (``_coded``). Over the rjoins, rtables and tools calibration records it refuses no answer
     equal to the gold, and 2 wrong ones (rjoins' "REGGC").
+
+    A column that holds another table's keys, found in the data (``keyed``: 35 of
+    ``fatality.state`` for "Which state …?", the key of ``cigar_state_codes``, whose
+    ``name`` names the states), is flagged the same way; read only where the caller reads
+    the data (``run_query``), so never for good.
     """
     query = a.query
     if not query.selected or query.selects_computed or not a.rows:
@@ -462,6 +474,12 @@ def _key_answered(a: Answered) -> list[str]:
         return [
             f"the query returns {sql_name(name)}, a code, not what it stands for: return "
             f"the column that names its rows ({named})"
+        ]
+    held = [a.keyed.get(name.lower(), "") for name in query.selected]
+    if all(held):
+        return [
+            f"the query returns {sql_name(query.selected[0])}, which holds the keys of "
+            f"{held[0]}: join that table on them and return the column that names its rows"
         ]
     return []
 
@@ -483,7 +501,7 @@ def _kind_answered(a: Answered) -> list[str]:
     if kind is None or not texts:
         return []
     columns = [c for c in kind.columns if c.type == "TEXT"]
-    columns = _naming(columns) or columns  # 'WN' of airlines.carrier names no airline
+    columns = naming(columns) or columns  # 'WN' of airlines.carrier names no airline
     if not columns or any(len(c.values) < c.distinct for c in columns):
         return []
     held = {v.casefold() for c in columns for v in c.values}
@@ -648,7 +666,7 @@ _NAMING = frozenset({"name", "title"})
 """The words of a column that names its table's rows (``company_name``, ``title``)."""
 
 
-def _naming(columns: Sequence[ColumnInfo]) -> list[ColumnInfo]:
+def naming(columns: Sequence[ColumnInfo]) -> list[ColumnInfo]:
     """The ``columns`` that name their table's rows: a "name" or "title" in their name."""
     return [c for c in columns if _NAMING & set(words_of(c.original))]
 
@@ -664,7 +682,7 @@ def _coded(column: str, catalog: Sequence[TableInfo]) -> str:
         return ""
     for table in catalog:
         if table.column(column):
-            return ", ".join(sql_name(c.name) for c in _naming(table.columns))
+            return ", ".join(sql_name(c.name) for c in naming(table.columns))
     return ""
 
 

@@ -29,6 +29,7 @@ from crag_core.clients.table_store import TableStore
 from crag_core.errors import TableQueryError
 from crag_core.text.sql import match_tables, says_name
 from crag_core.text.sql_tree import read as read_sql
+from crag_core.text.table_checks import naming
 from crag_core.text.table_shapes import ColumnInfo, TableInfo, sql_name, sql_text
 
 KEY_SHARE = 0.5
@@ -66,6 +67,36 @@ def through_keys(
             )
             break
     return list(dict.fromkeys(said))[:MAX_SAID]
+
+
+def keys_returned(
+    store: TableStore, sql: str, read: Sequence[TableInfo], catalog: Sequence[TableInfo]
+) -> dict[str, str]:
+    """The columns ``sql`` returns as they are that hold the keys of another table.
+
+    "Which state had the highest traffic fatality rate in 1986?" answered by ``SELECT state
+    FROM fatality …`` gives 35: ``fatality.state`` holds the keys of
+    ``cigar_state_codes.state`` (found in the data as ``through_keys`` finds them), whose
+    ``name`` names the states. {column (lower case): "cigar_state_codes.state (named by
+    name)"}; only tables with a column that names their rows (``table_checks.naming``).
+    """
+    query = read_sql(sql)
+    if query.selects_computed:
+        return {}
+    found: dict[str, str] = {}
+    for name in query.selected:
+        owned = _owner(name, read)
+        if owned is None:
+            continue
+        owner, column = owned
+        for holder in (t for t in catalog if t.name != owner.name):
+            names = naming(holder.columns)
+            key = _key(store, owner, column, holder, names[0]) if names else None
+            if key is not None:
+                said = ", ".join(sql_name(c.name) for c in names)
+                found[name.lower()] = f"{holder.name}.{key.name} (named by {said})"
+                break
+    return found
 
 
 def _same_name(held: str, value: str) -> bool:

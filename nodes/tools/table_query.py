@@ -30,7 +30,7 @@ from crag_core.text.sql_repair import rejoined
 from crag_core.text.sql_tree import read as read_sql
 from crag_core.text.table_checks import misread_years, problems
 from crag_core.text.table_shapes import QueryResult, TableInfo
-from nodes.tools.table_keys import codes_said, through_keys
+from nodes.tools.table_keys import codes_said, keys_returned, through_keys
 
 SQL_ATTEMPTS = 2
 """Queries written per question: the first, and one retry told the database's error."""
@@ -143,7 +143,8 @@ def run_query(
         return sql, result, "", False, "it returned no rows" + (f" ({why})" if why else "")
     codes = codes_said(store, sql, catalog, question)
     empty = empty_cells(store, sql, read)
-    found = problems(question, sql, result, tables, ranges, catalog, codes, empty)
+    returned = keys_returned(store, sql, read, catalog)
+    found = problems(question, sql, result, tables, ranges, catalog, codes, empty, returned)
     return sql, result, answer, False, "; ".join(found)
 
 

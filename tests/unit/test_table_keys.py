@@ -271,3 +271,27 @@ def test_a_value_compared_with_a_column_that_lists_it_not_is_a_dead_condition(st
     listed = "SELECT count(*) FROM flights WHERE origin IN ('JFK', 'ORF')"
     for sql in (either, listed):
         assert "matches no row" not in run_query(store, sql, flights, catalog, q)[-1]
+
+
+def test_a_returned_column_of_another_tables_keys_is_no_name(tmp_path):
+    data = {
+        "codes.csv": [["state", "name"], [1, "Alabama"], [35, "North Dakota"], [4, "Ohio"]],
+        "fatality.csv": [
+            ["state", "year", "rate"],
+            [1, 1986, 2.1],
+            [35, 1986, 3.0],
+            [4, 1986, 1.5],
+        ],
+    }
+    store = make_table_store(tmp_path / "t.sqlite3", data)
+    catalog = store.catalog()
+    fatality = [_table(store, "fatality")]
+    sql = "SELECT state FROM fatality WHERE year = 1986 ORDER BY rate DESC LIMIT 1"
+    q = "Which state had the highest traffic fatality rate in 1986?"
+    _, _, answer, _, why = run_query(store, sql, fatality, catalog, q)
+    assert answer == "35"
+    assert "returns state, which holds the keys of codes.state (named by name)" in why
+    asked = "What is the code of the state with the highest fatality rate in 1986?"
+    assert not run_query(store, sql, fatality, catalog, asked)[-1]  # a code asked for
+    rate = "SELECT max(rate) FROM fatality WHERE year = 1986"  # computed: no key returned
+    assert not run_query(store, rate, fatality, catalog, "What was the highest rate in 1986?")[-1]
