@@ -189,7 +189,7 @@ def test_the_subquery_quotes_a_key_named_as_an_sql_word(tmp_path):
 
 
 def test_a_column_read_where_the_question_says_its_neighbours_word_is_another_quantity(tmp_path):
-    data = {
+    data: dict[str, list[list[Any]]] = {
         "flights.csv": [
             ["carrier", "dep_delay", "arr_delay"],
             ["MQ", 10, -4],
@@ -229,7 +229,7 @@ def test_a_column_read_where_the_question_says_its_neighbours_word_is_another_qu
     ],
 )
 def test_ordinary_words_and_words_read_already_name_no_neighbour(tmp_path, question, sql):
-    data = {
+    data: dict[str, list[list[Any]]] = {
         "prices.csv": [
             ["product", "close_price", "high_price", "unit_price", "list_price", "min_time"]
             + ["max_time"],
@@ -249,7 +249,7 @@ def test_ordinary_words_and_words_read_already_name_no_neighbour(tmp_path, quest
 
 
 def test_a_neighbour_named_in_camel_case_is_read_too(tmp_path):
-    data = {"flights.csv": [["DepDelay", "ArrDelay"], [4, 3]]}
+    data: dict[str, list[list[Any]]] = {"flights.csv": [["DepDelay", "ArrDelay"], [4, 3]]}
     store = make_table_store(tmp_path / "t.sqlite3", data)
     catalog = store.catalog()
     q = "How late did flights depart?"
@@ -274,7 +274,7 @@ def test_a_value_compared_with_a_column_that_lists_it_not_is_a_dead_condition(st
 
 
 def test_a_returned_column_of_another_tables_keys_is_no_name(tmp_path):
-    data = {
+    data: dict[str, list[list[Any]]] = {
         "codes.csv": [["state", "name"], [1, "Alabama"], [35, "North Dakota"], [4, "Ohio"]],
         "fatality.csv": [
             ["state", "year", "rate"],
