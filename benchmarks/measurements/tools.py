@@ -736,10 +736,9 @@ def refusals(qset: QuestionSet, records: list[Path]) -> str:
         result_answer,
         unasked_values,
     )
-    from crag_core.text.table_checks import findings, misread_years
+    from crag_core.text.table_checks import misread_years
     from graph.factory import default_services
-    from nodes.tools.table_keys import codes_said, keys_returned
-    from nodes.tools.table_query import absent_numbers, empty_cells, run_mended, spans
+    from nodes.tools.table_query import absent_numbers, checked, run_mended, spans
 
     store = default_services(Context(collection=qset.collection)).tables
     assert store is not None
@@ -774,12 +773,7 @@ def refusals(qset: QuestionSet, records: list[Path]) -> str:
             named += [("unasked value", t) for t in unasked_values(sql, read, r["question"])]
             named += [("year column", t) for t in misread_years(r["question"], sql, read, ranges)]
             if answer:
-                codes = codes_said(store, sql, catalog, r["question"])
-                empty = empty_cells(store, sql, read)
-                keyed = keys_returned(store, sql, read, catalog)
-                named += findings(
-                    r["question"], sql, result, tables, ranges, catalog, codes, empty, keyed
-                )
+                named += checked(store, r["question"], sql, result, tables, catalog, read, ranges)
             counts[("queries", verdict_of)] += 1
             for check in dict.fromkeys(name for name, _ in named):
                 counts[(check, verdict_of)] += 1

@@ -581,9 +581,11 @@ def _neighbour_read(a: Answered) -> list[str]:
     for table in (t for t in a.tables if t.name.lower() in read):
         for column in (c for c in table.columns if a.query.reads(c.name)):
             mine = column_words(column.original)
+            if len(mine) < 2:
+                continue
             for other in table.columns:
                 theirs = column_words(other.original)
-                if len(mine) < 2 or len(theirs) != len(mine) or a.query.reads(other.name):
+                if len(theirs) != len(mine) or a.query.reads(other.name):
                     continue
                 differ = [(p, q) for p, q in zip(mine, theirs, strict=True) if p != q]
                 if len(differ) != 1:

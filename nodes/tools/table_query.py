@@ -28,7 +28,7 @@ from crag_core.text.sql import (
 )
 from crag_core.text.sql_repair import rejoined
 from crag_core.text.sql_tree import read as read_sql
-from crag_core.text.table_checks import misread_years, problems
+from crag_core.text.table_checks import findings, misread_years
 from crag_core.text.table_shapes import QueryResult, TableInfo
 from nodes.tools.table_keys import codes_said, keys_returned, through_keys
 
@@ -109,8 +109,9 @@ def run_query(
     table lacks and the catalog's keys say where it is.
     A comparison with a value no table of the collection holds answers that the table has no
     such value (a false premise), not what the query found; a value the column holds spelled
-    otherwise, or a result that does not pass ``problems``, is an answer with what is wrong
-    with it. Tables inside pages give no false premise (their text may hold the value).
+    otherwise, or a result that does not pass the checks (``checked``), is an answer with
+    what is wrong with it. Tables inside pages give no false premise (their text may hold the
+    value).
     """
     if not sql:
         return sql, None, "", False, "the reply held no SELECT"
@@ -141,11 +142,31 @@ def run_query(
         ]
         why = premise[0] if premise else "; ".join(h for h in held if h)
         return sql, result, "", False, "it returned no rows" + (f" ({why})" if why else "")
+    found = checked(store, question, sql, result, tables, catalog, read, ranges)
+    return sql, result, answer, False, "; ".join(dict.fromkeys(text for _, text in found))
+
+
+def checked(
+    store: TableStore,
+    question: str,
+    sql: str,
+    result: QueryResult,
+    tables: list[TableInfo],
+    catalog: list[TableInfo],
+    read: list[TableInfo],
+    ranges: dict[str, dict[str, Span]] | None = None,
+) -> list[tuple[str, str]]:
+    """``table_checks.findings`` of a result, with what they read off the data.
+
+    The codes the query compares that the question says by name (``codes_said``), the empty
+    cells of the columns a share tests (``empty_cells``) and the keys of other tables it
+    returns (``keys_returned``), in ``read``, the tables the query reads. ``run_query`` and
+    the benchmarks' ``tools refusals`` check through this one place.
+    """
     codes = codes_said(store, sql, catalog, question)
     empty = empty_cells(store, sql, read)
-    returned = keys_returned(store, sql, read, catalog)
-    found = problems(question, sql, result, tables, ranges, catalog, codes, empty, returned)
-    return sql, result, answer, False, "; ".join(found)
+    keyed = keys_returned(store, sql, read, catalog)
+    return findings(question, sql, result, tables, ranges, catalog, codes, empty, keyed)
 
 
 def empty_cells(store: TableStore, sql: str, read: list[TableInfo]) -> dict[str, int]:
