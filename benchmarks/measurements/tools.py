@@ -80,7 +80,7 @@ from crag.eval.records import append_record, done_ids, read_records, write_recor
 from crag.eval.tables import markdown_table
 from crag_core.schema.context import Context
 from crag_core.schema.state import scope_of
-from crag_core.text.answer_text import is_no_answer
+from crag_core.text.answer_text import STEPS_HEADING, is_no_answer
 from crag_core.text.sql import ABBREVIATED
 
 PIPELINES = ("naive", "crag-text", "crag", "crag-loop", "crag-auto")
@@ -714,7 +714,7 @@ def recheck(qset: QuestionSet, records: list[Path]) -> str:
     return markdown_table(rows, columns) + "\n\n" + "\n".join(flagged)
 
 
-def refusals(qset: QuestionSet, records: list[Path]) -> str:
+def refusals(qset: QuestionSet, records: list[Path], show: str = "") -> str:
     """Each check's refusals among recorded queries, by whether their answer equals the gold.
 
     Every query a pipeline wrote (``written``; once, however many runs wrote it)
@@ -725,7 +725,9 @@ def refusals(qset: QuestionSet, records: list[Path]) -> str:
     ``run_query`` runs them (the same tables; a query answered as a false premise is counted
     apart, as ``premise``, and checked no further; one the database refused runs mended, as
     ``run_query`` mends it, counted also as ``rejoined``). No model call. Run with
-    ``CRAG_DATA_DIR`` at the set's store.
+    ``CRAG_DATA_DIR`` at the set's store. ``show`` ("right", "wrong"): each query of that
+    verdict a check refuses is listed after the table, with what the checks found (calibration
+    sets only: reading the never-tuned ones is tuning on them).
     """
     from crag_core.errors import CragError, TableQueryError
     from crag_core.text.sql import (
@@ -745,10 +747,9 @@ def refusals(qset: QuestionSet, records: list[Path]) -> str:
     catalog = store.catalog()
     questions = {r["id"]: r for r in read_records(qset.questions)}
     counts: Counter[tuple[str, str]] = Counter()
+    listed: list[str] = []
     seen: set[tuple[str, str]] = set()  # a query written again in another run counts once
     for r in (r for path in records for r in read_records(path) if r["id"] in questions):
-        tables = asked_tables(r["question"], catalog)
-        ranges = {t.name: spans(store, t) for t in tables}
         for sql in written(r):
             if (r["id"], sql) in seen:
                 continue
@@ -757,6 +758,10 @@ def refusals(qset: QuestionSet, records: list[Path]) -> str:
                 result, ran = run_mended(store, sql, catalog)  # as run_query runs it
             except (TableQueryError, CragError):
                 continue
+            answer = result_answer(result, r["question"])
+            asked = asked_as(r, sql, answer)  # the question the checks read when it ran
+            tables = asked_tables(asked, catalog)
+            ranges = {t.name: spans(store, t) for t in tables}
             mended, sql = ran != sql, ran
             read = [t for t in tables if t.name in result.tables]  # as run_query reads them
             premise = missing_values(sql, read, catalog) or absent_numbers(store, sql, read)
@@ -765,20 +770,22 @@ def refusals(qset: QuestionSet, records: list[Path]) -> str:
                 if mended:
                     counts[("rejoined (not a check)", "premise")] += 1
                 continue
-            answer = result_answer(result, r["question"])
             verdict_of = judge(answer, questions[r["id"]]) if answer else "no rows"
             named = [("no rows", "")] if not answer else []
             named += [("rejoined (not a check)", "")] if mended else []
             named += [("misspelled", t) for t in misspelled(sql, tables)]
-            named += [("unasked value", t) for t in unasked_values(sql, read, r["question"])]
-            named += [("year column", t) for t in misread_years(r["question"], sql, read, ranges)]
+            named += [("unasked value", t) for t in unasked_values(sql, read, asked)]
+            named += [("year column", t) for t in misread_years(asked, sql, read, ranges)]
             if answer:
-                named += checked(store, r["question"], sql, result, tables, catalog, read, ranges)
+                named += checked(store, asked, sql, result, tables, catalog, read, ranges)
             counts[("queries", verdict_of)] += 1
             for check in dict.fromkeys(name for name, _ in named):
                 counts[(check, verdict_of)] += 1
             if answer and any(name not in _NOT_CHECKS for name, _ in named):
                 counts[("any check", verdict_of)] += 1
+                if show and show == ("wrong" if verdict_of == "unknown" else verdict_of):
+                    found = "; ".join(f"{n}: {t}" for n, t in named if n not in _NOT_CHECKS)
+                    listed.append(f"- {r['id']} {answer!r} {sql}\n  {found}")
     checks = dict.fromkeys(name for name, _ in counts if name not in ("queries", "any check"))
     rows = [
         {
@@ -797,13 +804,39 @@ def refusals(qset: QuestionSet, records: list[Path]) -> str:
         ("empty", "no rows"),
         ("premise", "false premise (not checked)"),
     ]
-    return markdown_table(rows, columns)
+    return "\n\n".join([markdown_table(rows, columns), *(["\n".join(listed)] if listed else [])])
 
 
 _NOT_CHECKS = frozenset({"no rows", "rejoined (not a check)"})
 """Rows of ``refusals`` that count queries, not a check's refusals."""
 _LAST_QUERY = re.compile(r"its last query: (SELECT.*?)\); the agent loop", re.S | re.I)
 _CALLED_SQL = re.compile(r"""sql=("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
+
+
+_CALLED = re.compile(
+    r"""query_table\(question=("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')"""
+    r"""(?:, sql=("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'))?"""
+)
+_STEP = re.compile(r"^(?P<question>.+?\?)\s+(?P<answer>.*?)(?:\s*\[\d+\])*\s*$")
+
+
+def asked_as(record: dict[str, Any], sql: str, answer: str) -> str:
+    """The question ``sql`` was checked against when the pipeline ran it.
+
+    The agent loop's ``query_table(question=…, sql=…)`` call for it; else the step of a nested
+    answer whose reply is the query's answer (the part's question, its bridge value said);
+    else the user's question.
+    """
+    for m in _CALLED.finditer(record.get("tried") or ""):
+        if m.group(2) and ast.literal_eval(m.group(2)) == sql:
+            return str(ast.literal_eval(m.group(1)))
+    _, _, steps = str(record.get("prediction") or "").partition(STEPS_HEADING)
+    matched = [
+        m["question"]
+        for m in map(_STEP.match, steps.splitlines())
+        if m and answer and m["answer"].strip().rstrip(".") == answer
+    ]
+    return matched[0] if len(matched) == 1 else str(record["question"])
 
 
 def written(record: dict[str, Any]) -> list[str]:
@@ -1003,6 +1036,9 @@ def main(argv: list[str] | None = None) -> int:
         "--records", default="", help="fit, risk, recheck: runs' crag.jsonl, comma-separated"
     )
     parser.add_argument(
+        "--show", default="", choices=["", "right", "wrong"], help="refusals: list these"
+    )
+    parser.add_argument(
         "--table-records",
         default="",
         help="fit: the table answers to fit on instead of the runs' (sql_judge's scored pool)",
@@ -1034,8 +1070,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.command in ("routes", "plans"):
             print((routes if args.command == "routes" else plans)(qset, args.split))
         else:
-            checked = recheck if args.command == "recheck" else refusals
-            print(checked(qset, [Path(p) for p in args.records.split(",") if p]))
+            paths = [Path(p) for p in args.records.split(",") if p]
+            print(
+                recheck(qset, paths)
+                if args.command == "recheck"
+                else refusals(qset, paths, args.show)
+            )
         return 0
     if args.command == "build":
         builders: dict[str, Callable[[], list[dict[str, Any]]]] = {

@@ -302,3 +302,24 @@ def test_the_flights_set_counts_through_keys_that_drop_rows():
             and planes.get(f["tailnum"], {}).get("manufacturer") == made_by
             for f in flights
         )
+
+
+def test_a_recorded_query_is_checked_against_the_question_it_was_asked_with():
+    """The loop's call pairs a query with its question; a nested answer's step says its own."""
+    from benchmarks.measurements.tools import asked_as
+
+    sql = "SELECT count(*) FROM customers WHERE country = 'Belgium'"
+    looped = {
+        "question": "How many customers are in the country whose capital is Brussels?",
+        "tried": "read_document(name='belgium.md'); "
+        f"query_table(question='How many customers are in Belgium?', sql={sql!r})",
+    }
+    assert asked_as(looped, sql, "2") == "How many customers are in Belgium?"
+    nested = {
+        "question": looped["question"],
+        "prediction": "2 [1, 2]\n\nSteps:\nWhich country's capital is Brussels? Belgium [1]\n"
+        "How many customers does the shop have in Belgium? 2 [2]",
+    }
+    assert asked_as(nested, sql, "2") == "How many customers does the shop have in Belgium?"
+    assert asked_as(nested, sql, "3") == looped["question"]  # no step gave this answer
+    assert asked_as({"question": "q?"}, sql, "2") == "q?"
