@@ -521,8 +521,10 @@ def _name_left_out(a: Answered) -> list[str]:
     "How many flights did Alaska Airlines fly out of Newark Liberty Intl?" counted as
     ``origin = 'EWR'`` alone counts every airline's flights: 'Alaska Airlines Inc.' of
     ``airlines.name`` is said (``sql.says_name``) and neither written nor compared through
-    its code (``codes``). Only names of two words or more are read (a one-word value of an
-    unrelated table, "Male" for "male customers", is no condition of the question's).
+    its code (``codes``). Names of two words or more are read, and a one-word value of a
+    column naming its table's rows that the question writes with a capital past its first
+    word ("Which of our Beverages products …"); a one-word value in lower case ("male
+    customers") or of another column is no condition of the question's.
     """
     texts = [t.strip("%").casefold() for t in a.query.texts]  # LIKE '%Bombardier%' uses it
     used = {n.casefold() for n in a.codes.values()}
@@ -530,8 +532,11 @@ def _name_left_out(a: Answered) -> list[str]:
     written = [*texts, *chosen]
     for table in a.catalog:
         for column in table.columns:
+            proper = column in naming(table.columns)
             for value in column.values if column.type == "TEXT" else ():
-                if len(value.split()) < 2 or not says_name(value, a.question):
+                if not says_name(value, a.question):
+                    continue
+                if len(value.split()) < 2 and not (proper and _capitalised(value, a.question)):
                     continue
                 low = value.casefold()
                 if low in used or any(low in t or (t and t in low) for t in written):
@@ -541,6 +546,14 @@ def _name_left_out(a: Answered) -> list[str]:
                     f"{table.name}) but the query does not use it"
                 ]
     return []
+
+
+def _capitalised(word: str, question: str) -> bool:
+    """Whether ``question`` writes ``word`` with a capital past its first word: a proper name."""
+    said = re.findall(r"[\w'’-]+", question)[1:]
+    return any(
+        w[:1].isupper() and w.casefold().rstrip("s") == word.casefold().rstrip("s") for w in said
+    )
 
 
 _ORDINARY = frozenset(

@@ -1088,3 +1088,42 @@ def test_a_key_added_up_measures_nothing(tmp_path):
     assert "summed key" not in [c for c, _ in findings(q, units, store.query(units), catalog)]
     asks = "What do the category ids of the Seafood products add up to?"
     assert "summed key" not in [c for c, _ in findings(asks, summed, store.query(summed), catalog)]
+
+
+def test_a_one_word_proper_name_of_a_naming_column_is_a_condition_the_query_must_use(tmp_path):
+    """ "Which of our Beverages products …" counted over every product lost the category; a
+    one-word value written in lower case ("male customers") or of no naming column is no name
+    the question gives."""
+    products: list[list[Any]] = [
+        ["product_id", "product_name", "category_id", "discontinued", "size"],
+        [1, "Chai", 1, 1, "Large"],
+        [2, "Ikura", 8, 1, "Large"],
+    ]
+    categories: list[list[Any]] = [
+        ["category_id", "category_name"],
+        [1, "Beverages"],
+        [8, "Seafood"],
+    ]
+    store = make_table_store(
+        tmp_path / "n.sqlite3", {"products.csv": products, "categories.csv": categories}
+    )
+    catalog = store.catalog()
+    every = "SELECT product_name FROM products WHERE discontinued = 1"
+    q = "Which of our Beverages products have been discontinued?"
+    found = findings(q, every, store.query(every), catalog, catalog=catalog)
+    assert (
+        "name left out",
+        "the question names 'Beverages' (a value of category_name in "
+        "categories) but the query does not use it",
+    ) in found
+    kept = (
+        "SELECT p.product_name FROM products AS p JOIN categories AS c "
+        "ON p.category_id = c.category_id WHERE p.discontinued = 1 AND c.category_name = 'Beverages'"
+    )
+    assert "name left out" not in [c for c, _ in findings(q, kept, store.query(kept), catalog)]
+    for said in (
+        "Which beverages products have been discontinued?",  # lower case: a word
+        "Which Large products have been discontinued?",
+    ):  # size names no row
+        got = findings(said, every, store.query(every), catalog, catalog=catalog)
+        assert "name left out" not in [c for c, _ in got]
