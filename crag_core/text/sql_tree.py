@@ -403,3 +403,50 @@ def _literal(node: exp.Expr | None) -> tuple[str | None, bool]:
     if isinstance(node, exp.Literal):
         return str(node.this), bool(node.is_string)
     return None, False
+
+
+def conditions(sql: str, columns: dict[str, frozenset[str]]) -> list[tuple[str, str]]:
+    """The conditions a query's WHERE clauses AND together, each of one table's columns.
+
+    (table, the condition written on that table alone, its columns unqualified): ``T2.x >
+    T2.y`` of ``orders AS T2`` is ``("orders", "x > y")``. ``columns``: each table's column
+    names (lower case), to place a column written without its table; a condition of two
+    tables', of a subquery's or of a column no table or several hold is left out, as is a
+    text the column should equal (a missing value is the false-premise checks' to tell).
+    """
+    try:
+        tree = sqlglot.parse_one(sql, read="sqlite")
+    except (SqlglotError, RecursionError):
+        return []
+    if tree is None:
+        return []
+    aliases = {t.alias_or_name.lower(): t.name.lower() for t in tree.find_all(exp.Table)}
+    found: list[tuple[str, str]] = []
+    for where in tree.find_all(exp.Where):
+        for part in where.this.flatten() if isinstance(where.this, exp.And) else [where.this]:
+            if part.find(exp.Select) or _equals_text(part):
+                continue
+            owners = {_owner(c, aliases, columns) for c in part.find_all(exp.Column)}
+            if len(owners) != 1 or None in owners:
+                continue
+            alone = part.copy()
+            for column in alone.find_all(exp.Column):
+                column.set("table", None)
+            found.append((owners.pop() or "", alone.sql(dialect="sqlite")))
+    return list(dict.fromkeys(found))
+
+
+def _equals_text(part: exp.Expr) -> bool:
+    return any(c.op in EQUAL and c.text and not c.dated for c in _comparisons(part))
+
+
+def _owner(
+    column: exp.Column, aliases: dict[str, str], columns: dict[str, frozenset[str]]
+) -> str | None:
+    """The table that holds ``column``: its qualifier's, else the one table of that column."""
+    name = column.name.lower()
+    if column.table:
+        table = aliases.get(column.table.lower())
+        return table if table and name in columns.get(table, frozenset()) else None
+    holders = [t for t in aliases.values() if name in columns.get(t, frozenset())]
+    return holders[0] if len(set(holders)) == 1 else None

@@ -218,6 +218,9 @@ class Answered:
     """The columns the query returns that hold another table's keys, by column (lower case):
     that table's key and the columns that name its rows, read off the data by the caller
     (``nodes.tools.table_keys.keys_returned``)."""
+    unmet: Sequence[tuple[str, str]] = ()
+    """The conditions of the query that no row of their table meets alone, (table, condition):
+    read off the data by the caller (``table_query.unmet_conditions``)."""
 
     @property
     def query(self) -> Query:
@@ -286,11 +289,12 @@ def findings(
     codes: Mapping[str, str] | None = None,
     empty: Mapping[str, int] | None = None,
     keyed: Mapping[str, str] | None = None,
+    unmet: Sequence[tuple[str, str]] = (),
 ) -> list[tuple[str, str]]:
     """``problems`` with the name of the check that found each: (check, what it found).
 
     ``catalog``: every table of the collection, when known (else ``tables``); ``codes``,
-    ``empty`` and ``keyed``: ``Answered``'s, read off the data.
+    ``empty``, ``keyed`` and ``unmet``: ``Answered``'s, read off the data.
     """
     answered = Answered(
         question,
@@ -302,6 +306,7 @@ def findings(
         dict(codes or {}),
         dict(empty or {}),
         dict(keyed or {}),
+        tuple(unmet),
     )
     return [(name, text) for name, check in CHECKS.items() for text in check(answered)]
 
@@ -632,11 +637,35 @@ def _value_elsewhere(a: Answered) -> list[str]:
     empty (a comparison under OR or in a list may be one of several that matched); a query
     that found no rows is told the same by ``run_query``.
     """
-    rows = a.result.rows
-    if len(rows) != 1 or len(rows[0]) != 1 or rows[0][0] not in (0, 0.0, None):
+    if not nothing_found(a.result):
         return []
     found = held_elsewhere(a.sql, a.catalog, listed=True)
     return [f"{said}: the comparison matches no row" for said in found]
+
+
+def nothing_found(result: QueryResult) -> bool:
+    """Whether a result is one value, 0 or empty: a count, sum or value of no row."""
+    rows = result.rows
+    return len(rows) == 1 and len(rows[0]) == 1 and rows[0][0] in (0, 0.0, None)
+
+
+def _never_met(a: Answered) -> list[str]:
+    """A 0 or empty answer under a condition that no row of its table meets, alone.
+
+    "How many orders from customers in France went out later than the date they were
+    required by?" as ``order_date > required_date`` counts 0 in every country: no order was
+    placed after its required date (``shipped_date`` is the one that is). A count of the
+    rows two true conditions share ("Chinstrap penguins on Biscoe") is 0 with each met by
+    some row, and passes. Read off the data by the caller (``Answered.unmet``).
+    """
+    if not nothing_found(a.result):
+        return []
+    return [
+        f"no row of {table} meets {condition} at all, so the answer would be 0 whatever the "
+        "question asks: compare the column the question means (column_values lists a "
+        "column's values)"
+        for table, condition in a.unmet
+    ]
 
 
 def _share_of_empty(a: Answered) -> list[str]:
@@ -793,6 +822,7 @@ CHECKS: dict[str, Callable[[Answered], list[str]]] = {
     "name left out": _name_left_out,
     "neighbour": _neighbour_read,
     "value elsewhere": _value_elsewhere,
+    "never met": _never_met,
     "share of empty": _share_of_empty,
     "guessed key": _key_guessed,
     "summed key": _key_summed,

@@ -27,8 +27,9 @@ from crag_core.text.sql import (
     unasked_values,
 )
 from crag_core.text.sql_repair import rejoined
+from crag_core.text.sql_tree import conditions
 from crag_core.text.sql_tree import read as read_sql
-from crag_core.text.table_checks import findings, misread_years
+from crag_core.text.table_checks import findings, misread_years, nothing_found
 from crag_core.text.table_shapes import QueryResult, TableInfo
 from nodes.tools.table_keys import codes_said, keys_returned, through_keys
 
@@ -166,7 +167,26 @@ def checked(
     codes = codes_said(store, sql, catalog, question)
     empty = empty_cells(store, sql, read)
     keyed = keys_returned(store, sql, read, catalog)
-    return findings(question, sql, result, tables, ranges, catalog, codes, empty, keyed)
+    unmet = unmet_conditions(store, sql, read) if nothing_found(result) else []
+    return findings(question, sql, result, tables, ranges, catalog, codes, empty, keyed, unmet)
+
+
+def unmet_conditions(store: TableStore, sql: str, read: list[TableInfo]) -> list[tuple[str, str]]:
+    """The conditions of ``sql`` (``sql_tree.conditions``) that no row of their table meets.
+
+    Each run alone on its table, one row at most; one the database refuses is left out.
+    """
+    columns = {t.name.lower(): frozenset(c.name.lower() for c in t.columns) for t in read}
+    names = {t.name.lower(): t.name for t in read}
+    unmet = []
+    for table, condition in conditions(sql, columns):
+        probe = f'SELECT 1 FROM "{names[table]}" WHERE {condition} LIMIT 1'
+        try:
+            if not store.query(probe, max_rows=1).rows:
+                unmet.append((names[table], condition))
+        except TableQueryError:
+            continue
+    return unmet
 
 
 def empty_cells(store: TableStore, sql: str, read: list[TableInfo]) -> dict[str, int]:

@@ -26,6 +26,7 @@ from crag_core.text.sql import (
     table_plan,
     unasked_values,
 )
+from crag_core.text.sql_tree import conditions
 from crag_core.text.table_checks import (
     CHECKS,
     computed_query,
@@ -39,7 +40,7 @@ from crag_core.text.table_checks import (
 from crag_core.text.table_shapes import ColumnInfo, QueryResult, TableInfo, sql_name
 from nodes.shared import confidence as confidence_module
 from nodes.shared.confidence import table_kind
-from nodes.tools.table_query import spans
+from nodes.tools.table_query import checked, spans
 from tests.fakes import make_llm, make_table_store
 from tests.unit.test_table_questions import sql_responder
 
@@ -1118,7 +1119,8 @@ def test_a_one_word_proper_name_of_a_naming_column_is_a_condition_the_query_must
     ) in found
     kept = (
         "SELECT p.product_name FROM products AS p JOIN categories AS c "
-        "ON p.category_id = c.category_id WHERE p.discontinued = 1 AND c.category_name = 'Beverages'"
+        "ON p.category_id = c.category_id "
+        "WHERE p.discontinued = 1 AND c.category_name = 'Beverages'"
     )
     assert "name left out" not in [c for c, _ in findings(q, kept, store.query(kept), catalog)]
     for said in (
@@ -1127,3 +1129,43 @@ def test_a_one_word_proper_name_of_a_naming_column_is_a_condition_the_query_must
     ):  # size names no row
         got = findings(said, every, store.query(every), catalog, catalog=catalog)
         assert "name left out" not in [c for c, _ in got]
+
+
+def test_a_zero_under_a_condition_no_row_meets_is_told_to_compare_another_column(tmp_path):
+    """ "How many orders from France went out later than required?" as ``order_date >
+    required_date`` is 0 in every country; as ``shipped_date > required_date`` a 0 for France
+    is the rows two met conditions share, and passes."""
+    orders: list[list[Any]] = [
+        ["order_id", "ship_country", "order_date", "required_date", "shipped_date"],
+        [1, "France", "1997-01-02", "1997-01-30", "1997-01-10"],
+        [2, "Germany", "1997-02-02", "1997-02-20", "1997-02-25"],
+    ]
+    store = make_table_store(tmp_path / "o.sqlite3", {"orders.csv": orders})
+    catalog = store.catalog()
+    q = "How many orders from France went out later than the date they were required by?"
+    placed = (
+        "SELECT COUNT(*) FROM orders AS T1 WHERE T1.ship_country = 'France' "
+        "AND T1.order_date > T1.required_date"
+    )
+    found = checked(store, q, placed, store.query(placed), catalog, catalog, catalog)
+    assert [c for c, _ in found] == ["never met"]
+    assert "no row of orders meets order_date > required_date" in found[0][1]
+    shipped = placed.replace("T1.order_date", "T1.shipped_date")
+    assert checked(store, q, shipped, store.query(shipped), catalog, catalog, catalog) == []
+
+
+def test_the_conditions_anded_are_read_one_table_each():
+    columns = {
+        "orders": frozenset({"order_date", "required_date", "customer_id"}),
+        "customers": frozenset({"customer_id", "country"}),
+    }
+    sql = (
+        "SELECT COUNT(*) FROM orders AS o JOIN customers ON o.customer_id = customers.customer_id "
+        "WHERE o.order_date > required_date AND country = 'Italy' AND strftime('%Y', order_date)"
+        " = '1997' AND o.customer_id = customers.customer_id AND country IN (SELECT 'x')"
+    )
+    assert conditions(sql, columns) == [
+        ("orders", "order_date > required_date"),
+        ("orders", "STRFTIME('%Y', order_date) = '1997'"),
+    ]
+    assert conditions("SELECT", columns) == []
