@@ -63,6 +63,7 @@ from benchmarks.measurements import (
     heldout_questions,
     loop_questions,
     pdf_tables,
+    rbaseball_questions,
     rcatalog_questions,
     rdocs_questions,
     rflights_questions,
@@ -145,6 +146,12 @@ SETS = {
         rflights_questions.QUESTIONS,
         rflights_questions.FILES,
         rflights_questions.MODIFIED,
+    ),
+    "rbaseball": QuestionSet(  # calibration: six baseball seasons' tables beside prose notes
+        "rbaseball-bench",
+        rbaseball_questions.QUESTIONS,
+        rbaseball_questions.FILES,
+        rbaseball_questions.MODIFIED,
     ),
     "rquantities": QuestionSet(
         "rquantities-bench",
@@ -1088,6 +1095,10 @@ def main(argv: list[str] | None = None) -> int:
             "rflights": rflights_questions.build,
             "rnotes": partial(
                 rnotes_questions.build, args.squad.parent / "wikipedia-vital-articles-en.jsonl.gz"
+            ),
+            "rbaseball": partial(
+                rbaseball_questions.build,
+                args.squad.parent / "wikipedia-vital-articles-en.jsonl.gz",
             ),
             "rdocs": rdocs_questions.build,
             "rmixed": rdocs_questions.build,

@@ -304,6 +304,81 @@ def test_the_flights_set_counts_through_keys_that_drop_rows():
         )
 
 
+def test_the_baseball_set_crosses_notes_and_tables_and_counts_a_traded_player_once():
+    """Golds recounted from the CSV files and the notes without SQL, and the shapes' mix."""
+    import csv
+
+    from benchmarks.measurements import rbaseball_questions
+
+    def rows(name: str) -> list[dict[str, str]]:
+        with rbaseball_questions.FILES[name].open(encoding="utf-8", newline="") as fh:
+            return list(csv.DictReader(fh))
+
+    questions = read_records(rbaseball_questions.QUESTIONS)
+    assert {q["split"] for q in questions} == {"calibration"} and len(questions) >= 60
+    kinds = Counter(q["type"] for q in questions)
+    assert set(kinds) == {
+        "simple",
+        "condition",
+        "aggregation",
+        "comparison",
+        "set",
+        "post-processing",
+        "multi-hop",
+        "false premise",
+    }
+    assert kinds["multi-hop"] >= 12 and kinds["false premise"] >= 6
+    assert {q["tool"] for q in questions} == {"table", "text", "both"}
+    assert {q["type"] for q in questions if q["tool"] == "both"} == {"multi-hop"}
+    assert all(q["gold_kind"] == "premise" for q in questions if q["type"] == "false premise")
+    notes = {
+        p.read_text(encoding="utf-8").splitlines()[0].removeprefix("# "): p.read_text("utf-8")
+        for n, p in rbaseball_questions.FILES.items()
+        if n.endswith(".md")
+    }
+    assert len(notes) >= 4
+    spelt = {"Dominican Republic": "D.R."}  # as people.csv writes it
+    batting, people = rows("batting.csv"), {p["player_id"]: p for p in rows("people.csv")}
+    assert len({(b["player_id"], b["year"]) for b in batting}) < len(batting)  # traded players
+    crossed = [q for q in questions if q["template"] == "rb-players-by-capital"]
+    assert crossed
+    for q in crossed:
+        asked = re.search(r"capital is (.+) played in the majors in (\d+)", q["question"])
+        assert asked, q["question"]
+        capital, year = asked.groups()
+        (title,) = [t for t, text in notes.items() if capital in text]
+        born = spelt.get(title, title)
+        assert q["gold"] == len(
+            {
+                b["player_id"]
+                for b in batting
+                if b["year"] == year and people[b["player_id"]]["birth_country"] == born
+            }
+        )
+    by_city = [q for q in questions if q["template"] == "rb-wins-of-team-by-city"]
+    assert by_city
+    for q in by_city:
+        asked = re.search(r"team from the (.+) win in (\d+)\?", q["question"])
+        assert asked, q["question"]
+        said, year = asked.groups()
+        (city,) = [t for t, text in notes.items() if f"{t} is the {said}" in text]
+        (won,) = [
+            t["w"] for t in rows("teams.csv") if t["name"].startswith(city) and t["year"] == year
+        ]
+        assert q["gold"] == int(won)
+    sluggers = [q for q in questions if q["template"] == "rb-sluggers-count"]
+    assert sluggers
+    for q in sluggers:
+        asked = re.search(r"at least (\d+) home runs in (\d+)", q["question"])
+        assert asked, q["question"]
+        at_least, year = map(int, asked.groups())
+        hit: Counter[str] = Counter()
+        for b in batting:
+            if int(b["year"]) == year:
+                hit[b["player_id"]] += int(b["hr"])
+        assert q["gold"] == sum(n >= at_least for n in hit.values())
+
+
 def test_a_recorded_query_is_checked_against_the_question_it_was_asked_with():
     """The loop's call pairs a query with its question; a nested answer's step says its own."""
     from benchmarks.measurements.tools import asked_as
