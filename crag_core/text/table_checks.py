@@ -1181,19 +1181,25 @@ def _named_columns(words: Sequence[str], columns: Sequence[ColumnInfo]) -> list[
     """The columns the question's ``words`` name (``names_column``), less the ones only alike.
 
     "Mid.Amer" said names ``Mid.Amer``; ``N.Amer`` and ``S.Amer`` share its long word but not
-    their short one, so they are not named beside it.
+    their short one, so they are not named beside it. Nor are columns named only by the long
+    words they share, none said whole: "win" names none of ``wc_win``, ``lg_win`` and
+    ``ws_win`` (wild card, league, World Series; a team's wins are ``w``).
     """
     named = [c for c in columns if names_column(words, c.original)]
 
     def name_words(c: ColumnInfo) -> set[str]:
         return set(words_of(c.original))
 
+    def long_words(c: ColumnInfo) -> set[str]:
+        return {w for w in name_words(c) if len(w) >= 3}
+
     said = [c for c in named if name_words(c) <= set(words)]
     return [
         c
         for c in named
         if c in said
-        or not any({w for w in name_words(c) if len(w) >= 3} <= name_words(e) for e in said)
+        or not any(long_words(c) <= name_words(e) for e in said)
+        and not any(e is not c and long_words(e) == long_words(c) for e in named)
     ]
 
 

@@ -1169,3 +1169,25 @@ def test_the_conditions_anded_are_read_one_table_each():
         ("orders", "STRFTIME('%Y', order_date) = '1997'"),
     ]
     assert conditions("SELECT", columns) == []
+
+
+def test_columns_named_only_by_the_word_they_share_are_not_named(tmp_path):
+    """ "How many games did the Reds win?" says none of wc_win, lg_win, ws_win (wild card,
+    league, World Series flags): a team's wins are ``w``; "division" names ``div_win``."""
+    teams: list[list[Any]] = [
+        ["year", "name", "w", "div_win", "wc_win", "lg_win", "ws_win"],
+        [2015, "Cincinnati Reds", 64, "N", "N", "N", "N"],
+        [2015, "Kansas City Royals", 95, "Y", "N", "Y", "Y"],
+    ]
+    store = make_table_store(tmp_path / "t.sqlite3", {"teams.csv": teams})
+    catalog = store.catalog()
+    sql = "SELECT w FROM teams WHERE year = 2015 AND name = 'Cincinnati Reds'"
+    q = "How many games did the Cincinnati Reds win in 2015?"
+    assert "named" not in [c for c, _ in findings(q, sql, store.query(sql), catalog)]
+    division = "Did the Kansas City Royals win their division in 2015?"
+    royals = "SELECT w FROM teams WHERE year = 2015 AND name = 'Kansas City Royals'"
+    found = findings(division, royals, store.query(royals), catalog)
+    assert (
+        "named",
+        "the question names the column div_win but the query does not read it",
+    ) in found
