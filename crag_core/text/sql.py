@@ -135,11 +135,40 @@ def names_value(question: str, value: str) -> bool:
     return False
 
 
-def named_values(question: str, table: TableInfo) -> dict[str, tuple[str, ...]]:
-    """The values of ``table``'s text columns that ``question`` names, by column."""
+def named_values(
+    question: str, table: TableInfo, catalog: Sequence[TableInfo] = ()
+) -> dict[str, tuple[str, ...]]:
+    """The values of ``table``'s text columns that ``question`` names, by column.
+
+    With the ``catalog``, a value said only inside a longer value of it is not named on its
+    own (``inside_longer``): "the Cleveland Indians" names ``teams.name``, not the
+    ``birth_city`` 'Cleveland' nor the ``first_name`` 'Diego' of "the San Diego Padres".
+    """
     q = " ".join(words_of(question))
-    found = {c.name: tuple(v for v in c.values if names_value(q, v)) for c in table.columns}
+    said = said_values(question, catalog) if catalog else frozenset()
+    found = {
+        c.name: tuple(v for v in c.values if names_value(q, v) and not inside_longer(v, said))
+        for c in table.columns
+    }
     return {name: values for name, values in found.items() if values}
+
+
+def said_values(question: str, catalog: Sequence[TableInfo]) -> frozenset[str]:
+    """Every value of the ``catalog``'s columns ``question`` names, as its words joined."""
+    q = " ".join(words_of(question))
+    return frozenset(
+        " ".join(words_of(v))
+        for t in catalog
+        for c in t.columns
+        for v in c.values
+        if names_value(q, v)
+    )
+
+
+def inside_longer(value: str, said: frozenset[str]) -> bool:
+    """Whether ``value``'s words are a run of the words of a longer value ``said``."""
+    words = " ".join(words_of(value))
+    return any(len(v) > len(words) and f" {words} " in f" {v} " for v in said)
 
 
 COMPANY_ENDINGS = frozenset({"inc", "co", "corp", "ltd", "llc", "plc", "gmbh", "ag", "sa"})

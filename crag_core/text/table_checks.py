@@ -28,9 +28,11 @@ from crag_core.text.sql import (
     asked_kind,
     column_words,
     held_elsewhere,
+    inside_longer,
     named_values,
     names_column,
     names_value,
+    said_values,
     says_name,
     touches_column,
 )
@@ -377,7 +379,7 @@ def _subtracted(a: Answered) -> list[str]:
 
 
 def _look_up_as_held(a: Answered) -> list[str]:
-    computed = _computed_look_up(a.question, a.sql, a.tables)
+    computed = _computed_look_up(a.question, a.sql, a.tables, a.catalog)
     return [computed] if computed else []
 
 
@@ -416,7 +418,7 @@ def _named_used(a: Answered) -> list[str]:
             continue
         found += _columns_left_out(a.question, a.query, table, a.catalog)
         columns = {c.name.lower() for c in table.columns}
-        for column, values in named_values(a.question, table).items():
+        for column, values in named_values(a.question, table, a.catalog).items():
             filters = [
                 v
                 for v in values
@@ -531,6 +533,7 @@ def _name_left_out(a: Answered) -> list[str]:
     word ("Which of our Beverages products …"); a one-word value in lower case ("male
     customers") or of another column is no condition of the question's.
     """
+    said = said_values(a.question, a.catalog)
     texts = [t.strip("%").casefold() for t in a.query.texts]  # LIKE '%Bombardier%' uses it
     used = {n.casefold() for n in a.codes.values()}
     chosen = [n.casefold() for n in a.pair or ()]  # "…: A or B?" chooses, it filters nothing
@@ -539,7 +542,7 @@ def _name_left_out(a: Answered) -> list[str]:
         for column in table.columns:
             proper = column in naming(table.columns)
             for value in column.values if column.type == "TEXT" else ():
-                if not says_name(value, a.question):
+                if not says_name(value, a.question) or inside_longer(value, said):
                     continue
                 if len(value.split()) < 2 and not (proper and _capitalised(value, a.question)):
                     continue
@@ -1017,7 +1020,9 @@ _LOOK_UP_WORDS = frozenset({"percentage", "per"})
 """Words of ``ANALYTIC`` that name what a column holds ("the percentage of Catholics")."""
 
 
-def _computed_look_up(question: str, sql: str, tables: Sequence[TableInfo]) -> str:
+def _computed_look_up(
+    question: str, sql: str, tables: Sequence[TableInfo], catalog: Sequence[TableInfo] = ()
+) -> str:
     """Why a look-up of named rows is not computed ("" when the query reads it as held).
 
     "What is the percentage of Catholics (Catholic) of Oron?" asks for a cell: the column holds
@@ -1031,7 +1036,7 @@ def _computed_look_up(question: str, sql: str, tables: Sequence[TableInfo]) -> s
         return ""
     if asks_one(question) or alternatives(question) or _DIFFERENCE.search(question):
         return ""
-    table, _, values = _named_rows(question, tables)
+    table, _, values = _named_rows(question, tables, catalog)
     if not values or not read_sql(sql).selects_computed:
         return ""
     return (
@@ -1243,11 +1248,16 @@ def idiom(question: str, tables: Sequence[TableInfo]) -> str:
     return ""
 
 
-def _named_rows(question: str, tables: Sequence[TableInfo]) -> tuple[str, str, list[str]]:
-    """The table, its column and the values of it that the question names, in its order."""
+def _named_rows(
+    question: str, tables: Sequence[TableInfo], catalog: Sequence[TableInfo] = ()
+) -> tuple[str, str, list[str]]:
+    """The table, its column and the values of it that the question names, in its order.
+
+    With the ``catalog``, a value said only inside a longer one is not named (``named_values``).
+    """
     low = question.lower()
     for table in tables:
-        for column, values in named_values(question, table).items():
+        for column, values in named_values(question, table, catalog).items():
             ordered = sorted(values, key=lambda v: low.find(v.lower()) % (len(low) + 1))
             return table.name, column, ordered
     return "", "", []

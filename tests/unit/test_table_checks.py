@@ -1191,3 +1191,31 @@ def test_columns_named_only_by_the_word_they_share_are_not_named(tmp_path):
         "named",
         "the question names the column div_win but the query does not read it",
     ) in found
+
+
+def test_a_value_said_only_inside_a_longer_value_is_not_named_on_its_own(tmp_path):
+    """ "the Cleveland Indians" names the team, not the birth city 'Cleveland' of a player."""
+    people: list[list[Any]] = [
+        ["player_id", "first_name", "birth_city", "birth_country"],
+        ["a1", "Diego", "Cleveland", "D.R."],
+        ["b2", "Jose", "Santo Domingo", "D.R."],
+    ]
+    teams: list[list[Any]] = [["team_id", "name"], ["CLE", "Cleveland Indians"]]
+    batting: list[list[Any]] = [["player_id", "team_id"], ["a1", "CLE"], ["b2", "CLE"]]
+    store = make_table_store(
+        tmp_path / "b.sqlite3", {"people.csv": people, "teams.csv": teams, "batting.csv": batting}
+    )
+    catalog = store.catalog()
+    q = "How many players born in Santo Domingo played for the Cleveland Indians?"
+    sql = (
+        "SELECT COUNT(*) FROM people AS p JOIN batting AS b ON p.player_id = b.player_id "
+        "JOIN teams AS t ON t.team_id = b.team_id "
+        "WHERE p.birth_city = 'Santo Domingo' AND t.name = 'Cleveland Indians'"
+    )
+    found = findings(q, sql, store.query(sql), catalog, catalog=catalog)
+    assert not [t for _, t in found if "'Cleveland'" in t], found
+    people_only = named_values(q, catalog[[t.name for t in catalog].index("people")], catalog)
+    assert people_only == {"birth_city": ("Santo Domingo",)}
+    alone = "How many players were born in Cleveland?"
+    unsaid = "SELECT COUNT(*) FROM people"
+    assert any("'Cleveland'" in t for _, t in findings(alone, unsaid, store.query(unsaid), catalog))
