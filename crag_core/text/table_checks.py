@@ -1362,12 +1362,14 @@ def _columns_left_out(
     ("How many orders did customers in Austria place?" names the customers, not a condition
     on ``orders.customer_id``: on the rjoins calibration set `named` refused 9 answers equal to
     the gold so), nor a column named as its table's rows ("flight" of ``flights``: "Which
-    airport received the most flights…" counts them).
+    airport received the most flights…" counts them), nor a column named by a word of a name
+    the question says ("San Francisco Giants" names no ``franch_id``).
     """
     counted = re.sub(
         r"\b(?:how many\s+(?:of\s+the\s+)?|all\s+(?:the\s+)?)[\w-]+", " ", question.lower()
     )
-    q_words = content_words(counted, underscores=False)
+    names = {w for v in said_values(question, catalog) if " " in v for w in v.split()}
+    q_words = [w for w in content_words(counted, underscores=False) if w not in names]
     named = _named_columns(q_words, table.columns)
     said = [t.lower() for t in query.texts]
     return [

@@ -1219,3 +1219,26 @@ def test_a_value_said_only_inside_a_longer_value_is_not_named_on_its_own(tmp_pat
     alone = "How many players were born in Cleveland?"
     unsaid = "SELECT COUNT(*) FROM people"
     assert any("'Cleveland'" in t for _, t in findings(alone, unsaid, store.query(unsaid), catalog))
+
+
+def test_a_word_of_a_name_the_question_says_names_no_column(tmp_path):
+    """ "the San Francisco Giants" is a name: its "Francisco" is no ``franch_id`` asked for."""
+    teams: list[list[Any]] = [
+        ["year", "franch_id", "name", "hr"],
+        [2010, "SFG", "San Francisco Giants", 162],
+        [2011, "SFG", "San Francisco Giants", 121],
+    ]
+    store = make_table_store(tmp_path / "g.sqlite3", {"teams.csv": teams})
+    catalog = store.catalog()
+    sql = "SELECT SUM(hr) FROM teams WHERE name = 'San Francisco Giants'"
+    q = "How many home runs did the San Francisco Giants hit in all?"
+    assert "named" not in [
+        c for c, _ in findings(q, sql, store.query(sql), catalog, catalog=catalog)
+    ]
+    franchise = "How many home runs did the franchise SFG hit in all?"
+    counted = "SELECT SUM(hr) FROM teams"
+    found = findings(franchise, counted, store.query(counted), catalog, catalog=catalog)
+    assert (
+        "named",
+        "the question names the column franch_id but the query does not read it",
+    ) in found
