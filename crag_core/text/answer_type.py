@@ -36,8 +36,14 @@ def _named(found: re.Match[str] | None) -> tuple[str, str] | None:
 
 
 def alternatives(question: str) -> tuple[str, str] | None:
-    """The two values a question asks to choose between ("…: A or B?"), if it does."""
-    return _named(_PAIR.search(question.strip()))
+    """The two values a question asks to choose between ("…: A or B?"), if it does.
+
+    Named after a colon, a comma or "between": a question whose first words would be the
+    first alternative names none ("Which teams won the pennant in 2011 or 2012?" asks for
+    the teams of either year).
+    """
+    found = _PAIR.search(question.strip())
+    return None if found is None or found.start("a") == 0 else _named(found)
 
 
 def choice(question: str) -> tuple[str, str] | None:

@@ -96,6 +96,12 @@ def test_two_named_values_are_read_off_the_question():
         "Gentoo penguins",
     )
     assert alternatives("How many votes did Joly get?") is None
+    # the question's own first words are no alternative: the teams of either year
+    assert alternatives("Which teams won their league's pennant in 2011 or 2012?") is None
+    assert alternatives("Who hit more home runs, Alex Rodriguez or Evan Longoria?") == (
+        "Alex Rodriguez",
+        "Evan Longoria",
+    )
 
 
 def test_a_tables_name_in_the_question_does_not_ask_for_its_own_id_column(tmp_path):
