@@ -109,15 +109,16 @@ def codes_said(
 ) -> dict[str, str]:
     """The text values ``sql`` compares that stand for a name ``question`` says: code → name.
 
-    A value is a code when a table's unique text column lists it and another text cell of
-    that one row is said by the question (``says_name``: "ExpressJet Airlines" says
-    'ExpressJet Airlines Inc.'). {} when none is.
+    A value is a code when a table's text column lists it and another text column holds
+    one value in every row of that code, which the question says (``says_name``:
+    "ExpressJet Airlines" says 'ExpressJet Airlines Inc.'; 'SDN' is 'San Diego Padres' in
+    each season's row of ``teams``). {} when none is.
     """
     codes: dict[str, str] = {}
     for _, value in read_sql(sql).equalities():
         for table in catalog:
             for key in table.columns:
-                if key.distinct != table.rows or value not in key.values:
+                if key.type != "TEXT" or value not in key.values:
                     continue
                 named = _row_names(store, table, key, value)
                 said = next((n for n in named if says_name(n, question)), "")
@@ -127,17 +128,22 @@ def codes_said(
 
 
 def _row_names(store: TableStore, table: TableInfo, key: ColumnInfo, value: str) -> list[str]:
-    """The other text cells of ``table``'s row whose ``key`` is ``value``."""
+    """The text cells of ``table`` one value in every row whose ``key`` is ``value``.
+
+    A unique key's one row, or a code's rows that all name one thing.
+    """
     others = [c for c in table.columns if c.type == "TEXT" and c.name != key.name]
     if not others:
         return []
-    cells = ", ".join(f'"{c.name}"' for c in others)
+    cells = ", ".join(f'COUNT(DISTINCT "{c.name}"), MAX("{c.name}")' for c in others)
     sql = f'SELECT {cells} FROM "{table.name}" WHERE "{key.name}" = {sql_text(value)}'
     try:
         rows = store.query(sql, max_rows=1).rows
     except TableQueryError:
         return []
-    return [str(v) for v in (rows[0] if rows else ()) if isinstance(v, str) and v]
+    row = rows[0] if rows else ()
+    pairs = zip(row[0::2], row[1::2], strict=True)
+    return [str(v) for n, v in pairs if n == 1 and isinstance(v, str) and v]
 
 
 def _owner(name: str, read: Sequence[TableInfo]) -> tuple[TableInfo, ColumnInfo] | None:

@@ -295,3 +295,18 @@ def test_a_returned_column_of_another_tables_keys_is_no_name(tmp_path):
     assert not run_query(store, sql, fatality, catalog, asked)[-1]  # a code asked for
     rate = "SELECT max(rate) FROM fatality WHERE year = 1986"  # computed: no key returned
     assert not run_query(store, rate, fatality, catalog, "What was the highest rate in 1986?")[-1]
+
+
+def test_a_code_whose_rows_all_name_one_thing_stands_for_that_name(tmp_path):
+    """'SDN' is 'San Diego Padres' in every season's row of teams; a league's rows name many."""
+    teams: list[list[Any]] = [
+        ["year", "team_id", "league", "name"],
+        [2012, "SDN", "NL", "San Diego Padres"],
+        [2013, "SDN", "NL", "San Diego Padres"],
+        [2013, "SFN", "NL", "San Francisco Giants"],
+    ]
+    store = make_table_store(tmp_path / "c.sqlite3", {"teams.csv": teams})
+    catalog = store.catalog()
+    q = "What was the San Diego Padres payroll in 2013 in the National League?"
+    sql = "SELECT * FROM teams WHERE team_id = 'SDN' AND league = 'NL'"
+    assert codes_said(store, sql, catalog, q) == {"SDN": "San Diego Padres"}
