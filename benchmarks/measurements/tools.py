@@ -771,7 +771,9 @@ def refusals(qset: QuestionSet, records: list[Path], show: str = "") -> str:
             ranges = {t.name: spans(store, t) for t in tables}
             mended, sql = ran != sql, ran
             read = [t for t in tables if t.name in result.tables]  # as run_query reads them
-            premise = missing_values(sql, read, catalog) or absent_numbers(store, sql, read)
+            premise = missing_values(sql, read, catalog) or absent_numbers(
+                store, sql, read, catalog=catalog
+            )
             if premise and not any(incidental(t) for t in read):
                 counts[("queries", "premise")] += 1  # answered as a false premise, unchecked
                 if mended:

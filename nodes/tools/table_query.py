@@ -16,6 +16,7 @@ from crag_core.clients.table_store import TableStore
 from crag_core.errors import TableQueryError
 from crag_core.text.sql import (
     Span,
+    column_words,
     did_you_mean,
     held_by,
     held_elsewhere,
@@ -30,7 +31,7 @@ from crag_core.text.sql_repair import rejoined
 from crag_core.text.sql_tree import conditions
 from crag_core.text.sql_tree import read as read_sql
 from crag_core.text.table_checks import findings, misread_years, nothing_found
-from crag_core.text.table_shapes import QueryResult, TableInfo
+from crag_core.text.table_shapes import ColumnInfo, QueryResult, TableInfo
 from nodes.tools.table_keys import codes_said, keys_returned, through_keys
 
 SQL_ATTEMPTS = 2
@@ -131,7 +132,9 @@ def run_query(
     misread = misread_years(question, sql, read, ranges or {})
     if misread:
         return sql, result, "", False, "; ".join(misread)
-    premise = missing_values(sql, read, catalog) or absent_numbers(store, sql, read, ranges)
+    premise = missing_values(sql, read, catalog) or absent_numbers(
+        store, sql, read, ranges, catalog
+    )
     if premise and not any(incidental(t) for t in read):
         return sql, result, " ".join(premise), True, ""
     answer = result_answer(result, question)
@@ -229,11 +232,15 @@ def absent_numbers(
     sql: str,
     tables: list[TableInfo],
     ranges: dict[str, dict[str, Span]] | None = None,
+    catalog: list[TableInfo] | None = None,
 ) -> list[str]:
     """A query's ``column = number`` that no row of its table holds, as sentences.
 
     "year = 1960" where the years are 1952, 1957…: "gapminder.csv has no year 1960 (it has
-    1952 to 2007)." ``ranges``: the tables' ``spans``, when already measured.
+    1952 to 2007)." ``ranges``: the tables' ``spans``, when already measured. A number
+    another number column of the ``catalog`` holds is no false premise, as a text another
+    column holds is none (``missing_values``): "How much was Derek Jeter paid in 2010?" as
+    ``birth_year = 2010`` compared the wrong column, ``salaries.year`` holds 2010.
     """
     missing = []
     for name, number in read_sql(sql).numbers_equal():
@@ -241,13 +248,37 @@ def absent_numbers(
             column = next((c for c in table.columns if c.name == name.lower()), None)
             if column is None or column.type not in ("INTEGER", "REAL"):
                 continue
-            held = store.query(
-                f'SELECT COUNT(*) FROM "{table.name}" WHERE "{column.name}" = {number}', max_rows=1
-            ).rows[0][0]
-            if held == 0:
+            if not _holds_number(store, table, column, number):
+                if _held_elsewhere(store, catalog or [], column, number):
+                    continue
                 measured = (ranges or {}).get(table.name) or spans(store, table)
                 low, high = measured.get(column.name, (None, None))
                 missing.append(
                     f"{table.label} has no {column.original} {number} (it has {low} to {high})."
                 )
     return list(dict.fromkeys(missing))
+
+
+def _holds_number(store: TableStore, table: TableInfo, column: ColumnInfo, number: str) -> bool:
+    """Whether a row of ``table`` holds ``number`` in ``column``."""
+    probe = f'SELECT 1 FROM "{table.name}" WHERE "{column.name}" = {number} LIMIT 1'
+    return bool(store.query(probe, max_rows=1).rows)
+
+
+def _held_elsewhere(
+    store: TableStore, catalog: list[TableInfo], compared: ColumnInfo, number: str
+) -> bool:
+    """Whether another number column of the ``catalog`` of the same kind holds ``number``.
+
+    Of the same kind: a word of its name is one of ``compared``'s (``year`` beside
+    ``birth_year``): a count that happens to equal a year says nothing of it.
+    """
+    kind = set(column_words(compared.name))
+    return any(
+        _holds_number(store, table, column, number)
+        for table in catalog
+        for column in table.columns
+        if column.type in ("INTEGER", "REAL")
+        and column is not compared
+        and kind & set(column_words(column.name))
+    )

@@ -40,7 +40,7 @@ from crag_core.text.table_checks import (
 from crag_core.text.table_shapes import ColumnInfo, QueryResult, TableInfo, sql_name
 from nodes.shared import confidence as confidence_module
 from nodes.shared.confidence import table_kind
-from nodes.tools.table_query import checked, spans
+from nodes.tools.table_query import absent_numbers, checked, spans
 from tests.fakes import make_llm, make_table_store
 from tests.unit.test_table_questions import sql_responder
 
@@ -1248,3 +1248,23 @@ def test_a_word_of_a_name_the_question_says_names_no_column(tmp_path):
         "named",
         "the question names the column franch_id but the query does not read it",
     ) in found
+
+
+def test_a_number_a_column_of_its_kind_holds_elsewhere_is_no_false_premise(tmp_path):
+    """ "How much was Jeter paid in 2010?" as ``birth_year = 2010`` compared the wrong column:
+    ``salaries.year`` holds 2010. A year no year column holds is a false premise still, and a
+    count that equals it is no column of its kind."""
+    people: list[list[Any]] = [["player_id", "birth_year", "weight"], ["jeter", 1974, 2010]]
+    salaries: list[list[Any]] = [["player_id", "year", "salary"], ["jeter", 2010, 22600000]]
+    store = make_table_store(
+        tmp_path / "p.sqlite3", {"people.csv": people, "salaries.csv": salaries}
+    )
+    catalog = store.catalog()
+    people_only = [t for t in catalog if t.name == "people"]
+    misread = "SELECT weight FROM people WHERE birth_year = 2010"
+    assert absent_numbers(store, misread, people_only) != []  # people alone has no 2010
+    assert absent_numbers(store, misread, people_only, catalog=catalog) == []
+    absent = "SELECT weight FROM people WHERE birth_year = 2019"
+    assert absent_numbers(store, absent, people_only, catalog=catalog) == [
+        "people.csv has no birth_year 2019 (it has 1974 to 1974)."
+    ]
