@@ -39,7 +39,7 @@ from crag_core.text.sql import (
 from crag_core.text.sql_tree import Query
 from crag_core.text.sql_tree import read as read_sql
 from crag_core.text.table_shapes import ColumnInfo, QueryResult, TableInfo, sql_name, sql_text
-from crag_core.text.words import STOPWORDS, content_words, words_of
+from crag_core.text.words import STOPWORDS, content_words, same_word, words_of
 
 _ONE_OF = re.compile(
     r"^\s*(?:which|who|what|in which|on which|at which)\b.*\b(?:highest|lowest|most|least|"
@@ -559,9 +559,7 @@ def _name_left_out(a: Answered) -> list[str]:
 def _capitalised(word: str, question: str) -> bool:
     """Whether ``question`` writes ``word`` with a capital past its first word: a proper name."""
     said = re.findall(r"[\w'’-]+", question)[1:]
-    return any(
-        w[:1].isupper() and w.casefold().rstrip("s") == word.casefold().rstrip("s") for w in said
-    )
+    return any(w[:1].isupper() and same_word(w.casefold(), word.casefold()) for w in said)
 
 
 _ORDINARY = frozenset(
