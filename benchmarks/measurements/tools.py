@@ -819,13 +819,11 @@ def refusals(qset: QuestionSet, records: list[Path], show: str = "") -> str:
 _NOT_CHECKS = frozenset({"no rows", "rejoined (not a check)"})
 """Rows of ``refusals`` that count queries, not a check's refusals."""
 _LAST_QUERY = re.compile(r"its last query: (SELECT.*?)\); the agent loop", re.S | re.I)
-_CALLED_SQL = re.compile(r"""sql=("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
+_LITERAL = r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')"""
+"""A Python string literal as a tool call's arguments are written, one group."""
+_CALLED_SQL = re.compile(rf"sql={_LITERAL}")
 
-
-_CALLED = re.compile(
-    r"""query_table\(question=("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')"""
-    r"""(?:, sql=("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'))?"""
-)
+_CALLED = re.compile(rf"query_table\(question={_LITERAL}(?:, sql={_LITERAL})?")
 _STEP = re.compile(r"^(?P<question>.+?\?)\s+(?P<answer>.*?)(?:\s*\[\d+\])*\s*$")
 
 

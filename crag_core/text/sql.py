@@ -136,16 +136,16 @@ def names_value(question: str, value: str) -> bool:
 
 
 def named_values(
-    question: str, table: TableInfo, catalog: Sequence[TableInfo] = ()
+    question: str, table: TableInfo, said: frozenset[str] = frozenset()
 ) -> dict[str, tuple[str, ...]]:
     """The values of ``table``'s text columns that ``question`` names, by column.
 
-    With the ``catalog``, a value said only inside a longer value of it is not named on its
-    own (``inside_longer``): "the Cleveland Indians" names ``teams.name``, not the
-    ``birth_city`` 'Cleveland' nor the ``first_name`` 'Diego' of "the San Diego Padres".
+    ``said``: every value the question names in the collection (``said_values``); a value
+    said only inside a longer one of them is not named on its own (``inside_longer``): "the
+    Cleveland Indians" names ``teams.name``, not the ``birth_city`` 'Cleveland' nor the
+    ``first_name`` 'Diego' of "the San Diego Padres".
     """
     q = " ".join(words_of(question))
-    said = said_values(question, catalog) if catalog else frozenset()
     found = {
         c.name: tuple(v for v in c.values if names_value(q, v) and not inside_longer(v, said))
         for c in table.columns
@@ -154,15 +154,9 @@ def named_values(
 
 
 def said_values(question: str, catalog: Sequence[TableInfo]) -> frozenset[str]:
-    """Every value of the ``catalog``'s columns ``question`` names, as its words joined."""
-    q = " ".join(words_of(question))
-    return frozenset(
-        " ".join(words_of(v))
-        for t in catalog
-        for c in t.columns
-        for v in c.values
-        if names_value(q, v)
-    )
+    """Every value of the ``catalog`` ``question`` names (``match_tables``), its words joined."""
+    matches = match_tables(question, catalog)
+    return frozenset(" ".join(words_of(v)) for m in matches for v in m.values)
 
 
 def inside_longer(value: str, said: frozenset[str]) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import calendar
 import dataclasses
+import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -224,6 +225,11 @@ class Answered:
     """The conditions of the query that no row of their table meets alone, (table, condition):
     read off the data by the caller (``table_query.unmet_conditions``)."""
 
+    @functools.cached_property
+    def said(self) -> frozenset[str]:
+        """Every value of the collection the question names (``sql.said_values``), read once."""
+        return said_values(self.question, self.catalog)
+
     @property
     def query(self) -> Query:
         """The query read into its tree (``crag_core.text.sql_tree``, read once per text)."""
@@ -379,7 +385,7 @@ def _subtracted(a: Answered) -> list[str]:
 
 
 def _look_up_as_held(a: Answered) -> list[str]:
-    computed = _computed_look_up(a.question, a.sql, a.tables, a.catalog)
+    computed = _computed_look_up(a.question, a.sql, a.tables, a.said)
     return [computed] if computed else []
 
 
@@ -416,9 +422,9 @@ def _named_used(a: Answered) -> list[str]:
     for table in a.tables:
         if table.name.lower() not in {t.lower() for t in a.query.tables}:
             continue
-        found += _columns_left_out(a.question, a.query, table, a.catalog)
+        found += _columns_left_out(a.question, a.query, table, a.catalog, a.said)
         columns = {c.name.lower() for c in table.columns}
-        for column, values in named_values(a.question, table, a.catalog).items():
+        for column, values in named_values(a.question, table, a.said).items():
             filters = [
                 v
                 for v in values
@@ -533,7 +539,7 @@ def _name_left_out(a: Answered) -> list[str]:
     word ("Which of our Beverages products …"); a one-word value in lower case ("male
     customers") or of another column is no condition of the question's.
     """
-    said = said_values(a.question, a.catalog)
+    said = a.said
     texts = [t.strip("%").casefold() for t in a.query.texts]  # LIKE '%Bombardier%' uses it
     used = {n.casefold() for n in a.codes.values()}
     chosen = [n.casefold() for n in a.pair or ()]  # "…: A or B?" chooses, it filters nothing
@@ -1019,7 +1025,7 @@ _LOOK_UP_WORDS = frozenset({"percentage", "per"})
 
 
 def _computed_look_up(
-    question: str, sql: str, tables: Sequence[TableInfo], catalog: Sequence[TableInfo] = ()
+    question: str, sql: str, tables: Sequence[TableInfo], said: frozenset[str] = frozenset()
 ) -> str:
     """Why a look-up of named rows is not computed ("" when the query reads it as held).
 
@@ -1034,7 +1040,7 @@ def _computed_look_up(
         return ""
     if asks_one(question) or alternatives(question) or _DIFFERENCE.search(question):
         return ""
-    table, _, values = _named_rows(question, tables, catalog)
+    table, _, values = _named_rows(question, tables, said)
     if not values or not read_sql(sql).selects_computed:
         return ""
     return (
@@ -1247,15 +1253,15 @@ def idiom(question: str, tables: Sequence[TableInfo]) -> str:
 
 
 def _named_rows(
-    question: str, tables: Sequence[TableInfo], catalog: Sequence[TableInfo] = ()
+    question: str, tables: Sequence[TableInfo], said: frozenset[str] = frozenset()
 ) -> tuple[str, str, list[str]]:
     """The table, its column and the values of it that the question names, in its order.
 
-    With the ``catalog``, a value said only inside a longer one is not named (``named_values``).
+    A value said only inside a longer one of ``said`` is not named (``named_values``).
     """
     low = question.lower()
     for table in tables:
-        for column, values in named_values(question, table, catalog).items():
+        for column, values in named_values(question, table, said).items():
             ordered = sorted(values, key=lambda v: low.find(v.lower()) % (len(low) + 1))
             return table.name, column, ordered
     return "", "", []
@@ -1347,7 +1353,11 @@ def _aggregates_left_out(question: str, query: Query, tables: Sequence[TableInfo
 
 
 def _columns_left_out(
-    question: str, query: Query, table: TableInfo, catalog: Sequence[TableInfo] = ()
+    question: str,
+    query: Query,
+    table: TableInfo,
+    catalog: Sequence[TableInfo] = (),
+    said: frozenset[str] = frozenset(),
 ) -> list[str]:
     """The columns of ``table`` the question names that the query does not read.
 
@@ -1361,20 +1371,21 @@ def _columns_left_out(
     on ``orders.customer_id``: on the rjoins calibration set `named` refused 9 answers equal to
     the gold so), nor a column named as its table's rows ("flight" of ``flights``: "Which
     airport received the most flights…" counts them), nor a column named by a word of a name
-    the question says ("San Francisco Giants" names no ``franch_id``).
+    the question says (a value of several words of ``said``, ``sql.said_values``: "San
+    Francisco Giants" names no ``franch_id``).
     """
     counted = re.sub(
         r"\b(?:how many\s+(?:of\s+the\s+)?|all\s+(?:the\s+)?)[\w-]+", " ", question.lower()
     )
-    names = {w for v in said_values(question, catalog) if " " in v for w in v.split()}
+    names = {w for v in said if " " in v for w in v.split()}
     q_words = [w for w in content_words(counted, underscores=False) if w not in names]
     named = _named_columns(q_words, table.columns)
-    said = [t.lower() for t in query.texts]
+    texts = [t.lower() for t in query.texts]
     return [
         f"the question names the column {c.name} but the query does not read it"
         for c in named
         if not query.reads(c.name)
-        and c.original.lower() not in said
+        and c.original.lower() not in texts
         and not _own_key(c, table)
         and not names_table("".join(words_of(c.original)), table)
         and not referred(c.name, catalog)

@@ -249,7 +249,7 @@ def absent_numbers(
             if column is None or column.type not in ("INTEGER", "REAL"):
                 continue
             if not _holds_number(store, table, column, number):
-                if _held_elsewhere(store, catalog or [], column, number):
+                if _held_by_its_kind(store, catalog or [], column, number):
                     continue
                 measured = (ranges or {}).get(table.name) or spans(store, table)
                 low, high = measured.get(column.name, (None, None))
@@ -265,7 +265,7 @@ def _holds_number(store: TableStore, table: TableInfo, column: ColumnInfo, numbe
     return bool(store.query(probe, max_rows=1).rows)
 
 
-def _held_elsewhere(
+def _held_by_its_kind(
     store: TableStore, catalog: list[TableInfo], compared: ColumnInfo, number: str
 ) -> bool:
     """Whether another number column of the ``catalog`` of the same kind holds ``number``.

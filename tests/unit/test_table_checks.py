@@ -22,6 +22,7 @@ from crag_core.text.sql import (
     named_values,
     names_column,
     result_answer,
+    said_values,
     schema,
     table_plan,
     unasked_values,
@@ -1220,7 +1221,8 @@ def test_a_value_said_only_inside_a_longer_value_is_not_named_on_its_own(tmp_pat
     )
     found = findings(q, sql, store.query(sql), catalog, catalog=catalog)
     assert not [t for _, t in found if "'Cleveland'" in t], found
-    people_only = named_values(q, catalog[[t.name for t in catalog].index("people")], catalog)
+    people_table = catalog[[t.name for t in catalog].index("people")]
+    people_only = named_values(q, people_table, said_values(q, catalog))
     assert people_only == {"birth_city": ("Santo Domingo",)}
     alone = "How many players were born in Cleveland?"
     unsaid = "SELECT COUNT(*) FROM people"
