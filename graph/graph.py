@@ -253,6 +253,23 @@ def route_after_table(
     return "answered" if state.get("answer") else "retrieve"
 
 
+def route_after_answer(state: PassState, runtime: Runtime[Context]) -> Literal["answered", "agent"]:
+    """The pass's answer ends it, or the loop takes on what the text did not answer.
+
+    With ``planner`` ``auto``: a question the rules searched the text for though it names a
+    table's listed values (the plan's ``rows``), when the text gave no answer (none found, or
+    one under ``min_confidence``). "Who won more games in 2014, the Atlanta Braves or the
+    Washington Nationals?" asks no computation the rules know, and its rows are in ``teams``.
+    Not a described question asked whole, nor a part's look-up (``tools.loop_takes_over``).
+    """
+    plan = state.get("plan")
+    text = plan is not None and plan["tool"] == "search" and bool(plan.get("rows"))
+    unanswered = is_no_answer(state.get("answer") or "") and not state.get("unfilled")
+    if text and unanswered and tools.loop_takes_over(state, context_of(runtime)):
+        return "agent"
+    return "answered"
+
+
 def route_after_agent(
     state: PassState,
 ) -> Literal["answered", "run_tools", "agent", "validate_citations"]:
@@ -397,7 +414,9 @@ def add_pass(
     builder.add_conditional_edges("check_relevance", route_after_relevance)
     builder.add_edge("increment_retry", "rewrite_query")
     builder.add_edge("rewrite_query", "retrieve")
-    builder.add_edge("choose_answer", then)
+    builder.add_conditional_edges(
+        "choose_answer", route_after_answer, {"answered": then, "agent": "agent"}
+    )
 
 
 def build_pass_graph(

@@ -51,7 +51,7 @@ def calibration_records(set_name: str) -> Iterator[Path]:
     if set_name == "tools":
         yield from sorted(RECORDS.glob("cal-*/tools/crag.jsonl"))
         yield from sorted(p for p in RECORDS.glob("cal-*/crag.jsonl"))
-    elif set_name in ("rjoins", "rflights"):  # planner auto: the rules' and the loop's queries
+    elif set_name in ("rjoins", "rflights", "rbaseball"):  # auto: the rules' and the loop's
         yield from sorted(RECORDS.glob(f"cal-*/{set_name}/crag*.jsonl"))
     else:
         yield from sorted(RECORDS.glob("cal-*/rtables/crag.jsonl"))

@@ -230,8 +230,8 @@ class Context:
                 "loop: the model picks a tool, sees what it returned and goes on (search, "
                 "read_around, read_document, list_documents, query_table, column_values, "
                 "web_search) until it answers or a budget ends it. auto: the rules, and the "
-                "loop for a table question no query of theirs answered (a described "
-                "question's steps first)."
+                "loop for a table question no query of theirs answered, or one naming a "
+                "table's rows the text did not answer (a described question's steps first)."
             ),
         },
     )

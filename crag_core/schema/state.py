@@ -89,6 +89,10 @@ class SearchPlan(TypedDict):
     where: str
     """The documents the question limits its search to ("according to the PDFs":
     ``type=pdf``), in crag's filter language (``crag_core.text.filters``); "" for all."""
+    rows: NotRequired[list[str]]
+    """The tables of which it names listed values though it asks for no computation ("Who won
+    more games in 2014, the Atlanta Braves or the Washington Nationals?"): with ``planner``
+    ``auto`` the loop takes it on when the text has no answer (``route_after_answer``)."""
 
 
 class TableAsked(TypedDict):

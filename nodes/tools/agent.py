@@ -42,14 +42,14 @@ from crag_core.clients.llm import call_tools, complete, takes_grammar
 from crag_core.clients.services import Services
 from crag_core.errors import CragError
 from crag_core.schema.context import Context, context_of
-from crag_core.schema.state import LoopPlan, PassState, PassUpdate, Withheld
+from crag_core.schema.state import LoopPlan, PassState, PassUpdate, Withheld, pass_reset
 from crag_core.text.answer_text import NO_ANSWER, is_no_answer
 from crag_core.text.documents import doc_id
 from crag_core.text.sql import asked_matches
 from nodes.shared.common import question_of, reports, seconds_spent
 from nodes.shared.confidence import held_back
 from nodes.shared.prompting import render
-from nodes.tools.run_tools import repeats, rules_sql
+from nodes.tools.run_tools import REWRITE, repeats, rules_sql
 from nodes.tools.toolbox import ANSWERS, observed_tokens, restates, toolbox
 
 ANSWER = "answer"
@@ -107,6 +107,9 @@ def agent(state: PassState, runtime: Runtime[Context], services: Services) -> Pa
     plan = state.get("plan")
     if plan is None or plan["tool"] != "loop":
         update["plan"] = LoopPlan(tool="loop", reason="the model chooses the tools")
+    if plan is not None and plan["tool"] == "search":  # the text had no answer: a new pass
+        update |= pass_reset() | {"answer": "", "sources": [], "confidence": None}  # type: ignore[typeddict-item]
+        evidence = []
     if state.get("citation_feedback"):  # validate_citations sent the answer back
         correction = HumanMessage(content=str(state["citation_feedback"]))
         steps.append(correction)
@@ -281,7 +284,8 @@ def out_of_budget(
     often a query's SQL written and retried), nor past the question's ``answer_seconds``
     (``since_asked``: seconds since the turn began), which every part's loop of a question split
     in parts shares. A repeated call (``run_tools.repeats``) also ends the tool use: the
-    model is asking again for what it has read.
+    model is asking again for what it has read; but for the first repeat of a query, which
+    was told to write another (``run_tools.REWRITE``).
     """
     calls = sum(isinstance(m, ToolMessage) for m in steps)
     if calls >= ctx.max_tool_calls:
@@ -298,7 +302,8 @@ def out_of_budget(
     asked = [(i, m) for i, m in enumerate(steps) if isinstance(m, AIMessage) and m.tool_calls]
     last = asked[-1] if asked else None
     if last and any(repeats(c, steps[: last[0]], question) for c in last[1].tool_calls):
-        return "it called a tool again with the same arguments"
+        told = any(isinstance(m, ToolMessage) and m.text == REWRITE for m in steps[last[0] :])
+        return "" if told else "it called a tool again with the same arguments"
     return ""
 
 

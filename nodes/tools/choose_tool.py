@@ -115,7 +115,12 @@ def choose(question: str, services: Services) -> tuple[Plan, list[str]]:
     texts = text_names(question, services.documents(), catalog) if services.documents else []
     use, reason = table_plan(question, catalog, texts)
     if not use:
-        return _search(reason), []
+        rows = [] if texts else [m.table.name for m in asked_matches(question, catalog) if m.values]
+        return (
+            SearchPlan(tool="search", reason=reason, where="", rows=rows)
+            if rows
+            else _search(reason)
+        ), []
     tables = [
         TableAsked(name=m.table.name, columns=list(m.columns), values=list(m.values))
         for m in asked_matches(question, catalog)

@@ -24,6 +24,14 @@ REPEATED = "You made this very call before; its result is above. Answer from wha
 """The reply to a call the loop made before (same tool, same arguments). It ends the loop's
 tool use (``agent.out_of_budget``): a model that asks again for what it has read is done
 reading, and another tool round would only spend the budget."""
+REWRITE = (
+    "You ran this query before; what the tool said of it is above, and it is not run again. "
+    "Write a different query that does what the tool said (another value, column, table or "
+    "join), or use another tool."
+)
+"""The reply to the loop's first repeat of a ``query_table`` call: the 1.5B model, its query
+refused or failed, wrote the same query again. Told so, it gets one more round
+(``agent.out_of_budget``); a second repeat ends the tool use as any repeat does."""
 
 
 def describe(update: Mapping[str, Any]) -> str:
@@ -55,6 +63,11 @@ def repeats(call: ToolCall, earlier: Sequence[AnyMessage], question: str) -> boo
         return True
     sql = call["args"].get("sql") if call["name"] == "query_table" else None
     return isinstance(sql, str) and _as_sql(sql) in ran(earlier)
+
+
+def rewritten(steps: Sequence[AnyMessage]) -> bool:
+    """Whether the loop was told once already to write a different query (``REWRITE``)."""
+    return any(isinstance(m, ToolMessage) and m.text == REWRITE for m in steps)
 
 
 def ran(earlier: Sequence[AnyMessage]) -> set[str]:
@@ -97,7 +110,8 @@ def run_tools(state: PassState, runtime: Runtime[Context], services: Services) -
     Every call gets a ``ToolMessage``: what the tool returned, with the documents it read
     keyed S1, S2… after the loop's earlier ones (a document already read is not shown twice);
     an unknown tool or bad arguments get a message saying so, for the model to correct; a
-    call the loop made before (same tool, same arguments) is not run again (``REPEATED``). The
+    call the loop made before (same tool, same arguments) is not run again (``REPEATED``; the
+    first repeat of a query, ``REWRITE``, asks for another query). The
     documents join the loop's evidence (``relevant_documents``), cut to what is left of
     ``loop_tokens``.
     """
@@ -117,10 +131,9 @@ def run_tools(state: PassState, runtime: Runtime[Context], services: Services) -
     for call in last.tool_calls:
         tool = tools.get(call["name"])
         if repeats(call, steps[:-1], question_of(state)):
+            text = REWRITE if call["name"] == "query_table" and not rewritten(steps) else REPEATED
             replies.append(
-                ToolMessage(
-                    REPEATED, tool_call_id=call["id"] or "", name=call["name"], status="error"
-                )
+                ToolMessage(text, tool_call_id=call["id"] or "", name=call["name"], status="error")
             )
             continue
         if tool is None:

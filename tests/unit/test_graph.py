@@ -157,7 +157,8 @@ def test_topology_matches_the_crag_diagram():
         ("check_relevance", "choose_answer", True),
         ("check_relevance", "increment_retry", True),
         ("increment_retry", "rewrite_query", False),
-        ("choose_answer", "__end__", False),
+        ("choose_answer", "__end__", True),
+        ("choose_answer", "agent", True),
     }
     # a part's pass is the same pass, ending in collect_part instead
     part_pass = {
