@@ -436,6 +436,35 @@ def conditions(sql: str, columns: dict[str, frozenset[str]]) -> list[tuple[str, 
     return list(dict.fromkeys(found))
 
 
+def join_reads(sql: str, columns: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
+    """Each table of a join and the columns the query reads of it outside its ON clauses.
+
+    ``SELECT COUNT(*) FROM batting AS T1 JOIN awards AS T2 ON T1.player_id = T2.player_id
+    WHERE T2.year = 2015`` reads ``{"batting": {}, "awards": {"year"}}``. ``columns``: each
+    table's column names (lower case), to place a column written without its table. Empty
+    for a query of one table, one that reads a table twice (a self-join), one with a
+    subquery, or one that does not parse.
+    """
+    try:
+        tree = sqlglot.parse_one(sql, read="sqlite")
+    except (SqlglotError, RecursionError):
+        return {}
+    if tree is None or len(list(tree.find_all(exp.Select))) != 1:
+        return {}
+    tables = list(tree.find_all(exp.Table))
+    names = [t.name.lower() for t in tables]
+    if len(names) < 2 or len(set(names)) != len(names):
+        return {}
+    aliases = {t.alias_or_name.lower(): t.name.lower() for t in tables}
+    joined = {id(c) for j in tree.find_all(exp.Join) for c in j.find_all(exp.Column)}
+    read: dict[str, set[str]] = {name: set() for name in names}
+    for column in tree.find_all(exp.Column):
+        owner = _owner(column, aliases, columns)
+        if id(column) not in joined and owner is not None:
+            read[owner].add(column.name.lower())
+    return {name: frozenset(found) for name, found in read.items()}
+
+
 def _equals_text(part: exp.Expr) -> bool:
     return any(c.op in EQUAL and c.text and not c.dated for c in _comparisons(part))
 

@@ -30,6 +30,7 @@ from crag_core.text.sql import (
     column_words,
     held_elsewhere,
     inside_longer,
+    match_tables,
     named_values,
     names_column,
     names_value,
@@ -37,7 +38,7 @@ from crag_core.text.sql import (
     says_name,
     touches_column,
 )
-from crag_core.text.sql_tree import Query
+from crag_core.text.sql_tree import Query, join_reads
 from crag_core.text.sql_tree import read as read_sql
 from crag_core.text.table_shapes import ColumnInfo, QueryResult, TableInfo, sql_name, sql_text
 from crag_core.text.words import STOPWORDS, content_words, same_word, words_of
@@ -675,6 +676,38 @@ def _never_met(a: Answered) -> list[str]:
     ]
 
 
+def _needless_join(a: Answered) -> list[str]:
+    """A table joined only to read a column another table of the query holds too.
+
+    "How many players hit at least 40 home runs in 2015?" as ``batting JOIN awards … WHERE
+    awards.year = 2015 AND batting.hr >= 40`` counts only the players who won an award:
+    the inner join keeps the rows that have a row in ``awards``, and ``year`` is
+    ``batting``'s too. Told where the question names nothing that only the joined table
+    holds (its name, a column no other table of the query has, a value it lists); a join
+    read for nothing (``batting JOIN people`` with no column of ``people`` read) is left
+    alone.
+    """
+    by_name = {t.name.lower(): t for t in a.catalog or a.tables}
+    columns = {n: frozenset(c.name.lower() for c in t.columns) for n, t in by_name.items()}
+    reads = join_reads(a.sql, columns)
+    found = []
+    for name, read in reads.items():
+        others = frozenset().union(*(columns.get(o, frozenset()) for o in reads if o != name))
+        if not read or not read <= others or name not in by_name:
+            continue
+        matched = match_tables(a.question, [by_name[name]])
+        own = [c for m in matched for c in m.columns if c.lower() not in others]
+        if any(m.named or m.values for m in matched) or own:
+            continue
+        said = ", ".join(sorted(read))
+        found.append(
+            f"the query joins {name} only to read {said}, which another table it reads holds "
+            f"too: the join keeps only the rows that have a row in {name}, which the question "
+            f"does not ask; read {said} from the other table and leave {name} out"
+        )
+    return found
+
+
 def _share_of_empty(a: Answered) -> list[str]:
     """A share over every row of a column some of those rows leave empty.
 
@@ -830,6 +863,7 @@ CHECKS: dict[str, Callable[[Answered], list[str]]] = {
     "neighbour": _neighbour_read,
     "value elsewhere": _value_elsewhere,
     "never met": _never_met,
+    "needless join": _needless_join,
     "share of empty": _share_of_empty,
     "guessed key": _key_guessed,
     "summed key": _key_summed,

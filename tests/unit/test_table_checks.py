@@ -1270,3 +1270,36 @@ def test_a_number_a_column_of_its_kind_holds_elsewhere_is_no_false_premise(tmp_p
     assert absent_numbers(store, absent, people_only, catalog=catalog) == [
         "people.csv has no birth_year 2019 (it has 1974 to 1974)."
     ]
+
+
+def test_a_table_joined_only_to_read_a_column_another_holds_is_told_to_be_left_out(tmp_path):
+    """ "How many players hit at least 40 home runs in 2015?" read through ``awards.year``
+    counts only the award winners; a join the question asks for (it names the award) and
+    one that reads nothing of the table joined (``people``) pass."""
+    batting: list[list[Any]] = [
+        ["player_id", "year", "hr"],
+        ["a1", 2015, 44],
+        ["b1", 2015, 41],
+        ["c1", 2014, 12],
+    ]
+    awards: list[list[Any]] = [["player_id", "year", "award"], ["a1", 2015, "Silver Slugger"]]
+    people: list[list[Any]] = [["player_id", "birth_country"], ["a1", "USA"], ["b1", "Cuba"]]
+    store = make_table_store(
+        tmp_path / "b.sqlite3",
+        {"batting.csv": batting, "awards.csv": awards, "people.csv": people},
+    )
+    catalog = store.catalog()
+    q = "How many players hit at least 40 home runs in 2015?"
+    through = (
+        "SELECT COUNT(DISTINCT T1.player_id) FROM batting AS T1 JOIN awards AS T2 "
+        "ON T1.player_id = T2.player_id WHERE T2.year = 2015 AND T1.hr >= 40"
+    )
+    found = findings(q, through, store.query(through), catalog, catalog=catalog)
+    assert "needless join" in [c for c, _ in found]
+    assert any("joins awards only to read year" in text for _, text in found)
+    named = "How many Silver Slugger winners hit at least 40 home runs in 2015?"
+    got = findings(named, through, store.query(through), catalog, catalog=catalog)
+    assert "needless join" not in [c for c, _ in got]
+    harmless = through.replace("awards", "people").replace("T2.year", "T1.year")
+    got = findings(q, harmless, store.query(harmless), catalog, catalog=catalog)
+    assert "needless join" not in [c for c, _ in got]
