@@ -25,13 +25,14 @@ REPEATED = "You made this very call before; its result is above. Answer from wha
 tool use (``agent.out_of_budget``): a model that asks again for what it has read is done
 reading, and another tool round would only spend the budget."""
 REWRITE = (
-    "You ran this query before; what the tool said of it is above, and it is not run again. "
-    "Write a different query that does what the tool said (another value, column, table or "
-    "join), or use another tool."
+    "You made this call before; what it returned is above, and it is not run again. Make a "
+    "different call: another query (another value, column, table or join), other arguments "
+    "or another tool."
 )
-"""The reply to the loop's first repeat of a ``query_table`` call: the 1.5B model, its query
-refused or failed, wrote the same query again. Told so, it gets one more round
-(``agent.out_of_budget``); a second repeat ends the tool use as any repeat does."""
+"""The reply to the loop's first repeat of a ``query_table`` call, or of any call before a
+document was read: the 1.5B model, its query refused or failed, wrote the same query again,
+or listed a column's values twice. Told so, it gets one more round (``agent.out_of_budget``);
+a second repeat ends the tool use as any repeat does."""
 
 
 def describe(update: Mapping[str, Any]) -> str:
@@ -111,9 +112,9 @@ def run_tools(state: PassState, runtime: Runtime[Context], services: Services) -
     keyed S1, S2… after the loop's earlier ones (a document already read is not shown twice);
     an unknown tool or bad arguments get a message saying so, for the model to correct; a
     call the loop made before (same tool, same arguments) is not run again (``REPEATED``; the
-    first repeat of a query, ``REWRITE``, asks for another query). The
-    documents join the loop's evidence (``relevant_documents``), cut to what is left of
-    ``loop_tokens``.
+    first repeat of a query, or of a call before anything was read, is told to make another:
+    ``REWRITE``). The documents join the loop's evidence (``relevant_documents``), cut to
+    what is left of ``loop_tokens``.
     """
     ctx = context_of(runtime)
     steps = state.get("loop_messages") or []
@@ -131,7 +132,8 @@ def run_tools(state: PassState, runtime: Runtime[Context], services: Services) -
     for call in last.tool_calls:
         tool = tools.get(call["name"])
         if repeats(call, steps[:-1], question_of(state)):
-            text = REWRITE if call["name"] == "query_table" and not rewritten(steps) else REPEATED
+            retry = call["name"] == "query_table" or not evidence
+            text = REWRITE if retry and not rewritten(steps) else REPEATED
             replies.append(
                 ToolMessage(text, tool_call_id=call["id"] or "", name=call["name"], status="error")
             )

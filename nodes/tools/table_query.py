@@ -10,6 +10,7 @@ table holds (a false premise), no rows, or what ``crag_core.text.table_checks`` 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from crag_core.clients.table_store import TableStore
@@ -141,6 +142,7 @@ def run_query(
     if not answer:
         held = [
             *held_elsewhere(sql, catalog),
+            *numbers_elsewhere(store, sql, read or tables, catalog),
             *through_keys(store, sql, read or tables, catalog, question),
             held_by(sql, read or tables, ranges or {}),
         ]
@@ -243,20 +245,45 @@ def absent_numbers(
     ``birth_year = 2010`` compared the wrong column, ``salaries.year`` holds 2010.
     """
     missing = []
+    for table, column, number in _unheld_numbers(store, sql, tables):
+        if _holders_of_its_kind(store, catalog or [], column, number):
+            continue
+        measured = (ranges or {}).get(table.name) or spans(store, table)
+        low, high = measured.get(column.name, (None, None))
+        missing.append(f"{table.label} has no {column.original} {number} (it has {low} to {high}).")
+    return list(dict.fromkeys(missing))
+
+
+def numbers_elsewhere(
+    store: TableStore, sql: str, tables: list[TableInfo], catalog: list[TableInfo]
+) -> list[str]:
+    """A query's ``column = number`` its table does not hold where a column of its kind does.
+
+    What a query that found no rows is told ("no row of people has birth_year 2010;
+    salaries.year holds it"): the number is the question's, the column is not.
+    """
+    read = {t.lower() for t in read_sql(sql).tables}
+    found = []
+    for table, column, number in _unheld_numbers(store, sql, tables):
+        holders = _holders_of_its_kind(store, catalog, column, number)
+        holders.sort(key=lambda h: h.split(".")[0].lower() not in read)  # the query's first
+        if holders:
+            where = f"{holders[0]} holds" if len(holders) == 1 else f"{holders[0]} and others hold"
+            found.append(f"no row of {table.name} has {column.name} {number}; {where} it")
+    return list(dict.fromkeys(found))
+
+
+def _unheld_numbers(
+    store: TableStore, sql: str, tables: list[TableInfo]
+) -> Iterator[tuple[TableInfo, ColumnInfo, str]]:
+    """Each ``column = number`` of ``sql`` whose number column of ``tables`` holds no such row."""
     for name, number in read_sql(sql).numbers_equal():
         for table in tables:
             column = next((c for c in table.columns if c.name == name.lower()), None)
             if column is None or column.type not in ("INTEGER", "REAL"):
                 continue
             if not _holds_number(store, table, column, number):
-                if _held_by_its_kind(store, catalog or [], column, number):
-                    continue
-                measured = (ranges or {}).get(table.name) or spans(store, table)
-                low, high = measured.get(column.name, (None, None))
-                missing.append(
-                    f"{table.label} has no {column.original} {number} (it has {low} to {high})."
-                )
-    return list(dict.fromkeys(missing))
+                yield table, column, number
 
 
 def _holds_number(store: TableStore, table: TableInfo, column: ColumnInfo, number: str) -> bool:
@@ -265,20 +292,21 @@ def _holds_number(store: TableStore, table: TableInfo, column: ColumnInfo, numbe
     return bool(store.query(probe, max_rows=1).rows)
 
 
-def _held_by_its_kind(
+def _holders_of_its_kind(
     store: TableStore, catalog: list[TableInfo], compared: ColumnInfo, number: str
-) -> bool:
-    """Whether another number column of the ``catalog`` of the same kind holds ``number``.
+) -> list[str]:
+    """The other number columns of the ``catalog`` of the same kind that hold ``number``.
 
-    Of the same kind: a word of its name is one of ``compared``'s (``year`` beside
-    ``birth_year``): a count that happens to equal a year says nothing of it.
+    As ``table.column``. Of the same kind: a word of its name is one of ``compared``'s
+    (``year`` beside ``birth_year``): a count that happens to equal a year says nothing of it.
     """
     kind = set(column_words(compared.name))
-    return any(
-        _holds_number(store, table, column, number)
+    return [
+        f"{table.name}.{column.name}"
         for table in catalog
         for column in table.columns
         if column.type in ("INTEGER", "REAL")
         and column is not compared
         and kind & set(column_words(column.name))
-    )
+        and _holds_number(store, table, column, number)
+    ]

@@ -321,6 +321,25 @@ def test_a_query_written_again_is_told_once_to_change_and_the_changed_query_answ
     assert len([c for c in llm.calls if c["prompt"] == "agent"]) == 3
 
 
+def test_a_call_repeated_before_anything_was_read_is_told_once_to_change(store):
+    """The model lists a column's values twice with nothing read: told to make another call
+    (``REWRITE``), it searches; a search repeated after reading ends the tool use."""
+    listing = {
+        "enough": "no",
+        "tool": "column_values",
+        "args": {"table": "artists", "column": "name"},
+    }
+    search = {"enough": "no", "tool": "search", "args": {"query": "AC/DC"}}
+    llm = scripted(listing, listing, search, search, {"enough": "yes", "answer": "Sydney [S1]"})
+    services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
+    final, _ = ask(services, "Where was AC/DC formed?", max_tool_calls=6)
+    agent_calls = [c for c in llm.calls if c["prompt"] == "agent"]
+    assert len(agent_calls) == 5
+    assert REWRITE in agent_calls[2]["text"]
+    assert "its result is above" in agent_calls[4]["text"]
+    assert final["answer"] == "Sydney"
+
+
 def test_a_loop_that_reads_nothing_useful_says_it_does_not_know(store):
     llm = scripted(
         {

@@ -41,7 +41,7 @@ from crag_core.text.table_checks import (
 from crag_core.text.table_shapes import ColumnInfo, QueryResult, TableInfo, sql_name
 from nodes.shared import confidence as confidence_module
 from nodes.shared.confidence import table_kind
-from nodes.tools.table_query import absent_numbers, checked, spans
+from nodes.tools.table_query import absent_numbers, checked, run_query, spans
 from tests.fakes import make_llm, make_table_store
 from tests.unit.test_table_questions import sql_responder
 
@@ -1270,6 +1270,10 @@ def test_a_number_a_column_of_its_kind_holds_elsewhere_is_no_false_premise(tmp_p
     assert absent_numbers(store, absent, people_only, catalog=catalog) == [
         "people.csv has no birth_year 2019 (it has 1974 to 1974)."
     ]
+    # the query that found no rows is told where the number is
+    _, _, answer, premise, why = run_query(store, misread, people_only, catalog)
+    assert not answer and not premise
+    assert "no row of people has birth_year 2010; salaries.year holds it" in why
 
 
 def test_a_table_joined_only_to_read_a_column_another_holds_is_told_to_be_left_out(tmp_path):
