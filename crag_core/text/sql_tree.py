@@ -440,8 +440,10 @@ def join_reads(sql: str, columns: dict[str, frozenset[str]]) -> dict[str, frozen
     """Each table of a join and the columns the query reads of it outside its ON clauses.
 
     ``SELECT COUNT(*) FROM batting AS T1 JOIN awards AS T2 ON T1.player_id = T2.player_id
-    WHERE T2.year = 2015`` reads ``{"batting": {}, "awards": {"year"}}``. ``columns``: each
-    table's column names (lower case), to place a column written without its table. Empty
+    WHERE T2.year = 2015`` reads ``{"batting": {}, "awards": {"year"}}``. A table joined to
+    two others (the bridge of ``people JOIN batting JOIN teams``) is left out: it is needed
+    whatever it is read for. ``columns``: each table's column names (lower case), to place a
+    column written without its table. Empty
     for a query of one table, one that reads a table twice (a self-join), one with a
     subquery, or one that does not parse.
     """
@@ -457,12 +459,18 @@ def join_reads(sql: str, columns: dict[str, frozenset[str]]) -> dict[str, frozen
         return {}
     aliases = {t.alias_or_name.lower(): t.name.lower() for t in tables}
     joined = {id(c) for j in tree.find_all(exp.Join) for c in j.find_all(exp.Column)}
+    partners: dict[str, set[str]] = {name: set() for name in names}
+    for join in tree.find_all(exp.Join):
+        linked = {_owner(c, aliases, columns) for c in join.find_all(exp.Column)} - {None}
+        for name in linked:
+            partners[str(name)] |= {str(t) for t in linked} - {name}
     read: dict[str, set[str]] = {name: set() for name in names}
     for column in tree.find_all(exp.Column):
         owner = _owner(column, aliases, columns)
         if id(column) not in joined and owner is not None:
             read[owner].add(column.name.lower())
-    return {name: frozenset(found) for name, found in read.items()}
+    bridges = {name for name, linked in partners.items() if len(linked) > 1}
+    return {name: frozenset(found) for name, found in read.items() if name not in bridges}
 
 
 def _equals_text(part: exp.Expr) -> bool:

@@ -231,6 +231,13 @@ class Answered:
         """Every value of the collection the question names (``sql.said_values``), read once."""
         return said_values(self.question, self.catalog)
 
+    @functools.cached_property
+    def initials(self) -> frozenset[str]:
+        """The words (lower case) of the phrases the query writes by initials ('AL')."""
+        return frozenset(
+            w for v in self.query.texts for w in initialled(self.question, v).lower().split()
+        )
+
     @property
     def query(self) -> Query:
         """The query read into its tree (``crag_core.text.sql_tree``, read once per text)."""
@@ -432,6 +439,7 @@ def _named_used(a: Answered) -> list[str]:
                 if not any(v.lower() in c or c in v.lower() for c in chosen)
                 and v.lower() not in columns
                 and v.lower() not in table.label.lower()
+                and not set(v.lower().split()) <= a.initials  # "League" of 'AL'
             ]
             if filters and not any(_value_in(v, a.query) for v in filters):
                 found.append(
@@ -550,6 +558,8 @@ def _name_left_out(a: Answered) -> list[str]:
             proper = column in naming(table.columns)
             for value in column.values if column.type == "TEXT" else ():
                 if not says_name(value, a.question) or inside_longer(value, said):
+                    continue
+                if set(value.lower().split()) <= a.initials:  # "League" of 'AL'
                     continue
                 if len(value.split()) < 2 and not (proper and _capitalised(value, a.question)):
                     continue
@@ -936,6 +946,8 @@ def _unsaid_filters(
             rf"(?<!\w){re.escape(value.lower())}", question.lower()
         ):
             continue  # said as the table holds it, signs and all ("strength 6+")
+        if initialled(question, value):
+            continue  # said by its initials: 'AL' for "American League"
         found.append(
             f"the query keeps only rows where {column.name} = {sql_text(value)}, which the "
             "question does not say: leave that condition out"
@@ -1572,6 +1584,23 @@ def _abbreviates(short: str, name: str) -> bool:
         return False
     rest = iter(word[1:])
     return all(ch in rest for ch in letters[1:])
+
+
+def initialled(question: str, value: str) -> str:
+    """The words of ``question`` that ``value`` writes by their initials ("" for none).
+
+    'AL' for "American League", 'D.R.' for "Dominican Republic": two to four capitals, each
+    the first letter of a capitalised word of the question, in a row.
+    """
+    letters = re.sub(r"[^A-Za-z]", "", value)
+    if not 2 <= len(letters) <= 4 or not letters.isupper():
+        return ""
+    words = [w.strip(".,;:?!'\"()") for w in question.split()]
+    for i in range(len(words) - len(letters) + 1):
+        run = words[i : i + len(letters)]
+        if all(w[:1].isupper() for w in run) and "".join(w[0] for w in run) == letters:
+            return " ".join(run)
+    return ""
 
 
 def _reads_shares(

@@ -33,6 +33,7 @@ from crag_core.text.table_checks import (
     computed_query,
     findings,
     idiom,
+    initialled,
     misread_years,
     problems,
     referred_tables,
@@ -1307,3 +1308,43 @@ def test_a_table_joined_only_to_read_a_column_another_holds_is_told_to_be_left_o
     harmless = through.replace("awards", "people").replace("T2.year", "T1.year")
     got = findings(q, harmless, store.query(harmless), catalog, catalog=catalog)
     assert "needless join" not in [c for c, _ in got]
+
+
+def test_a_value_written_by_the_initials_of_words_said_is_said(tmp_path):
+    """'AL' for "American League" is said, and so is "League" (a player's last name) inside
+    it; a query without the question's 90 is still told so. A table joined to two others is
+    a bridge, never a needless join."""
+    assert initialled("How many American League teams won?", "AL") == "American League"
+    assert initialled("born in the Dominican Republic", "D.R.") == "Dominican Republic"
+    assert initialled("How many american league teams won?", "AL") == ""
+    assert initialled("How many American League teams won?", "NL") == ""
+    teams: list[list[Any]] = [
+        ["team_id", "year", "league", "name", "w"],
+        ["NYA", 2012, "AL", "New York Yankees", 95],
+        ["BAL", 2012, "AL", "Baltimore Orioles", 93],
+        ["ATL", 2012, "NL", "Atlanta Braves", 94],
+    ]
+    people: list[list[Any]] = [
+        ["player_id", "first_name", "last_name", "birth_country"],
+        ["leagubr01", "Brandon", "League", "USA"],
+        ["jeterde01", "Derek", "Jeter", "USA"],
+    ]
+    batting: list[list[Any]] = [["player_id", "year", "team_id"], ["jeterde01", 2012, "NYA"]]
+    store = make_table_store(
+        tmp_path / "t.sqlite3", {"teams.csv": teams, "people.csv": people, "batting.csv": batting}
+    )
+    catalog = store.catalog()
+    q = "How many American League teams won 90 or more games in 2012?"
+    right = "SELECT COUNT(*) FROM teams WHERE league = 'AL' AND year = 2012 AND w >= 90"
+    assert findings(q, right, store.query(right), catalog, catalog=catalog) == []
+    loose = "SELECT COUNT(*) FROM teams WHERE league = 'AL' AND year = 2012"
+    got = [c for c, _ in findings(q, loose, store.query(loose), catalog, catalog=catalog)]
+    assert "numbers" in got and "unsaid filter" not in got and "name left out" not in got
+    bridged = (
+        "SELECT COUNT(DISTINCT b.player_id) FROM batting AS b JOIN people AS p ON b.player_id = "
+        "p.player_id JOIN teams AS t ON t.team_id = b.team_id AND t.year = b.year "
+        "WHERE p.birth_country = 'USA' AND t.name = 'New York Yankees' AND b.year = 2012"
+    )
+    asked = "How many players born in the USA played for the New York Yankees in 2012?"
+    got = [c for c, _ in findings(asked, bridged, store.query(bridged), catalog, catalog=catalog)]
+    assert "needless join" not in got
