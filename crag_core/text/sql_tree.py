@@ -436,6 +436,35 @@ def conditions(sql: str, columns: dict[str, frozenset[str]]) -> list[tuple[str, 
     return list(dict.fromkeys(found))
 
 
+def contradictions(sql: str) -> list[tuple[str, str, str]]:
+    """Two values one column must equal at once, which no row holds.
+
+    ``award = 'Gold Glove' AND award = 'Silver Slugger'``: (column, first value, second
+    value), as written, from the conditions a WHERE ANDs together (the same column of the
+    same table; not through a function: two parts of one date are no contradiction).
+    """
+    try:
+        tree = sqlglot.parse_one(sql, read="sqlite")
+    except (SqlglotError, RecursionError):
+        return []
+    found: list[tuple[str, str, str]] = []
+    for where in tree.find_all(exp.Where) if tree is not None else ():
+        parts = where.this.flatten() if isinstance(where.this, exp.And) else [where.this]
+        equal: dict[str, tuple[str, str]] = {}
+        for part in parts:
+            column = part.this.this if isinstance(part.this, exp.Collate) else part.this
+            if not isinstance(part, exp.EQ) or not isinstance(column, exp.Column):
+                continue
+            value, _ = _literal(part.expression)
+            if value is None:
+                continue
+            key = f"{column.table.lower()}.{column.name.lower()}"
+            if key in equal and equal[key][1] != value:
+                found.append((equal[key][0], equal[key][1], value))
+            equal.setdefault(key, (column.name, value))
+    return found
+
+
 def join_reads(sql: str, columns: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
     """Each table of a join and the columns the query reads of it outside its ON clauses.
 

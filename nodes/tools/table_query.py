@@ -29,10 +29,10 @@ from crag_core.text.sql import (
     unasked_values,
 )
 from crag_core.text.sql_repair import rejoined
-from crag_core.text.sql_tree import conditions
+from crag_core.text.sql_tree import conditions, contradictions
 from crag_core.text.sql_tree import read as read_sql
 from crag_core.text.table_checks import findings, misread_years, nothing_found
-from crag_core.text.table_shapes import ColumnInfo, QueryResult, TableInfo
+from crag_core.text.table_shapes import ColumnInfo, QueryResult, TableInfo, sql_text
 from nodes.tools.table_keys import codes_said, keys_returned, through_keys
 
 SQL_ATTEMPTS = 2
@@ -141,6 +141,7 @@ def run_query(
     answer = result_answer(result, question)
     if not answer:
         held = [
+            *both_at_once(sql),
             *held_elsewhere(sql, catalog),
             *numbers_elsewhere(store, sql, read or tables, catalog),
             *through_keys(store, sql, read or tables, catalog, question),
@@ -252,6 +253,22 @@ def absent_numbers(
         low, high = measured.get(column.name, (None, None))
         missing.append(f"{table.label} has no {column.original} {number} (it has {low} to {high}).")
     return list(dict.fromkeys(missing))
+
+
+def both_at_once(sql: str) -> list[str]:
+    """What a query that found no rows is told of two values one column must equal at once.
+
+    "Which players won both a Gold Glove and a Silver Slugger in 2015?" as ``award = 'Gold
+    Glove' AND award = 'Silver Slugger'``: a row holds one award; the rows of both are
+    grouped by what the query returns and counted (``sql_tree.contradictions``).
+    """
+    key = ", ".join(read_sql(sql).selected) or "<what has both>"
+    return [
+        f"{column} = {sql_text(a)} AND {column} = {sql_text(b)} holds of no row (a row has one "
+        f"{column}): for what has both, WHERE {column} IN ({sql_text(a)}, {sql_text(b)}) "
+        f"GROUP BY {key} HAVING COUNT(DISTINCT {column}) = 2"
+        for column, a, b in contradictions(sql)
+    ]
 
 
 def numbers_elsewhere(

@@ -27,7 +27,7 @@ from crag_core.text.sql import (
     table_plan,
     unasked_values,
 )
-from crag_core.text.sql_tree import conditions
+from crag_core.text.sql_tree import conditions, contradictions
 from crag_core.text.table_checks import (
     CHECKS,
     computed_query,
@@ -1348,3 +1348,38 @@ def test_a_value_written_by_the_initials_of_words_said_is_said(tmp_path):
     asked = "How many players born in the USA played for the New York Yankees in 2012?"
     got = [c for c, _ in findings(asked, bridged, store.query(bridged), catalog, catalog=catalog)]
     assert "needless join" not in got
+
+
+def test_two_values_one_column_must_equal_at_once_are_told_how_to_ask_for_both(tmp_path):
+    """ "Which players won both …?" as ``award = 'A' AND award = 'B'`` finds no rows: told to
+    group what has both. Two parts of one date, or two tables' columns, contradict nothing."""
+    awards: list[list[Any]] = [
+        ["player_id", "award", "year"],
+        ["p1", "Gold Glove", 2015],
+        ["p1", "Silver Slugger", 2015],
+        ["p2", "Gold Glove", 2015],
+    ]
+    store = make_table_store(tmp_path / "a.sqlite3", {"awards.csv": awards})
+    catalog = store.catalog()
+    q = "Which players won both a Gold Glove and a Silver Slugger in 2015?"
+    both = "SELECT player_id FROM awards WHERE award = 'Gold Glove' AND award = 'Silver Slugger'"
+    _, _, answer, _, why = run_query(store, both, catalog, catalog, q)
+    assert not answer
+    assert "GROUP BY player_id HAVING COUNT(DISTINCT award) = 2" in why
+    assert (
+        contradictions(
+            "SELECT 1 FROM t WHERE strftime('%Y', d) = '2015' AND strftime('%m', d) = '03'"
+        )
+        == []
+    )
+    assert (
+        contradictions(
+            "SELECT 1 FROM t AS a JOIN t AS b ON a.k = b.k WHERE a.x = 'A' AND b.x = 'B'"
+        )
+        == []
+    )
+    grouped = (
+        "SELECT player_id FROM awards WHERE award IN ('Gold Glove', 'Silver Slugger') "
+        "GROUP BY player_id HAVING COUNT(DISTINCT award) = 2"
+    )
+    assert run_query(store, grouped, catalog, catalog, q)[2] == "p1"
