@@ -1355,15 +1355,19 @@ def _is_number(result: QueryResult) -> bool:
     return len(values) == 1 and isinstance(values[0], int | float)
 
 
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
+
+
 def _pair_idiom(question: str, pair: tuple[str, str], tables: Sequence[TableInfo]) -> str:
     """A query that returns one of two named values: rows of a column, or two columns."""
     a, b = pair
+    bare = {_ARTICLE.sub("", n.lower()) for n in pair}  # "the Detroit Tigers": 'Detroit Tigers'
     for table in tables:
         columns = {c.original.lower() for c in table.columns}
         if a.lower() in columns and b.lower() in columns:
             break  # two columns (votes per candidate): compared in one row
         for column, values in named_values(question, table).items():
-            held = [v for v in values if v.lower() in (a.lower(), b.lower())]
+            held = [v for v in values if _ARTICLE.sub("", v.lower()) in bare]
             if len(held) == 2:
                 first, second = sql_text(held[0]), sql_text(held[1])
                 return (

@@ -267,6 +267,22 @@ def test_a_choice_between_two_must_name_one_of_them(store):
     assert problems(q2, "SELECT 1", result(("species",), ("Gentoo",)), []) == []
 
 
+def test_a_choice_between_two_teams_said_with_the_is_shown_the_query_of_those_rows(tmp_path):
+    teams: list[list[Any]] = [
+        ["name", "year", "w"],
+        ["Atlanta Braves", 2014, 79],
+        ["Washington Nationals", 2014, 96],
+        ["Los Angeles Angels", 2014, 98],
+    ]
+    catalog = make_table_store(tmp_path / "t.sqlite3", {"teams.csv": teams}).catalog()
+    q = "Who won more games in 2014, the Atlanta Braves or the Washington Nationals?"
+    sql = "SELECT name FROM teams WHERE year = 2014 ORDER BY w DESC LIMIT 1"
+    found = problems(q, sql, result(("name",), ("Los Angeles Angels",)), catalog)
+    assert any(
+        "WHERE name IN ('Atlanta Braves', 'Washington Nationals') ORDER BY" in p for p in found
+    )
+
+
 def test_a_superlative_is_one_row_and_a_count_one_number(store):
     tables = store.catalog()
     many = result(("state", "murder_rate"), ("Ohio", 4.5), ("Utah", 7.5))
