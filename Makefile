@@ -429,7 +429,7 @@ JUDGE_GIVEN ?= docs/benchmarks/unseen/after-3d97367/crag.jsonl
 JUDGE_UNSEEN_RUNS ?= $(subst $(space),$(comma),$(wildcard docs/benchmarks/unseen/*/crag.jsonl))
 JUDGE_LOOP ?= $(subst $(space),$(comma),$(foreach p,crag crag-loop crag-auto,docs/benchmarks/loop/fifth-run/$(p).jsonl))
 bench-sql-judge: setup dev
-	for s in rtables tools rjoins rflights; do $(BIN)/python -m benchmarks.calibration.sql_judge pool --set $$s \
+	for s in rtables tools rjoins rflights rbaseball; do $(BIN)/python -m benchmarks.calibration.sql_judge pool --set $$s \
 		--data out/$$s-data --out $(JUDGE_OUT)/$$s-pool.jsonl || exit 1; done
 	$(BIN)/python -m benchmarks.calibration.sql_judge given --set unseen --data out/unseen-data \
 		--records $(JUDGE_GIVEN) --out $(JUDGE_OUT)/unseen-given.jsonl
@@ -448,6 +448,8 @@ bench-sql-judge: setup dev
 		--pairs $(JUDGE_OUT)/rflights-pool.jsonl --out $(JUDGE_OUT)/rflights-scored.jsonl
 	$(BIN)/python -m benchmarks.calibration.sql_judge sample --set rflights \
 		--data out/rflights-data --samples 2 --questions 36 --out $(JUDGE_OUT)/rflights-sampled.jsonl
+	$(BIN)/python -m benchmarks.calibration.sql_judge score --set rbaseball --data out/rbaseball-data \
+		--pairs $(JUDGE_OUT)/rbaseball-pool.jsonl --out $(JUDGE_OUT)/rbaseball-scored.jsonl
 	$(BIN)/python -m benchmarks.calibration.sql_judge given --set loop --data out/loop-data \
 		--records $(JUDGE_LOOP) --out $(JUDGE_OUT)/loop-given.jsonl
 	$(BIN)/python -m benchmarks.calibration.sql_judge score --set loop --data out/loop-data \
