@@ -718,6 +718,33 @@ def _needless_join(a: Answered) -> list[str]:
     return found
 
 
+_BOTH = re.compile(r"\bboth\b", re.I)
+
+
+def _both_asked(a: Answered) -> list[str]:
+    """A question of "both A and B" asked as ``column IN (A, B)``: what has either.
+
+    "Which players won both a Gold Glove and a Silver Slugger in 2010?" as ``award IN ('Gold
+    Glove', 'Silver Slugger')`` lists every winner of either. Told where the question says
+    "both" and two values of the list, and the query neither groups its rows nor intersects
+    two queries (``GROUP BY … HAVING COUNT(DISTINCT …) = 2`` and ``INTERSECT`` ask for both).
+    """
+    if not _BOTH.search(a.question) or a.query.grouped or "INTERSECT" in a.sql.upper():
+        return []
+    listed: dict[str, list[str]] = {}
+    for c in a.query.comparisons:
+        if c.op == "in" and c.value and c.value.lower() in a.question.lower():
+            listed.setdefault(c.column, []).append(c.value)
+    return [
+        f"the question asks for what has both {sql_text(values[0])} and {sql_text(values[1])}; "
+        f"{column} IN (…) keeps what has either: WHERE {column} IN ({sql_text(values[0])}, "
+        f"{sql_text(values[1])}) GROUP BY <what the question asks for> HAVING "
+        f"COUNT(DISTINCT {column}) = 2"
+        for column, values in listed.items()
+        if len(values) >= 2
+    ][:1]
+
+
 def _share_of_empty(a: Answered) -> list[str]:
     """A share over every row of a column some of those rows leave empty.
 
@@ -874,6 +901,7 @@ CHECKS: dict[str, Callable[[Answered], list[str]]] = {
     "value elsewhere": _value_elsewhere,
     "never met": _never_met,
     "needless join": _needless_join,
+    "both": _both_asked,
     "share of empty": _share_of_empty,
     "guessed key": _key_guessed,
     "summed key": _key_summed,

@@ -1399,3 +1399,24 @@ def test_two_values_one_column_must_equal_at_once_are_told_how_to_ask_for_both(t
         "GROUP BY player_id HAVING COUNT(DISTINCT award) = 2"
     )
     assert run_query(store, grouped, catalog, catalog, q)[2] == "p1"
+
+
+def test_both_asked_as_a_list_of_either_is_told_to_group(tmp_path):
+    awards: list[list[Any]] = [
+        ["player_id", "award", "year"],
+        ["p1", "Gold Glove", 2010],
+        ["p1", "Silver Slugger", 2010],
+        ["p2", "Gold Glove", 2010],
+    ]
+    store = make_table_store(tmp_path / "a.sqlite3", {"awards.csv": awards})
+    catalog = store.catalog()
+    q = "Which players won both a Gold Glove and a Silver Slugger in 2010?"
+    either = "SELECT player_id FROM awards WHERE award IN ('Gold Glove', 'Silver Slugger')"
+    found = findings(q, either, store.query(either), catalog, catalog=catalog)
+    assert "both" in [c for c, _ in found]
+    grouped = either + " GROUP BY player_id HAVING COUNT(DISTINCT award) = 2"
+    got = findings(q, grouped, store.query(grouped), catalog, catalog=catalog)
+    assert "both" not in [c for c, _ in got]
+    one = "Which players won a Gold Glove or a Silver Slugger in 2010?"
+    got = findings(one, either, store.query(either), catalog, catalog=catalog)
+    assert "both" not in [c for c, _ in got]
