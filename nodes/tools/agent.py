@@ -49,7 +49,7 @@ from crag_core.text.sql import asked_matches
 from nodes.shared.common import question_of, reports, seconds_spent
 from nodes.shared.confidence import held_back
 from nodes.shared.prompting import render
-from nodes.tools.run_tools import REWRITE, repeats, rules_sql
+from nodes.tools.run_tools import repeats, rules_sql
 from nodes.tools.toolbox import ANSWERS, observed_tokens, restates, toolbox
 
 ANSWER = "answer"
@@ -284,8 +284,7 @@ def out_of_budget(
     often a query's SQL written and retried), nor past the question's ``answer_seconds``
     (``since_asked``: seconds since the turn began), which every part's loop of a question split
     in parts shares. A repeated call (``run_tools.repeats``) also ends the tool use: the
-    model is asking again for what it has read; but for the first repeat of a query, which
-    was told to write another (``run_tools.REWRITE``).
+    model is asking again for what it has read.
     """
     calls = sum(isinstance(m, ToolMessage) for m in steps)
     if calls >= ctx.max_tool_calls:
@@ -302,8 +301,7 @@ def out_of_budget(
     asked = [(i, m) for i, m in enumerate(steps) if isinstance(m, AIMessage) and m.tool_calls]
     last = asked[-1] if asked else None
     if last and any(repeats(c, steps[: last[0]], question) for c in last[1].tool_calls):
-        told = any(isinstance(m, ToolMessage) and m.text == REWRITE for m in steps[last[0] :])
-        return "" if told else "it called a tool again with the same arguments"
+        return "it called a tool again with the same arguments"
     return ""
 
 

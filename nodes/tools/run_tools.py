@@ -24,15 +24,6 @@ REPEATED = "You made this very call before; its result is above. Answer from wha
 """The reply to a call the loop made before (same tool, same arguments). It ends the loop's
 tool use (``agent.out_of_budget``): a model that asks again for what it has read is done
 reading, and another tool round would only spend the budget."""
-REWRITE = (
-    "You made this call before; what it returned is above, and it is not run again. Make a "
-    "different call: another query (another value, column, table or join), other arguments "
-    "or another tool."
-)
-"""The reply to the loop's first repeat of a ``query_table`` call, or of any call before a
-document was read: the 1.5B model, its query refused or failed, wrote the same query again,
-or listed a column's values twice. Told so, it gets one more round (``agent.out_of_budget``);
-a second repeat ends the tool use as any repeat does."""
 
 
 def describe(update: Mapping[str, Any]) -> str:
@@ -64,11 +55,6 @@ def repeats(call: ToolCall, earlier: Sequence[AnyMessage], question: str) -> boo
         return True
     sql = call["args"].get("sql") if call["name"] == "query_table" else None
     return isinstance(sql, str) and _as_sql(sql) in ran(earlier)
-
-
-def rewritten(steps: Sequence[AnyMessage]) -> bool:
-    """Whether the loop was told once already to write a different query (``REWRITE``)."""
-    return any(isinstance(m, ToolMessage) and m.text == REWRITE for m in steps)
 
 
 def ran(earlier: Sequence[AnyMessage]) -> set[str]:
@@ -111,10 +97,9 @@ def run_tools(state: PassState, runtime: Runtime[Context], services: Services) -
     Every call gets a ``ToolMessage``: what the tool returned, with the documents it read
     keyed S1, S2… after the loop's earlier ones (a document already read is not shown twice);
     an unknown tool or bad arguments get a message saying so, for the model to correct; a
-    call the loop made before (same tool, same arguments) is not run again (``REPEATED``; the
-    first repeat of a query, or of a call before anything was read, is told to make another:
-    ``REWRITE``). The documents join the loop's evidence (``relevant_documents``), cut to
-    what is left of ``loop_tokens``.
+    call the loop made before (same tool, same arguments) is not run again (``REPEATED``). The
+    documents join the loop's evidence (``relevant_documents``), cut to what is left of
+    ``loop_tokens``.
     """
     ctx = context_of(runtime)
     steps = state.get("loop_messages") or []
@@ -132,10 +117,10 @@ def run_tools(state: PassState, runtime: Runtime[Context], services: Services) -
     for call in last.tool_calls:
         tool = tools.get(call["name"])
         if repeats(call, steps[:-1], question_of(state)):
-            retry = call["name"] == "query_table" or not evidence
-            text = REWRITE if retry and not rewritten(steps) else REPEATED
             replies.append(
-                ToolMessage(text, tool_call_id=call["id"] or "", name=call["name"], status="error")
+                ToolMessage(
+                    REPEATED, tool_call_id=call["id"] or "", name=call["name"], status="error"
+                )
             )
             continue
         if tool is None:
