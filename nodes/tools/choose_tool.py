@@ -53,7 +53,10 @@ def choose_tool(state: PassState, runtime: Runtime[Context], services: Services)
     answered (``route_after_table``). A question the rules send to text search is answered by
     search, grading and generation in either planner: on 40 calibration questions of
     documentation pages beside tables the loop answered 5 right and 7 wrong, they 25 and 1
-    (docs/benchmarks/loop/tenth-run/calibration).
+    (docs/benchmarks/loop/tenth-run/calibration). Under ``auto`` one that names a table's
+    listed values (the plan's ``rows``) goes to the loop when the text has no answer
+    (``route_after_answer``): on the calibration questions it touched, 4 right and 2 wrong
+    where all had been "I don't know" (docs/benchmarks/tools, cal-765c3b9/text-loop).
 
     A search limited by the question to some documents ("according to the PDFs", "in the
     files modified in 2024") carries that filter (``where``, crag's filter language:

@@ -344,9 +344,9 @@ def text_answers(answer: str) -> Any:
 @pytest.mark.parametrize("planner", ["auto", "rules"])
 def test_a_text_with_no_answer_for_a_question_naming_a_tables_rows_goes_to_the_loop(store, planner):
     """planner auto: "Which has the smaller id, AC/DC or Aerosmith?" names two values of
-    artists.csv but asks no computation the rules know, so they search the text; the text has no answer ("I don't know"), so
-    the loop takes it on, from a new pass (nothing the text read is its evidence). Under
-    ``rules`` the text's "I don't know" is the answer."""
+    artists.csv but asks no computation the rules know, so they search the text; the text
+    has no answer ("I don't know"), so the loop takes it on, from a new pass (nothing the
+    text read is its evidence). Under ``rules`` the text's "I don't know" is the answer."""
     sql = "SELECT name, artistid FROM artists WHERE name IN ('AC/DC', 'Aerosmith')"
     ids = {"enough": "no", "tool": "query_table", "args": {"question": "their ids", "sql": sql}}
     llm = scripted(
