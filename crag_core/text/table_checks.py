@@ -935,10 +935,18 @@ loop had given three airline codes it refused, read off the refused rows, at 0.8
 
 
 def refused_for_good(
-    question: str, sql: str, result: QueryResult, catalog: Sequence[TableInfo]
+    question: str,
+    sql: str,
+    result: QueryResult,
+    catalog: Sequence[TableInfo],
+    keyed: Mapping[str, str] | None = None,
 ) -> list[str]:
-    """What the ``FOR_GOOD`` checks find in a result ([]: nothing)."""
-    answered = Answered(question, sql, result, catalog, {}, catalog)
+    """What the ``FOR_GOOD`` checks find in a result ([]: nothing).
+
+    ``keyed``: the columns it returns that hold another table's keys, read off the data
+    (``nodes.tools.table_keys.keys_returned``), as ``run_query``'s checks read them.
+    """
+    answered = Answered(question, sql, result, catalog, {}, catalog, keyed=keyed or {})
     return [text for name in FOR_GOOD for text in CHECKS[name](answered)]
 
 

@@ -40,6 +40,7 @@ from crag_core.text.whole_document import joined
 from crag_core.text.words import content_words, normalize, stem, words_of
 from nodes.tools.query_table import table_answer
 from nodes.tools.table_graph import ask_tables, judged, measured
+from nodes.tools.table_keys import keys_returned
 from nodes.tools.table_query import Attempted, run_query
 
 Observation = tuple[str, list[Document]]
@@ -266,6 +267,10 @@ class Toolbox:
             why = f"{tried.reason}{_holders(tried.reason, tried.sql, catalog)}"
             return FAILED.format(sql=tried.sql, why=why), []
         read = [t for t in catalog if t.name in tried.result.tables]
+        try:  # a key returned as the answer is refused for good, as the rules refuse it
+            keyed = keys_returned(store, tried.sql, read, catalog)
+        except CragError:
+            keyed = {}
         said = f"False premise: {tried.answer}" if tried.premise else _rows(tried.result)
         if tried.answer and not tried.premise:
             said += f"\nThe rows answer: {tried.answer}"
@@ -275,7 +280,7 @@ class Toolbox:
             tried.answer
             and not tried.premise
             and all(  # the user's words count too: "artist 1", asked as "artist one"
-                refused_for_good(q, tried.sql, tried.result, catalog)
+                refused_for_good(q, tried.sql, tried.result, catalog, keyed)
                 for q in {asked, self.question}
             )
         ):

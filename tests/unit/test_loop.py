@@ -823,3 +823,41 @@ def test_under_auto_the_loop_takes_only_what_the_rules_would_not_answer():
     assert not loop_takes_over(look_up, auto)  # a step the rules search the text for
     counting = {"question": "How many albums are by AC/DC?", "part_index": 1}
     assert loop_takes_over(counting, auto)
+
+
+def test_keys_of_another_table_returned_as_the_answer_cannot_be_cited(tmp_path):
+    """ "Which players won both …?" answered with ``player_id`` (people's keys, read off the
+    data) is refused for good in the loop as the rules refuse it: the rows are seen, no
+    document comes back to cite, and the model must return the names."""
+    people: list[list[Any]] = [
+        ["player_id", "first_name", "last_name"],
+        ["altuvjo01", "Jose", "Altuve"],
+        ["crawfbr01", "Brandon", "Crawford"],
+    ]
+    awards: list[list[Any]] = [
+        ["player_id", "award", "year"],
+        ["altuvjo01", "Gold Glove", 2015],
+        ["altuvjo01", "Silver Slugger", 2015],
+        ["crawfbr01", "Gold Glove", 2015],
+    ]
+    store = make_table_store(tmp_path / "b.sqlite3", {"people.csv": people, "awards.csv": awards})
+    services = make_services(retriever=FakeRetriever(NOTES), tables=store)
+    question = "Which players won both a Gold Glove and a Silver Slugger in 2015?"
+    (query,) = [t for t in toolbox(services, Context(), question, []) if t.name == "query_table"]
+    keys = (
+        "SELECT player_id FROM awards WHERE award IN ('Gold Glove', 'Silver Slugger') "
+        "AND year = 2015 GROUP BY player_id HAVING COUNT(DISTINCT award) = 2"
+    )
+    call = {"name": "query_table", "args": {"question": question, "sql": keys}, "id": "c0"}
+    reply = query.invoke({**call, "type": "tool_call"})
+    assert "refused its answer for good" in reply.text and "altuvjo01" in reply.text
+    assert not reply.artifact
+    names = (
+        "SELECT p.first_name, p.last_name FROM awards AS a JOIN people AS p "
+        "ON a.player_id = p.player_id WHERE a.award IN ('Gold Glove', 'Silver Slugger') "
+        "AND a.year = 2015 GROUP BY a.player_id HAVING COUNT(DISTINCT a.award) = 2"
+    )
+    found = query.invoke(
+        {**call, "args": {"question": question, "sql": names}, "type": "tool_call"}
+    )
+    assert "Altuve" in found.artifact[0].page_content
