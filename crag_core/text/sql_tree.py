@@ -156,12 +156,21 @@ class Query:
 
 
 @functools.lru_cache(maxsize=512)
+def _parsed(sql: str) -> exp.Expr | None:
+    """``sql``'s tree, parsed once per text; None when it does not parse.
+
+    Shared by every reader here, so never changed in place: one that rewrites a part copies it.
+    """
+    try:
+        return sqlglot.parse_one(sql, read="sqlite")
+    except (SqlglotError, RecursionError):  # too deeply nested for the parser
+        return None
+
+
+@functools.lru_cache(maxsize=512)
 def read(sql: str) -> Query:
     """``sql`` read into a tree once (cached by its text); nothing compared if it does not parse."""
-    try:
-        tree = sqlglot.parse_one(sql, read="sqlite")
-    except (SqlglotError, RecursionError):  # too deeply nested for the parser
-        return Query((), (), parsed=False)
+    tree = _parsed(sql)
     if tree is None:
         return Query((), (), parsed=False)
     found: list[Comparison] = []
@@ -414,10 +423,7 @@ def conditions(sql: str, columns: dict[str, frozenset[str]]) -> list[tuple[str, 
     tables', of a subquery's or of a column no table or several hold is left out, as is a
     text the column should equal (a missing value is the false-premise checks' to tell).
     """
-    try:
-        tree = sqlglot.parse_one(sql, read="sqlite")
-    except (SqlglotError, RecursionError):
-        return []
+    tree = _parsed(sql)
     if tree is None:
         return []
     aliases = {t.alias_or_name.lower(): t.name.lower() for t in tree.find_all(exp.Table)}
@@ -443,10 +449,7 @@ def contradictions(sql: str) -> list[tuple[str, str, str]]:
     value), as written, from the conditions a WHERE ANDs together (the same column of the
     same table; not through a function: two parts of one date are no contradiction).
     """
-    try:
-        tree = sqlglot.parse_one(sql, read="sqlite")
-    except (SqlglotError, RecursionError):
-        return []
+    tree = _parsed(sql)
     found: list[tuple[str, str, str]] = []
     for where in tree.find_all(exp.Where) if tree is not None else ():
         parts = where.this.flatten() if isinstance(where.this, exp.And) else [where.this]
@@ -472,14 +475,10 @@ def join_reads(sql: str, columns: dict[str, frozenset[str]]) -> dict[str, frozen
     WHERE T2.year = 2015`` reads ``{"batting": {}, "awards": {"year"}}``. A table joined to
     two others (the bridge of ``people JOIN batting JOIN teams``) is left out: it is needed
     whatever it is read for. ``columns``: each table's column names (lower case), to place a
-    column written without its table. Empty
-    for a query of one table, one that reads a table twice (a self-join), one with a
-    subquery, or one that does not parse.
+    column written without its table. Empty for a query of one table, one that reads a table
+    twice (a self-join), one with a subquery, or one that does not parse.
     """
-    try:
-        tree = sqlglot.parse_one(sql, read="sqlite")
-    except (SqlglotError, RecursionError):
-        return {}
+    tree = _parsed(sql)
     if tree is None or len(list(tree.find_all(exp.Select))) != 1:
         return {}
     tables = list(tree.find_all(exp.Table))
