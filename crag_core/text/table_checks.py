@@ -737,12 +737,19 @@ def _both_asked(a: Answered) -> list[str]:
             listed.setdefault(c.column, []).append(c.value)
     return [
         f"the question asks for what has both {sql_text(values[0])} and {sql_text(values[1])}; "
-        f"{column} IN (…) keeps what has either: WHERE {column} IN ({sql_text(values[0])}, "
-        f"{sql_text(values[1])}) GROUP BY <what the question asks for> HAVING "
-        f"COUNT(DISTINCT {column}) = 2"
+        f"{column} IN (…) keeps what has either: "
+        + both_idiom(column, values[0], values[1], "<what the question asks for>")
         for column, values in listed.items()
         if len(values) >= 2
     ][:1]
+
+
+def both_idiom(column: str, first: str, second: str, key: str) -> str:
+    """The query shape of what has both ``first`` and ``second`` in ``column``, by ``key``."""
+    return (
+        f"WHERE {column} IN ({sql_text(first)}, {sql_text(second)}) GROUP BY {key} "
+        f"HAVING COUNT(DISTINCT {column}) = 2"
+    )
 
 
 def _share_of_empty(a: Answered) -> list[str]:

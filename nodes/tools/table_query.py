@@ -31,7 +31,7 @@ from crag_core.text.sql import (
 from crag_core.text.sql_repair import rejoined
 from crag_core.text.sql_tree import conditions, contradictions
 from crag_core.text.sql_tree import read as read_sql
-from crag_core.text.table_checks import findings, misread_years, nothing_found
+from crag_core.text.table_checks import both_idiom, findings, misread_years, nothing_found
 from crag_core.text.table_shapes import ColumnInfo, QueryResult, TableInfo, sql_text
 from nodes.tools.table_keys import codes_said, keys_returned, through_keys
 
@@ -265,8 +265,7 @@ def both_at_once(sql: str) -> list[str]:
     key = ", ".join(read_sql(sql).selected) or "<what has both>"
     return [
         f"{column} = {sql_text(a)} AND {column} = {sql_text(b)} holds of no row (a row has one "
-        f"{column}): for what has both, WHERE {column} IN ({sql_text(a)}, {sql_text(b)}) "
-        f"GROUP BY {key} HAVING COUNT(DISTINCT {column}) = 2"
+        f"{column}): for what has both, " + both_idiom(column, a, b, key)
         for column, a, b in contradictions(sql)
     ]
 
