@@ -1366,16 +1366,21 @@ def test_a_value_written_by_the_initials_of_words_said_is_said(tmp_path):
     assert "needless join" not in got
 
 
-def test_two_values_one_column_must_equal_at_once_are_told_how_to_ask_for_both(tmp_path):
-    """ "Which players won both …?" as ``award = 'A' AND award = 'B'`` finds no rows: told to
-    group what has both. Two parts of one date, or two tables' columns, contradict nothing."""
+def _awards_store(tmp_path: Any) -> Any:
+    """One player with both awards of 2015 (p1), one with one (p2)."""
     awards: list[list[Any]] = [
         ["player_id", "award", "year"],
         ["p1", "Gold Glove", 2015],
         ["p1", "Silver Slugger", 2015],
         ["p2", "Gold Glove", 2015],
     ]
-    store = make_table_store(tmp_path / "a.sqlite3", {"awards.csv": awards})
+    return make_table_store(tmp_path / "a.sqlite3", {"awards.csv": awards})
+
+
+def test_two_values_one_column_must_equal_at_once_are_told_how_to_ask_for_both(tmp_path):
+    """ "Which players won both …?" as ``award = 'A' AND award = 'B'`` finds no rows: told to
+    group what has both. Two parts of one date, or two tables' columns, contradict nothing."""
+    store = _awards_store(tmp_path)
     catalog = store.catalog()
     q = "Which players won both a Gold Glove and a Silver Slugger in 2015?"
     both = "SELECT player_id FROM awards WHERE award = 'Gold Glove' AND award = 'Silver Slugger'"
@@ -1402,21 +1407,15 @@ def test_two_values_one_column_must_equal_at_once_are_told_how_to_ask_for_both(t
 
 
 def test_both_asked_as_a_list_of_either_is_told_to_group(tmp_path):
-    awards: list[list[Any]] = [
-        ["player_id", "award", "year"],
-        ["p1", "Gold Glove", 2010],
-        ["p1", "Silver Slugger", 2010],
-        ["p2", "Gold Glove", 2010],
-    ]
-    store = make_table_store(tmp_path / "a.sqlite3", {"awards.csv": awards})
+    store = _awards_store(tmp_path)
     catalog = store.catalog()
-    q = "Which players won both a Gold Glove and a Silver Slugger in 2010?"
+    q = "Which players won both a Gold Glove and a Silver Slugger in 2015?"
     either = "SELECT player_id FROM awards WHERE award IN ('Gold Glove', 'Silver Slugger')"
     found = findings(q, either, store.query(either), catalog, catalog=catalog)
     assert "both" in [c for c, _ in found]
     grouped = either + " GROUP BY player_id HAVING COUNT(DISTINCT award) = 2"
     got = findings(q, grouped, store.query(grouped), catalog, catalog=catalog)
     assert "both" not in [c for c, _ in got]
-    one = "Which players won a Gold Glove or a Silver Slugger in 2010?"
+    one = "Which players won a Gold Glove or a Silver Slugger in 2015?"
     got = findings(one, either, store.query(either), catalog, catalog=catalog)
     assert "both" not in [c for c, _ in got]
