@@ -243,9 +243,13 @@ def asked_matches(question: str, catalog: Sequence[TableInfo]) -> list[TableMatc
 
     At most ``MAX_TABLES`` named best. A table the question names less than half as much as
     the best (a "year" column, where the best is named by its columns and a value) is left
-    out, unless it holds a value the question names that no table kept holds, and joins them
-    by keys ("Which of our customers in the UK ordered Perth Pasties?": the product's name is
-    only in ``products``; a "Male" of an unrelated table, for "males", is not asked).
+    out, unless it holds a value the question names that no table kept holds, or a column a
+    word of it touches that none of theirs does (a word of no value it names: "United
+    Package" touches no ``unit_price``), and joins them by keys ("Which of our
+    customers in the UK ordered Perth Pasties?": the product's name is only in ``products``;
+    "Who is the contact person of the customer that placed order 10922?": "contact" is only
+    in ``customers``' ``contact_first_name``; a "Male" of an unrelated table, for "males", is
+    not asked).
     Then the tables their keys join through (``joins.bridged``: ``orders`` between
     ``customers`` and ``order_details``), each a match of nothing the question names: the
     model joins what it sees.
@@ -256,17 +260,28 @@ def asked_matches(question: str, catalog: Sequence[TableInfo]) -> list[TableMatc
     best = matches[0].score
     kept = [m for m in matches[:MAX_TABLES] if 2 * m.score >= best]
     near = links(catalog)
+    said = {w for m in matches for v in m.values for w in words_of(v)}  # "United Package"
+    q_words = [w for w in content_words(question, underscores=False) if w not in said]
     for match in matches:
         held = {v.lower() for m in kept for v in m.values}
+        touched = {w for m in kept for w in _touching(q_words, m.table)}
         if (
             match not in kept
             and len(kept) <= MAX_TABLES
-            and any(v.lower() not in held for v in match.values)
+            and (
+                any(v.lower() not in held for v in match.values)
+                or _touching(q_words, match.table) - touched
+            )
             and reaches([m.table for m in kept], match.table, catalog, near)
         ):
             kept.append(match)
     tables = bridged([m.table for m in kept], catalog, near)
     return kept + [TableMatch(t, (), (), False) for t in tables[len(kept) :]]
+
+
+def _touching(question_words: Sequence[str], table: TableInfo) -> set[str]:
+    """The question's words that touch a column of ``table`` (``touches_column``)."""
+    return {w for w in question_words for c in table.columns if touches_column([w], c.original)}
 
 
 def asked_tables(question: str, catalog: Sequence[TableInfo]) -> list[TableInfo]:

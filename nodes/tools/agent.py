@@ -50,6 +50,7 @@ from nodes.shared.common import question_of, reports, seconds_spent
 from nodes.shared.confidence import held_back
 from nodes.shared.prompting import render
 from nodes.tools.run_tools import repeats, rules_sql
+from nodes.tools.table_keys import with_identifiers
 from nodes.tools.toolbox import ANSWERS, observed_tokens, restates, toolbox
 
 ANSWER = "answer"
@@ -354,7 +355,8 @@ def table_hint(services: Services, question: str) -> str:
     if services.tables is None:
         return ""
     try:
-        matches = asked_matches(question, services.tables.catalog())[:MATCHED_TABLES]
+        catalog = with_identifiers(question, services.tables.catalog(), services.tables)
+        matches = asked_matches(question, catalog)[:MATCHED_TABLES]
     except CragError:
         return ""
     said = []

@@ -26,6 +26,7 @@ from crag_core.text.catalog import catalog_query, question_scope
 from crag_core.text.sql import asked_matches, table_plan, text_names
 from crag_core.text.whole_document import asks_about_a_document, document_request
 from nodes.shared.common import question_of, reports
+from nodes.tools.table_keys import with_identifiers
 
 
 @reports(lambda u: f"{u['plan']['tool']}: {u['plan']['reason']}")
@@ -42,7 +43,8 @@ def choose_tool(state: PassState, runtime: Runtime[Context], services: Services)
     topic: ``crag_core.text.catalog.catalog_query``, its dates resolved against today).
 
     ``table`` when it names a column of a table and asks for a computation over rows or names
-    a row of it. Decided by rules on the tables' catalog (``crag_core.text.sql.table_plan``),
+    a row of it. Decided by rules on the tables' catalog (``crag_core.text.sql.table_plan``;
+    a row named by its identifier, "order 10922", looked up: ``table_keys.with_identifiers``),
     no model call: a question that names no column is never sent to SQL, nor one about a text
     it names (``crag_core.text.sql.text_names``) by that text's words. The plan lists the
     tables it names best and what of each (``crag_core.text.sql.asked_matches``). A catalog
@@ -111,7 +113,7 @@ def choose(question: str, services: Services) -> tuple[Plan, list[str]]:
     if services.tables is None:
         return _search("no table store"), []
     try:
-        catalog = services.tables.catalog()
+        catalog = with_identifiers(question, services.tables.catalog(), services.tables)
     except CragError as exc:
         warning = f"The collection's tables could not be read: {exc}"
         return _search("the tables could not be read"), [warning]

@@ -19,19 +19,29 @@ question says that another table lists ("flights to Kansas City Intl" written as
 The other way round, ``codes_said``: a code the query compares that stands for a name the
 question says ("out of Newark Liberty Intl" written ``origin = 'EWR'``, the row of
 ``airports`` whose ``faa`` is 'EWR' named so) is said, not a condition the model made up.
+
+Before any query, ``with_identifiers``: a row the question names by its identifier ("order
+10922", "flight 1545"), which no catalog lists (a number column lists no values, a text
+column of many values not all), is found in the data and named as a listed value is.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 
 from crag_core.clients.table_store import TableStore
 from crag_core.errors import TableQueryError
-from crag_core.text.sql import match_tables, says_name
+from crag_core.text.sql import match_tables, says_name, touches_column
 from crag_core.text.sql_tree import read as read_sql
 from crag_core.text.table_checks import naming
 from crag_core.text.table_shapes import ColumnInfo, TableInfo, sql_name, sql_text
+from crag_core.text.words import words_of
 
+MAX_IDENTIFIERS = 3
+"""Identifiers of a question looked up in the data at most."""
+NUMBERED = frozenset({"number", "no", "id", "code"})
+"""Words between a row's kind and its identifier: "order number 10922", "order no. 10922"."""
 KEY_SHARE = 0.5
 """Of the compared column's distinct values, the share a key column must hold."""
 MAX_SAID = 2
@@ -99,6 +109,44 @@ def keys_returned(
     return found
 
 
+def with_identifiers(
+    question: str, catalog: Sequence[TableInfo], store: TableStore
+) -> list[TableInfo]:
+    """``catalog`` with each identifier ``question`` names listed as its column's value.
+
+    An identifier is a word of three characters or more with a digit in it ("10922",
+    "N283JB") said right after a word of its column's name ("order 10922": ``order_id``;
+    "order number 10922" too), held by a row of a column that lists no values (a number
+    column, or text of too many values): the catalog lists the values a question may name a
+    row by, and no store lists every order number. Found in the data, at most
+    ``MAX_IDENTIFIERS`` per question; a store that cannot be read adds nothing.
+    """
+    words = words_of(question)
+    said = [
+        (words[i - 2] if words[i - 1] in NUMBERED and i > 1 else words[i - 1], word)
+        for i, word in enumerate(words)
+        if i and len(word) >= 3 and any(ch.isdigit() for ch in word)
+    ][:MAX_IDENTIFIERS]
+    if not said:
+        return list(catalog)
+    found = []
+    for table in catalog:
+        columns = []
+        for column in table.columns:
+            listed = column.type == "TEXT" and len(column.values) >= column.distinct
+            held = [
+                _stored(store, table, column, identifier)
+                for kind, identifier in said
+                if column.type in ("INTEGER", "TEXT")
+                and not listed
+                and touches_column([kind], column.original)
+            ]
+            values = column.values + tuple(v for v in held if v and v not in column.values)
+            columns.append(dataclasses.replace(column, values=values))
+        found.append(dataclasses.replace(table, columns=tuple(columns)))
+    return found
+
+
 def _same_name(held: str, value: str) -> bool:
     """Whether a table's value ``held`` is ``value`` (case aside) or as people write it."""
     return held.casefold() == value.casefold() or says_name(held, value)
@@ -152,6 +200,19 @@ def _owner(name: str, read: Sequence[TableInfo]) -> tuple[TableInfo, ColumnInfo]
         if (column := table.column(name.split(".")[-1])) is not None:
             return table, column
     return None
+
+
+def _stored(store: TableStore, table: TableInfo, column: ColumnInfo, value: str) -> str:
+    """``value`` as ``column`` of ``table`` spells it ("n283jb": 'N283JB'); "" if no row has it."""
+    sql = (
+        f'SELECT "{column.name}" FROM "{table.name}" '
+        f'WHERE lower("{column.name}") = lower({sql_text(value)}) LIMIT 1'
+    )
+    try:
+        rows = store.query(sql, max_rows=1).rows
+    except TableQueryError:
+        return ""
+    return str(rows[0][0]) if rows else ""
 
 
 def _holds(store: TableStore, table: TableInfo, column: ColumnInfo, value: str) -> bool:

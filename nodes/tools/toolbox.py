@@ -40,7 +40,7 @@ from crag_core.text.whole_document import joined
 from crag_core.text.words import content_words, normalize, stem, words_of
 from nodes.tools.query_table import table_answer
 from nodes.tools.table_graph import ask_tables, judged, measured
-from nodes.tools.table_keys import keys_returned
+from nodes.tools.table_keys import keys_returned, with_identifiers
 from nodes.tools.table_query import Attempted, run_query
 
 Observation = tuple[str, list[Document]]
@@ -251,7 +251,9 @@ class Toolbox:
         whole = self._answers_all(question)  # only the whole question's answer is judged
         try:
             catalog = store.catalog()
-            tables = catalog if sql else asked_tables(asked, catalog)
+            tables = (
+                catalog if sql else asked_tables(asked, with_identifiers(asked, catalog, store))
+            )
             if sql:
                 ran = run_query(store, sql, catalog, catalog, asked)
                 tried = Attempted(1, *ran, {})  # the model's

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from crag_core.text.sql import says_name
-from nodes.tools.table_keys import codes_said, through_keys
+from nodes.tools.table_keys import codes_said, through_keys, with_identifiers
 from nodes.tools.table_query import empty_cells, run_query
 from tests.fakes import make_table_store
 
@@ -310,3 +310,71 @@ def test_a_code_whose_rows_all_name_one_thing_stands_for_that_name(tmp_path):
     q = "What was the San Diego Padres payroll in 2013 in the National League?"
     sql = "SELECT * FROM teams WHERE team_id = 'SDN' AND league = 'NL'"
     assert codes_said(store, sql, catalog, q) == {"SDN": "San Diego Padres"}
+
+
+SHOP: dict[str, list[list[Any]]] = {
+    "customers.csv": [
+        ["customer_id", "company_name", "contact_first_name", "contact_last_name"],
+        [1, "Around the Horn", "Thomas", "Hardy"],
+        [2, "Ernst Handel", "Roland", "Mendel"],
+    ],
+    "orders.csv": [
+        ["order_id", "customer_id", "shipper_id", "freight"],
+        [10922, 1, 1, 62.74],
+        [10923, 2, 2, 68.26],
+    ],
+    "order_details.csv": [
+        ["order_id", "product_id", "unit_price", "quantity"],
+        [10922, 7, 32.8, 15],
+        [10923, 8, 6.0, 10],
+    ],
+    "shippers.csv": [["shipper_id", "company_name"], [1, "Speedy Express"], [2, "United Package"]],
+}
+
+
+@pytest.fixture
+def shop(tmp_path):
+    return make_table_store(tmp_path / "shop.sqlite3", SHOP)
+
+
+def _values(catalog, table, column):
+    return next(c for t in catalog if t.name == table for c in t.columns if c.name == column).values
+
+
+def test_a_row_named_by_its_identifier_is_found_in_the_data(shop):
+    from crag_core.text.sql import asked_matches, table_plan
+
+    q = "Who is the contact person of the customer that placed order 10922?"
+    assert table_plan(q, shop.catalog()) == (
+        False,
+        "it names 'order_id', 'customer_id' of orders.csv but asks for no computation or row",
+    )
+    catalog = with_identifiers(q, shop.catalog(), shop)
+    assert _values(catalog, "orders", "order_id") == ("10922",)
+    assert _values(catalog, "order_details", "order_id") == ("10922",)
+    assert _values(catalog, "orders", "customer_id") == ()  # "order" is not its word
+    assert table_plan(q, catalog) == (
+        True,
+        "it names 'order_id', 'customer_id' of orders.csv and a row of it",
+    )
+    # "contact" is a word of customers' columns alone: the table of the answer is asked
+    assert "customers" in [m.table.name for m in asked_matches(q, catalog)]
+    said = "What is the freight of order number 10923?"
+    assert _values(with_identifiers(said, shop.catalog(), shop), "orders", "order_id") == ("10923",)
+
+
+def test_an_identifier_no_row_holds_or_no_column_word_says_is_no_row(shop):
+    for q in (
+        "Who placed order 20000?",  # no such order
+        "How many orders were placed in 10922?",  # no column of the word before it
+        "Which customer is customer 1?",  # too short to be told from a count
+    ):
+        assert with_identifiers(q, shop.catalog(), shop) == shop.catalog(), q
+
+
+def test_a_value_the_question_names_touches_no_column(shop):
+    """ "United Package" names a shipper: its "united" is not ``unit_price``'s word."""
+    from crag_core.text.sql import asked_matches
+
+    q = "What was the total freight we paid on orders sent with United Package?"
+    assert "order_details" not in [m.table.name for m in asked_matches(q, shop.catalog())]
