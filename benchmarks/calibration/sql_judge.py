@@ -80,10 +80,10 @@ def _queries(record: dict[str, Any]) -> list[str]:
 def _run(store: Any, catalog: Any, question: str, sql: str) -> tuple[Any, ...] | None:
     """``run_query`` on the tables the rules ask ``question`` of, and those tables (or None)."""
     from crag_core.errors import CragError
-    from crag_core.text.sql import asked_tables
+    from nodes.tools.table_keys import tables_asked
     from nodes.tools.table_query import run_query, spans
 
-    tables = asked_tables(question, catalog)
+    tables = tables_asked(question, catalog, store)
     try:
         ranges = {t.name: spans(store, t) for t in tables}
         return (*run_query(store, sql, tables, catalog, question, ranges), tables)
@@ -259,9 +259,9 @@ def sample(
 
     from crag.eval.records import read_records
     from crag_core.schema.context import Context
-    from crag_core.text.sql import asked_tables
     from graph.factory import default_services
     from nodes.tools.table_graph import Asked, ask_tables, judge_query, judgeable, measured
+    from nodes.tools.table_keys import tables_asked
 
     qset, store = _store(set_name, data)
     catalog = store.catalog()
@@ -279,7 +279,7 @@ def sample(
     with out.open("w", encoding="utf-8") as written:
         for question in questions:
             asks = question["question"]
-            tables = asked_tables(asks, catalog)
+            tables = tables_asked(asks, catalog, store)
             if not tables:
                 continue
             ranges, schema = measured(store, tables, asks)

@@ -684,8 +684,8 @@ def recheck(qset: QuestionSet, records: list[Path]) -> str:
     that flags right answers costs them; one that flags wrong ones turns them into a query
     written again. Run with ``CRAG_DATA_DIR`` at the set's store.
     """
-    from crag_core.text.sql import asked_tables
     from graph.factory import default_services
+    from nodes.tools.table_keys import tables_asked
     from nodes.tools.table_query import run_query, spans
 
     store = default_services(Context(collection=qset.collection)).tables
@@ -697,7 +697,7 @@ def recheck(qset: QuestionSet, records: list[Path]) -> str:
         for r in read_records(path):
             if r.get("used") != "table" or not r.get("sql"):
                 continue
-            tables = asked_tables(r["question"], catalog)
+            tables = tables_asked(r["question"], catalog, store)
             ranges = {t.name: spans(store, t) for t in tables}
             _, _, answer, _, why = run_query(
                 store, r["sql"][-1], tables, catalog, r["question"], ranges
@@ -738,7 +738,6 @@ def refusals(qset: QuestionSet, records: list[Path], show: str = "") -> str:
     """
     from crag_core.errors import CragError, TableQueryError
     from crag_core.text.sql import (
-        asked_tables,
         incidental,
         missing_values,
         misspelled,
@@ -747,6 +746,7 @@ def refusals(qset: QuestionSet, records: list[Path], show: str = "") -> str:
     )
     from crag_core.text.table_checks import misread_years
     from graph.factory import default_services
+    from nodes.tools.table_keys import tables_asked
     from nodes.tools.table_query import absent_numbers, checked, run_mended, spans
 
     store = default_services(Context(collection=qset.collection)).tables
@@ -767,7 +767,7 @@ def refusals(qset: QuestionSet, records: list[Path], show: str = "") -> str:
                 continue
             answer = result_answer(result, r["question"])
             asked = asked_as(r, sql, answer)  # the question the checks read when it ran
-            tables = asked_tables(asked, catalog)
+            tables = tables_asked(asked, catalog, store)
             ranges = {t.name: spans(store, t) for t in tables}
             mended, sql = ran != sql, ran
             read = [t for t in tables if t.name in result.tables]  # as run_query reads them

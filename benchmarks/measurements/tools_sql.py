@@ -44,9 +44,10 @@ from crag.eval.records import append_record, done_ids, read_records
 from crag.eval.tables import markdown_table
 from crag_core.clients.llm import complete
 from crag_core.schema.context import Context
-from crag_core.text.sql import asked_tables, extract_sql
+from crag_core.text.sql import extract_sql
 from crag_core.text.sql_grammar import select_grammar
 from crag_core.text.table_shapes import TableInfo
+from nodes.tools.table_keys import tables_asked
 from nodes.tools.table_query import run_query, schema_of
 
 WRITERS = ("plain", "plain-grammar", "schema", "grammar")
@@ -86,7 +87,7 @@ def answerer(job: dict[str, Any]) -> Callable[[str], None]:
             return
         row = by_id[question_id]
         question = row["question"]
-        tables = asked_tables(question, catalog)
+        tables = tables_asked(question, catalog, store)
         if writer.startswith("plain"):
             prompt = plain_prompt(tables, question)
         else:

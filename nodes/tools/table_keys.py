@@ -32,7 +32,7 @@ from collections.abc import Iterator, Sequence
 
 from crag_core.clients.table_store import TableStore
 from crag_core.errors import TableQueryError
-from crag_core.text.sql import match_tables, says_name, touches_column
+from crag_core.text.sql import asked_tables, match_tables, says_name, touches_column
 from crag_core.text.sql_tree import read as read_sql
 from crag_core.text.table_checks import naming
 from crag_core.text.table_shapes import ColumnInfo, TableInfo, sql_name, sql_text
@@ -145,6 +145,14 @@ def with_identifiers(
             columns.append(dataclasses.replace(column, values=values))
         found.append(dataclasses.replace(table, columns=tuple(columns)))
     return found
+
+
+def tables_asked(question: str, catalog: Sequence[TableInfo], store: TableStore) -> list[TableInfo]:
+    """The tables ``question`` is asked of (``asked_tables``), identifiers counted.
+
+    A row named by its identifier names its table as a listed value does (``with_identifiers``).
+    """
+    return asked_tables(question, with_identifiers(question, catalog, store))
 
 
 def _same_name(held: str, value: str) -> bool:

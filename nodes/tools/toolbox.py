@@ -33,14 +33,14 @@ from crag_core.schema.context import Context
 from crag_core.text.documents import above_floor, body, doc_id, doc_source
 from crag_core.text.read_around import estimate_tokens, neighbour, within_budget
 from crag_core.text.sources import document_name
-from crag_core.text.sql import asked_tables, format_cell
+from crag_core.text.sql import format_cell
 from crag_core.text.table_checks import refused_for_good
 from crag_core.text.table_shapes import QueryResult, TableInfo
 from crag_core.text.whole_document import joined
 from crag_core.text.words import content_words, normalize, stem, words_of
 from nodes.tools.query_table import table_answer
 from nodes.tools.table_graph import ask_tables, judged, measured
-from nodes.tools.table_keys import keys_returned, with_identifiers
+from nodes.tools.table_keys import keys_returned, tables_asked
 from nodes.tools.table_query import Attempted, run_query
 
 Observation = tuple[str, list[Document]]
@@ -251,9 +251,7 @@ class Toolbox:
         whole = self._answers_all(question)  # only the whole question's answer is judged
         try:
             catalog = store.catalog()
-            tables = (
-                catalog if sql else asked_tables(asked, with_identifiers(asked, catalog, store))
-            )
+            tables = catalog if sql else tables_asked(asked, catalog, store)
             if sql:
                 ran = run_query(store, sql, catalog, catalog, asked)
                 tried = Attempted(1, *ran, {})  # the model's

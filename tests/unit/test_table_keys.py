@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from crag_core.text.sql import says_name
-from nodes.tools.table_keys import codes_said, through_keys, with_identifiers
+from nodes.tools.table_keys import codes_said, tables_asked, through_keys, with_identifiers
 from nodes.tools.table_query import empty_cells, run_query
 from tests.fakes import make_table_store
 
@@ -359,6 +359,11 @@ def test_a_row_named_by_its_identifier_is_found_in_the_data(shop):
     )
     # "contact" is a word of customers' columns alone: the table of the answer is asked
     assert "customers" in [m.table.name for m in asked_matches(q, catalog)]
+    assert [t.name for t in tables_asked(q, shop.catalog(), shop)] == [
+        "orders",
+        "order_details",
+        "customers",
+    ]
     said = "What is the freight of order number 10923?"
     assert _values(with_identifiers(said, shop.catalog(), shop), "orders", "order_id") == ("10923",)
 
