@@ -1403,12 +1403,21 @@ _ARTICLE = re.compile(r"^(?:the|a|an)\s+")
 
 def _pair_idiom(question: str, pair: tuple[str, str], tables: Sequence[TableInfo]) -> str:
     """A query that returns one of two named values: rows of a column, or two columns."""
+    rows = _rows_idiom(question, pair, tables)
+    if rows:
+        return rows
+    a_, b_ = sql_text(pair[0]), sql_text(pair[1])
+    return f"SELECT CASE WHEN (SELECT … for {a_}) > (SELECT … for {b_}) THEN {a_} ELSE {b_} END"
+
+
+def _rows_idiom(question: str, pair: tuple[str, str], tables: Sequence[TableInfo]) -> str:
+    """The query of a choice between two rows one column of ``tables`` names ("" if none)."""
     a, b = pair
     bare = {_ARTICLE.sub("", n.lower()) for n in pair}  # "the Detroit Tigers": 'Detroit Tigers'
     for table in tables:
         columns = {c.original.lower() for c in table.columns}
         if a.lower() in columns and b.lower() in columns:
-            break  # two columns (votes per candidate): compared in one row
+            return ""  # two columns (votes per candidate): compared in one row
         for column, values in named_values(question, table).items():
             held = [v for v in values if _ARTICLE.sub("", v.lower()) in bare]
             if len(held) == 2:
@@ -1417,8 +1426,23 @@ def _pair_idiom(question: str, pair: tuple[str, str], tables: Sequence[TableInfo
                     f"SELECT {column} FROM {table.name} WHERE {column} IN ({first}, {second}) "
                     "ORDER BY <the column compared> DESC LIMIT 1 (ASC for the lower)"
                 )
-    a_, b_ = sql_text(a), sql_text(b)
-    return f"SELECT CASE WHEN (SELECT … for {a_}) > (SELECT … for {b_}) THEN {a_} ELSE {b_} END"
+    return ""
+
+
+def choice_hint(question: str, tables: Sequence[TableInfo]) -> str:
+    """What the first query of a choice between two rows is shown: its shape ("" for others).
+
+    "Which has the higher gross horsepower (hp): Hornet 4 Drive or Merc 450SLC?" names two
+    values of ``mtcars.model``; told the shape only after a first query that returned every
+    car, the model wrote a second no better (rtables calibration records).
+    """
+    pair = alternatives(question)
+    shape = _rows_idiom(question, pair, tables) if pair is not None else ""
+    return (
+        f"-- The question chooses between two rows. A query of this kind: {shape}\n"
+        if shape
+        else ""
+    )
 
 
 _AVERAGE = re.compile(r"\b(?:average|mean)\b", re.I)

@@ -48,7 +48,7 @@ from crag_core.schema.context import Context
 from crag_core.schema.state import Cost, costed
 from crag_core.text.sql import Span, extract_sql
 from crag_core.text.sql_grammar import select_grammar
-from crag_core.text.table_checks import computed_query, idiom, referred_tables
+from crag_core.text.table_checks import choice_hint, computed_query, idiom, referred_tables
 from crag_core.text.table_shapes import TableInfo
 from nodes.shared.confidence import judges_tables
 from nodes.shared.prompting import render
@@ -156,8 +156,9 @@ def ask_tables(
     asked = Asked(
         services, ctx, state, question, tables, catalog, ranges, schema, computed, judge, deadline
     )
+    hint = choice_hint(question, tables)  # the model's first query is told its shape
     out: dict[str, Any] = table_graph(asked).invoke(
-        {"attempt": 0 if computed else 1, "tried": [], "cost": []}
+        {"attempt": 0 if computed else 1, "tried": [], "cost": [], "feedback": hint}
     )
     tried = list(out["tried"])
     if "judged" in out:

@@ -9,6 +9,7 @@ from crag_core.clients.llm import takes_grammar
 from crag_core.schema.context import Context
 from crag_core.schema.state import Cost
 from crag_core.text.sql import asked_tables
+from crag_core.text.table_checks import choice_hint
 from nodes.shared.common import deadline
 from nodes.tools.table_graph import (
     SQL_TOKENS,
@@ -192,3 +193,25 @@ def test_the_question_deadline_is_the_earlier_of_the_turns_and_the_loops():
     assert deadline({"asked_at": 1000.0}, ctx) == 1180.0
     assert deadline({"asked_at": 1000.0, "loop_started": 1050.0}, ctx) == 1140.0
     assert deadline({"asked_at": 1000.0, "loop_started": 1100.0}, ctx) == 1180.0
+
+
+def test_the_first_query_of_a_choice_between_two_rows_is_told_its_shape(store, monkeypatch):  # noqa: F811
+    _judging(monkeypatch, False)
+    catalog = store.catalog()
+    choice = "Which had the higher murder rate in 2009: Ohio or Texas?"
+    llm = make_llm(sql_responder(*[RIGHT] * 8))  # a query each attempt
+    for question in (choice, QUESTION):
+        tables = asked_tables(question, catalog)
+        ranges, schema = measured(store, tables, question)
+        services = make_services(llm=llm, tables=store)
+        ask_tables(services, Context(), {}, question, tables, catalog, ranges, schema)
+    written = [c["text"] for c in llm.calls if c["prompt"] == "write_sql"]
+    first, plain = written[0], written[-1]
+    shape = (
+        "-- The question chooses between two rows. A query of this kind: SELECT state FROM "
+        "crime WHERE state IN ('Ohio', 'Texas') ORDER BY <the column compared> DESC LIMIT 1"
+    )
+    assert shape in first and "chooses" not in plain
+    # two columns compared in one row (votes per candidate) is no choice between rows
+    district = [t for t in catalog if t.name == "election"]
+    assert choice_hint("Who got more votes in Bois-de-Liesse: Coderre or Joly?", district) == ""
