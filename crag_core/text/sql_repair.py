@@ -15,7 +15,12 @@ query's tree (sqlglot) and nothing else:
   ``customer_id`` took it for ``orders``;
 - a column read off a table that lacks it, which no table of the query holds, is read
   through the one key of that table that leads to it: ``T2.product_name`` of
-  ``order_details`` is ``products.product_name`` joined on ``product_id``.
+  ``order_details`` is ``products.product_name`` joined on ``product_id``;
+- a condition on a column no table of the query holds, which the one table with a key to
+  the query's table holds, is asked of that table's rows: ``SELECT customer_code FROM
+  customers WHERE order_id = 10282`` is ``… WHERE customer_id IN (SELECT customer_id FROM
+  orders WHERE order_id = 10282)`` (a subquery, not a join: a customer's rows are not
+  multiplied by its orders).
 
 A column misplaced where another table of the query holds it is left to the database's
 error: moved there, as SQLite reads a name written with no table, it made wrong answers of
@@ -57,6 +62,7 @@ def rejoined(sql: str, catalog: Sequence[TableInfo]) -> str:
         if between:
             _requalify(select, tables, between)
         changed = _dereference(select, tables, catalog) or bool(between) or changed
+        changed = _referred_conditions(select, tables, catalog) or changed
     return tree.sql(dialect="sqlite") if changed else sql
 
 
@@ -239,6 +245,56 @@ def _dereference(
             joined[(written, key, name)] = alias
         column.set("table", _ident(joined[(written, key, name)]))
     return bool(joined)
+
+
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like)
+
+
+def _referred_conditions(
+    select: exp.Select, tables: dict[str, TableInfo], catalog: Sequence[TableInfo]
+) -> bool:
+    """Conditions on a column only a table with a key to the query's table holds (in place).
+
+    ``customers WHERE order_id = 10282``: ``orders`` holds ``order_id`` and ``customer_id``,
+    the key of ``customers``, so the condition is ``customer_id IN (SELECT customer_id FROM
+    orders WHERE order_id = 10282)``. A comparison of the column with constants, in the
+    select's own WHERE; the column written with no table when the query reads one, or with
+    one of its tables. Only where exactly one such table and key are found.
+    """
+    where = select.args.get("where")
+    sources = _sources(select, tables)
+    if where is None or not sources:
+        return False
+    changed = False
+    for condition in list(where.find_all(*_COMPARISONS)):
+        if condition.find_ancestor(exp.Select) is not select:
+            continue
+        columns = list(condition.find_all(exp.Column))
+        if len(columns) != 1 or not isinstance(condition.this, exp.Column):
+            continue
+        column = columns[0]
+        written = _source(sources, column.table) if column.table else ""
+        if not written and len(sources) == 1 and not column.table:
+            written = next(iter(sources))
+        if not written or any(t.column(column.name) for t in sources.values()):
+            continue
+        own = sources[written]
+        found = {
+            (key.name, other.name)
+            for other in catalog
+            if other.name != own.name and other.column(column.name)
+            for key in other.columns
+            if referred(key.name, catalog) == own.name and own.column(key.name)
+        }
+        if len(found) != 1:
+            continue
+        ((key, holder),) = found
+        asked = condition.copy()
+        asked.this.set("table", None)
+        inner = exp.select(_col(holder, key)).from_(exp.Table(this=_ident(holder))).where(asked)
+        condition.replace(exp.In(this=_col(written, key), query=exp.Subquery(this=inner)))
+        changed = True
+    return changed
 
 
 def _requalify(select: exp.Select, tables: dict[str, TableInfo], between: list[str]) -> None:

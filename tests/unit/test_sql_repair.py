@@ -121,3 +121,21 @@ def test_a_table_finds_its_column_by_name_whatever_the_case(store):
     orders = next(t for t in store.catalog() if t.name == "orders")
     assert orders.column("CUSTOMER_ID") is orders.column("customer_id") is not None
     assert orders.column("product_name") is None  # order_details and products hold it
+
+
+def test_a_condition_on_a_column_of_a_table_with_a_key_to_it_is_asked_of_that_table(store):
+    """``customers WHERE order_id = 11``: ``orders`` holds order_id and customers' key."""
+    sql = "SELECT company_name FROM customers WHERE order_id = 11"
+    with pytest.raises(TableQueryError):
+        _rows(store, sql)
+    mended = rejoined(sql, store.catalog())
+    assert 'IN (SELECT "orders"."customer_id" FROM "orders" WHERE order_id = 11)' in mended
+    assert _rows(store, mended) == (("Ernst Handel",),)
+    # a subquery, not a join (a customer is not counted once per order); its alias kept
+    counted = "SELECT COUNT(*) FROM customers AS c WHERE c.order_date >= '1997-01-01'"
+    mended = rejoined(counted, store.catalog())
+    assert 'WHERE "c"."customer_id" IN (SELECT' in mended and "JOIN" not in mended
+    assert _rows(store, mended) == ((2,),)
+    # order_details holds quantity but no key of customers: left to the database's error
+    unkeyed = "SELECT company_name FROM customers WHERE quantity = 3"
+    assert rejoined(unkeyed, store.catalog()) == unkeyed
