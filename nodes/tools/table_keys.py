@@ -36,7 +36,7 @@ from crag_core.text.sql import asked_tables, match_tables, says_name, touches_co
 from crag_core.text.sql_tree import read as read_sql
 from crag_core.text.table_checks import naming
 from crag_core.text.table_shapes import ColumnInfo, TableInfo, sql_name, sql_text
-from crag_core.text.words import words_of
+from crag_core.text.words import STOPWORDS, words_of
 
 MAX_IDENTIFIERS = 3
 """Identifiers of a question looked up in the data at most."""
@@ -121,12 +121,7 @@ def with_identifiers(
     row by, and no store lists every order number. Found in the data, at most
     ``MAX_IDENTIFIERS`` per question; a store that cannot be read adds nothing.
     """
-    words = words_of(question)
-    said = [
-        (words[i - 2] if words[i - 1] in NUMBERED and i > 1 else words[i - 1], word)
-        for i, word in enumerate(words)
-        if i and len(word) >= 3 and any(ch.isdigit() for ch in word)
-    ][:MAX_IDENTIFIERS]
+    said = _identifiers(words_of(question))
     if not said:
         return list(catalog)
     found = []
@@ -145,6 +140,18 @@ def with_identifiers(
             columns.append(dataclasses.replace(column, values=values))
         found.append(dataclasses.replace(table, columns=tuple(columns)))
     return found
+
+
+def _identifiers(words: Sequence[str]) -> list[tuple[str, str]]:
+    """Each (kind, identifier) the words say: "order 10922", "order number 10922"."""
+    said = []
+    for i, word in enumerate(words):
+        if i == 0 or len(word) < 3 or not any(ch.isdigit() for ch in word):
+            continue
+        kind = words[i - 2] if words[i - 1] in NUMBERED and i > 1 else words[i - 1]
+        if kind not in STOPWORDS:  # "in 10922" says no kind
+            said.append((kind, word))
+    return said[:MAX_IDENTIFIERS]
 
 
 def tables_asked(question: str, catalog: Sequence[TableInfo], store: TableStore) -> list[TableInfo]:
