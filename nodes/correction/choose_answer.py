@@ -9,10 +9,10 @@ from langgraph.runtime import Runtime
 
 from crag_core.clients.services import Services
 from crag_core.schema.context import Context, context_of
-from crag_core.schema.state import Attempt, PassState, PassUpdate, Source
+from crag_core.schema.state import Attempt, PassState, PassUpdate, Source, Withheld
 from crag_core.text.answer_text import NO_ANSWER, is_no_answer
 from nodes.correction.cached import remember
-from nodes.shared.answers import answer_summary, current_attempt
+from nodes.shared.answers import answer_summary, current_attempt, faulted_tables
 from nodes.shared.common import no_time_to_retry, reports
 from nodes.shared.confidence import confidence, gate, held_back
 
@@ -21,6 +21,10 @@ INGEST_HINT = (
     "and ask again."
 )
 """What a reply says when the collection has nothing to search."""
+FAULTED = (
+    "The answer {answer!r} is not given: it rests only on table results the checks found "
+    "fault with ({faults})."
+)
 
 
 def passed(attempt: Attempt) -> bool:
@@ -78,7 +82,9 @@ def choose_answer(
 
     Every answer carries its confidence (``nodes.shared.confidence``); one under ``min_confidence``
     is withheld: the answer is the no-answer reply, and a warning (and ``withheld``) keeps
-    the guess.
+    the guess. An answer that cites only table results the checks found fault with (the
+    loop's, ``answers.faulted_tables``) is not given either, and a warning says what they
+    found.
 
     An answer that no check confirmed is a guess, so it is not the answer: the answer is the
     no-answer reply, and a warning names the best unverified attempt (grounded counts most, then
@@ -91,7 +97,12 @@ def choose_answer(
     answer, sources = checked(current)
     given = confidence(state, answer)
     warnings: list[str] = []
-    if withheld := gate(answer, given, ctx.min_confidence):
+    faults = faulted_tables(state) if not is_no_answer(answer) else []
+    withheld: Withheld | None = None
+    if faults:  # the table results it rests on did not pass their checks
+        warnings = [FAULTED.format(answer=answer, faults="; ".join(faults))]
+        answer, sources, given = NO_ANSWER, [], None
+    elif withheld := gate(answer, given, ctx.min_confidence):
         warnings = [held_back(withheld, ctx.min_confidence)]
         answer, sources, given = NO_ANSWER, [], None
     elif is_no_answer(answer):

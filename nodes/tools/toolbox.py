@@ -38,6 +38,7 @@ from crag_core.text.table_checks import refused_for_good
 from crag_core.text.table_shapes import QueryResult, TableInfo
 from crag_core.text.whole_document import joined
 from crag_core.text.words import content_words, normalize, stem, words_of
+from nodes.shared.answers import FINDINGS
 from nodes.tools.query_table import table_answer
 from nodes.tools.table_graph import ask_tables, judged, measured
 from nodes.tools.table_keys import keys_returned, tables_asked
@@ -285,7 +286,8 @@ class Toolbox:
             )
         ):
             return REFUSED.format(sql=tried.sql, why=tried.reason, rows=said), []
-        found = [_result_document(tried.sql, said, read, dict(given))]
+        faults = tried.reason if asked == self.question else ""  # the user's, not a step's
+        found = [_result_document(tried.sql, said, read, dict(given), faults)]
         if tried.reason:  # feedback, not a veto: the model asks again or answers knowing it
             return (
                 f"The query ran, but a check found: {tried.reason}. Write the SQL yourself "
@@ -453,13 +455,15 @@ def _rows(result: QueryResult) -> str:
 
 
 def _result_document(
-    sql: str, shown: str, read: list[TableInfo], answer: dict[str, object]
+    sql: str, shown: str, read: list[TableInfo], answer: dict[str, object], findings: str = ""
 ) -> Document:
     """A query's result as a document the answer can cite (its id: the SQL's tables).
 
     ``answer``: the table's answer to the user's whole question when the query passed every
     check (``query_table.table_answer``: the answer and its confidence, or what was withheld;
     empty when it did not pass, or answers a part): the loop ends on it (``agent.settled``).
+    ``findings``: what the checks found wrong with it (an answer citing only such results is
+    not given: ``answers.faulted_tables``).
     """
     names = ",".join(t.name for t in read) or "tables"
     key = f"table:{names}:{hashlib.sha256(sql.encode()).hexdigest()[:10]}"
@@ -467,7 +471,7 @@ def _result_document(
     return Document(
         page_content=f"SQL: {sql}\nResult:\n{shown}",
         id=key,
-        metadata={"id": key, "source": label, "sql": sql, ANSWERS: answer},
+        metadata={"id": key, "source": label, "sql": sql, ANSWERS: answer, FINDINGS: findings},
     )
 
 

@@ -861,3 +861,17 @@ def test_keys_of_another_table_returned_as_the_answer_cannot_be_cited(tmp_path):
         {**call, "args": {"question": question, "sql": names}, "type": "tool_call"}
     )
     assert "Altuve" in found.artifact[0].page_content
+
+
+def test_an_answer_resting_only_on_a_result_the_checks_found_fault_with_is_not_given(store):
+    question = "How many albums has Aerosmith made?"
+    llm = scripted(
+        {"enough": "no", "tool": "query_table", "args": {"question": question}},
+        {"enough": "yes", "answer": "2 [S1]"},
+        sql="SELECT COUNT(*) FROM albums WHERE artistid = 1",  # AC/DC's, not Aerosmith's
+    )
+    services = make_services(llm=llm, retriever=FakeRetriever(NOTES), tables=store)
+    final, _ = ask(services, question, max_retries=0)
+    assert final["answer"] == "I don't know." and final["confidence"] is None
+    (said,) = [w for w in final["warnings"] if "rests only on table results" in w]
+    assert said.startswith("The answer '2' is not given") and "Aerosmith" in said
