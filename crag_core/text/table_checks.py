@@ -1422,9 +1422,15 @@ def _rows_idiom(question: str, pair: tuple[str, str], tables: Sequence[TableInfo
             held = [v for v in values if _ARTICLE.sub("", v.lower()) in bare]
             if len(held) == 2:
                 first, second = sql_text(held[0]), sql_text(held[1])
+                unique = any(c.name == column and c.distinct == table.rows for c in table.columns)
+                compared = (
+                    f"GROUP BY {column} ORDER BY AVG(<the column compared>)"
+                    if _AVERAGE.search(question) and not unique  # rows of a group: its mean
+                    else "ORDER BY <the column compared>"
+                )
                 return (
                     f"SELECT {column} FROM {table.name} WHERE {column} IN ({first}, {second}) "
-                    "ORDER BY <the column compared> DESC LIMIT 1 (ASC for the lower)"
+                    f"{compared} DESC LIMIT 1 (ASC for the lower)"
                 )
     return ""
 
@@ -1454,7 +1460,8 @@ def _aggregates_left_out(question: str, query: Query, tables: Sequence[TableInfo
     A difference of averages written as a difference of sums, on the calibration split. A
     query that reads only rows named by a value of a column naming one row each needs no
     ``AVG``: the average of one row is its value ("the average income of economists", where
-    each occupation's row holds its incumbents' average), unless it joins another table: the
+    each occupation's row holds its incumbents' average; two of them, ``occupation IN (…)``,
+    the same), unless it joins another table: the
     rows of ``flights`` joined to the one airport ``airports.name`` names are many, and their
     ``SUM(dep_delay)`` no average (rflights calibration records: three such differences given
     at 0.93).
@@ -1462,7 +1469,7 @@ def _aggregates_left_out(question: str, query: Query, tables: Sequence[TableInfo
     if not _AVERAGE.search(question) or query.averages:  # a column of means ("Mean") is one too
         return []
     unique = {c.name.lower() for t in tables for c in t.columns if c.distinct == t.rows > 1}
-    named = [c.column.lower() for c in query.comparisons if c.op == "=" and c.text]
+    named = [c.column.lower() for c in query.comparisons if c.op in ("=", "in") and c.text]
     alone = len({t.lower() for t in query.tables}) <= 1
     if named and alone and not query.grouped and all(c in unique for c in named):
         return []

@@ -30,6 +30,7 @@ from crag_core.text.sql import (
 from crag_core.text.sql_tree import conditions, contradictions
 from crag_core.text.table_checks import (
     CHECKS,
+    choice_hint,
     computed_query,
     findings,
     idiom,
@@ -644,6 +645,16 @@ def test_an_average_asked_for_is_taken(store, tmp_path):
     assert problems(q, per_row, one, store.catalog()) == []
     grouped = "SELECT state, SUM(murder_rate) FROM crime WHERE state = 'Ohio' GROUP BY state"
     assert "use AVG" in " ".join(problems(q, grouped, one, store.catalog()))
+    # a choice between two such rows: the query of its shape reads each row's value
+    pair = "Which had the higher average murder rate: Ohio or Utah?"
+    chosen = (
+        "SELECT state FROM crime WHERE state IN ('Ohio', 'Utah') ORDER BY murder_rate DESC LIMIT 1"
+    )
+    assert problems(pair, chosen, result(("state",), ("Utah",)), store.catalog()) == []
+    assert "ORDER BY <the column compared>" in choice_hint(pair, store.catalog())
+    # two years a state: the rows of a state are averaged, and the shape says so
+    assert "use AVG" in " ".join(problems(pair, chosen, result(("state",), ("Utah",)), tables))
+    assert "GROUP BY state ORDER BY AVG(<the column compared>)" in choice_hint(pair, tables)
     # one row a state, but joined to many rows of another table: the sum is over those
     catalog = make_table_store(
         tmp_path / "joined.sqlite3",
