@@ -1428,9 +1428,11 @@ def _rows_idiom(question: str, pair: tuple[str, str], tables: Sequence[TableInfo
                     if _AVERAGE.search(question) and not unique  # rows of a group: its mean
                     else "ORDER BY <the column compared>"
                 )
+                years = dict.fromkeys(re.findall(rf"\b{_YEAR}\b", question))  # kept: "in 2005"
+                dated = "".join(f" AND <the condition on {year}>" for year in years)
                 return (
-                    f"SELECT {column} FROM {table.name} WHERE {column} IN ({first}, {second}) "
-                    f"{compared} DESC LIMIT 1 (ASC for the lower)"
+                    f"SELECT {column} FROM {table.name} WHERE {column} IN ({first}, {second})"
+                    f"{dated} {compared} DESC LIMIT 1 (ASC for the lower)"
                 )
     return ""
 

@@ -209,7 +209,8 @@ def test_the_first_query_of_a_choice_between_two_rows_is_told_its_shape(store, m
     first, plain = written[0], written[-1]
     shape = (
         "-- The question chooses between two rows. A query of this kind: SELECT state FROM "
-        "crime WHERE state IN ('Ohio', 'Texas') ORDER BY <the column compared> DESC LIMIT 1"
+        "crime WHERE state IN ('Ohio', 'Texas') AND <the condition on 2009> ORDER BY <the "
+        "column compared> DESC LIMIT 1"
     )
     assert shape in first and "chooses" not in plain
     # two columns compared in one row (votes per candidate) is no choice between rows
