@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
+from crag_core.text.answer_type import choice
 from crag_core.text.joins import bridged, links, names_table, reaches
 from crag_core.text.sql_tree import read as read_sql
 from crag_core.text.table_shapes import (
@@ -384,6 +385,10 @@ def table_plan(
         return True, f"it names {named} of {where} and a row of it"
     if best.values and _ASKS_WHAT.match(question):  # "What is the gross horsepower of Hornet 4
         return True, f"it names {named}, a row of {where}"  # Drive?" of a column ``hp``
+    pair = choice(question)  # "Who won more games in 2014, the Atlanta Braves or the …?"
+    rows = next((m.table for m in matches if pair and _both_held(pair, m.values)), None)
+    if pair is not None and rows is not None:
+        return True, f"it asks which of two rows of {rows.label}: {pair[0]!r} or {pair[1]!r}"
     kind = asked_kind(question, catalog)
     if best.values and kind is not None:  # "Which airline flew the plane N283JB?"
         return True, f"it names {named}, a row of {where}, and asks which of {kind.name}"
@@ -391,6 +396,16 @@ def table_plan(
     if best.columns and dates and _DATED.search(question):
         return True, f"it names {named} of {where} and a date of its rows"
     return False, f"it names {named} of {where} but asks for no computation or row"
+
+
+def _both_held(pair: tuple[str, str], values: Sequence[str]) -> bool:
+    """Whether both of a choice's alternatives are values a table holds, articles aside.
+
+    "the Atlanta Braves" is 'Atlanta Braves'; a value inside it ('Atlanta', a city) is not it.
+    """
+    held = {" ".join(w for w in words_of(v)) for v in values}
+    bare = [" ".join(words_of(a)).removeprefix("the ").removeprefix("a ") for a in pair]
+    return all(b in held for b in bare)
 
 
 def asked_kind(question: str, catalog: Sequence[TableInfo]) -> TableInfo | None:
