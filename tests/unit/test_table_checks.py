@@ -277,6 +277,14 @@ def test_a_choice_between_two_teams_said_with_the_is_shown_the_query_of_those_ro
     ]
     catalog = make_table_store(tmp_path / "t.sqlite3", {"teams.csv": teams}).catalog()
     q = "Who won more games in 2014, the Atlanta Braves or the Washington Nationals?"
+    # no column named ("w"), no computation asked: a choice between two of its rows
+    assert table_plan(q, catalog) == (
+        True,
+        "it asks which of two rows of teams.csv: 'the Atlanta Braves' or 'the Washington "
+        "Nationals'",
+    )
+    city = "Who won more games in 2014, the Atlanta Bees or the Washington Nationals?"
+    assert table_plan(city, catalog)[0] is False  # one alternative is no row
     sql = "SELECT name FROM teams WHERE year = 2014 ORDER BY w DESC LIMIT 1"
     found = problems(q, sql, result(("name",), ("Los Angeles Angels",)), catalog)
     assert any(
