@@ -20,7 +20,7 @@ query's tree (sqlglot) and nothing else:
   the query's table holds, is asked of that table's rows: ``SELECT customer_code FROM
   customers WHERE order_id = 10282`` is ``… WHERE customer_id IN (SELECT customer_id FROM
   orders WHERE order_id = 10282)`` (a subquery, not a join: a customer's rows are not
-  multiplied by its orders).
+  multiplied by its orders), where the query neither groups nor aggregates.
 
 A column misplaced where another table of the query holds it is left to the database's
 error: moved there, as SQLite reads a name written with no table, it made wrong answers of
@@ -259,11 +259,18 @@ def _referred_conditions(
     the key of ``customers``, so the condition is ``customer_id IN (SELECT customer_id FROM
     orders WHERE order_id = 10282)``. A comparison of the column with constants, in the
     select's own WHERE; the column written with no table when the query reads one, or with
-    one of its tables. Only where exactly one such table and key are found.
+    one of its tables. Only where exactly one such table and key are found, and the select
+    neither groups nor aggregates: "which shipper carried more orders to Brazil" written
+    ``FROM shippers WHERE ship_country = 'Brazil' … ORDER BY COUNT(*)`` counts orders, which
+    a subquery's one row per shipper does not (on the rjoins calibration records it made two
+    ties chosen by the first row read).
     """
     where = select.args.get("where")
     sources = _sources(select, tables)
-    if where is None or not sources:
+    aggregated = select.args.get("group") is not None or any(
+        e.find(exp.AggFunc) for e in [*select.expressions, select.args.get("order")] if e
+    )
+    if where is None or not sources or aggregated:  # counted per order, not per customer
         return False
     changed = False
     for condition in list(where.find_all(*_COMPARISONS)):

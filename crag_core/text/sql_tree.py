@@ -515,3 +515,22 @@ def _owner(
         return table if table and name in columns.get(table, frozenset()) else None
     holders = [t for t in aliases.values() if name in columns.get(t, frozenset())]
     return holders[0] if len(set(holders)) == 1 else None
+
+
+def ordered_values(sql: str) -> str:
+    """The query of what a ``… ORDER BY … LIMIT 1`` query orders its first two rows by.
+
+    ``SELECT name FROM teams WHERE … ORDER BY g DESC LIMIT 1`` gives ``SELECT g FROM teams
+    WHERE … ORDER BY g DESC LIMIT 2``: two rows alike there were chosen between by nothing the
+    query compares. "" for a query with no such order, or one that does not parse.
+    """
+    tree = _parsed(sql)
+    if not isinstance(tree, exp.Select) or tree.args.get("offset") is not None:
+        return ""
+    order, limit = tree.args.get("order"), tree.args.get("limit")
+    if order is None or limit is None or _int(limit.expression) != 1:
+        return ""
+    probe = tree.copy()  # the shared tree is never changed in place
+    probe.set("expressions", [o.this.copy() for o in order.expressions])
+    probe.set("limit", exp.Limit(expression=exp.Literal.number(2)))
+    return probe.sql(dialect="sqlite")

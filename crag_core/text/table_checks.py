@@ -40,7 +40,14 @@ from crag_core.text.sql import (
 )
 from crag_core.text.sql_tree import Query, join_reads
 from crag_core.text.sql_tree import read as read_sql
-from crag_core.text.table_shapes import ColumnInfo, QueryResult, TableInfo, sql_name, sql_text
+from crag_core.text.table_shapes import (
+    Cell,
+    ColumnInfo,
+    QueryResult,
+    TableInfo,
+    sql_name,
+    sql_text,
+)
 from crag_core.text.words import STOPWORDS, content_words, same_word, words_of
 
 _ONE_OF = re.compile(
@@ -225,6 +232,10 @@ class Answered:
     unmet: Sequence[tuple[str, str]] = ()
     """The conditions of the query that no row of their table meets alone, (table, condition):
     read off the data by the caller (``table_query.unmet_conditions``)."""
+    tied: tuple[Cell, ...] | None = None
+    """What a ``… ORDER BY … LIMIT 1`` query orders by, when its first two rows share it
+    (None: they differ, or it has no such order): read off the data by the caller
+    (``table_query.tied_order``)."""
 
     @functools.cached_property
     def said(self) -> frozenset[str]:
@@ -306,11 +317,12 @@ def findings(
     empty: Mapping[str, int] | None = None,
     keyed: Mapping[str, str] | None = None,
     unmet: Sequence[tuple[str, str]] = (),
+    tied: tuple[Cell, ...] | None = None,
 ) -> list[tuple[str, str]]:
     """``problems`` with the name of the check that found each: (check, what it found).
 
     ``catalog``: every table of the collection, when known (else ``tables``); ``codes``,
-    ``empty``, ``keyed`` and ``unmet``: ``Answered``'s, read off the data.
+    ``empty``, ``keyed``, ``unmet`` and ``tied``: ``Answered``'s, read off the data.
     """
     answered = Answered(
         question,
@@ -323,8 +335,25 @@ def findings(
         dict(empty or {}),
         dict(keyed or {}),
         tuple(unmet),
+        tied,
     )
     return [(name, text) for name, check in CHECKS.items() for text in check(answered)]
+
+
+def _tied_choice(a: Answered) -> list[str]:
+    """A choice between two rows made by what both rows hold alike.
+
+    "Who won more games in 2014, the Atlanta Braves or the Washington Nationals?" ordered
+    by ``g`` (games played: 162 each): the first row was no more than the first the database
+    read (rbaseball calibration records: two of three such answers wrong, at 0.85 and 0.95).
+    """
+    if a.pair is None or a.tied is None:
+        return []
+    held = ", ".join(str(v) for v in a.tied)
+    return [
+        f"both rows have the same value of what the query orders by ({held}): the order "
+        "chooses neither; order by the column the question compares them on"
+    ]
 
 
 def _one_answer(a: Answered) -> list[str]:
@@ -892,6 +921,7 @@ def _numbers_used(a: Answered) -> list[str]:
 
 CHECKS: dict[str, Callable[[Answered], list[str]]] = {
     "one answer": _one_answer,
+    "tie": _tied_choice,
     "place": _place_asked,
     "unit": _unit_scaled,
     "missing values": _missing_asked,

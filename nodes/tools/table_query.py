@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from crag_core.clients.table_store import TableStore
 from crag_core.errors import TableQueryError
+from crag_core.text.answer_type import alternatives
 from crag_core.text.sql import (
     Span,
     column_words,
@@ -29,10 +30,10 @@ from crag_core.text.sql import (
     unasked_values,
 )
 from crag_core.text.sql_repair import rejoined
-from crag_core.text.sql_tree import conditions, contradictions
+from crag_core.text.sql_tree import conditions, contradictions, ordered_values
 from crag_core.text.sql_tree import read as read_sql
 from crag_core.text.table_checks import both_idiom, findings, misread_years, nothing_found
-from crag_core.text.table_shapes import ColumnInfo, QueryResult, TableInfo, sql_text
+from crag_core.text.table_shapes import Cell, ColumnInfo, QueryResult, TableInfo, sql_text
 from nodes.tools.table_keys import codes_said, keys_returned, through_keys
 
 SQL_ATTEMPTS = 2
@@ -174,7 +175,26 @@ def checked(
     empty = empty_cells(store, sql, read)
     keyed = keys_returned(store, sql, read, catalog)
     unmet = unmet_conditions(store, sql, read) if nothing_found(result) else []
-    return findings(question, sql, result, tables, ranges, catalog, codes, empty, keyed, unmet)
+    tied = tied_order(store, sql) if alternatives(question) else None
+    return findings(
+        question, sql, result, tables, ranges, catalog, codes, empty, keyed, unmet, tied
+    )
+
+
+def tied_order(store: TableStore, sql: str) -> tuple[Cell, ...] | None:
+    """What a ``… ORDER BY … LIMIT 1`` query orders by, when its first two rows share it.
+
+    None when they differ, when it has no such order, or the probe cannot run
+    (``sql_tree.ordered_values``).
+    """
+    probe = ordered_values(sql)
+    if not probe:
+        return None
+    try:
+        rows = store.query(probe, max_rows=2).rows
+    except TableQueryError:
+        return None
+    return rows[0] if len(rows) == 2 and rows[0] == rows[1] else None
 
 
 def unmet_conditions(store: TableStore, sql: str, read: list[TableInfo]) -> list[tuple[str, str]]:

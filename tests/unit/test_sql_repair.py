@@ -131,11 +131,16 @@ def test_a_condition_on_a_column_of_a_table_with_a_key_to_it_is_asked_of_that_ta
     mended = rejoined(sql, store.catalog())
     assert 'IN (SELECT "orders"."customer_id" FROM "orders" WHERE order_id = 11)' in mended
     assert _rows(store, mended) == (("Ernst Handel",),)
-    # a subquery, not a join (a customer is not counted once per order); its alias kept
-    counted = "SELECT COUNT(*) FROM customers AS c WHERE c.order_date >= '1997-01-01'"
-    mended = rejoined(counted, store.catalog())
+    # a subquery, not a join (a customer's row is not repeated per order); its alias kept
+    aliased = "SELECT c.company_name FROM customers AS c WHERE c.order_date >= '1997-03-01'"
+    mended = rejoined(aliased, store.catalog())
     assert 'WHERE "c"."customer_id" IN (SELECT' in mended and "JOIN" not in mended
-    assert _rows(store, mended) == ((2,),)
+    assert _rows(store, mended) == (("Ernst Handel",),)
+    # a count or a group counts orders, which one row per customer does not: left as written
+    counted = "SELECT COUNT(*) FROM customers WHERE order_date >= '1997-01-01'"
+    assert rejoined(counted, store.catalog()) == counted
+    grouped = "SELECT country FROM customers WHERE order_id > 0 GROUP BY country"
+    assert rejoined(grouped, store.catalog()) == grouped
     # order_details holds quantity but no key of customers: left to the database's error
     unkeyed = "SELECT company_name FROM customers WHERE quantity = 3"
     assert rejoined(unkeyed, store.catalog()) == unkeyed

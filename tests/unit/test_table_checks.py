@@ -1440,3 +1440,36 @@ def test_both_asked_as_a_list_of_either_is_told_to_group(tmp_path):
     one = "Which players won a Gold Glove or a Silver Slugger in 2015?"
     got = findings(one, either, store.query(either), catalog, catalog=catalog)
     assert "both" not in [c for c, _ in got]
+
+
+def test_a_choice_made_by_what_both_rows_hold_alike_is_no_choice(tmp_path):
+    teams: list[list[Any]] = [
+        ["name", "year", "g", "w"],
+        ["Atlanta Braves", 2014, 162, 79],
+        ["Washington Nationals", 2014, 162, 96],
+    ]
+    store = make_table_store(tmp_path / "t.sqlite3", {"teams.csv": teams})
+    catalog = store.catalog()
+    q = "Who won more games in 2014, the Atlanta Braves or the Washington Nationals?"
+    pair = "SELECT name FROM teams WHERE name IN ('Atlanta Braves', 'Washington Nationals') "
+
+    def found(sql: str) -> list[str]:
+        result = store.query(sql)
+        return [name for name, _ in checked(store, q, sql, result, catalog, catalog, catalog)]
+
+    assert "tie" in found(pair + "AND year = 2014 ORDER BY g DESC LIMIT 1")  # 162 games each
+    assert "tie" not in found(pair + "AND year = 2014 ORDER BY w DESC LIMIT 1")
+    # not a choice between two rows: a tie at the top is the question's own to settle
+    top = "SELECT name FROM teams ORDER BY g DESC LIMIT 1"
+    assert "tie" not in [
+        n
+        for n, _ in checked(
+            store,
+            "Which team played the most games?",
+            top,
+            store.query(top),
+            catalog,
+            catalog,
+            catalog,
+        )
+    ]
