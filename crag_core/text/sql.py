@@ -386,7 +386,7 @@ def table_plan(
     if best.values and _ASKS_WHAT.match(question):  # "What is the gross horsepower of Hornet 4
         return True, f"it names {named}, a row of {where}"  # Drive?" of a column ``hp``
     pair = choice(question)  # "Who won more games in 2014, the Atlanta Braves or the …?"
-    rows = next((m.table for m in matches if pair and _both_held(pair, m.values)), None)
+    rows = next((m.table for m in matches if _both_held(pair, m.values)), None) if pair else None
     if pair is not None and rows is not None:
         return True, f"it asks which of two rows of {rows.label}: {pair[0]!r} or {pair[1]!r}"
     kind = asked_kind(question, catalog)
@@ -403,9 +403,16 @@ def _both_held(pair: tuple[str, str], values: Sequence[str]) -> bool:
 
     "the Atlanta Braves" is 'Atlanta Braves'; a value inside it ('Atlanta', a city) is not it.
     """
-    held = {" ".join(w for w in words_of(v)) for v in values}
-    bare = [" ".join(words_of(a)).removeprefix("the ").removeprefix("a ") for a in pair]
-    return all(b in held for b in bare)
+    held = {" ".join(words_of(v)) for v in values}
+    return all(without_article(" ".join(words_of(a))) in held for a in pair)
+
+
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
+
+
+def without_article(name: str) -> str:
+    """``name`` in lower case, without the article it opens with ("the Detroit Tigers")."""
+    return _ARTICLE.sub("", name.lower())
 
 
 def asked_kind(question: str, catalog: Sequence[TableInfo]) -> TableInfo | None:

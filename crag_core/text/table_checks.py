@@ -37,6 +37,7 @@ from crag_core.text.sql import (
     said_values,
     says_name,
     touches_column,
+    without_article,
 )
 from crag_core.text.sql_tree import Query, join_reads
 from crag_core.text.sql_tree import read as read_sql
@@ -1428,9 +1429,6 @@ def _is_number(result: QueryResult) -> bool:
     return len(values) == 1 and isinstance(values[0], int | float)
 
 
-_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
-
-
 def _pair_idiom(question: str, pair: tuple[str, str], tables: Sequence[TableInfo]) -> str:
     """A query that returns one of two named values: rows of a column, or two columns."""
     rows = _rows_idiom(question, pair, tables)
@@ -1443,13 +1441,13 @@ def _pair_idiom(question: str, pair: tuple[str, str], tables: Sequence[TableInfo
 def _rows_idiom(question: str, pair: tuple[str, str], tables: Sequence[TableInfo]) -> str:
     """The query of a choice between two rows one column of ``tables`` names ("" if none)."""
     a, b = pair
-    bare = {_ARTICLE.sub("", n.lower()) for n in pair}  # "the Detroit Tigers": 'Detroit Tigers'
+    bare = {without_article(n) for n in pair}  # "the Detroit Tigers": 'detroit tigers'
     for table in tables:
         columns = {c.original.lower() for c in table.columns}
         if a.lower() in columns and b.lower() in columns:
             return ""  # two columns (votes per candidate): compared in one row
         for column, values in named_values(question, table).items():
-            held = [v for v in values if _ARTICLE.sub("", v.lower()) in bare]
+            held = [v for v in values if without_article(v) in bare]
             if len(held) == 2:
                 first, second = sql_text(held[0]), sql_text(held[1])
                 unique = any(c.name == column and c.distinct == table.rows for c in table.columns)

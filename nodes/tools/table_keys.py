@@ -217,8 +217,11 @@ def _owner(name: str, read: Sequence[TableInfo]) -> tuple[TableInfo, ColumnInfo]
     return None
 
 
-def _stored(store: TableStore, table: TableInfo, column: ColumnInfo, value: str) -> str:
-    """``value`` as ``column`` of ``table`` spells it ("n283jb": 'N283JB'); "" if no row has it."""
+def _stored(store: TableStore, table: TableInfo, column: ColumnInfo, value: str) -> str | None:
+    """``value`` as ``column`` of ``table`` spells it ("n283jb": 'N283JB'), whatever the case.
+
+    "" when no row has it; None when the store cannot be read.
+    """
     sql = (
         f'SELECT "{column.name}" FROM "{table.name}" '
         f'WHERE lower("{column.name}") = lower({sql_text(value)}) LIMIT 1'
@@ -226,7 +229,7 @@ def _stored(store: TableStore, table: TableInfo, column: ColumnInfo, value: str)
     try:
         rows = store.query(sql, max_rows=1).rows
     except TableQueryError:
-        return ""
+        return None
     return str(rows[0][0]) if rows else ""
 
 
@@ -237,14 +240,8 @@ def _holds(store: TableStore, table: TableInfo, column: ColumnInfo, value: str) 
     """
     if value.casefold() in {v.casefold() for v in column.values}:
         return True
-    sql = (
-        f'SELECT COUNT(*) FROM "{table.name}" '
-        f'WHERE lower("{column.name}") = lower({sql_text(value)})'
-    )
-    try:
-        return bool(store.query(sql, max_rows=1).rows[0][0])
-    except TableQueryError:
-        return True  # unread: say nothing of it
+    spelled = _stored(store, table, column, value)
+    return spelled is None or bool(spelled)  # unread: say nothing of it
 
 
 def _holders(
