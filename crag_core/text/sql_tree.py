@@ -186,7 +186,7 @@ def read(sql: str) -> Query:
         for column in call.find_all(exp.Column)
     ]
     literals = list(tree.find_all(exp.Literal, bfs=False))
-    numeric = [n for n in literals if not n.is_string and _number(n.this)]
+    numeric = [n for n in literals if not n.is_string and is_number(n.this)]
     outer = tree if isinstance(tree, exp.Select) else tree.find(exp.Select)
     projections = outer.expressions if outer else []
     selected = [c.name for e in projections for c in e.find_all(exp.Column)]
@@ -307,7 +307,8 @@ def _int(node: exp.Expr | None) -> int | None:
     return None
 
 
-def _number(text: object) -> bool:
+def is_number(text: object) -> bool:
+    """Whether ``text`` reads as a number ('3', '-2.5'; not 'Tofu')."""
     try:
         float(str(text))
     except ValueError:

@@ -39,7 +39,7 @@ from crag_core.text.sql import (
     touches_column,
     without_article,
 )
-from crag_core.text.sql_tree import Query, join_reads
+from crag_core.text.sql_tree import Query, is_number, join_reads
 from crag_core.text.sql_tree import read as read_sql
 from crag_core.text.table_shapes import (
     Cell,
@@ -857,12 +857,15 @@ def _key_guessed(a: Answered) -> list[str]:
     set). Flagged when the query compares a key whose name is a table's of the collection
     (``category_id`` of ``categories``) with a number the question does not state, and the
     question says no word of a key; the feedback says to join that table and compare the
-    name the question gives.
+    name the question gives. A key whose row the question names (``codes``, read off the
+    data: 3 is the row of ``categories`` named 'Confections') was guessed right.
     """
     if _ASKS_KEY.search(a.question):
         return []
     said = _written_numbers(a.question)
     for name, value in a.query.numbers_equal():
+        if value in a.codes:  # the row of that key is one the question names
+            continue
         table = referred(name, a.catalog)
         try:
             number = float(value)
@@ -946,7 +949,7 @@ CHECKS: dict[str, Callable[[Answered], list[str]]] = {
     "average": lambda a: _aggregates_left_out(a.question, a.query, a.tables),
     "unsaid name": lambda a: _unsaid_answer(a.question, a.sql, a.tables),
     "one row counted": lambda a: _one_row_counted(a.sql, a.tables),
-    "unsaid constant": lambda a: _unsaid_constants(a.question, a.sql),
+    "unsaid constant": lambda a: _unsaid_constants(a.question, a.sql, a.codes),
     "unsaid filter": lambda a: _unsaid_filters(a.question, a.sql, a.tables, a.codes),
     "every value": lambda a: _every_value(a.question, a.result, a.tables),
     "mistyped": lambda a: _mistyped(a.sql, a.tables, a.spans),
@@ -1654,15 +1657,16 @@ _CONVERSIONS = {
 """Constants a unit the question says may bring into a query: a scale, a time's parts."""
 
 
-def _unsaid_constants(question: str, sql: str) -> list[str]:
+def _unsaid_constants(question: str, sql: str, codes: Mapping[str, str] = {}) -> list[str]:
     """Numbers a query computes with that the question does not say ("1000 * (1 - x)").
 
     Left alone: 0, 1, 2 and 100 (a share as a percentage), a ``LIMIT``/``OFFSET``, a day or
-    a month's number where the question names a month, and the constants of a unit it says
-    (``_CONVERSIONS``). The other direction, a number the question says that the query does
-    not use, is ``problems``'s own.
+    a month's number where the question names a month, the constants of a unit it says
+    (``_CONVERSIONS``), and a key whose row the question names (``codes``: ``category_id =
+    3`` for "Confections"). The other direction, a number the question says that the query
+    does not use, is ``problems``'s own.
     """
-    said = _written_numbers(question)
+    said = _written_numbers(question) | {float(v) for v in codes if is_number(v)}
     allowed = {0.0, 1.0, 2.0, 100.0} | said
     if re.search(r"\b(?:percent|per cent)\b|%", question, re.I):
         allowed |= {v / 100 for v in said}  # a percentage as a share (the other check's own)

@@ -32,7 +32,9 @@ from collections.abc import Iterator, Sequence
 
 from crag_core.clients.table_store import TableStore
 from crag_core.errors import TableQueryError
+from crag_core.text.joins import referred
 from crag_core.text.sql import asked_tables, match_tables, says_name, touches_column
+from crag_core.text.sql_tree import is_number
 from crag_core.text.sql_tree import read as read_sql
 from crag_core.text.table_checks import naming
 from crag_core.text.table_shapes import ColumnInfo, TableInfo, sql_name, sql_text
@@ -175,18 +177,30 @@ def codes_said(
     A value is a code when a table's text column lists it and another text column holds
     one value in every row of that code, which the question says (``says_name``:
     "ExpressJet Airlines" says 'ExpressJet Airlines Inc.'; 'SDN' is 'San Diego Padres' in
-    each season's row of ``teams``). {} when none is.
+    each season's row of ``teams``). A number compared with a key named after a table is
+    one when that table's row of the number is named so: ``category_id = 3`` for "our
+    Confections products", where 3 is the row of ``categories`` named 'Confections' (a
+    key guessed right; 2, Condiments, is not said). {} when none is.
     """
+    query = read_sql(sql)
+    compared = [
+        (table, key, value)
+        for _, value in query.equalities()
+        for table in catalog
+        for key in table.columns
+        if key.type == "TEXT" and value in key.values
+    ]
+    for name, value in query.numbers_equal():
+        owner = next((t for t in catalog if t.name == referred(name, catalog)), None)
+        key = owner.column(name) if owner else None
+        if owner and key and key.type in ("INTEGER", "REAL") and is_number(value):
+            compared.append((owner, key, value))
     codes: dict[str, str] = {}
-    for _, value in read_sql(sql).equalities():
-        for table in catalog:
-            for key in table.columns:
-                if key.type != "TEXT" or value not in key.values:
-                    continue
-                named = _row_names(store, table, key, value)
-                said = next((n for n in named if says_name(n, question)), "")
-                if said:
-                    codes[value] = said
+    for table, key, value in compared:
+        named = _row_names(store, table, key, value)
+        said = next((n for n in named if says_name(n, question)), "")
+        if said:
+            codes[value] = said
     return codes
 
 
@@ -199,7 +213,8 @@ def _row_names(store: TableStore, table: TableInfo, key: ColumnInfo, value: str)
     if not others:
         return []
     cells = ", ".join(f'COUNT(DISTINCT "{c.name}"), MAX("{c.name}")' for c in others)
-    sql = f'SELECT {cells} FROM "{table.name}" WHERE "{key.name}" = {sql_text(value)}'
+    compared = value if key.type in ("INTEGER", "REAL") else sql_text(value)  # a number read
+    sql = f'SELECT {cells} FROM "{table.name}" WHERE "{key.name}" = {compared}'
     try:
         rows = store.query(sql, max_rows=1).rows
     except TableQueryError:

@@ -107,6 +107,38 @@ def test_a_code_of_a_name_the_question_says_is_said(store):
     assert "carrier = 'B6', which the question does not say" in why
 
 
+def test_a_key_guessed_right_is_the_name_the_question_says(tmp_path):
+    """``category_id = 3`` where 3 is the row of categories the question names: said, and
+    no check calls the number unsaid or the name left out; 2 (another row) stays a guess."""
+    files: dict[str, list[list[Any]]] = {
+        "products.csv": [
+            ["product_id", "product_name", "category_id", "discontinued"],
+            [1, "Chai", 1, 1],
+            [2, "Aniseed Syrup", 2, 1],
+            [3, "Teatime Biscuits", 3, 1],
+            [4, "Chocolade", 3, 0],
+        ],
+        "categories.csv": [
+            ["category_id", "category_name"],
+            [1, "Beverages"],
+            [2, "Condiments"],
+            [3, "Confections"],
+        ],
+    }
+    store = make_table_store(tmp_path / "t.sqlite3", files)
+    catalog = store.catalog()
+    q = "Which of our Confections products have been discontinued?"
+    right = "SELECT product_name FROM products WHERE discontinued = 1 AND category_id = 3"
+    assert codes_said(store, right, catalog, q) == {"3": "Confections"}
+    _, _, answer, _, why = run_query(store, right, [_table(store, "products")], catalog, q)
+    assert (answer, why) == ("Teatime Biscuits", "")
+    wrong = right.replace("= 3", "= 2")
+    assert codes_said(store, wrong, catalog, q) == {}
+    _, _, _, _, why = run_query(store, wrong, [_table(store, "products")], catalog, q)
+    assert "compares category_id, a key of categories, with 2" in why
+    assert "names 'Confections'" in why
+
+
 def test_a_closing_abbreviation_is_how_people_leave_a_name(tmp_path):
     files: dict[str, list[list[Any]]] = {
         "flights.csv": [["carrier", "n"], ["EV", 1], ["UA", 2]],
