@@ -1529,7 +1529,8 @@ def _columns_left_out(
     the gold so), nor a column named as its table's rows ("flight" of ``flights``: "Which
     airport received the most flights…" counts them), nor a column named by a word of a name
     the question says (a value of several words of ``said``, ``sql.said_values``: "San
-    Francisco Giants" names no ``franch_id``).
+    Francisco Giants" names no ``franch_id``), nor a column whose word a column the query
+    reads writes shortened ("league" read as ``lg_win``: ``_read_abbreviated``).
     """
     counted = re.sub(
         r"\b(?:how many\s+(?:of\s+the\s+)?|all\s+(?:the\s+)?)[\w-]+", " ", question.lower()
@@ -1546,7 +1547,31 @@ def _columns_left_out(
         and not _own_key(c, table)
         and not names_table("".join(words_of(c.original)), table)
         and not referred(c.name, catalog)
+        and not _read_abbreviated(c, query, [table, *catalog])
     ]
+
+
+def _read_abbreviated(column: ColumnInfo, query: Query, tables: Sequence[TableInfo]) -> bool:
+    """Whether the query reads another column whose name shortens ``column``'s word.
+
+    "Which teams won their league's pennant?" names ``league`` (of ``teams``, and of
+    ``batting`` when the query joins it too); ``teams.lg_win = 'Y'`` reads it, "lg" for
+    "league" (``_abbreviates``: the letters in order, two at least, from the first). Columns
+    of the ``tables`` the query reads.
+    """
+    read = {t.lower() for t in query.tables}
+    words = [w for w in words_of(column.original) if len(w) > 2]
+    return any(
+        _abbreviates(short, word)
+        for table in tables
+        if table.name.lower() in read
+        for other in table.columns
+        if other.name != column.name and query.reads(other.name)
+        for short in words_of(other.original)
+        if 2 <= len(short) < 4
+        for word in words
+        if len(short) < len(word)
+    )
 
 
 def _own_key(column: ColumnInfo, table: TableInfo) -> bool:

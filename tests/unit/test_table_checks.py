@@ -1238,6 +1238,33 @@ def test_columns_named_only_by_the_word_they_share_are_not_named(tmp_path):
     ) in found
 
 
+def test_a_column_read_by_its_abbreviation_is_read(tmp_path):
+    """ "their league's pennant" names ``league``; ``lg_win`` ("lg": league) reads it, also
+    when the query joins another table with a ``league`` column; ``w`` reads no league."""
+    teams: list[list[Any]] = [
+        ["year", "league", "team_id", "name", "w", "lg_win"],
+        [2011, "AL", "DET", "Detroit Tigers", 95, "Y"],
+        [2011, "NL", "SLN", "St. Louis Cardinals", 90, "Y"],
+        [2011, "NL", "CHN", "Chicago Cubs", 71, "N"],
+    ]
+    batting: list[list[Any]] = [["team_id", "league", "hr"], ["DET", "AL", 3], ["SLN", "NL", 1]]
+    store = make_table_store(tmp_path / "t.sqlite3", {"teams.csv": teams, "batting.csv": batting})
+    catalog = store.catalog()
+    q = "Which teams won their league's pennant in 2011?"
+    for sql in (
+        "SELECT name FROM teams WHERE year = 2011 AND lg_win = 'Y'",
+        "SELECT T1.name FROM teams AS T1 JOIN batting AS T2 ON T1.team_id = T2.team_id "
+        "WHERE T1.year = 2011 AND T1.lg_win = 'Y'",
+    ):
+        found = findings(q, sql, store.query(sql), catalog, catalog=catalog)
+        assert "named" not in [c for c, _ in found], found
+    most = "SELECT name FROM teams WHERE year = 2011 ORDER BY w DESC LIMIT 1"
+    found = findings(q, most, store.query(most), catalog, catalog=catalog)
+    assert ("named", "the question names the column league but the query does not read it") in (
+        found
+    )
+
+
 def test_a_value_said_only_inside_a_longer_value_is_not_named_on_its_own(tmp_path):
     """ "the Cleveland Indians" names the team, not the birth city 'Cleveland' of a player."""
     people: list[list[Any]] = [
