@@ -52,6 +52,7 @@ from crag_core.text.table_checks import choice_hint, computed_query, idiom, refe
 from crag_core.text.table_shapes import TableInfo
 from nodes.shared.confidence import judges_tables
 from nodes.shared.prompting import render
+from nodes.tools.table_keys import identifier_hint
 from nodes.tools.table_query import SQL_ATTEMPTS, Attempted, run_query, schema_of, spans
 
 
@@ -156,7 +157,10 @@ def ask_tables(
     asked = Asked(
         services, ctx, state, question, tables, catalog, ranges, schema, computed, judge, deadline
     )
-    hint = choice_hint(question, tables)  # the model's first query is told its shape
+    store = services.tables
+    assert store is not None
+    # the model's first query is told its shape
+    hint = choice_hint(question, tables) or identifier_hint(question, tables, catalog, store)
     out: dict[str, Any] = table_graph(asked).invoke(
         {"attempt": 0 if computed else 1, "tried": [], "cost": [], "feedback": hint}
     )

@@ -123,25 +123,89 @@ def with_identifiers(
     row by, and no store lists every order number. Found in the data, at most
     ``MAX_IDENTIFIERS`` per question; a store that cannot be read adds nothing.
     """
-    said = _identifiers(words_of(question))
-    if not said:
+    held: dict[tuple[str, str], list[str]] = {}
+    for table, column, value in _rows_named(question, catalog, store):
+        held.setdefault((table.name, column.name), []).append(value)
+    if not held:
         return list(catalog)
-    found = []
-    for table in catalog:
-        columns = []
-        for column in table.columns:
-            listed = column.type == "TEXT" and len(column.values) >= column.distinct
-            held = [
-                _stored(store, table, column, identifier)
-                for kind, identifier in said
-                if column.type in ("INTEGER", "TEXT")
-                and not listed
-                and touches_column([kind], column.original)
+    return [
+        dataclasses.replace(
+            table,
+            columns=tuple(
+                dataclasses.replace(column, values=_listed(column, held[table.name, column.name]))
+                if (table.name, column.name) in held
+                else column
+                for column in table.columns
+            ),
+        )
+        for table in catalog
+    ]
+
+
+def _listed(column: ColumnInfo, found: Sequence[str]) -> tuple[str, ...]:
+    """``column``'s listed values with the identifiers ``found`` in it, once each."""
+    return column.values + tuple(dict.fromkeys(v for v in found if v not in column.values))
+
+
+def identifier_hint(
+    question: str, tables: Sequence[TableInfo], catalog: Sequence[TableInfo], store: TableStore
+) -> str:
+    """The shape shown to the first query of a row named through another's identifier, or "".
+
+    "Who is the contact person of the customer that placed order 10922?" asks of
+    ``customers`` by a row of ``orders``: ``orders`` holds ``order_id`` 10922 and
+    ``customer_id``, the key of ``customers``, which lacks ``order_id``. Shown only the
+    schema, the 1.5B model joined the two and read the customer's columns off the orders'
+    alias, five times of five, and again when the database's error named the table (rjoins
+    calibration records at 0c3331a). The shape said: ``SELECT <column> FROM customers
+    WHERE customer_id IN (SELECT customer_id FROM orders WHERE order_id = 10922)``. Only
+    where one table of the ``catalog`` leads from the identifier to one of the ``tables``
+    that lacks its column.
+    """
+    found: set[tuple[str, str, str, str, str]] = set()  # (holder, column, key, target, value)
+    for holder, column, value in _rows_named(question, catalog, store):
+        for target in tables:
+            if target.name == holder.name or target.column(column.name):
+                continue
+            keys = [
+                k.name
+                for k in holder.columns
+                if referred(k.name, catalog) == target.name and target.column(k.name)
             ]
-            values = column.values + tuple(v for v in held if v and v not in column.values)
-            columns.append(dataclasses.replace(column, values=values))
-        found.append(dataclasses.replace(table, columns=tuple(columns)))
-    return found
+            if len(keys) == 1:
+                found.add((holder.name, column.name, keys[0], target.name, value))
+    if len(found) != 1:
+        return ""
+    ((owner, named, key, asked, value),) = found
+    written = value if is_number(value) else sql_text(value)
+    inner = f"SELECT {sql_name(key)} FROM {sql_name(owner)} WHERE {sql_name(named)}"
+    return (
+        f"-- The question asks of the row of {asked} that the row of {owner} whose {named} "
+        f"is {value} names. A query of this kind: SELECT <column> FROM {sql_name(asked)} WHERE "
+        f"{sql_name(key)} IN ({inner} = {written})\n"
+    )
+
+
+def _rows_named(
+    question: str, catalog: Sequence[TableInfo], store: TableStore
+) -> Iterator[tuple[TableInfo, ColumnInfo, str]]:
+    """Each (table, column, value as stored) of an identifier the question says.
+
+    A column of a word said right before the identifier ("order 10922": ``order_id``) that
+    lists no values and holds it (``with_identifiers``).
+    """
+    said = _identifiers(words_of(question))
+    for table in catalog:
+        for column in table.columns:
+            if column.type not in ("INTEGER", "TEXT") or (
+                column.type == "TEXT" and len(column.values) >= column.distinct
+            ):
+                continue
+            for kind, identifier in said:
+                if touches_column([kind], column.original):
+                    value = _stored(store, table, column, identifier)
+                    if value:
+                        yield table, column, value
 
 
 def _identifiers(words: Sequence[str]) -> list[tuple[str, str]]:

@@ -7,7 +7,13 @@ from typing import Any
 import pytest
 
 from crag_core.text.sql import says_name
-from nodes.tools.table_keys import codes_said, tables_asked, through_keys, with_identifiers
+from nodes.tools.table_keys import (
+    codes_said,
+    identifier_hint,
+    tables_asked,
+    through_keys,
+    with_identifiers,
+)
 from nodes.tools.table_query import empty_cells, run_query
 from tests.fakes import make_table_store
 
@@ -415,3 +421,34 @@ def test_a_value_the_question_names_touches_no_column(shop):
 
     q = "What was the total freight we paid on orders sent with United Package?"
     assert "order_details" not in [m.table.name for m in asked_matches(q, shop.catalog())]
+
+
+def test_a_row_named_through_another_tables_identifier_is_shown_its_subquery(tmp_path):
+    """ "…the customer that placed order 10922?" asks of customers by a row of orders: the
+    first query is shown the subquery through orders' customer_id, which answers; no hint
+    where the tables asked hold the identifier's column, or no row holds it."""
+    files: dict[str, list[list[Any]]] = {
+        "customers.csv": [
+            ["customer_id", "company_name", "contact_name"],
+            ["RICAR", "Ricardo Adocicados", "Janete Limeira"],
+            ["FAMIA", "Familia Arquibaldo", "Aria Cruz"],
+        ],
+        "orders.csv": [
+            ["order_id", "customer_id", "freight"],
+            [10922, "FAMIA", 62.7],
+            [10923, "RICAR", 1.2],
+        ],
+    }
+    store = make_table_store(tmp_path / "o.sqlite3", files)
+    catalog = store.catalog()
+    q = "Who is the contact person of the customer that placed order 10922?"
+    hint = identifier_hint(q, [_table(store, "customers")], catalog, store)
+    shown = (
+        "SELECT <column> FROM customers WHERE customer_id IN "
+        "(SELECT customer_id FROM orders WHERE order_id = 10922)"
+    )
+    assert hint.startswith("-- ") and shown in hint
+    assert store.query(shown.replace("<column>", "contact_name")).rows == (("Aria Cruz",),)
+    assert identifier_hint(q, [_table(store, "orders")], catalog, store) == ""
+    absent = q.replace("10922", "99999")
+    assert identifier_hint(absent, [_table(store, "customers")], catalog, store) == ""
