@@ -547,7 +547,8 @@ def did_you_mean(error: str, tables: Sequence[TableInfo], sql: str = "") -> str:
         table = dict(read_sql(sql).aliases).get(qualifier.lower(), qualifier) if sql else ""
         if table and table.lower() not in {h.lower() for h in holders}:
             named = f"{qualifier} is {table}" if table != qualifier else table
-            return f"{error} ({named}, which has no column {name}; {where})"
+            written = _as_written(name, holders, sql)
+            return f"{error} ({named}, which has no column {name}; {where}{written})"
         return f"{error} ({where})"
     if kind == "table":
         names = [t.name for t in tables]
@@ -555,6 +556,23 @@ def did_you_mean(error: str, tables: Sequence[TableInfo], sql: str = "") -> str:
         names = [c.name for t in tables for c in t.columns]
     close = difflib.get_close_matches(name, names, n=3, cutoff=0.5) or names[:8]
     return f"{error} (did you mean: {', '.join(close)}?)"
+
+
+def _as_written(name: str, holders: Sequence[str], sql: str) -> str:
+    """How the query names the one table holding ``name`` that it reads under an alias:
+    "; customers is T1 here: write T1.contact_name" ("" when it reads none, or several).
+
+    The 1.5B model that read a customer's columns off ``orders AS T2``, told only which table
+    holds them, wrote the same query again (rjoins calibration records).
+    """
+    held = {h.lower() for h in holders}
+    written = [(a, t) for a, t in read_sql(sql).aliases if t in held]
+    if len(written) != 1:
+        return ""
+    alias, table = written[0]
+    spelt = re.search(rf"\b({re.escape(alias)})\b", sql, re.I)  # as the query writes it
+    shown = spelt.group(1) if spelt else alias
+    return f"; {table} is {shown} here: write {shown}.{name}"
 
 
 def near_value(value: str, column: ColumnInfo) -> str:

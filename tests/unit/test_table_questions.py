@@ -225,8 +225,13 @@ def test_an_unknown_column_or_table_is_said_where_it_is():
     said = did_you_mean("no such column: T2.product_name", tables, sql)
     assert said == (
         "no such column: T2.product_name (T2 is order_details, which has no column "
-        "product_name; the tables with a column product_name: products)"
+        "product_name; the tables with a column product_name: products; products is T1 "
+        "here: write T1.product_name)"
     )
+    # a holder the query does not read is not said as written
+    alone = "SELECT T2.product_name FROM order_details AS T2"
+    said = did_you_mean("no such column: T2.product_name", tables, alone)
+    assert said.endswith("the tables with a column product_name: products)")
     said = did_you_mean("no such table: quantity", tables, "SELECT 1 FROM quantity")
     assert (
         "quantity is a column, not a table; the tables with a column quantity: order_details"
