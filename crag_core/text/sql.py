@@ -559,9 +559,9 @@ def did_you_mean(error: str, tables: Sequence[TableInfo], sql: str = "") -> str:
 
 
 def _as_written(name: str, holders: Sequence[str], sql: str) -> str:
-    """How the query names the one table holding ``name`` that it reads under an alias:
-    "; customers is T1 here: write T1.contact_name" ("" when it reads none, or several).
+    """How the query names the one table holding ``name`` it reads under an alias, or "".
 
+    "; customers is T1 here: write T1.contact_name"; "" when it reads none, or several.
     The 1.5B model that read a customer's columns off ``orders AS T2``, told only which table
     holds them, wrote the same query again (rjoins calibration records).
     """
