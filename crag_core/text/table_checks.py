@@ -969,10 +969,11 @@ the rjoins calibration runs the loop had given the answer a check refused 19 tim
 and 9 wrong; each right one had been refused by a check since mended (``named``,
 ``names_column``). ``guessed key`` is feedback only: counted over the same queries it refused
 3 answers equal to the gold on the loop set (a key the model guessed right) and no wrong one
-there; since a key whose row the question names is read as said (``codes``), none. ``kind`` ('WN' or 'EMBRAER' for "which airline"), counted the same way at 6ccb2ac,
-refuses no answer equal to the gold on any of those sets nor rflights', and 12 wrong ones (1
-on the loop set, 2 on rjoins, 9 on rflights): on the rflights run at 6ccb2ac the
-loop had given three airline codes it refused, read off the refused rows, at 0.80."""
+there; since a key whose row the question names is read as said (``codes``), none. ``kind``
+('WN' or 'EMBRAER' for "which airline"), counted the same way at 6ccb2ac, refuses no answer
+equal to the gold on any of those sets nor rflights', and 12 wrong ones (1 on the loop set,
+2 on rjoins, 9 on rflights): on the rflights run at 6ccb2ac the loop had given three airline
+codes it refused, read off the refused rows, at 0.80."""
 
 
 def refused_for_good(
