@@ -49,7 +49,7 @@ from crag_core.text.table_shapes import (
     sql_name,
     sql_text,
 )
-from crag_core.text.words import STOPWORDS, content_words, same_word, words_of
+from crag_core.text.words import STOPWORDS, content_words, plurals, same_word, words_of
 
 _ONE_OF = re.compile(
     r"^\s*(?:which|who|what|in which|on which|at which)\b.*\b(?:highest|lowest|most|least|"
@@ -628,7 +628,10 @@ def _neighbour_read(a: Answered) -> list[str]:
     column the query reads has the word ``dep``. A word that names a table ("orders" of
     ``orders``) says no column; ``_ORDINARY`` words, words under three letters and two
     words one of which begins the other tell nothing; the read column's word is said when
-    a question's word shares its first four letters ("closing" for ``close_price``).
+    a question's word shares its first four letters ("closing" for ``close_price``). Two
+    keys (``team_id``, ``player_id``) are the rows of two tables, not two quantities of one
+    kind: "…adding up the salaries listed for their players" summed by ``team_id = 'SDN'``
+    (rbaseball calibration records).
     """
     words = [w for w in words_of(a.question) if not any(names_table(w, t) for t in a.catalog)]
 
@@ -660,6 +663,7 @@ def _neighbour_read(a: Answered) -> list[str]:
                 alike_parts = part.startswith(other_part) or other_part.startswith(part)
                 if (
                     alike_parts
+                    or (KEY.search(column.name) and KEY.search(other.name))  # two tables' rows
                     or {part, other_part} & _ORDINARY
                     or min(len(part), len(other_part)) < 3
                     or other_part in read_words
@@ -1146,6 +1150,8 @@ _HOW_MUCH_MORE = re.compile(
 """A difference asked for: a subtraction ("how much higher is A's X than B's?")."""
 _LOOK_UP_WORDS = frozenset({"percentage", "per"})
 """Words of ``ANALYTIC`` that name what a column holds ("the percentage of Catholics")."""
+_SUMMED = re.compile(r"\b(?:add(?:s|ed|ing)? up|added together|combined|altogether|in all)\b", re.I)
+"""Words that ask for rows added up ("…payroll, adding up the salaries listed")."""
 
 
 def _computed_look_up(
@@ -1156,13 +1162,14 @@ def _computed_look_up(
     "What is the percentage of Catholics (Catholic) of Oron?" asks for a cell: the column holds
     the percentage. Queries that multiplied it by 100 or divided it by its sum answered 100 and
     0 for 2.4 and 3.17 (R tables calibration set). A question that asks for a computation
-    (a count, an average, a ratio, a rank, one of two) is not a look-up.
+    (a count, an average, a ratio, a rank, one of two, rows added up) is not a look-up.
     """
     cues = {m.group(0).lower() for m in ANALYTIC.finditer(question)} - _LOOK_UP_WORDS
     ratio = re.search(r"\b(?:ratio|divided|times|share|proportion|fraction)\b", question, re.I)
-    if cues or ratio or _RANK.search(question) or _HOW_MUCH_MORE.search(question):
+    worded = (_SUMMED, _RANK, _HOW_MUCH_MORE, _DIFFERENCE)  # "adding up", "rank", "how much more"
+    if cues or ratio or any(p.search(question) for p in worded):
         return ""
-    if asks_one(question) or alternatives(question) or _DIFFERENCE.search(question):
+    if asks_one(question) or alternatives(question):
         return ""
     table, _, values = _named_rows(question, tables, said)
     if not values or not read_sql(sql).selects_computed:
@@ -1549,7 +1556,28 @@ def _columns_left_out(
         and not names_table("".join(words_of(c.original)), table)
         and not referred(c.name, catalog)
         and not _read_abbreviated(c, query, [table, *catalog])
+        and not _rows_aggregated(c, query, table, q_words)
     ]
+
+
+def _rows_aggregated(
+    column: ColumnInfo, query: Query, table: TableInfo, words: Sequence[str]
+) -> bool:
+    """Whether ``column`` is a key the question names in the plural: the rows the query adds up.
+
+    "…payroll in 2013, adding up the salaries listed for their players" says the word of
+    ``salaries.player_id``: the query sums the salaries of the team's rows, one per player,
+    and needs no player's id (rbaseball calibration records: refused, so not given). One
+    named in the singular ("the franchise SFG", "which genre_id") is a row or a column asked
+    for, and a grouped query (one answer per player) is left to the checks.
+    """
+    if not KEY.search(column.name) or query.grouped:
+        return False
+    if not (query.summed or query.averages or query.counts):
+        return False
+    kinds = [w for w in words_of(column.original) if w != "id"]
+    plural = any(w in plurals(k) - {k} for k in kinds for w in words)
+    return plural and table.name.lower() in {t.lower() for t in query.tables}
 
 
 def _read_abbreviated(column: ColumnInfo, query: Query, tables: Sequence[TableInfo]) -> bool:

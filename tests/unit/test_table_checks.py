@@ -1265,6 +1265,34 @@ def test_a_column_read_by_its_abbreviation_is_read(tmp_path):
     )
 
 
+def test_the_rows_a_sum_adds_up_are_no_column_left_out(tmp_path):
+    """ "…payroll in 2013, adding up the salaries listed for their players": the sum of the
+    team's rows (one per player) reads no player_id, and team_id is no other quantity than
+    player_id; asked per player, the column is named still."""
+    salaries: list[list[Any]] = [
+        ["year", "team_id", "player_id", "salary"],
+        [2013, "SDN", "a1", 500],
+        [2013, "SDN", "b2", 700],
+        [2013, "NYA", "c3", 900],
+    ]
+    teams: list[list[Any]] = [["year", "team_id", "name"], [2013, "SDN", "San Diego Padres"]]
+    store = make_table_store(tmp_path / "s.sqlite3", {"salaries.csv": salaries, "teams.csv": teams})
+    catalog = store.catalog()
+    q = (
+        "What was the San Diego Padres payroll in 2013, adding up the salaries listed for "
+        "their players?"
+    )
+    sql = "SELECT SUM(salary) FROM salaries WHERE team_id = 'SDN' AND year = 2013"
+    found = findings(q, sql, store.query(sql), catalog, catalog=catalog)
+    assert not {"named", "neighbour", "look-up"} & {c for c, _ in found}, found
+    per = "Which player was paid the most by the San Diego Padres in 2013?"
+    top = "SELECT MAX(salary) FROM salaries WHERE team_id = 'SDN' AND year = 2013"
+    found = findings(per, top, store.query(top), catalog, catalog=catalog)
+    assert ("named", "the question names the column player_id but the query does not read it") in (
+        found
+    )
+
+
 def test_a_value_said_only_inside_a_longer_value_is_not_named_on_its_own(tmp_path):
     """ "the Cleveland Indians" names the team, not the birth city 'Cleveland' of a player."""
     people: list[list[Any]] = [
