@@ -42,6 +42,18 @@ def referred(column: str, tables: Sequence[TableInfo]) -> str:
     return ""
 
 
+def keys_of(table: TableInfo, other: TableInfo, catalog: Sequence[TableInfo]) -> list[str]:
+    """The columns of ``table`` that hold ``other``'s key: named after it and held by it.
+
+    ``orders.customer_id`` for ``customers``; in ``table``'s order.
+    """
+    return [
+        c.name
+        for c in table.columns
+        if referred(c.name, catalog) == other.name and other.column(c.name)
+    ]
+
+
 def links(catalog: Sequence[TableInfo]) -> dict[str, set[str]]:
     """Each table's neighbours: the tables its keys stand for, and those with keys to it.
 

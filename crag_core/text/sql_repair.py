@@ -38,7 +38,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from crag_core.text.joins import BRIDGES, links, path_between, referred
+from crag_core.text.joins import BRIDGES, keys_of, links, path_between, referred
 from crag_core.text.table_shapes import TableInfo
 
 
@@ -174,11 +174,7 @@ def _key(one: str, other: str, catalog: Sequence[TableInfo]) -> str:
     """The column two neighbouring tables join on: a key of one for the other, held by both."""
     by_name = {t.name: t for t in catalog}
     a, b = by_name[one], by_name[other]
-    for x, y in ((a, b), (b, a)):
-        for column in x.columns:
-            if referred(column.name, catalog) == y.name and y.column(column.name):
-                return column.name
-    return ""
+    return next((k for x, y in ((a, b), (b, a)) for k in keys_of(x, y, catalog)), "")
 
 
 def _free(name: str, used: Iterable[str]) -> str:
@@ -287,11 +283,10 @@ def _referred_conditions(
             continue
         own = sources[written]
         found = {
-            (key.name, other.name)
+            (key, other.name)
             for other in catalog
             if other.name != own.name and other.column(column.name)
-            for key in other.columns
-            if referred(key.name, catalog) == own.name and own.column(key.name)
+            for key in keys_of(other, own, catalog)
         }
         if len(found) != 1:
             continue

@@ -32,7 +32,7 @@ from collections.abc import Iterator, Sequence
 
 from crag_core.clients.table_store import TableStore
 from crag_core.errors import TableQueryError
-from crag_core.text.joins import referred
+from crag_core.text.joins import keys_of, referred
 from crag_core.text.sql import asked_tables, match_tables, says_name, touches_column
 from crag_core.text.sql_tree import is_number
 from crag_core.text.sql_tree import read as read_sql
@@ -167,11 +167,7 @@ def identifier_hint(
         for target in tables:
             if target.name == holder.name or target.column(column.name):
                 continue
-            keys = [
-                k.name
-                for k in holder.columns
-                if referred(k.name, catalog) == target.name and target.column(k.name)
-            ]
+            keys = keys_of(holder, target, catalog)
             if len(keys) == 1:
                 found.add((holder.name, column.name, keys[0], target.name, value))
     if len(found) != 1:
@@ -255,7 +251,8 @@ def codes_said(
         if key.type == "TEXT" and value in key.values
     ]
     for name, value in query.numbers_equal():
-        owner = next((t for t in catalog if t.name == referred(name, catalog)), None)
+        owned = referred(name, catalog)  # read once: it reads every table's columns
+        owner = next((t for t in catalog if t.name == owned), None)
         key = owner.column(name) if owner else None
         if owner and key and key.type in ("INTEGER", "REAL") and is_number(value):
             compared.append((owner, key, value))
