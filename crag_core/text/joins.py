@@ -30,16 +30,25 @@ def names_table(word: str, table: TableInfo) -> bool:
 
 
 def referred(column: str, tables: Sequence[TableInfo]) -> str:
-    """The table ``column`` is a key of, by name (``artist_id``: ``artists``), or ""."""
-    found = [c for t in tables if (c := t.column(column))]
-    for name in [column, *(c.original for c in found)]:
+    """The table ``column`` is a key of, or "".
+
+    By name (``artist_id``: ``artists``); where no table is named for it, the one table of
+    several holding it where it is every row's own (``player_id`` of ``people``, one row a
+    player, beside ``salaries``' many rows a player).
+    """
+    found = [(t, c) for t in tables if (c := t.column(column))]
+    names = [column, *(c.original for _, c in found)]
+    for name in names:
         if not KEY.search(name):
             continue
         word = "".join(words_of(name))[:-2]
         for table in tables:
             if names_table(word, table):
                 return table.name
-    return ""
+    if len(found) < 2 or not any(KEY.search(n) for n in names):
+        return ""
+    own = [t.name for t, c in found if t.rows > 1 and c.distinct == t.rows]
+    return own[0] if len(own) == 1 else ""
 
 
 def keys_of(table: TableInfo, other: TableInfo, catalog: Sequence[TableInfo]) -> list[str]:
@@ -76,20 +85,23 @@ def bridged(
     tables: Sequence[TableInfo],
     catalog: Sequence[TableInfo],
     near: dict[str, set[str]] | None = None,
+    preferred: Sequence[str] = (),
 ) -> list[TableInfo]:
     """``tables`` and the tables between them by keys, when they do not join among themselves.
 
     Each table not yet joined to the first is joined by the shortest path of keys through
     the catalog, as long as the tables added stay within ``BRIDGES``; one no path reaches so
-    is left as it is (the model may still compare its values). In ``tables``' order, the
-    bridges after them. ``near``: the catalog's ``links``, when already read.
+    is left as it is (the model may still compare its values). Of paths as short, one
+    through the first ``preferred`` table (those the question names, best first: ``teams``
+    between ``batting`` and ``salaries`` for "Which team…", not ``people``). In ``tables``' order,
+    the bridges after them. ``near``: the catalog's ``links``, when already read.
     """
     near = links(catalog) if near is None else near
     chosen = [t.name for t in tables]
     added: list[str] = []
     for name in chosen[1:]:
         have = _joined(near, [chosen[0], *added], [*chosen, *added])
-        path = [] if name in have else _path(near, have, name)
+        path = [] if name in have else _path(near, have, name, preferred)
         between = [n for n in path[1:-1] if n not in chosen]
         if path and len(added) + len(between) <= BRIDGES:
             added.extend(between)
@@ -130,14 +142,20 @@ def _joined(near: dict[str, set[str]], start: Sequence[str], within: Sequence[st
     return seen
 
 
-def _path(near: dict[str, set[str]], sources: set[str], target: str) -> list[str]:
-    """The shortest path of keys from one of ``sources`` to ``target`` ([] when none)."""
+def _path(
+    near: dict[str, set[str]], sources: set[str], target: str, preferred: Sequence[str] = ()
+) -> list[str]:
+    """The shortest path of keys from one of ``sources`` to ``target`` ([] when none).
+
+    Of paths as short, one through the first of ``preferred`` tables where there is one.
+    """
+    rank = {n: i for i, n in reversed(list(enumerate(preferred)))}
     back: dict[str, str] = {}
     queue = deque(sorted(sources))
     seen = set(sources)
     while queue:
         here = queue.popleft()
-        for other in sorted(near.get(here, set())):
+        for other in sorted(near.get(here, set()), key=lambda n: (rank.get(n, len(rank)), n)):
             if other in seen:
                 continue
             back[other] = here

@@ -224,13 +224,23 @@ def column_words(column: str) -> list[str]:
 
 
 def match_tables(question: str, catalog: Sequence[TableInfo]) -> list[TableMatch]:
-    """The tables ``question`` names something of, most named first."""
+    """The tables ``question`` names something of, most named first.
+
+    A value inside a longer one of another table that the question says is not named
+    ('Atlanta' of a birthplace in "the Atlanta Braves" of ``teams``), unless inside one of
+    its own that is not ('Dewey' beside 'MAISON DEWEY').
+    """
     q = " ".join(words_of(question))
     q_words = content_words(question, underscores=False)
+    said = {t.name: [v for c in t.columns for v in c.values if names_value(q, v)] for t in catalog}
     matches = []
     for table in catalog:
         columns = tuple(c.original for c in table.columns if names_column(q_words, c.original))
-        values = tuple(v for c in table.columns for v in c.values if names_value(q, v))
+        others = [words_of(v) for name, found in said.items() if name != table.name for v in found]
+        own = [words_of(v) for v in said[table.name] if not _inside(words_of(v), others)]
+        values = tuple(
+            v for v in said[table.name] if words_of(v) in own or _inside(words_of(v), own)
+        )
         stem = PurePosixPath(table.label).stem  # a page's name is not its table's
         named = not incidental(table) and any(_holds(q, n) for n in (stem, table.sheet) if n)
         match = TableMatch(table, columns, values, named)
@@ -239,13 +249,26 @@ def match_tables(question: str, catalog: Sequence[TableInfo]) -> list[TableMatch
     return sorted(matches, key=lambda m: -m.score)
 
 
+def _inside(words: list[str], others: Sequence[list[str]]) -> bool:
+    """Whether a value's words are part of a longer one of ``others``.
+
+    "the Atlanta Braves" names the team, not a birthplace 'Atlanta'.
+    """
+    n = len(words)
+    return any(
+        len(o) > n and any(all(map(same_word, o[i : i + n], words)) for i in range(len(o) - n + 1))
+        for o in others
+    )
+
+
 def asked_matches(question: str, catalog: Sequence[TableInfo]) -> list[TableMatch]:
     """The tables a question is asked of: those it names best, and the tables between them.
 
     At most ``MAX_TABLES`` named best. A table the question names less than half as much as
     the best (a "year" column, where the best is named by its columns and a value) is left
-    out, unless it holds a value the question names that no table kept holds, or a column a
-    word of it touches that none of theirs does (a word of no value it names: "United
+    out, unless it holds a value the question names whose words the tables kept do not
+    (``_explained``), or names a column or itself and has a column a word of it touches that
+    none of theirs does (a word of no value it names: "United
     Package" touches no ``unit_price``), and joins them by keys ("Which of our
     customers in the UK ordered Perth Pasties?": the product's name is only in ``products``;
     "Who is the contact person of the customer that placed order 10922?": "contact" is only
@@ -264,20 +287,35 @@ def asked_matches(question: str, catalog: Sequence[TableInfo]) -> list[TableMatc
     said = {w for m in matches for v in m.values for w in words_of(v)}  # "United Package"
     q_words = [w for w in content_words(question, underscores=False) if w not in said]
     for match in matches:
-        held = {v.lower() for m in kept for v in m.values}
+        held = _held_words(kept)
         touched = {w for m in kept for w in _touching(q_words, m.table)}
+        new = [v for v in match.values if not _explained(v, held)]
+        touches = (match.columns or match.named) and _touching(q_words, match.table) - touched
         if (
             match not in kept
             and len(kept) <= MAX_TABLES
-            and (
-                any(v.lower() not in held for v in match.values)
-                or _touching(q_words, match.table) - touched
-            )
+            and (new or touches)
             and reaches([m.table for m in kept], match.table, catalog, near)
         ):
             kept.append(match)
-    tables = bridged([m.table for m in kept], catalog, near)
+    tables = bridged([m.table for m in kept], catalog, near, [m.table.name for m in matches])
     return kept + [TableMatch(t, (), (), False) for t in tables[len(kept) :]]
+
+
+def _held_words(kept: Sequence[TableMatch]) -> set[str]:
+    """The words of the values and the columns the question names of the tables kept."""
+    values = {w for m in kept for v in m.values for w in words_of(v)}
+    return values | {w for m in kept for c in m.columns for w in column_words(c)}
+
+
+def _explained(value: str, held: set[str]) -> bool:
+    """Whether every word of a value is one the tables kept already name.
+
+    A birthplace 'Cincinnati' of ``people`` is the question's 'Cincinnati Reds' of ``teams``,
+    a city 'League' its "League" of a ``league`` column: neither asks for ``people``.
+    """
+    words = words_of(value)
+    return bool(words) and all(any(same_word(w, h) for h in held) for w in words)
 
 
 def _touching(question_words: Sequence[str], table: TableInfo) -> set[str]:

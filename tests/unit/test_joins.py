@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from crag_core.text.joins import bridged, links, reaches, referred
-from crag_core.text.sql import asked_matches
+from crag_core.text.sql import asked_matches, match_tables
 from tests.fakes import make_table_store
 
 SHOP: dict[str, list[list[Any]]] = {
@@ -103,3 +103,83 @@ def test_no_rows_says_which_table_holds_the_value_compared(tmp_path):
     _, result, answer, premise, why = run_query(store, sql, tables, catalog, q)
     assert not premise  # a table holds the value: not a false premise
     assert "'United Package' is a value of company_name in shippers, not of ship_name" in why
+
+
+LEAGUE: dict[str, list[list[Any]]] = {
+    "people.csv": [
+        ["player_id", "first_name", "birth_country", "birth_city"],
+        ["ab01", "Ana", "Venezuela", "Atlanta"],
+        ["cd02", "Cy", "Cuba", "Havana"],
+        ["ef03", "Ed", "Venezuela", "Caracas"],
+    ],
+    "batting.csv": [
+        ["player_id", "year", "team_id", "hr"],
+        ["ab01", 2012, "SDN", 10],
+        ["ab01", 2013, "ATL", 12],
+        ["cd02", 2012, "SDN", 3],
+        ["ef03", 2012, "ATL", 7],
+    ],
+    "salaries.csv": [
+        ["player_id", "year", "team_id", "salary"],
+        ["ab01", 2012, "SDN", 500],
+        ["ab01", 2013, "ATL", 550],
+        ["cd02", 2012, "SDN", 600],
+        ["ef03", 2012, "ATL", 700],
+    ],
+    "teams.csv": [
+        ["team_id", "year", "name", "w"],
+        ["SDN", 2012, "San Diego Padres", 76],
+        ["ATL", 2012, "Atlanta Braves", 94],
+        ["SDN", 2013, "San Diego Padres", 76],
+        ["ATL", 2013, "Atlanta Braves", 96],
+    ],
+}
+
+
+@pytest.fixture
+def league(tmp_path):
+    return make_table_store(tmp_path / "league.sqlite3", LEAGUE).catalog()
+
+
+def test_a_key_no_table_is_named_for_refers_to_the_one_table_it_is_every_rows_own(league):
+    # no table is called "players": people holds each player_id once, the others many times
+    assert referred("player_id", league) == "people"
+    assert referred("team_id", league) == "teams"  # by name, though teams holds it per year
+    assert links(league)["people"] == {"batting", "salaries"}
+    # a key every row of two tables holds once is no one table's
+    twins: dict[str, list[list[Any]]] = {
+        "a.csv": [["item_id", "x"], [1, 2], [2, 3]],
+        "b.csv": [["item_id", "y"], [1, 4], [2, 5]],
+    }
+    assert referred("item_id", make_table_store_catalog(twins)) == ""
+
+
+def make_table_store_catalog(tables: dict[str, list[list[Any]]]):
+    import tempfile
+    from pathlib import Path
+
+    return make_table_store(Path(tempfile.mkdtemp()) / "t.sqlite3", tables).catalog()
+
+
+def test_players_of_a_country_on_a_team_are_asked_of_both_tables_and_the_one_between(league):
+    q = "How many players born in Venezuela played for the San Diego Padres in 2012?"
+    names = [m.table.name for m in asked_matches(q, league)]
+    assert {"people", "teams", "batting"} <= set(names)
+
+
+def test_a_value_inside_a_longer_one_of_another_table_is_not_named(league):
+    # "the Atlanta Braves" is a team, not the birthplace 'Atlanta' of people
+    q = "How many games did the Atlanta Braves win in 2013?"
+    assert [m.table.name for m in match_tables(q, league)] == ["teams"]
+    assert [m.table.name for m in asked_matches(q, league)] == ["teams"]
+    # the birthplace alone is named
+    q2 = "How many players born in Atlanta hit a home run in 2012?"
+    assert "people" in [m.table.name for m in match_tables(q2, league)]
+
+
+def test_of_paths_as_short_the_bridge_is_a_table_the_question_names(league):
+    batting, salaries = _named(league, "batting", "salaries")
+    # batting and salaries join through people (player_id) or teams (team_id)
+    assert [t.name for t in bridged([batting, salaries], league)][-1] == "people"
+    chosen = bridged([batting, salaries], league, preferred=["teams", "people"])
+    assert [t.name for t in chosen] == ["batting", "salaries", "teams"]
