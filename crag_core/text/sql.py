@@ -18,7 +18,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from crag_core.text.answer_type import choice
-from crag_core.text.joins import bridged, links, names_table, reaches
+from crag_core.text.joins import KEY, bridged, keys_of, links, names_table, reaches
 from crag_core.text.sql_tree import read as read_sql
 from crag_core.text.table_shapes import (
     Cell,
@@ -32,6 +32,8 @@ from crag_core.text.words import STOPWORDS, content_words, same_word, says, word
 
 MAX_TABLES = 3
 """Tables whose schema the model sees at most (the ones the question names most)."""
+ROW_TABLES = 4
+"""Tables holding a named row's key shown at most, when the quantity asked names no column."""
 MAX_LISTED = 20
 """Result values an answer lists at most."""
 SHOWN_VALUES = 12
@@ -58,6 +60,7 @@ ANALYTIC = re.compile(
 )
 """Words that ask for a computation over rows, not a passage."""
 
+_HOW_MUCH = re.compile(r"\s*how\s+(?:much|many)\b", re.I)
 _ASKS_WHAT = re.compile(r"\s*(?:what|how\s+(?:much|many|high|large|long))\b", re.I)
 ASKS_KIND = re.compile(
     r"^\s*(?:(?:in|on|from|to|at|for|of|by|with)\s+)?(?:which|what)\s+([a-z]+)\b", re.I
@@ -299,7 +302,30 @@ def asked_matches(question: str, catalog: Sequence[TableInfo]) -> list[TableMatc
         ):
             kept.append(match)
     tables = bridged([m.table for m in kept], catalog, near, [m.table.name for m in matches])
+    if not any(m.columns for m in kept) and kept[0].values and _HOW_MUCH.match(question):
+        tables += _of_its_rows(kept[0].table, tables, catalog)
     return kept + [TableMatch(t, (), (), False) for t in tables[len(kept) :]]
+
+
+def _of_its_rows(
+    table: TableInfo, chosen: Sequence[TableInfo], catalog: Sequence[TableInfo]
+) -> list[TableInfo]:
+    """The tables holding ``table``'s key with a number, for a quantity no column is named by.
+
+    "How much was Derek Jeter paid in 2010?" names a row of ``people`` (a player's own row)
+    and no column: what was paid is in ``salaries``, one of the tables that hold a player's
+    key (at most
+    ``ROW_TABLES``, those already chosen aside). The model reads their columns.
+    """
+    if not any(KEY.search(c.name) and c.distinct == table.rows for c in table.columns):
+        return []  # not a table of things, one row each (``teams``: a row a team a season)
+    return [
+        t
+        for t in catalog
+        if t not in chosen
+        and keys_of(t, table, catalog)
+        and any(c.type in ("INTEGER", "REAL") and not KEY.search(c.name) for c in t.columns)
+    ][:ROW_TABLES]
 
 
 def _held_words(kept: Sequence[TableMatch]) -> set[str]:

@@ -183,3 +183,15 @@ def test_of_paths_as_short_the_bridge_is_a_table_the_question_names(league):
     assert [t.name for t in bridged([batting, salaries], league)][-1] == "people"
     chosen = bridged([batting, salaries], league, preferred=["teams", "people"])
     assert [t.name for t in chosen] == ["batting", "salaries", "teams"]
+
+
+def test_a_quantity_no_column_names_of_a_named_row_is_looked_for_in_the_tables_of_its_key(league):
+    # "paid" names no column: the tables that hold a player's key are shown beside people
+    q = "How much was Ana paid in 2012?"
+    names = [m.table.name for m in asked_matches(q, league)]
+    assert names[0] == "people" and {"batting", "salaries"} <= set(names)
+    # a question that names the column, or asks no quantity, is asked of what it names
+    assert [m.table.name for m in asked_matches("What is the birth_city of Ana?", league)] == [
+        "people"
+    ]
+    assert "salaries" not in [m.table.name for m in asked_matches("Where was Ana born?", league)]
