@@ -456,6 +456,9 @@ def table_plan(
     kind = asked_kind(question, catalog)
     if best.values and kind is not None:  # "Which airline flew the plane N283JB?"
         return True, f"it names {named}, a row of {where}, and asks which of {kind.name}"
+    column = asked_column(question, best.table)
+    if best.values and column:  # "In which country was Wei-Yin Chen born?": birth_country
+        return True, f"it names {named}, a row of {where}, and asks its {column}"
     dates = [c for c in best.table.columns if c.type == "DATE" or "year" in c.name.split("_")]
     if best.columns and dates and _DATED.search(question):
         return True, f"it names {named} of {where} and a date of its rows"
@@ -490,6 +493,20 @@ def asked_kind(question: str, catalog: Sequence[TableInfo]) -> TableInfo | None:
         return None
     kinds = [t for t in catalog if names_table(asked.group(1).lower(), t)]
     return kinds[0] if len(kinds) == 1 else None
+
+
+def asked_column(question: str, table: TableInfo) -> str:
+    """The one column of ``table`` a "which <kind> …" question's kind is a word of, or "".
+
+    "In which country was Wei-Yin Chen born?" asks ``birth_country`` of ``people``; a kind
+    several columns share ("which city": ``birth_city``, ``death_city``) asks none.
+    """
+    asked = ASKS_KIND.match(question)
+    if asked is None or asked.group(1).lower() in STOPWORDS:
+        return ""
+    word = asked.group(1).lower()
+    found = [c.original for c in table.columns if touches_column([word], c.original)]
+    return found[0] if len(found) == 1 else ""
 
 
 Span = tuple[Cell, Cell]

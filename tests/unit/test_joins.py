@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -195,3 +196,20 @@ def test_a_quantity_no_column_names_of_a_named_row_is_looked_for_in_the_tables_o
         "people"
     ]
     assert "salaries" not in [m.table.name for m in asked_matches("Where was Ana born?", league)]
+
+
+def test_which_kind_of_a_named_row_is_its_column_of_that_kind(league):
+    from crag_core.text.sql import asked_column, table_plan
+
+    people = _named(league, "people")[0]
+    assert asked_column("In which country was Ana born?", people) == "birth_country"
+    use, why = table_plan("In which country was Ana born?", league)
+    assert use and "asks its birth_country" in why
+    # a kind no column has, or several share, asks no column
+    assert asked_column("Which sport did Ana play?", people) == ""
+    two = [c for c in people.columns if c.name != "birth_country"]
+    both = replace(
+        people, columns=(*two, replace(people.columns[2], name="death_city", original="death_city"))
+    )
+    assert asked_column("In which city was Ana born?", both) == ""
+    assert not table_plan("Which sport did Ana play?", league)[0]
