@@ -249,14 +249,17 @@ _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like)
 def _referred_conditions(
     select: exp.Select, tables: dict[str, TableInfo], catalog: Sequence[TableInfo]
 ) -> bool:
-    """Conditions on a column only a table with a key to the query's table holds (in place).
+    """Conditions on a column only a table joined to the query's by a key holds (in place).
 
     ``customers WHERE order_id = 10282``: ``orders`` holds ``order_id`` and ``customer_id``,
     the key of ``customers``, so the condition is ``customer_id IN (SELECT customer_id FROM
-    orders WHERE order_id = 10282)``. A comparison of the column with constants, in the
-    select's own WHERE; the column written with no table when the query reads one, or with
-    one of its tables. Only where exactly one such table and key are found, and the select
-    neither groups nor aggregates: "which shipper carried more orders to Brazil" written
+    orders WHERE order_id = 10282)``; ``salaries WHERE birth_country = 'Japan'``:
+    ``salaries`` holds ``player_id``, the key of ``people``, which holds ``birth_country``, so
+    it is ``player_id IN (SELECT player_id FROM people WHERE birth_country = 'Japan')``. A
+    comparison of the column with constants, in the select's own WHERE; the column written
+    with no table when the query reads one, or with one of its tables. Only where exactly one
+    such table and key are found, and, for a table that holds the query's key, where the
+    select neither groups nor aggregates: "which shipper carried more orders to Brazil" written
     ``FROM shippers WHERE ship_country = 'Brazil' … ORDER BY COUNT(*)`` counts orders, which
     a subquery's one row per shipper does not (on the rjoins calibration records it made two
     ties chosen by the first row read).
@@ -266,7 +269,7 @@ def _referred_conditions(
     aggregated = select.args.get("group") is not None or any(
         e.find(exp.AggFunc) for e in [*select.expressions, select.args.get("order")] if e
     )
-    if where is None or not sources or aggregated:  # counted per order, not per customer
+    if where is None or not sources:
         return False
     changed = False
     for condition in list(where.find_all(*_COMPARISONS)):
@@ -282,12 +285,12 @@ def _referred_conditions(
         if not written or any(t.column(column.name) for t in sources.values()):
             continue
         own = sources[written]
-        found = {
-            (key, other.name)
-            for other in catalog
-            if other.name != own.name and other.column(column.name)
-            for key in keys_of(other, own, catalog)
-        }
+        holders = [t for t in catalog if t.name != own.name and t.column(column.name)]
+        found = {(key, other.name) for other in holders for key in keys_of(own, other, catalog)}
+        if not aggregated:  # counted per order, not per customer
+            found |= {
+                (key, other.name) for other in holders for key in keys_of(other, own, catalog)
+            }
         if len(found) != 1:
             continue
         ((key, holder),) = found

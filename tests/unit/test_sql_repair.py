@@ -144,3 +144,19 @@ def test_a_condition_on_a_column_of_a_table_with_a_key_to_it_is_asked_of_that_ta
     # order_details holds quantity but no key of customers: left to the database's error
     unkeyed = "SELECT company_name FROM customers WHERE quantity = 3"
     assert rejoined(unkeyed, store.catalog()) == unkeyed
+
+
+def test_a_condition_on_a_column_of_the_table_a_key_stands_for_is_asked_of_that_table(store):
+    """``orders WHERE country = 'UK'``: orders holds customers' key, customers the country.
+
+    A filter on the row the key names keeps each order once, so a count is mended too.
+    """
+    sql = "SELECT COUNT(*) FROM orders WHERE country = 'Austria'"
+    with pytest.raises(TableQueryError):
+        _rows(store, sql)
+    mended = rejoined(sql, store.catalog())
+    assert (
+        '"orders"."customer_id" IN (SELECT "customers"."customer_id" FROM "customers" '
+        "WHERE country = 'Austria')"
+    ) in mended
+    assert _rows(store, mended) == ((1,),)
