@@ -271,15 +271,16 @@ def asked_matches(question: str, catalog: Sequence[TableInfo]) -> list[TableMatc
     the best (a "year" column, where the best is named by its columns and a value) is left
     out, unless it holds a value the question names whose words the tables kept do not
     (``_explained``), or names a column or itself and has a column a word of it touches that
-    none of theirs does (a word of no value it names: "United
-    Package" touches no ``unit_price``), and joins them by keys ("Which of our
+    none of theirs does (a word of no value it names: "United Package" touches no
+    ``unit_price``), and joins them by keys ("Which of our
     customers in the UK ordered Perth Pasties?": the product's name is only in ``products``;
     "Who is the contact person of the customer that placed order 10922?": "contact" is only
     in ``customers``' ``contact_first_name``; a "Male" of an unrelated table, for "males", is
     not asked).
     Then the tables their keys join through (``joins.bridged``: ``orders`` between
     ``customers`` and ``order_details``), each a match of nothing the question names: the
-    model joins what it sees.
+    model joins what it sees. Where "how much" or "how many" names no column and the best
+    table is named by a row of it, the tables that hold that row's key (``_of_its_rows``).
     """
     matches = match_tables(question, catalog)
     if not matches:
@@ -314,8 +315,7 @@ def _of_its_rows(
 
     "How much was Derek Jeter paid in 2010?" names a row of ``people`` (a player's own row)
     and no column: what was paid is in ``salaries``, one of the tables that hold a player's
-    key (at most
-    ``ROW_TABLES``, those already chosen aside). The model reads their columns.
+    key (at most ``ROW_TABLES``, those already chosen aside). The model reads their columns.
     """
     if not any(KEY.search(c.name) and c.distinct == table.rows for c in table.columns):
         return []  # not a table of things, one row each (``teams``: a row a team a season)
