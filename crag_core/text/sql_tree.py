@@ -506,6 +506,46 @@ def _equals_text(part: exp.Expr) -> bool:
     return any(c.op in EQUAL and c.text and not c.dated for c in _comparisons(part))
 
 
+def join_keys(
+    sql: str, columns: dict[str, frozenset[str]]
+) -> tuple[dict[tuple[str, str], frozenset[str]], dict[str, frozenset[str]]]:
+    """The tables a query equates columns of, by pair, and the columns it reads of each.
+
+    ``batting AS T2 JOIN teams AS T3 ON T2.team_id = T3.team_id WHERE T3.year = 2015`` gives
+    ``{("batting", "teams"): {"team_id"}}`` (the names of both sides) and, read outside the
+    equalities, ``{"batting": {}, "teams": {"year"}}``. Empty for a query with a subquery or
+    a self-join, or one that does not parse (as ``join_reads``).
+    """
+    tree = _parsed(sql)
+    if tree is None or len(list(tree.find_all(exp.Select))) != 1:
+        return {}, {}
+    tables = list(tree.find_all(exp.Table))
+    names = [t.name.lower() for t in tables]
+    if len(names) < 2 or len(set(names)) != len(names):
+        return {}, {}
+    aliases = {t.alias_or_name.lower(): t.name.lower() for t in tables}
+    pairs: dict[tuple[str, str], set[str]] = {}
+    equating: set[int] = set()
+    for eq in tree.find_all(exp.EQ):
+        left, right = eq.this, eq.expression
+        if not (isinstance(left, exp.Column) and isinstance(right, exp.Column)):
+            continue
+        a, b = _owner(left, aliases, columns), _owner(right, aliases, columns)
+        if a and b and a != b:
+            pair = (a, b) if a < b else (b, a)
+            pairs.setdefault(pair, set()).update({left.name.lower(), right.name.lower()})
+            equating |= {id(left), id(right)}
+    read: dict[str, set[str]] = {name: set() for name in names}
+    for column in tree.find_all(exp.Column):
+        owner = _owner(column, aliases, columns)
+        if id(column) not in equating and owner is not None:
+            read[owner].add(column.name.lower())
+    return (
+        {pair: frozenset(keys) for pair, keys in pairs.items()},
+        {name: frozenset(found) for name, found in read.items()},
+    )
+
+
 def _owner(
     column: exp.Column, aliases: dict[str, str], columns: dict[str, frozenset[str]]
 ) -> str | None:

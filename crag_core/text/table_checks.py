@@ -39,7 +39,7 @@ from crag_core.text.sql import (
     touches_column,
     without_article,
 )
-from crag_core.text.sql_tree import Query, is_number, join_reads
+from crag_core.text.sql_tree import Query, is_number, join_keys, join_reads
 from crag_core.text.sql_tree import read as read_sql
 from crag_core.text.table_shapes import (
     Cell,
@@ -752,6 +752,51 @@ def _needless_join(a: Answered) -> list[str]:
     return found
 
 
+def _half_joined(a: Answered) -> list[str]:
+    """Two tables joined on a key, both dated by a column the query reads of one only.
+
+    "How many players born in the Dominican Republic played for the Cleveland Indians in
+    2015?" as ``people JOIN batting ON player_id JOIN teams ON T2.team_id = T3.team_id WHERE
+    … T3.year = 2015`` counts the batting rows of every season of players who ever played
+    for the team: ``batting``'s ``year`` is read nowhere, so each of its rows meets the
+    team's 2015 row. A column is dated by its name ("year", "date", "season") or its type.
+    Only where the query reads a column of the undated table or adds its rows up: a join
+    that only repeats the other's rows ("which teams won the pennant", joined to ``batting``
+    for nothing) gives the same names.
+    """
+    by_name = {t.name.lower(): t for t in a.catalog or a.tables}
+    columns = {n: frozenset(c.name.lower() for c in t.columns) for n, t in by_name.items()}
+    pairs, read = join_keys(a.sql, columns)
+    found = []
+    for (first, second), keys in pairs.items():
+        shared = {
+            c.name.lower()
+            for c in by_name[first].columns
+            if _dates_rows(c) and c.name.lower() in columns[second]
+        } - keys
+        for column in sorted(shared):
+            one = [t for t in (first, second) if column in read.get(t, frozenset())]
+            if len(one) != 1:
+                continue
+            other = second if one[0] == first else first
+            if not (read.get(other) or a.query.aggregates or a.query.counts):
+                continue  # its rows only repeat the names read of the other
+            found.append(
+                f"the query joins {other} and {one[0]} on {', '.join(sorted(keys))} and reads "
+                f"{column} of {one[0]} only: {other}'s rows of every {column} meet it; join "
+                f"them on {column} too ({other}.{column} = {one[0]}.{column})"
+            )
+    return found
+
+
+_DATING = frozenset({"year", "date", "season"})
+
+
+def _dates_rows(column: ColumnInfo) -> bool:
+    """Whether a column dates its table's rows: a date, or a year, date or season by name."""
+    return column.type == "DATE" or bool(_DATING & set(words_of(column.name.replace("_", " "))))
+
+
 _BOTH = re.compile(r"\bboth\b", re.I)
 
 
@@ -946,6 +991,7 @@ CHECKS: dict[str, Callable[[Answered], list[str]]] = {
     "value elsewhere": _value_elsewhere,
     "never met": _never_met,
     "needless join": _needless_join,
+    "half joined": _half_joined,
     "both": _both_asked,
     "share of empty": _share_of_empty,
     "guessed key": _key_guessed,

@@ -1528,3 +1528,40 @@ def test_a_choice_made_by_what_both_rows_hold_alike_is_no_choice(tmp_path):
             catalog,
         )
     ]
+
+
+def test_two_tables_joined_on_a_key_and_dated_on_one_side_only_are_told_so(tmp_path):
+    """``batting JOIN teams ON team_id WHERE teams.year = 2013`` counts every season's rows."""
+    teams: list[list[Any]] = [
+        ["team_id", "year", "name"],
+        ["NYA", 2012, "New York Yankees"],
+        ["NYA", 2013, "New York Yankees"],
+    ]
+    batting: list[list[Any]] = [
+        ["player_id", "year", "team_id"],
+        ["jeterde01", 2012, "NYA"],
+        ["jeterde01", 2013, "NYA"],
+        ["canoro01", 2012, "NYA"],
+    ]
+    store = make_table_store(tmp_path / "t.sqlite3", {"teams.csv": teams, "batting.csv": batting})
+    catalog = store.catalog()
+    q = "How many players played for the New York Yankees in 2013?"
+    half = (
+        "SELECT COUNT(b.player_id) FROM batting AS b JOIN teams AS t ON b.team_id = t.team_id "
+        "WHERE t.name = 'New York Yankees' AND t.year = 2013"
+    )
+    assert store.query(half).rows == ((3,),)  # 2012's rows too
+    got = dict(findings(q, half, store.query(half), catalog, catalog=catalog))
+    assert "reads year of teams only" in got["half joined"]
+    assert "batting.year = teams.year" in got["half joined"]
+    whole = half.replace("t.team_id ", "t.team_id AND b.year = t.year ")
+    assert store.query(whole).rows == ((1,),)
+    got = dict(findings(q, whole, store.query(whole), catalog, catalog=catalog))
+    assert "half joined" not in got
+    # names read off the dated table only, nothing added up: its rows only repeat
+    names = (
+        "SELECT t.name FROM teams AS t JOIN batting AS b ON t.team_id = b.team_id "
+        "WHERE t.year = 2013"
+    )
+    got = dict(findings(q, names, store.query(names), catalog, catalog=catalog))
+    assert "half joined" not in got
