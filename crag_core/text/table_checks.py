@@ -731,18 +731,8 @@ def _needless_join(a: Answered) -> list[str]:
     read for nothing (``batting JOIN people`` with no column of ``people`` read) is left
     alone.
     """
-    by_name = {t.name.lower(): t for t in a.catalog or a.tables}
-    columns = {n: frozenset(c.name.lower() for c in t.columns) for n, t in by_name.items()}
-    reads = join_reads(a.sql, columns)
     found = []
-    for name, read in reads.items():
-        others = frozenset().union(*(columns.get(o, frozenset()) for o in reads if o != name))
-        if not read or not read <= others or name not in by_name:
-            continue
-        matched = match_tables(a.question, [by_name[name]])
-        own = [c for m in matched for c in m.columns if c.lower() not in others]
-        if any(m.named or m.values for m in matched) or own:
-            continue
+    for name, read in _needless(a).items():
         said = ", ".join(sorted(read))
         found.append(
             f"the query joins {name} only to read {said}, which another table it reads holds "
@@ -760,15 +750,20 @@ def _half_joined(a: Answered) -> list[str]:
     … T3.year = 2015`` counts the batting rows of every season of players who ever played
     for the team: ``batting``'s ``year`` is read nowhere, so each of its rows meets the
     team's 2015 row. A column is dated by its name ("year", "date", "season") or its type.
-    Only where the query reads a column of the undated table or adds its rows up: a join
+    Not of a table ``needless join`` tells to leave out ("How many players hit at least 40
+    home runs in 2015?" joined to ``awards`` for its year). Only where the query reads a
+    column of the undated table or adds its rows up: a join
     that only repeats the other's rows ("which teams won the pennant", joined to ``batting``
     for nothing) gives the same names.
     """
     by_name = {t.name.lower(): t for t in a.catalog or a.tables}
     columns = {n: frozenset(c.name.lower() for c in t.columns) for n, t in by_name.items()}
     pairs, read = join_keys(a.sql, columns)
+    needless = _needless(a)
     found = []
     for (first, second), keys in pairs.items():
+        if first in needless or second in needless:
+            continue  # told to leave it out, not to join it better
         shared = {
             c.name.lower()
             for c in by_name[first].columns
@@ -795,6 +790,23 @@ _DATING = frozenset({"year", "date", "season"})
 def _dates_rows(column: ColumnInfo) -> bool:
     """Whether a column dates its table's rows: a date, or a year, date or season by name."""
     return column.type == "DATE" or bool(_DATING & set(words_of(column.name.replace("_", " "))))
+
+
+def _needless(a: Answered) -> dict[str, frozenset[str]]:
+    """The tables ``_needless_join`` tells of, each with the columns read of it."""
+    by_name = {t.name.lower(): t for t in a.catalog or a.tables}
+    columns = {n: frozenset(c.name.lower() for c in t.columns) for n, t in by_name.items()}
+    reads = join_reads(a.sql, columns)
+    found = {}
+    for name, read in reads.items():
+        others = frozenset().union(*(columns.get(o, frozenset()) for o in reads if o != name))
+        if not read or not read <= others or name not in by_name:
+            continue
+        matched = match_tables(a.question, [by_name[name]])
+        own = [c for m in matched for c in m.columns if c.lower() not in others]
+        if not (any(m.named or m.values for m in matched) or own):
+            found[name] = read
+    return found
 
 
 _BOTH = re.compile(r"\bboth\b", re.I)

@@ -1394,6 +1394,8 @@ def test_a_table_joined_only_to_read_a_column_another_holds_is_told_to_be_left_o
     found = findings(q, through, store.query(through), catalog, catalog=catalog)
     assert "needless join" in [c for c, _ in found]
     assert any("joins awards only to read year" in text for _, text in found)
+    # told to leave awards out, not to join it on year too
+    assert "half joined" not in [c for c, _ in found]
     named = "How many Silver Slugger winners hit at least 40 home runs in 2015?"
     got = findings(named, through, store.query(through), catalog, catalog=catalog)
     assert "needless join" not in [c for c, _ in got]
