@@ -479,14 +479,10 @@ def join_reads(sql: str, columns: dict[str, frozenset[str]]) -> dict[str, frozen
     column written without its table. Empty for a query of one table, one that reads a table
     twice (a self-join), one with a subquery, or one that does not parse.
     """
-    tree = _parsed(sql)
-    if tree is None or len(list(tree.find_all(exp.Select))) != 1:
+    joining = _joining(sql)
+    if joining is None:
         return {}
-    tables = list(tree.find_all(exp.Table))
-    names = [t.name.lower() for t in tables]
-    if len(names) < 2 or len(set(names)) != len(names):
-        return {}
-    aliases = {t.alias_or_name.lower(): t.name.lower() for t in tables}
+    tree, names, aliases = joining
     joined = {id(c) for j in tree.find_all(exp.Join) for c in j.find_all(exp.Column)}
     partners: dict[str, set[str]] = {name: set() for name in names}
     for join in tree.find_all(exp.Join):
@@ -516,14 +512,10 @@ def join_keys(
     equalities, ``{"batting": {}, "teams": {"year"}}``. Empty for a query with a subquery or
     a self-join, or one that does not parse (as ``join_reads``).
     """
-    tree = _parsed(sql)
-    if tree is None or len(list(tree.find_all(exp.Select))) != 1:
+    joining = _joining(sql)
+    if joining is None:
         return {}, {}
-    tables = list(tree.find_all(exp.Table))
-    names = [t.name.lower() for t in tables]
-    if len(names) < 2 or len(set(names)) != len(names):
-        return {}, {}
-    aliases = {t.alias_or_name.lower(): t.name.lower() for t in tables}
+    tree, names, aliases = joining
     pairs: dict[tuple[str, str], set[str]] = {}
     equating: set[int] = set()
     for eq in tree.find_all(exp.EQ):
@@ -544,6 +536,22 @@ def join_keys(
         {pair: frozenset(keys) for pair, keys in pairs.items()},
         {name: frozenset(found) for name, found in read.items()},
     )
+
+
+def _joining(sql: str) -> tuple[exp.Expr, list[str], dict[str, str]] | None:
+    """A join's tree, its tables' names and each name it calls a table by (lower case).
+
+    None for a query of one table, one that reads a table twice (a self-join), one with a
+    subquery, or one that does not parse.
+    """
+    tree = _parsed(sql)
+    if tree is None or len(list(tree.find_all(exp.Select))) != 1:
+        return None
+    tables = list(tree.find_all(exp.Table))
+    names = [t.name.lower() for t in tables]
+    if len(names) < 2 or len(set(names)) != len(names):
+        return None
+    return tree, names, {t.alias_or_name.lower(): t.name.lower() for t in tables}
 
 
 def _owner(

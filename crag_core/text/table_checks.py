@@ -752,9 +752,9 @@ def _half_joined(a: Answered) -> list[str]:
     team's 2015 row. A column is dated by its name ("year", "date", "season") or its type.
     Not of a table ``needless join`` tells to leave out ("How many players hit at least 40
     home runs in 2015?" joined to ``awards`` for its year). Only where the query reads a
-    column of the undated table or adds its rows up: a join
-    that only repeats the other's rows ("which teams won the pennant", joined to ``batting``
-    for nothing) gives the same names.
+    column of the undated table or adds its rows up: a join that only repeats the other's
+    rows ("which teams won the pennant", joined to ``batting`` for nothing) gives the same
+    names.
     """
     by_name = {t.name.lower(): t for t in a.catalog or a.tables}
     columns = {n: frozenset(c.name.lower() for c in t.columns) for n, t in by_name.items()}
